@@ -1,0 +1,131 @@
+"""Typed records that cross the GraphStore boundary (same on every backend)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from graph.identity import node_key
+
+NodeType = Literal["problem", "challenge", "solution"]
+
+
+class NodeIn(BaseModel):
+    """A node as a writer offers it. `key` is derived from the name unless identity resolution
+    decided this mention is an existing node (then `key` points there and `name` becomes an alias)."""
+
+    name: str = Field(min_length=1, max_length=300)
+    description: str = Field("", max_length=4000)
+    key: str | None = None
+
+    @field_validator("name", "description")
+    @classmethod
+    def _strip(cls, v: str) -> str:
+        return " ".join(v.split())
+
+    def key_for(self, node_type: str) -> str:
+        return self.key or node_key(node_type, self.name)
+
+
+class NodeRef(BaseModel):
+    key: str
+    type: NodeType
+    name: str
+    description: str = ""
+    level: int = 0
+
+
+class NodeRecord(NodeRef):
+    aliases: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list, description="paper ids that state this node")
+    created_at: str | None = None
+
+
+class PaperRecord(BaseModel):
+    paper_id: str = Field(min_length=1, max_length=300)
+    title: str = ""
+    abstract: str = ""
+    year: int | None = None
+    venue: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    source_path: str | None = None
+    sha256: str | None = None
+
+
+class PaperRef(BaseModel):
+    paper_id: str
+    title: str = ""
+    year: int | None = None
+
+
+class TripleIn(BaseModel):
+    """One (problem, challenge, solution) statement of one paper, with provenance."""
+
+    paper_id: str
+    index: int = Field(ge=0, description="position of the triple within its paper")
+    problem: NodeIn
+    challenge: NodeIn
+    solution: NodeIn
+    section: str | None = Field(None, description="section the evidence came from")
+    extractor: str = Field("llm", description="'llm' or 'heuristic'")
+
+
+class ParentIn(BaseModel):
+    """A parent node (level >= 1) and the keys of the children it covers (same type)."""
+
+    type: Literal["problem", "challenge"]
+    parent: NodeIn
+    level: int = Field(ge=1)
+    children: list[str] = Field(min_length=1)
+
+
+class TripleView(BaseModel):
+    problem: NodeRef
+    challenge: NodeRef
+    solution: NodeRef
+    papers: list[str] = Field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.problem.key}|{self.challenge.key}|{self.solution.key}"
+
+
+class NodeDetail(BaseModel):
+    node: NodeRecord
+    parents: list[NodeRef] = Field(default_factory=list)
+    children: list[NodeRef] = Field(default_factory=list)
+    problems: list[NodeRef] = Field(default_factory=list)
+    challenges: list[NodeRef] = Field(default_factory=list)
+    solutions: list[NodeRef] = Field(default_factory=list)
+    papers: list[PaperRef] = Field(default_factory=list)
+    triples: list[TripleView] = Field(default_factory=list)
+
+
+class TripleFilter(BaseModel):
+    """Each field narrows the result; text fields match a key exactly or a name by substring
+    (case-insensitive)."""
+
+    problem: str | None = None
+    challenge: str | None = None
+    solution: str | None = None
+    paper_id: str | None = None
+    parent: str | None = Field(None, description="key of a parent: triples whose P or C descends from it")
+
+
+class TriplePage(BaseModel):
+    items: list[TripleView]
+    next_cursor: str | None = None
+
+
+class UpsertResult(BaseModel):
+    nodes_created: int = 0
+    relationships_created: int = 0
+    aliases_added: int = 0
+
+
+class GraphStats(BaseModel):
+    nodes: dict[str, int]
+    relationships: dict[str, int]
+    triples: int
+    node_version: int = Field(description="bumped whenever a node is created or its text changes")

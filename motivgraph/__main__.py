@@ -1,0 +1,3 @@
+from motivgraph.cli import main
+
+main()

