@@ -1,0 +1,79 @@
+"""Shared fixtures for every test area.
+
+- `settings`: a fresh `Settings` whose data_dir is under the test's tmp_path (no `.env` read;
+  the graph section is the default embedded FalkorDB regardless of MOTIVGRAPH_GRAPH_* env).
+- `embedder`: the real all-MiniLM-L6-v2 embedder, loaded once per session (offline).
+- `falkordb_server`: one embedded FalkorDB (`graph.embedded.EmbeddedFalkorDB`) per session, in a
+  tmp dir, stopped at session end. `.url` is its `unix://` URL, `.socket_path` its socket.
+- `store`: a `GraphStore` on that server with a unique graph name per test, schema ensured,
+  dropped afterwards. Requesting `store` also points `settings` at the same graph
+  (`settings.graph.falkordb_url` / `settings.graph.name`), so `Runtime(settings).store`,
+  `open_store(settings)` and the API app built from `settings` all see the graph the test wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from motivgraph.settings import GraphSettings, Settings
+
+if TYPE_CHECKING:
+    from graph.base import GraphStore
+    from graph.embedded import EmbeddedFalkorDB
+    from motivgraph.embeddings.base import Embedder
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DIR = REPO_ROOT.parent / "shared"
+CORPUS_DIR = SHARED_DIR / "corpus"
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    from motivgraph.embeddings import get_embedder
+    from motivgraph.settings import EmbeddingSettings
+
+    return get_embedder(EmbeddingSettings())
+
+
+@pytest.fixture(scope="session")
+def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedFalkorDB]:
+    from graph.embedded import EmbeddedFalkorDB
+
+    server = EmbeddedFalkorDB(tmp_path_factory.mktemp("fdb"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def store(settings: Settings, falkordb_server: EmbeddedFalkorDB) -> Iterator[GraphStore]:
+    from graph import open_store
+
+    settings.graph.falkordb_url = falkordb_server.url
+    settings.graph.name = f"t_{uuid.uuid4().hex[:12]}"
+    st = open_store(settings)
+    st.ensure_schema()
+    try:
+        yield st
+    finally:
+        drop = getattr(st, "drop_graph", None)
+        try:
+            drop() if drop else st.clear()
+        finally:
+            st.close()
