@@ -44,6 +44,10 @@ class IndexMissing(IndexError_):
     """No vector index exists yet; `motivgraph reindex` builds it."""
 
 
+class IndexCorrupt(IndexError_):
+    """The vector index files are unreadable or inconsistent; `motivgraph reindex` rebuilds them."""
+
+
 class EmbeddingError(MotivGraphError):
     """The embedding model could not be loaded or failed to embed."""
 
