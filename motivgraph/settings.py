@@ -100,9 +100,13 @@ class SemanticScholarSettings(BaseModel):
     breaker_cooldown_s: float = Field(60.0, ge=0, description="How long the circuit breaker stays open.")
 
 
+LLM_ROLES = ("extractor", "parent_judge", "resolver", "researcher", "mentor", "ideator", "critic", "judge")
+
+
 class RoleOverride(BaseModel):
     model: str | None = Field(None, description="provider:model for this role.")
     base_url: str | None = Field(None, description="OpenAI-compatible base URL for this role.")
+    api_key: SecretStr | None = Field(None, description="API key for this role's endpoint (from env only).")
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature for this role.")
     max_tokens: int | None = Field(None, ge=1, description="Reply token cap for this role.")
 
@@ -138,6 +142,22 @@ class LLMSettings(BaseModel):
         },
         description="USD per million (input, output) tokens by model name; unknown models cost 0.",
     )
+    retry_base_s: float = Field(1.0, ge=0, description="First retry backoff; doubles per attempt, with jitter.")
+    retry_max_s: float = Field(60.0, ge=0, description="Longest wait between retries (caps Retry-After too).")
+    structured_method: Literal["auto", "tool", "json_mode", "text"] = Field(
+        "auto",
+        description="How structured output is requested: 'tool' (forced tool call), 'json_mode' (JSON "
+        "response format + schema in the prompt), 'text' (schema in the prompt), or auto: tool for "
+        "openai/deepseek, json_mode for vllm/ollama, text for scripted.",
+    )
+
+    @field_validator("roles")
+    @classmethod
+    def _known_roles(cls, v: dict[str, RoleOverride]) -> dict[str, RoleOverride]:
+        unknown = sorted(set(v) - set(LLM_ROLES))
+        if unknown:
+            raise ValueError(f"unknown LLM role(s) {', '.join(unknown)}; roles are: {', '.join(LLM_ROLES)}")
+        return v
 
 
 class MinerSettings(BaseModel):

@@ -1,0 +1,338 @@
+"""LLMClient: the one door every LLM call goes through.
+
+    cache (SQLite, free on hit) -> budget check -> concurrency limit -> rate limit
+        -> call with timeout, retried with backoff on 429/5xx/timeouts -> usage + cost -> cache
+
+Async first (`chat`, `structured`); `chat_sync` / `structured_sync` wrap them for plain code.
+A run's budget (`budget_usd`, default settings.llm.budget_usd) is checked before every paid call:
+once this client's spend reaches it, BudgetExceeded is raised and nothing more is sent; cached
+answers still flow, so re-running resumes where the run stopped without paying twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel
+
+from motivgraph.errors import BudgetExceeded, ConfigError, LLMError, MotivGraphError, StructuredOutputError
+from motivgraph.llm import structured as so
+from motivgraph.llm.cache import LLMCache, cache_key
+from motivgraph.llm.factory import ModelSpec, build_chat_model, is_configured, resolve_spec
+from motivgraph.llm.limiter import RateLimiter
+from motivgraph.llm.retry import RetriesExhausted, RetryPolicy, describe, retry_call, status_code
+from motivgraph.llm.tokens import content_text, count_message_tokens, count_tokens
+from motivgraph.llm.usage import Usage, cost_usd
+from motivgraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+Messages = Sequence[BaseMessage] | str
+
+_HINTS = {
+    401: "the API key was rejected — check MOTIVGRAPH_LLM_API_KEY",
+    403: "access denied — check MOTIVGRAPH_LLM_API_KEY and the model's permissions",
+    404: "model or endpoint not found — check MOTIVGRAPH_LLM_MODEL and MOTIVGRAPH_LLM_BASE_URL",
+}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Dry-run estimate of one call. `cached` calls cost nothing."""
+
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    cached: bool
+
+
+@dataclass
+class _Bound:
+    spec: ModelSpec
+    model: BaseChatModel
+
+
+def _as_messages(messages: Messages) -> list[BaseMessage]:
+    return [HumanMessage(content=messages)] if isinstance(messages, str) else list(messages)
+
+
+class LLMClient:
+    """Cached, limited, retried, metered access to the chat models of every role."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        model: BaseChatModel | None = None,
+        models: dict[str, BaseChatModel] | None = None,
+        budget_usd: float | None = None,
+        run_id: str | None = None,
+        use_cache: bool | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        seed: int | None = None,
+    ) -> None:
+        """`model` (all roles) / `models` (per role) inject ready models, e.g. ScriptedChatModel in tests.
+
+        `sleep` is used for retry backoff and rate limiting (tests pass a recorder, never real time).
+        """
+        self.settings = settings
+        self.cfg = settings.llm
+        self.run_id = run_id or uuid.uuid4().hex[:12]
+        self.budget_usd = budget_usd if budget_usd is not None else self.cfg.budget_usd
+        self.use_cache = self.cfg.cache if use_cache is None else use_cache
+        self.usage = Usage()
+        self.planned = Usage()  # what `estimate` calls added up to (dry runs)
+        self._injected = dict(models or {})
+        self._default_model = model
+        self._bound: dict[str | None, _Bound] = {}
+        self._sleep = sleep
+        self._rng = random.Random(seed)
+        self._policy = RetryPolicy(self.cfg.max_retries, self.cfg.retry_base_s, self.cfg.retry_max_s)
+        self._limiter = RateLimiter(self.cfg.requests_per_minute, burst=self.cfg.concurrency, sleep=sleep)
+        self._sem: asyncio.Semaphore | None = None
+        self._sem_loop: asyncio.AbstractEventLoop | None = None
+        self.cache = LLMCache(settings.cache_dir / "llm.sqlite")
+
+    # -- models --------------------------------------------------------------------------------
+    def is_configured(self, role: str | None = None) -> bool:
+        """True when `role` has a model (injected or from settings)."""
+        return bool(self._default_model or role in self._injected or is_configured(self.cfg, role))
+
+    def require(self, role: str | None = None) -> ModelSpec:
+        """Fail at once (ConfigError naming MOTIVGRAPH_LLM_MODEL...) when `role` has no model."""
+        return self._model(role).spec
+
+    def _model(self, role: str | None) -> _Bound:
+        if role not in self._bound:
+            injected = self._injected.get(role) if role else None
+            injected = injected or self._default_model
+            if injected is not None:
+                name = str(getattr(injected, "model_name", None) or getattr(injected, "model", None) or "model")
+                provider = "scripted" if injected._llm_type == "scripted" else injected._llm_type
+                spec = ModelSpec(role, provider, name, None, None, self.cfg.temperature, self.cfg.max_tokens,
+                                 self.cfg.timeout_s)
+                self._bound[role] = _Bound(spec, injected)
+            else:
+                spec = resolve_spec(self.cfg, role)
+                self._bound[role] = _Bound(spec, build_chat_model(spec))
+        return self._bound[role]
+
+    def model_id(self, role: str | None = None) -> str:
+        return self._model(role).spec.model_id
+
+    # -- the call pipeline -------------------------------------------------------------------
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._sem is None or self._sem_loop is not loop:  # asyncio.run() in sync wrappers: new loop
+            self._sem, self._sem_loop = asyncio.Semaphore(self.cfg.concurrency), loop
+        return self._sem
+
+    def _key(self, b: _Bound, messages: list[BaseMessage], tools: list[dict], params: dict[str, Any]) -> str:
+        full = {"temperature": b.spec.temperature, "max_tokens": b.spec.max_tokens, "base_url": b.spec.base_url,
+                **params}
+        return cache_key(b.spec.model_id, messages, tools=tools, params=full)
+
+    def _check_budget(self, role: str) -> None:
+        if self.budget_usd is not None and self.usage.cost_usd >= self.budget_usd:
+            raise BudgetExceeded(
+                f"LLM budget of ${self.budget_usd:.4f} reached (spent ${self.usage.cost_usd:.4f}) before a "
+                f"{role} call; re-run the same command with a higher --budget-usd / MOTIVGRAPH_LLM_BUDGET_USD "
+                "to resume — answers already received are cached and cost nothing"
+            )
+
+    def _redact(self, text: str, spec: ModelSpec) -> str:
+        key = spec.api_key.get_secret_value() if spec.api_key else ""
+        return text.replace(key, "***") if len(key) >= 6 else text
+
+    async def chat(
+        self,
+        role: str,
+        messages: Messages,
+        *,
+        tools: Sequence[Any] | None = None,
+        tool_choice: str | None = None,
+        cache: bool = True,
+        **params: Any,
+    ) -> AIMessage:
+        """One chat turn for `role`. `tools`: LangChain tools, pydantic classes, functions or
+        OpenAI tool dicts, bound with bind_tools. Extra `params` (e.g. response_format) are bound
+        to the model and are part of the cache key. Returns the AIMessage (tool_calls included)."""
+        msgs = _as_messages(messages)
+        b = self._model(role)
+        tool_schemas = [convert_to_openai_tool(t) for t in tools or []]
+        call_params = {**params, **({"tool_choice": tool_choice} if tool_choice else {})}
+        key = self._key(b, msgs, tool_schemas, call_params)
+        if self.use_cache and cache:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.usage.record_cache_hit(role)
+                self.cache.log_call(run_id=self.run_id, role=role, model_id=b.spec.model_id, cached=True)
+                hit.response_metadata = {**hit.response_metadata, "cache_hit": True}
+                return hit
+        self._check_budget(role)
+        runnable: Any = b.model
+        if tool_schemas:
+            try:
+                runnable = b.model.bind_tools(tool_schemas, **({"tool_choice": tool_choice} if tool_choice else {}))
+            except NotImplementedError as e:
+                raise LLMError(f"{b.spec.model_id} does not support tool calling (role {role})") from e
+        if params:
+            runnable = runnable.bind(**params)
+
+        async def attempt() -> AIMessage:
+            await self._limiter.acquire()
+            out = await asyncio.wait_for(runnable.ainvoke(msgs), timeout=self.cfg.timeout_s)
+            if not isinstance(out, AIMessage):
+                raise LLMError(f"{b.spec.model_id} returned {type(out).__name__}, not an AIMessage")
+            return out
+
+        def on_retry(n: int, e: BaseException, wait: float) -> None:
+            self.usage.record_retry(role)
+            log.warning("LLM %s (%s) retry %d/%d in %.1fs: %s", role, b.spec.model_id, n,
+                        self._policy.max_retries, wait, self._redact(describe(e), b.spec))
+
+        async with self._semaphore():
+            self._check_budget(role)  # spend may have grown while this call waited for a slot
+            try:
+                msg = await retry_call(attempt, self._policy, sleep=self._sleep, rng=self._rng, on_retry=on_retry)
+            except RetriesExhausted as e:
+                self.usage.record_failure(role)
+                raise LLMError(
+                    f"LLM {role} ({b.spec.model_id}) failed after {e.attempts} attempts: "
+                    f"{self._redact(describe(e.last), b.spec)}"
+                ) from e.last
+            except MotivGraphError:
+                self.usage.record_failure(role)
+                raise
+            except Exception as e:
+                self.usage.record_failure(role)
+                hint = _HINTS.get(status_code(e) or 0, "")
+                raise LLMError(
+                    f"LLM {role} ({b.spec.model_id}) failed: {self._redact(describe(e), b.spec)}"
+                    + (f" — {hint}" if hint else "")
+                ) from e
+        self._account(role, b, msgs, tool_schemas, msg)
+        if self.use_cache and cache and (content_text(msg.content).strip() or msg.tool_calls):
+            self.cache.put(key, b.spec.model_id, role, msg)  # empty replies are not worth replaying
+        return msg
+
+    def _account(self, role: str, b: _Bound, msgs: list[BaseMessage], tools: list[dict], msg: AIMessage) -> None:
+        meta = msg.usage_metadata
+        if meta and (meta.get("input_tokens") or meta.get("output_tokens")):
+            t_in, t_out, estimated = int(meta.get("input_tokens", 0)), int(meta.get("output_tokens", 0)), False
+        else:
+            t_in = count_message_tokens(msgs, tools)
+            t_out = count_tokens(so.reply_text(msg)) if (msg.content or msg.tool_calls) else 0
+            estimated = True
+        cost = cost_usd(b.spec.model, self.cfg.prices, t_in, t_out)
+        self.usage.record_call(role, t_in, t_out, cost, estimated=estimated)
+        self.cache.log_call(run_id=self.run_id, role=role, model_id=b.spec.model_id, cached=False,
+                            input_tokens=t_in, output_tokens=t_out, estimated=estimated, cost=cost)
+
+    # -- structured output -------------------------------------------------------------------
+    def structured_method(self, role: str) -> str:
+        method = self.cfg.structured_method
+        if method != "auto":
+            return method
+        provider = self._model(role).spec.provider
+        return {"openai": "tool", "deepseek": "tool", "vllm": "json_mode", "ollama": "json_mode"}.get(provider, "text")
+
+    def _structured_call(self, role: str, messages: Messages, schema: type[BaseModel]) -> tuple[list, dict]:
+        """(messages, chat kwargs) that `structured` sends for `schema`."""
+        msgs = _as_messages(messages)
+        method = self.structured_method(role)
+        if method == "tool":
+            return msgs, {"tools": [schema], "tool_choice": so.schema_name(schema)}
+        msgs = so.with_instruction(msgs, so.schema_instruction(schema))
+        return msgs, ({"response_format": {"type": "json_object"}} if method == "json_mode" else {})
+
+    async def structured(self, role: str, messages: Messages, schema: type[M], *, reask: bool = True) -> M:
+        """A `schema` instance from the model: parse (repairing broken JSON) and validate; on
+        failure ask once more quoting the problems; then StructuredOutputError (with `.raw` and
+        `.problems` attributes holding the replies and what was wrong with them)."""
+        msgs, kwargs = self._structured_call(role, messages, schema)
+        raws: list[str] = []
+        problems: list[str] = []
+        for turn in range(2 if reask else 1):
+            reply = await self.chat(role, msgs, **kwargs)
+            raws.append(so.reply_text(reply))
+            try:
+                return so.parse_reply(reply, schema)
+            except so.ReplyProblem as p:
+                problems.append(str(p))
+                log.info("LLM %s: unusable %s reply (turn %d): %s", role, schema.__name__, turn + 1, p)
+                msgs = [*msgs, AIMessage(content=raws[-1]), so.correction(str(p), schema)]
+        err = StructuredOutputError(
+            f"LLM {role} gave no valid {schema.__name__} after {len(raws)} replies: {problems[-1]}"
+        )
+        err.raw = raws  # type: ignore[attr-defined]
+        err.problems = problems  # type: ignore[attr-defined]
+        raise err
+
+    # -- estimates, sync wrappers, housekeeping -----------------------------------------------
+    def estimate(
+        self,
+        role: str,
+        messages: Messages,
+        expected_output_tokens: int = 256,
+        *,
+        tools: Sequence[Any] | None = None,
+        schema: type[BaseModel] | None = None,
+    ) -> Estimate:
+        """Tokens and cost one call would take, without calling (0 when already cached). Adds to
+        `self.planned`. With `schema`, the messages are those `structured` would send."""
+        b = self._model(role)
+        kwargs: dict[str, Any] = {}
+        msgs = _as_messages(messages)
+        if schema is not None:
+            msgs, kwargs = self._structured_call(role, msgs, schema)
+        tools = list(tools or []) + list(kwargs.pop("tools", []))
+        tool_schemas = [convert_to_openai_tool(t) for t in tools]
+        key = self._key(b, msgs, tool_schemas, kwargs)
+        if self.use_cache and self.cache.get(key) is not None:
+            self.planned.record_cache_hit(role)
+            return Estimate(0, 0, 0.0, True)
+        t_in = count_message_tokens(msgs, tool_schemas)
+        cost = cost_usd(b.spec.model, self.cfg.prices, t_in, expected_output_tokens)
+        self.planned.record_call(role, t_in, expected_output_tokens, cost, estimated=True)
+        return Estimate(t_in, expected_output_tokens, cost, False)
+
+    def chat_sync(self, role: str, messages: Messages, **kwargs: Any) -> AIMessage:
+        return _run(self.chat(role, messages, **kwargs))
+
+    def structured_sync(self, role: str, messages: Messages, schema: type[M], **kwargs: Any) -> M:
+        return _run(self.structured(role, messages, schema, **kwargs))
+
+    def close(self) -> None:
+        self.cache.close()
+
+
+def _run(coro: Awaitable[Any]) -> Any:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)  # type: ignore[arg-type]
+    coro.close()  # type: ignore[attr-defined]
+    raise RuntimeError("LLMClient *_sync methods cannot run inside an event loop; await the async method")
+
+
+def get_client(settings: Settings, *, budget_usd: float | None = None, role: str | None = None) -> LLMClient:
+    """A client from settings; with `role`, fail at once (ConfigError) if that role has no model."""
+    client = LLMClient(settings, budget_usd=budget_usd)
+    if role is not None:
+        try:
+            client.require(role)
+        except ConfigError:
+            client.close()
+            raise
+    return client
