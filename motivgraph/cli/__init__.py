@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from motivgraph import __version__
-from motivgraph.cli import config_cmd
+from motivgraph.cli import config_cmd, llm_cmd
 
 app = typer.Typer(
     name="motivgraph",
@@ -15,6 +15,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(config_cmd.app, name="config")
+app.add_typer(llm_cmd.app, name="llm")
 
 
 def _version(value: bool) -> None:

@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 Messages = Sequence[BaseMessage] | str
+DEFAULT_ROLE = "default"  # accounting name for calls that use the default model, not a role's
 
 _HINTS = {
     401: "the API key was rejected — check MOTIVGRAPH_LLM_API_KEY",
@@ -113,6 +114,7 @@ class LLMClient:
         return self._model(role).spec
 
     def _model(self, role: str | None) -> _Bound:
+        role = None if role == DEFAULT_ROLE else role
         if role not in self._bound:
             injected = self._injected.get(role) if role else None
             injected = injected or self._default_model
