@@ -340,11 +340,11 @@ class GroupedIndex:
     SUBDIR = ""
     WHAT = "index"
 
-    def __init__(self, settings: Settings, store: GraphStore, embedder: Embedder) -> None:
+    def __init__(self, settings: Settings, store: GraphStore, embedder: Embedder | None) -> None:
         self.settings = settings
         self.cfg = settings.index
         self.store = store
-        self.embedder = embedder
+        self._embedder = embedder
         self.root = settings.index_dir / self.SUBDIR
         self._gens = GenerationStore(self.root, self.WHAT)
         self._lock = threading.RLock()
@@ -360,6 +360,26 @@ class GroupedIndex:
         inst = cls(settings, store, embedder)
         inst._sync()
         return inst
+
+    @classmethod
+    def peek(cls, settings: Settings, store: GraphStore) -> IndexStatus:
+        """Status from the stamp alone, without loading the embedding model (the model check is
+        skipped): cheap enough for `graph stats` and health endpoints."""
+        inst = cls(settings, store, None)
+        gen = inst._gens.current_name()
+        try:
+            inst._stamp = inst._gens.read_stamp(gen) if gen else None
+            inst._gen = gen
+        except IndexCorrupt as e:
+            inst._gen, inst._load_error = gen, e
+        inst._sync = lambda: None  # type: ignore[method-assign]
+        return inst.status()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            raise RuntimeError("this index was opened for status only (peek); open() it to search or build")
+        return self._embedder
 
     # -- subclass hooks --------------------------------------------------------------------------
     def graph_version(self) -> int:
@@ -410,11 +430,12 @@ class GroupedIndex:
             counts=stamp.get("counts", {}), kinds=stamp.get("kinds", {}), model=stamp.get("model"),
             dim=stamp.get("dim"), built_at=stamp.get("built_at"), generation=stamp.get("generation"),
         )
-        if stamp.get("model") != self.embedder.model_name or stamp.get("dim") != self.embedder.dim:
+        emb = self._embedder
+        if emb is not None and (stamp.get("model") != emb.model_name or stamp.get("dim") != emb.dim):
             return IndexStatus(
                 state="stale", **base,
                 message=f"The {self.WHAT} was built with model {stamp.get('model')!r} (dim {stamp.get('dim')}), "
-                f"the configured model is {self.embedder.model_name!r} (dim {self.embedder.dim}); "
+                f"the configured model is {emb.model_name!r} (dim {emb.dim}); "
                 "run `motivgraph reindex`",
             )
         if stamp.get("graph_version") != graph_version:

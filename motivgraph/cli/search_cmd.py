@@ -1,0 +1,134 @@
+"""`motivgraph search "query"` (fuzzy node search over the FAISS index) and `motivgraph reindex`."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
+from motivgraph.errors import ConfigError
+from motivgraph.runtime import Runtime
+
+if TYPE_CHECKING:
+    from graph.vector_index import IndexStatus
+
+NODE_TYPES = ("problem", "challenge", "solution")
+
+
+def _types(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    out = []
+    for v in values:
+        t = v.strip().lower()
+        if t not in NODE_TYPES:
+            raise ConfigError(f"--type {v!r} is not a node type; use one of {', '.join(NODE_TYPES)}")
+        out.append(t)
+    return out
+
+
+@cli_errors
+def search(
+    query: str = typer.Argument(..., help="Text to search for (matched against node name + description)."),
+    node_type: list[str] = typer.Option(
+        None, "--type", "-t", help="Only this node type: problem, challenge or solution (repeatable)."
+    ),
+    k: int = typer.Option(10, "-k", "--top", min=1, max=1000, help="Number of matches to show."),
+    min_score: float = typer.Option(None, "--min-score", min=-1.0, max=1.0, help="Hide matches below this cosine."),
+    as_json: bool = typer.Option(False, "--json", help="Print the matches as JSON."),
+) -> None:
+    """Print the graph nodes closest in meaning to QUERY (cosine similarity, best first)."""
+    if not query.strip():
+        raise ConfigError("The search query is empty; pass some text, e.g. motivgraph search \"label scarcity\"")
+    rt = Runtime(load_settings())
+    try:
+        hits = rt.node_index.search(query, k=k, types=_types(node_type), min_score=min_score)  # type: ignore[arg-type]
+    finally:
+        rt.close()
+    if as_json:
+        typer.echo(json.dumps([h.model_dump() for h in hits], ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        console.print("[yellow]no matches[/yellow]")
+        return
+    table = Table(title=f"Top {len(hits)} for {query!r}")
+    table.add_column("score", justify="right")
+    table.add_column("type")
+    table.add_column("name")
+    table.add_column("key", style="dim")
+    for h in hits:
+        table.add_row(f"{h.score:.3f}", h.type + (f" (L{h.level})" if h.level else ""), h.name, h.key)
+    console.print(table)
+
+
+def status_table(rows: list[tuple[str, IndexStatus]]) -> Table:
+    table = Table(title="Vector indexes")
+    for col in ("index", "state", "items", "kind", "graph version", "index version", "built"):
+        table.add_column(col)
+    colours = {"ok": "green", "stale": "yellow", "missing": "yellow", "corrupt": "red"}
+    for name, st in rows:
+        table.add_row(
+            name, f"[{colours[st.state]}]{st.state}[/]", str(sum(st.counts.values())),
+            ",".join(sorted(set(st.kinds.values()))) or "-", str(st.graph_version), str(st.index_version),
+            st.built_at or "-",
+        )
+    return table
+
+
+@cli_errors
+def reindex(
+    nodes: bool = typer.Option(True, "--nodes/--no-nodes", help="Rebuild the node index."),
+    papers: bool = typer.Option(True, "--papers/--no-papers", help="Rebuild the paper (title + abstract) index."),
+    kind: str = typer.Option(
+        None, "--kind", help="Index kind for this build: auto, exact or hnsw (default: MOTIVGRAPH_INDEX_KIND)."
+    ),
+    check: bool = typer.Option(
+        False, "--check", help="Only report whether the indexes are up to date; exit 1 when one is not."
+    ),
+) -> None:
+    """Rebuild the FAISS indexes from the graph (re-embeds every node and paper)."""
+    from graph.paper_index import PaperIndex
+    from graph.vector_index import NodeIndex
+
+    settings = load_settings()
+    if kind is not None:
+        if kind not in ("auto", "exact", "hnsw"):
+            raise ConfigError(f"--kind {kind!r} is not one of auto, exact, hnsw")
+        settings.index.kind = kind  # type: ignore[assignment]
+    rt = Runtime(settings)
+    try:
+        targets = [(name, cls) for name, cls, on in (("nodes", NodeIndex, nodes), ("papers", PaperIndex, papers)) if on]
+        if check:
+            rows = [(name, cls.peek(settings, rt.store)) for name, cls in targets]
+            console.print(status_table(rows))
+            bad = [st.message for _, st in rows if st.state != "ok"]
+            for msg in bad:
+                err_console.print(f"[yellow]{msg}[/yellow]")
+            if bad:
+                raise typer.Exit(EXIT_FAILED)
+            return
+        rows = []
+        with Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=err_console, transient=False,
+        ) as bar:
+            for name, cls in targets:
+                task = bar.add_task(f"embedding {name}", total=None)
+
+                def tick(done: int, total: int, task: int = task) -> None:
+                    bar.update(task, completed=done, total=total)
+
+                index = rt.node_index if cls is NodeIndex else cls.open(settings, rt.store, rt.embedder)
+                rows.append((name, index.rebuild(progress=tick)))
+        console.print(status_table(rows))
+    finally:
+        rt.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("search")(search)
+    app.command("reindex")(reindex)
