@@ -1,0 +1,511 @@
+"""Offline PDF parser: pypdfium2 text + layout heuristics → Paper (no server, no AGPL code).
+
+Heuristics, in order:
+- body font size/font = the most common (by characters) on the first pages;
+- running headers/footers (top/bottom band of a page, page numbers) are dropped;
+- each page's lines are ordered by column: one or two columns are detected from line boxes;
+- title = the largest-font line block in the upper part of page 1 (a drop cap or a stamp is
+  not a title);
+- headings = numbered lines (1, 1.1, I., A.) in a heading font whose numbers follow in sequence,
+  known section names on their own line, and short lines set clearly larger or bold;
+- the abstract is the text after an 'Abstract' marker, the references what follows 'References'.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from ingest.models import (
+    Paper,
+    Reference,
+    Section,
+    assign_roles,
+    clean_doi,
+    find_arxiv_id,
+    stable_paper_id,
+)
+from ingest.pdf_layout import Line, page_lines
+from motivgraph.errors import ParseError
+
+log = logging.getLogger(__name__)
+
+_NUM_HEAD = re.compile(
+    r"^(?P<num>(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?)|(?:[IVX]{1,5}\.?)|(?:[A-H]\.(?:\d{1,2}\.?)?))\s+(?P<title>\S.{0,110})$"
+)
+_KNOWN_HEADS = {
+    "abstract", "introduction", "related work", "related works", "background", "prior work", "previous work",
+    "conclusion", "conclusions", "concluding remarks", "discussion", "discussions", "conclusions and future work",
+    "conclusion and future work", "future work", "references", "bibliography", "acknowledgments",
+    "acknowledgements", "acknowledgment", "acknowledgement", "experiments", "experimental results", "results",
+    "evaluation", "methods", "method", "methodology", "approach", "appendix", "summary", "literature cited",
+    "related literature", "motivation", "overview", "preliminaries", "problem statement", "problem definition",
+    "materials and methods", "experimental setup", "experiments and results", "results and discussion",
+    "limitations", "ethics statement", "keywords", "index terms",
+}
+_STRONG_HEADS = {
+    "abstract", "introduction", "references", "bibliography", "related work", "conclusion", "conclusions",
+    "acknowledgments", "acknowledgements", "acknowledgment", "acknowledgement", "literature cited",
+}
+_NOT_HEAD = re.compile(
+    r"^(fig\.?|figure|table|algorithm|definition|theorem|lemma|corollary|proposition|example|proof|remark|"
+    r"claim|step|eq\.|equation|author keywords|acm classification|categories and subject|general terms|"
+    r"keywords)\b",
+    re.I,
+)
+_REF_HEADS = {"references", "bibliography", "literature cited", "reference"}
+_STOP_TITLE = re.compile(
+    r"(arxiv|proceedings|journal|conference|copyright|©|vol\.|volume|issn|doi|preprint|workshop|"
+    r"submitted|accepted|published|pages?\s+\d|https?://|www\.)",
+    re.I,
+)
+_AFFIL = re.compile(
+    r"(@|universit|institut|department|dept\.|laborator|\blab\b|inc\.|corporation|research|school|college|"
+    r"center|centre|faculty|usa\b|u\.s\.a|germany|china|japan|france|canada|\bwa\b|\bca\b|\bny\b|\d{3,})",
+    re.I,
+)
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10,
+          "XI": 11, "XII": 12, "XIII": 13, "XIV": 14, "XV": 15}
+
+
+@dataclass
+class _Head:
+    idx: int  # index into ordered lines
+    heading: str
+    number: str | None
+    top: int | None  # top-level section number, when numbered
+
+
+def _norm_head(text: str) -> str:
+    t = re.sub(r"[\s:.]+$", "", text.strip()).lower()
+    return " ".join(t.split())
+
+
+def _mode(values: list[tuple[float, int]]) -> float:
+    c: Counter[float] = Counter()
+    for v, w in values:
+        c[v] += w
+    return c.most_common(1)[0][0] if c else 10.0
+
+
+def _order_page(lines: list[Line]) -> list[Line]:
+    """Reading order for one page: full-width lines above the columns, left column, right column,
+    full-width lines below."""
+    if not lines:
+        return lines
+    w = lines[0].page_width or max(ln.x1 for ln in lines)
+    mid = w / 2
+    slack = 0.03 * w
+    for ln in lines:
+        if ln.x1 <= mid + slack:
+            ln.col = 1
+        elif ln.x0 >= mid - slack:
+            ln.col = 2
+        else:
+            ln.col = 0
+    left = [ln for ln in lines if ln.col == 1 and ln.width > 0.25 * w]
+    right = [ln for ln in lines if ln.col == 2 and ln.width > 0.25 * w]
+    if len(left) < 5 or len(right) < 5:
+        for ln in lines:
+            ln.col = 0
+        wide = [ln for ln in lines if ln.width > 0.5 * w] or lines
+        _mark_centered(lines, min(ln.x0 for ln in wide), max(ln.x1 for ln in wide))
+        return sorted(lines, key=lambda ln: (-round((ln.y0 + ln.y1) / 2), ln.x0))
+    _mark_centered([ln for ln in lines if ln.col == 1], min(ln.x0 for ln in left), max(ln.x1 for ln in left))
+    _mark_centered([ln for ln in lines if ln.col == 2], min(ln.x0 for ln in right), max(ln.x1 for ln in right))
+    col_top = max(ln.y1 for ln in left + right)
+    # author/affiliation blocks set side by side look like column lines; the body columns start
+    # at the "Abstract" (or first section) heading when one sits in a column
+    for ln in lines:
+        if ln.col and re.match(r"^(abstract\b|(1\.?|I\.)\s+introduction\b|introduction$)", ln.text.strip(), re.I):
+            col_top = min(col_top, ln.y1 + 1)
+            break
+    col_bottom = min(ln.y0 for ln in left + right)
+
+    def key(ln: Line) -> tuple[int, int, float, float]:
+        yc = (ln.y0 + ln.y1) / 2
+        if yc > col_top + 1:
+            # title/author block above the body columns (authors may sit side by side)
+            return (0, 0, -round(yc), ln.x0)
+        if ln.col == 0:
+            if yc >= col_top - 1:
+                return (0, 0, -yc, ln.x0)
+            if yc <= col_bottom + 1:
+                return (2, 0, -yc, ln.x0)
+            # a full-width figure/table/caption inside the columns: read it with the left column
+            return (1, 1, -yc, ln.x0)
+        return (1, ln.col, -round(yc), ln.x0)
+
+    return sorted(lines, key=key)
+
+
+def _mark_centered(lines: list[Line], left: float, right: float) -> None:
+    center = (left + right) / 2
+    for ln in lines:
+        ln.centered = ln.width < 0.7 * (right - left) and abs((ln.x0 + ln.x1) / 2 - center) < 6 and ln.x0 > left + 8
+
+
+def _repeated_texts(lines: list[Line]) -> set[str]:
+    """Texts (digits blanked) that recur near the top/bottom of three or more pages: running heads."""
+    seen: dict[str, set[int]] = {}
+    for ln in lines:
+        h = ln.page_height or 792.0
+        if ln.y0 > 0.85 * h or ln.y1 < 0.15 * h:
+            key = re.sub(r"\d+", "#", ln.text.lower())
+            seen.setdefault(key, set()).add(ln.page)
+    return {k for k, pages in seen.items() if len(pages) >= 3}
+
+
+def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | None = None) -> list[Line]:
+    """Drop running headers/footers and page numbers."""
+    out = []
+    repeated = repeated or set()
+    for ln in lines:
+        h = ln.page_height or 792.0
+        if (
+            ln.page > 0  # page 1 carries the title, which running heads often repeat
+            and (ln.y0 > 0.85 * h or ln.y1 < 0.15 * h)
+            and re.sub(r"\d+", "#", ln.text.lower()) in repeated
+        ):
+            continue
+        in_band = ln.y0 > 0.935 * h or ln.y1 < 0.065 * h
+        t = ln.text.strip()
+        if re.fullmatch(r"[\d\s\-–—|/ivxlc]{1,12}|page \d+( of \d+)?", t, re.I):
+            continue
+        if in_band and len(t.split()) <= 15 and ln.size <= body_size + 0.5:
+            continue
+        if ln.width < 1.0 and len(t) <= 2:
+            continue
+        out.append(ln)
+    return out
+
+
+def _join(lines: list[Line]) -> str:
+    """Lines → text with de-hyphenation and paragraph breaks (vertical gap or indent)."""
+    parts: list[str] = []
+    prev: Line | None = None
+    for ln in lines:
+        t = ln.text
+        if prev is None:
+            parts.append(t)
+        else:
+            gap = prev.y0 - ln.y1
+            new_para = (
+                prev.page == ln.page and prev.col == ln.col and (gap > 0.9 * max(ln.size, 6) or ln.x0 > prev.x0 + 6)
+                and len(prev.text) > 0
+                and prev.text[-1] in ".:!?"
+            )
+            if new_para:
+                parts.append("\n\n" + t)
+            elif parts and parts[-1].endswith("-") and t[:1].islower():
+                parts[-1] = parts[-1][:-1]
+                parts.append(t)
+            else:
+                parts.append(" " + t)
+        prev = ln
+    return "".join(parts).strip()
+
+
+def _is_heading_font(ln: Line, body_size: float) -> bool:
+    return ln.size >= body_size + 0.8 or ln.bold
+
+
+def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[_Head]:
+    heads: list[_Head] = []
+    last_top = 0
+    roman_mode = False
+    toc_page = -1
+    for i, ln in enumerate(lines):
+        t = ln.text.strip()
+        if ln.page == toc_page:
+            continue
+        if _norm_head(t) in ("contents", "table of contents"):
+            toc_page = ln.page  # a table of contents: its entries are not headings
+            continue
+        caps = t.isupper() and sum(ch.isalpha() for ch in t) >= 4
+        if len(t) < 3 or len(t) > 120 or ln.size < body_size - (2.6 if caps else 1.2):
+            continue
+        if _NOT_HEAD.match(t):
+            continue
+        words = t.split()
+        norm = _norm_head(t)
+        heading_font = _is_heading_font(ln, body_size) or (caps and len(words) <= 8) or ln.centered
+        m = _NUM_HEAD.match(t)
+        if m:
+            num = m.group("num").rstrip(".")
+            title = m.group("title").strip()
+            title_norm = _norm_head(title)
+            plausible = (
+                title[:1].isupper()
+                and len(title.split()) <= 12
+                and not title.endswith((",", ";"))
+                and sum(ch.isdigit() for ch in title) <= 3
+                and sum(ch.isalpha() for ch in title) >= 3
+                and not re.search(r"[=<>{}\[\]]", title)
+            )
+            strong = title_norm in _STRONG_HEADS or title_norm in _KNOWN_HEADS
+            if plausible and (heading_font or (strong and len(words) <= 5)):
+                parts = num.split(".")
+                top: int | None
+                if parts[0].isdigit():
+                    top = int(parts[0])
+                    sub = len(parts) > 1
+                    if (top == last_top + 1 and not sub) or (top == last_top and sub) or (
+                        not heads and top in (1, 2) and not sub
+                    ) or (strong and top > last_top):
+                        last_top = top
+                        heads.append(_Head(i, title, num, top))
+                        continue
+                elif parts[0] in _ROMAN:
+                    top = _ROMAN[parts[0]]
+                    if (top == last_top + 1) or (strong and top > last_top):
+                        roman_mode = True
+                        last_top = top
+                        heads.append(_Head(i, title, num, top))
+                        continue
+                elif re.fullmatch(r"[A-H]", parts[0]) and (roman_mode or title_norm in _KNOWN_HEADS) and heading_font:
+                    heads.append(_Head(i, title, num, None))
+                    continue
+        if norm in _KNOWN_HEADS and len(words) <= 6 and (heading_font or norm in _STRONG_HEADS or t.isupper()):
+            heads.append(_Head(i, t.rstrip(".:"), None, None))
+            continue
+        # "Abstract—We ..." / "Abstract. We ..." run-in marker
+        if re.match(r"^abstract\s*[—\-–.:]", t, re.I) and not heads:
+            heads.append(_Head(i, "Abstract", None, None))
+            continue
+        # other short lines in a clearly larger or bold font that are not the body font
+        if (
+            (ln.size >= body_size + 1.5 or (ln.bold and ln.font != body_font and ln.size >= body_size - 0.2))
+            and 1 <= len(words) <= 8
+            and t[:1].isupper()
+            and not t.endswith((".", ",", ";", ":"))
+            and not re.search(r"[.:]\s", t)
+            and sum(ch.isalpha() for ch in t) >= 4
+            and heads  # not in the title block
+            and i > 0
+            and not _NUM_HEAD.match(t)
+        ):
+            heads.append(_Head(i, t, None, None))
+    return heads
+
+
+def _title_block(page0: list[Line], body_size: float) -> tuple[str, int]:
+    """(title, index of the last title line) from page 1's ordered lines."""
+    if not page0:
+        return "", -1
+    h = page0[0].page_height or 792.0
+    cands = [
+        (i, ln)
+        for i, ln in enumerate(page0)
+        if ln.y0 > 0.35 * h
+        and sum(ch.isalpha() for ch in ln.text) >= 4
+        and len(ln.text.split()) >= 1
+        and not _STOP_TITLE.search(ln.text)
+        and _norm_head(ln.text) not in _KNOWN_HEADS
+    ]
+    if not cands:
+        return "", -1
+    best_size = max(ln.size for _, ln in cands)
+    if best_size < body_size + 0.5:
+        # no larger font: take the first bold line, else the first line
+        bold = [(i, ln) for i, ln in cands if ln.bold]
+        i, ln = (bold or cands)[0]
+        return ln.text, i
+    start_i, start = next((i, ln) for i, ln in cands if ln.size >= best_size - 0.6)
+    parts = [start.text]
+    last_i, prev = start_i, start
+    for j in range(start_i + 1, len(page0)):
+        ln = page0[j]
+        if abs(ln.size - start.size) <= 0.6 and prev.y0 - ln.y1 < 1.6 * start.size and not _STOP_TITLE.search(ln.text):
+            parts.append(ln.text)
+            last_i, prev = j, ln
+        elif abs(ln.y0 - prev.y0) < 2 and abs(ln.size - start.size) <= 0.6:
+            parts.append(ln.text)
+            last_i = j
+        else:
+            break
+    title = " ".join(" ".join(parts).split())
+    title = re.sub(r"(\w)- (\w)", r"\1-\2", title)
+    return title, last_i
+
+
+def _authors(page0: list[Line], after: int, stop: int, body_size: float) -> list[str]:
+    names: list[str] = []
+    for ln in page0[after + 1 : min(stop, after + 6)]:
+        t = ln.text
+        if _AFFIL.search(t) or _norm_head(t) in _KNOWN_HEADS or len(t) > 150:
+            continue
+        t = re.sub(r"[\d*†‡§¶,]+(?=\s|$)", ",", t)
+        for part in re.split(r",|\band\b|&|;|\s{3,}", t):
+            p = " ".join(part.split()).strip(" .")
+            toks = p.split()
+            if 2 <= len(toks) <= 4 and all(tok[:1].isupper() for tok in toks) and not any(
+                ch.isdigit() for ch in p
+            ):
+                names.append(p)
+        if len(names) >= 12:
+            break
+    return names
+
+
+def _parse_references(text: str) -> list[Reference]:
+    text = text.replace("\n\n", "\n")
+    chunks = re.split(r"\s(?=\[\d{1,3}\]\s)", " " + text)
+    if len(chunks) < 3:
+        # author-year style: a new entry starts after a period with "Surname, X." or "Surname X"
+        chunks = re.split(r"(?<=[.])\s+(?=[A-Z][A-Za-z\-'’]+,\s(?:[A-Z]\.|[A-Z][a-z]+))", text)
+    refs: list[Reference] = []
+    for c in chunks:
+        c = " ".join(c.split())
+        if len(c) < 20:
+            continue
+        c = re.sub(r"^\[\d+\]\s*", "", c)
+        ym = re.search(r"\b(19[5-9]\d|20[0-4]\d)[a-z]?\b", c)
+        year = int(ym.group(1)) if ym else None
+        head = c[: ym.start()] if ym else c.split(".")[0]
+        authors = [a.strip(" .") for a in re.split(r",\s(?:and\s)?|\sand\s", head) if 1 <= len(a.split()) <= 4]
+        title = ""
+        if ym:
+            rest = c[ym.end():].lstrip(" .),:")
+            title = re.split(r"(?<=[a-z0-9?!])\.\s", rest, maxsplit=1)[0].strip(" .“”\"")
+        else:
+            segs = c.split(". ")
+            title = segs[1] if len(segs) > 1 else ""
+        refs.append(Reference(title=title[:400], authors=authors[:20], year=year))
+    return refs[:500]
+
+
+def parse_pdf(
+    path: str | Path,
+    *,
+    max_pages: int = 60,
+    sha256: str | None = None,
+    source_path: str | None = None,
+) -> Paper:
+    """Parse one PDF into a Paper with the offline heuristics. Raises ParseError with a reason."""
+    import pypdfium2 as pdfium
+
+    p = Path(path)
+    try:
+        doc = pdfium.PdfDocument(str(p))
+    except pdfium.PdfiumError as e:
+        msg = str(e)
+        if "password" in msg.lower():
+            raise ParseError("encrypted PDF (password required); decrypt it first (e.g. qpdf --decrypt)") from e
+        if p.exists() and p.stat().st_size == 0:
+            raise ParseError("empty file (0 bytes)") from e
+        raise ParseError(f"not a readable PDF ({msg}); the file may be truncated or not a PDF") from e
+    try:
+        n_pages = len(doc)
+        if n_pages == 0:
+            raise ParseError("PDF has no pages")
+        lines: list[Line] = []
+        for pn in range(min(n_pages, max_pages)):
+            page = doc[pn]
+            try:
+                lines.extend(page_lines(page, pn))
+            finally:
+                page.close()
+    finally:
+        doc.close()
+
+    total_chars = sum(ln.chars for ln in lines)
+    if total_chars < 200 * min(n_pages, 2) / 2:
+        raise ParseError(
+            f"no text layer ({total_chars} characters in {min(n_pages, max_pages)} pages): a scanned PDF; "
+            "run OCR first (e.g. ocrmypdf) or use GROBID"
+        )
+    body_size = _mode([(ln.size, ln.chars) for ln in lines])
+    body_font = Counter({ln.font: 0 for ln in lines})
+    for ln in lines:
+        body_font[ln.font] += ln.chars
+    body_font_name = body_font.most_common(1)[0][0]
+    for ln in lines:
+        if ln.font == body_font_name:
+            ln.bold = False
+
+    pages: dict[int, list[Line]] = {}
+    for ln in lines:
+        pages.setdefault(ln.page, []).append(ln)
+    ordered: list[Line] = []
+    page0: list[Line] = []
+    repeated = _repeated_texts(lines)
+    for pn in sorted(pages):
+        pl = _order_page(_strip_furniture(pages[pn], body_size, repeated))
+        if pn == 0:
+            page0 = pl
+        ordered.extend(pl)
+
+    title, title_end = _title_block(page0, body_size)
+    heads = [h for h in _find_headings(ordered, body_size, body_font_name) if h.idx > title_end]
+    # text lines in the body font range (drop footnotes, captions, table cells set small)
+    def body_text(a: int, b: int) -> str:
+        return _join([ln for ln in ordered[a:b] if ln.size >= body_size - 1.2])
+
+    abstract = ""
+    sections: list[Section] = []
+    ref_text = ""
+    first_idx = heads[0].idx if heads else len(ordered)
+    for k, h in enumerate(heads):
+        end = heads[k + 1].idx if k + 1 < len(heads) else len(ordered)
+        norm = _norm_head(h.heading)
+        if norm in _REF_HEADS:
+            ref_text = _join(ordered[h.idx + 1 : end])
+            # references run on to the end unless an appendix heading follows
+            continue
+        if norm == "abstract":
+            t = ordered[h.idx].text
+            run_in = re.sub(r"^abstract\s*[—\-–.:]?\s*", "", t, flags=re.I)
+            abstract = ((run_in + " ") if run_in != t and run_in else "") + body_text(h.idx + 1, end)
+            continue
+        if norm in ("keywords", "index terms"):
+            continue
+        if ref_text and h.number is None and not re.match(r"^(appendix|[A-H]\b)", h.heading, re.I):
+            # inside the reference list: a bold line there is an entry, not a section
+            ref_text += "\n" + ordered[h.idx].text + " " + _join(ordered[h.idx + 1 : end])
+            continue
+        sections.append(Section(heading=h.heading, number=h.number, text=body_text(h.idx + 1, end)))
+    if not any(_norm_head(h.heading) == "introduction" for h in heads) and heads:
+        # magazine / journal styles without an "Introduction" heading: the untitled text between the
+        # abstract and the first real section is the introduction
+        k0 = next((k for k, h in enumerate(heads) if _norm_head(h.heading) != "abstract"), None)
+        if k0 is not None:
+            start = heads[k0 - 1].idx + 1 if k0 > 0 else title_end + 1
+            pre_text = body_text(start, heads[k0].idx) if k0 == 0 else ""
+            if len(pre_text) > 300:
+                sections.insert(0, Section(heading="", number=None, text=pre_text))
+    if not abstract:
+        # no marker: the paragraph(s) between the author block and the first heading on page 1
+        pre = [ln for ln in ordered[title_end + 1 : first_idx] if ln.page == 0 and ln.size >= body_size - 1.2]
+        cand = _join([ln for ln in pre if not _AFFIL.search(ln.text) and len(ln.text) > 40])
+        if len(cand) > 200:
+            abstract = cand[-3000:]
+    assign_roles(sections)
+
+    full_head = " ".join(ln.text for ln in page0[:80])
+    doi_m = re.search(r"10\.\d{4,9}/\S+", full_head)
+    doi = clean_doi(doi_m.group(0)) if doi_m else None
+    arxiv = find_arxiv_id(full_head)
+    year = None
+    small_text = " ".join(ln.text for ln in page0 if ln.size <= body_size + 0.1)[:4000]
+    ym = re.findall(r"\b(19[6-9]\d|20[0-4]\d)\b", small_text)
+    if ym:
+        year = max(int(y) for y in ym[:10])
+    return Paper(
+        paper_id=stable_paper_id(doi, arxiv, sha256) if (doi or arxiv or sha256) else f"title:{title[:200]}",
+        title=title,
+        authors=_authors(page0, title_end, first_idx, body_size),
+        abstract=abstract,
+        year=year,
+        doi=doi,
+        arxiv_id=arxiv,
+        sections=sections,
+        references=_parse_references(ref_text) if ref_text else [],
+        page_count=n_pages,
+        parser="pdf",
+        sha256=sha256,
+        source_path=source_path or str(p),
+    )

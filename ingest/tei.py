@@ -1,0 +1,163 @@
+"""TEI (GROBID output) → Paper.
+
+Handles what real GROBID TEI contains: headings with and without `@n`, noisy heads
+("Continued", "Figure 3 continued on next page", stray caption fragments), multi-paragraph
+abstracts (also wrapped in <div>), back matter (acknowledgement, funding, annex, ...), the
+reference list, documents with an empty header (withdrawn articles) and older GROBID versions.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import xml.etree.ElementTree as ET
+
+from ingest.models import Paper, Reference, Section, assign_roles, clean_doi, find_arxiv_id, stable_paper_id
+from motivgraph.errors import ParseError
+
+log = logging.getLogger(__name__)
+
+NS = {"tei": "http://www.tei-c.org/ns/1.0"}
+_T = "{http://www.tei-c.org/ns/1.0}"
+
+# Heads GROBID emits for page furniture or broken-up captions rather than real sections.
+_NOISY_HEAD = re.compile(
+    r"^(continued|.*continued on next page|supplement \d+\)?\.?|table \d+\.?|figure \d+\.?|fig\. ?\d+\.?|"
+    r"article|online content)$",
+    re.I,
+)
+_DOCTYPE_RE = re.compile(rb"<!DOCTYPE|<!ENTITY", re.I)
+
+
+def _text(el: ET.Element | None) -> str:
+    if el is None:
+        return ""
+    return " ".join("".join(el.itertext()).split())
+
+
+def _year(s: str | None) -> int | None:
+    if not s:
+        return None
+    m = re.search(r"\b(1[89]\d\d|20\d\d)\b", s)
+    return int(m.group(1)) if m else None
+
+
+def _pers_name(pers: ET.Element) -> str:
+    parts = [_text(f) for f in pers.findall("tei:forename", NS)]
+    sur = _text(pers.find("tei:surname", NS))
+    return " ".join(p for p in [*parts, sur] if p)
+
+
+def _paragraphs(div: ET.Element) -> str:
+    paras = [_text(p) for p in div.iter() if p.tag in (f"{_T}p", f"{_T}formula", f"{_T}list")]
+    return "\n\n".join(p for p in paras if p)
+
+
+def _is_noisy(head: str) -> bool:
+    h = head.strip()
+    if not h:
+        return True
+    if _NOISY_HEAD.match(h):
+        return True
+    # a head that starts lower-case is a line fragment GROBID mistook for a title
+    return h[0].islower()
+
+
+def tei_to_paper(
+    xml: bytes | str, *, sha256: str | None = None, source_path: str | None = None, parser: str = "grobid"
+) -> Paper:
+    """Convert one GROBID TEI document into a Paper. Raises ParseError on XML that is not TEI."""
+    data = xml.encode() if isinstance(xml, str) else xml
+    if _DOCTYPE_RE.search(data[:4096]):
+        # GROBID never emits a DTD; refusing one keeps entity-expansion tricks out.
+        raise ParseError("TEI document carries a DOCTYPE/ENTITY declaration; refusing to parse it")
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as e:
+        raise ParseError(f"invalid TEI XML: {e}") from e
+    if root.tag != f"{_T}TEI":
+        raise ParseError(f"not a TEI document (root element {root.tag!r})")
+
+    header = root.find("tei:teiHeader", NS)
+    title = _text(root.find("tei:teiHeader/tei:fileDesc/tei:titleStmt/tei:title", NS))
+    src = root.find("tei:teiHeader/tei:fileDesc/tei:sourceDesc/tei:biblStruct", NS)
+    authors: list[str] = []
+    doi = arxiv = None
+    venue = None
+    pub_date = root.find("tei:teiHeader/tei:fileDesc/tei:publicationStmt/tei:date", NS)
+    year = _year(pub_date.get("when") or _text(pub_date)) if pub_date is not None else None
+    if src is not None:
+        for pers in src.findall("tei:analytic/tei:author/tei:persName", NS):
+            name = _pers_name(pers)
+            if name:
+                authors.append(name)
+        for idno in src.findall(".//tei:idno", NS):
+            kind = (idno.get("type") or "").lower()
+            if kind == "doi" and not doi:
+                doi = clean_doi(_text(idno))
+            elif kind == "arxiv" and not arxiv:
+                arxiv = find_arxiv_id("arxiv:" + _text(idno).removeprefix("arXiv:"))
+        venue = _text(src.find("tei:monogr/tei:title", NS)) or None
+        if year is None:
+            date = src.find("tei:monogr/tei:imprint/tei:date", NS)
+            if date is not None:
+                year = _year(date.get("when") or _text(date))
+
+    abstract_el = header.find("tei:profileDesc/tei:abstract", NS) if header is not None else None
+    abstract = ""
+    if abstract_el is not None:
+        paras = [_text(p) for p in abstract_el.iter(f"{_T}p")]
+        abstract = "\n\n".join(p for p in paras if p) or _text(abstract_el)
+
+    sections: list[Section] = []
+    body = root.find("tei:text/tei:body", NS)
+    if body is not None:
+        for div in body.findall("tei:div", NS):
+            head_el = div.find("tei:head", NS)
+            head = _text(head_el)
+            number = head_el.get("n") if head_el is not None else None
+            text = _paragraphs(div)
+            if head and _is_noisy(head) and sections:
+                # fold page furniture into the section it interrupts
+                if text:
+                    sections[-1].text = (sections[-1].text + "\n\n" + text).strip()
+                continue
+            if not head and not text:
+                continue
+            if not head and sections and not number:
+                sections[-1].text = (sections[-1].text + "\n\n" + text).strip()
+                continue
+            if any(s.heading == head and s.number == number and s.text == text for s in sections):
+                continue  # GROBID sometimes repeats a section verbatim across a page break
+            sections.append(Section(heading=head, number=number, text=text))
+    assign_roles(sections)
+
+    references: list[Reference] = []
+    for bib in root.findall("tei:text/tei:back//tei:listBibl/tei:biblStruct", NS):
+        rtitle = _text(bib.find("tei:analytic/tei:title", NS)) or _text(bib.find("tei:monogr/tei:title", NS))
+        rauthors = [
+            n for n in (_pers_name(p) for p in bib.findall(".//tei:author/tei:persName", NS)) if n
+        ]
+        date = bib.find(".//tei:imprint/tei:date", NS)
+        ryear = _year(date.get("when") or _text(date)) if date is not None else None
+        if rtitle or rauthors:
+            references.append(Reference(title=rtitle, authors=rauthors, year=ryear))
+
+    if not (title or abstract or sections):
+        raise ParseError("TEI has no title, abstract or body text (empty or withdrawn document)")
+
+    return Paper(
+        paper_id=stable_paper_id(doi, arxiv, sha256) if (doi or arxiv or sha256) else f"title:{title[:200]}",
+        title=title,
+        authors=authors,
+        abstract=abstract,
+        year=year,
+        venue=venue,
+        doi=doi,
+        arxiv_id=arxiv,
+        sections=sections,
+        references=references,
+        parser=parser,
+        sha256=sha256,
+        source_path=source_path,
+    )
