@@ -15,8 +15,7 @@ WORKDIR /app
 
 # Dependencies first (own layer, cached while only the code changes)
 COPY requirements.lock ./
-RUN pip install "torch==2.13.0" \
- && grep -v '^torch==' requirements.lock > /tmp/constraints.txt
+RUN pip install "torch==2.13.0"
 
 COPY pyproject.toml README.md ./
 COPY motivgraph ./motivgraph
@@ -25,7 +24,7 @@ COPY ingest ./ingest
 COPY miner ./miner
 COPY api ./api
 COPY agents ./agents
-RUN pip install -c /tmp/constraints.txt ".[neo4j,openai]" \
+RUN pip install -c requirements.lock ".[neo4j,openai]" \
  && useradd --create-home --uid 10001 motivgraph \
  && mkdir -p /data && chown motivgraph /data
 
