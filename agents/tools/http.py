@@ -1,0 +1,144 @@
+"""ToolClient over HTTP (httpx): timeouts, retries with backoff on connection errors and 502/503/504
+(the tools only read, so a retry is always safe), and API errors turned back into the exceptions the
+in-process client raises."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel
+
+from agents.tools.base import ToolArgumentError, ToolClient
+from agents.tools.models import (
+    LiteratureSearchRequest,
+    LiteratureSearchResult,
+    NodeRelationRequest,
+    NodeRelationResult,
+    NodeSearchRequest,
+    NodeSearchResult,
+    RandomNodesRequest,
+    RandomNodesResult,
+    TransferRequest,
+    TransferResult,
+)
+from motivgraph.errors import (
+    BackendUnavailable,
+    ConfigError,
+    ExternalServiceError,
+    IndexError_,
+    MotivGraphError,
+    NodeNotFound,
+)
+
+log = logging.getLogger(__name__)
+
+R = TypeVar("R", bound=BaseModel)
+RETRY_STATUS = {502, 503, 504}
+
+
+class HttpToolClient(ToolClient):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout_s: float = 30.0,
+        retries: int = 3,
+        backoff_s: float = 0.25,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        headers = {"X-API-Key": api_key} if api_key else {}
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self._http = httpx.AsyncClient(
+            base_url=base_url.rstrip("/"), headers=headers, transport=transport,
+            timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0)),
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Any, **kw: Any) -> HttpToolClient:
+        if not settings.api.url:
+            raise ConfigError("No API URL configured; set MOTIVGRAPH_API_URL (e.g. http://127.0.0.1:8000)")
+        key = settings.api.api_key.get_secret_value() if settings.api.api_key else None
+        return cls(settings.api.url, api_key=key, **kw)
+
+    async def _post(self, path: str, req: BaseModel, result: type[R]) -> R:
+        body = req.model_dump(mode="json", exclude_none=True)
+        resp = await self._send("POST", path, json=body)
+        return result.model_validate(resp.json())
+
+    async def _send(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        attempt = 0
+        while True:
+            try:
+                resp = await self._http.request(method, path, **kw)
+            except (httpx.TransportError, httpx.TimeoutException) as e:
+                if attempt >= self.retries:
+                    raise BackendUnavailable(
+                        f"The MotivGraph API at {self._http.base_url} is unreachable ({type(e).__name__}: {e}); "
+                        "check MOTIVGRAPH_API_URL and that `motivgraph serve` is running"
+                    ) from e
+            else:
+                if resp.status_code < 400:
+                    return resp
+                if resp.status_code not in RETRY_STATUS or attempt >= self.retries:
+                    raise _error_from(resp)
+            attempt += 1
+            delay = self.backoff_s * 2 ** (attempt - 1) * (1 + random.random() / 2)
+            log.debug("retrying %s %s in %.2fs (attempt %d)", method, path, delay, attempt)
+            await asyncio.sleep(delay)
+
+    async def _node_search(self, req: NodeSearchRequest) -> NodeSearchResult:
+        return await self._post("/tools/node_search", req, NodeSearchResult)
+
+    async def _node_relation(self, req: NodeRelationRequest) -> NodeRelationResult:
+        return await self._post("/tools/node_relation", req, NodeRelationResult)
+
+    async def _random_nodes(self, req: RandomNodesRequest) -> RandomNodesResult:
+        return await self._post("/tools/random_nodes", req, RandomNodesResult)
+
+    async def _literature_search(self, req: LiteratureSearchRequest) -> LiteratureSearchResult:
+        return await self._post("/tools/literature_search", req, LiteratureSearchResult)
+
+    async def _transfer_candidates(self, req: TransferRequest) -> TransferResult:
+        return await self._post("/tools/transfer_candidates", req, TransferResult)
+
+    async def tools(self) -> list[dict[str, Any]]:
+        """The server's tool definitions (OpenAI function-calling format)."""
+        return (await self._send("GET", "/tools")).json()["tools"]
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+def _error_from(resp: httpx.Response) -> MotivGraphError:
+    try:
+        body = resp.json()
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict):
+        body = {}
+    msg = str(body.get("message") or resp.text[:500] or resp.reason_phrase)
+    code = body.get("error")
+    status = resp.status_code
+    if status == 404 and code == "node_not_found":
+        err = NodeNotFound(str(body.get("ref", "")), list(body.get("suggestions") or []))
+        err.unresolved = body.get("unresolved") or []  # type: ignore[attr-defined]
+        return err
+    if status == 422:
+        details = body.get("details") or []
+        problems = [f"{d.get('loc', '')}: {d.get('msg', '')}" for d in details if isinstance(d, dict)] or [msg]
+        return ToolArgumentError(str(body.get("tool") or resp.request.url.path.rsplit("/", 1)[-1]), problems)
+    if status in (401, 403):
+        return ConfigError(f"{msg} (set MOTIVGRAPH_API_API_KEY to the server's key)")
+    if status == 503 and code == "index_unavailable":
+        return IndexError_(msg)
+    if status in (502, 503) and code == "external_service":
+        return ExternalServiceError(msg)
+    if status >= 500:
+        return BackendUnavailable(f"MotivGraph API answered {status}: {msg}")
+    return MotivGraphError(f"MotivGraph API answered {status}: {msg}")

@@ -1,0 +1,233 @@
+"""Typed requests and results of the researcher tools: the same objects over HTTP and in process.
+
+Pure pydantic (no FastAPI, no store), so an agent can import them without the server. Every limit
+an LLM-written argument can break is declared here, once: the API turns a violation into a 422 and
+the in-process client into a `ValidationError` with the same message.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+NodeType = Literal["problem", "challenge", "solution"]
+
+
+def _clean_text(v: str) -> str:
+    # Lone surrogates and NUL cannot be sent to the graph (UTF-8 / C strings); reject them here
+    # instead of failing deep inside a backend with a 500.
+    if "\x00" in v:
+        raise ValueError("text must not contain NUL characters")
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError("text must be valid Unicode (no lone surrogates)") from e
+    v = " ".join(v.split())
+    if not v:
+        raise ValueError("text must contain something other than whitespace")
+    return v
+
+
+Query = Annotated[str, StringConstraints(min_length=1, max_length=1000), AfterValidator(_clean_text)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=300), AfterValidator(_clean_text)]
+TypeList = Annotated[list[NodeType], Field(min_length=1, max_length=3)]
+
+
+class _Req(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _dedupe_types(v: list[NodeType] | None) -> list[NodeType] | None:
+    return list(dict.fromkeys(v)) if v else None
+
+
+# --------------------------------------------------------------------------------- shared records
+
+
+class NodeBrief(BaseModel):
+    """A node as tools show it: identity, type, one-line description."""
+
+    key: str = Field(description="Unique key '<type>:<normalized name>'.")
+    type: NodeType
+    name: str
+    description: str = ""
+    level: int = Field(0, description="0 for nodes extracted from papers, >= 1 for parent nodes.")
+
+
+class ScoredNode(NodeBrief):
+    score: float = Field(description="Cosine similarity to the query (-1..1).")
+
+
+class TripleOut(BaseModel):
+    """One problem → challenge → solution path and the papers that state it."""
+
+    problem: NodeBrief
+    challenge: NodeBrief
+    solution: NodeBrief
+    papers: list[str] = Field(default_factory=list, description="Ids of the papers stating this triple.")
+
+
+class PaperBrief(BaseModel):
+    paper_id: str
+    title: str = ""
+    year: int | None = None
+
+
+# --------------------------------------------------------------------------------- node_search
+
+
+class NodeSearchRequest(_Req):
+    query: Query = Field(description="What to look for, in words (e.g. 'LLM compression').")
+    k: int = Field(10, ge=1, le=100, description="Number of nodes to return (1..100).")
+    types: TypeList | None = Field(None, description="Only these node types (problem, challenge, solution).")
+    min_score: float | None = Field(None, ge=-1, le=1, description="Drop hits below this cosine similarity.")
+
+    _t = field_validator("types")(_dedupe_types)
+
+
+class NodeSearchResult(BaseModel):
+    query: str
+    hits: list[ScoredNode]
+    index_stale: bool = Field(
+        False, description="True when the vector index is older than the graph (`motivgraph reindex`)."
+    )
+
+
+# --------------------------------------------------------------------------------- node_relation
+
+
+class NodeRelationRequest(_Req):
+    names: Annotated[list[Name], Field(min_length=1, max_length=20)] = Field(
+        description="Node names or keys (1..20); names match case- and alias-insensitively."
+    )
+    max_triples: int = Field(20, ge=1, le=200, description="Most P→C→S triples returned per node.")
+    max_neighbours: int = Field(30, ge=1, le=500, description="Most neighbours returned per relation kind.")
+
+
+class NodeRelation(BaseModel):
+    query: str = Field(description="The name or key this entry answers.")
+    node: NodeBrief
+    aliases: list[str] = Field(default_factory=list)
+    parents: list[NodeBrief] = Field(default_factory=list)
+    children: list[NodeBrief] = Field(default_factory=list)
+    problems: list[NodeBrief] = Field(default_factory=list)
+    challenges: list[NodeBrief] = Field(default_factory=list)
+    solutions: list[NodeBrief] = Field(default_factory=list)
+    triples: list[TripleOut] = Field(default_factory=list)
+    papers: list[PaperBrief] = Field(default_factory=list, description="Source papers (title, year).")
+    truncated: bool = Field(False, description="True when a list was cut at max_triples / max_neighbours.")
+
+
+class Unresolved(BaseModel):
+    query: str
+    suggestions: list[str] = Field(default_factory=list, description="Names of close nodes (did you mean).")
+
+
+class NodeRelationResult(BaseModel):
+    nodes: list[NodeRelation]
+    unresolved: list[Unresolved] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------- random_nodes
+
+
+class RandomNodesRequest(_Req):
+    n: int = Field(10, ge=1, le=50, description="How many nodes (or triples) to draw (1..50).")
+    types: TypeList | None = Field(None, description="Only these node types (mode=nodes).")
+    mode: Literal["nodes", "triples"] = Field("nodes", description="Draw single nodes or whole P→C→S triples.")
+    seed: int | None = Field(
+        None, ge=0, le=2**31 - 1, description="Same seed on the same graph gives the same draw."
+    )
+    far_from: Query | None = Field(
+        None, description="Topic text: only draw nodes with low similarity to it (distance-controlled novelty)."
+    )
+    max_similarity: float = Field(
+        0.3, ge=-1, le=1, description="With far_from: the highest cosine similarity to the topic a drawn node may have."
+    )
+
+    _t = field_validator("types")(_dedupe_types)
+
+
+class RandomNode(NodeBrief):
+    similarity: float | None = Field(None, description="Cosine similarity to far_from (when given).")
+
+
+class RandomNodesResult(BaseModel):
+    mode: Literal["nodes", "triples"]
+    seed: int = Field(description="The seed used (send it back to repeat this draw).")
+    nodes: list[RandomNode] = Field(default_factory=list)
+    triples: list[TripleOut] = Field(default_factory=list)
+    note: str | None = Field(None, description="Why fewer items than asked came back, if they did.")
+
+
+# --------------------------------------------------------------------------------- literature_search
+
+
+class LiteratureSearchRequest(_Req):
+    query: Query = Field(description="Search query in English.")
+    limit: int = Field(10, ge=1, le=100, description="Most papers returned (1..100).")
+    year_from: int | None = Field(None, ge=1800, le=2200, description="Earliest publication year.")
+    year_to: int | None = Field(None, ge=1800, le=2200, description="Latest publication year.")
+    source: Literal["auto", "semantic_scholar", "local"] = Field(
+        "auto", description="auto: Semantic Scholar, then the local corpus when it cannot answer."
+    )
+
+    @field_validator("year_to")
+    @classmethod
+    def _range(cls, v: int | None, info):  # type: ignore[no-untyped-def]
+        lo = info.data.get("year_from")
+        if v is not None and lo is not None and v < lo:
+            raise ValueError("year_to must not be before year_from")
+        return v
+
+
+class LiteraturePaper(BaseModel):
+    title: str
+    abstract: str = ""
+    authors: list[str] = Field(default_factory=list)
+    year: int | None = None
+    venue: str | None = None
+    paper_id: str | None = Field(None, description="Semantic Scholar paperId, or the local paper id.")
+    doi: str | None = None
+    arxiv_id: str | None = None
+    url: str | None = None
+    score: float | None = Field(None, description="Similarity to the query (local corpus only).")
+    in_graph: bool = Field(False, description="True when this paper is part of the local graph.")
+
+
+class LiteratureSearchResult(BaseModel):
+    query: str
+    source: Literal["semantic_scholar", "local", "none"] = Field(description="Which source answered.")
+    papers: list[LiteraturePaper]
+    fallback_reason: str | None = Field(None, description="Why Semantic Scholar did not answer, if it did not.")
+
+
+# --------------------------------------------------------------------------------- transfer_candidates
+
+
+class TransferRequest(_Req):
+    topic: Query = Field(description="Research topic or target challenge, in words.")
+    k: int = Field(5, ge=1, le=50, description="Most transfer candidates returned (1..50).")
+    targets: int = Field(5, ge=1, le=20, description="Challenges near the topic to start from.")
+    min_challenge_similarity: float = Field(
+        0.4, ge=-1, le=1, description="Lowest similarity between the target and the source challenge."
+    )
+
+
+class TransferCandidate(BaseModel):
+    target_challenge: NodeBrief = Field(description="A challenge near the topic.")
+    target_problems: list[NodeBrief] = Field(default_factory=list)
+    topic_similarity: float = Field(description="Cosine similarity of the target challenge to the topic.")
+    source_challenge: NodeBrief = Field(description="A similar challenge stated under a different problem.")
+    source_problems: list[NodeBrief] = Field(default_factory=list)
+    challenge_similarity: float = Field(description="Cosine similarity between the two challenges.")
+    solution: NodeBrief = Field(description="Solves the source challenge; not yet linked to the target.")
+    score: float = Field(description="Rank score: topic_similarity x challenge_similarity.")
+    papers: list[str] = Field(default_factory=list, description="Papers stating source challenge → solution.")
+
+
+class TransferResult(BaseModel):
+    topic: str
+    candidates: list[TransferCandidate]
+    index_stale: bool = False

@@ -1,0 +1,97 @@
+"""The FastAPI application: `create_app(settings | runtime | service)`.
+
+Middleware, outermost first: access log (+ last-resort JSON 500), CORS (when origins are set),
+API key (when `MOTIVGRAPH_API_API_KEY` is set), body size limit. Routes are thin; the tool logic is
+in `api.services` and shared with the in-process ToolClient. Other areas add their routers with
+`app.include_router(...)` in `create_app` (one line each).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+
+from api import errors
+from api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
+from api.routes import explorer, health, nodes, papers, stats, tools, triples
+from api.services import ToolService
+from motivgraph import __version__
+from motivgraph.runtime import Runtime
+from motivgraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION = """The MotivGraph tool API: the researcher tools (`/tools/*`) over a
+problem → challenge → solution knowledge graph, plus read-only browsing (`/triples`, `/nodes`,
+`/papers`), `/stats`, `/health` and an explorer page at `/explorer`.
+
+Errors are JSON `{error, message, ...}`: 404 unknown node (with suggestions), 422 invalid argument,
+401 missing/invalid `X-API-Key` (when the server has a key), 413 body too large, 503 backend down."""
+
+
+def _secrets(settings: Settings) -> list[str]:
+    out = []
+    for secret in (settings.api.api_key, settings.neo4j.password, settings.s2.api_key, settings.llm.api_key):
+        if secret is not None:
+            out.append(secret.get_secret_value())
+    return out
+
+
+def create_app(
+    source: Settings | Runtime | ToolService | None = None,
+    *,
+    s2_client: Any = None,
+    version_ttl_s: float = 1.0,
+) -> FastAPI:
+    """Build the app. `source`: settings (default: from env), a Runtime whose services to use, or a
+    ready ToolService (tests share one between HTTP and in-process clients)."""
+    if isinstance(source, ToolService):
+        service, owned = source, False
+    else:
+        service, owned = ToolService(source, s2_client=s2_client, version_ttl_s=version_ttl_s), True
+    settings = service.settings
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if owned:
+            client = service.ctx._s2_client
+            aclose = getattr(client, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            service.ctx.runtime.close()
+
+    app = FastAPI(title="MotivGraph", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app.state.service = service
+    app.state.settings = settings
+
+    errors.install(app, errors.Redactor(_secrets(settings)))
+    for module in (health, stats, tools, triples, nodes, papers, explorer):
+        app.include_router(module.router)
+    _include_optional(app)
+
+    # add_middleware puts each new one outside the previous ones
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.api.max_body_bytes)
+    if settings.api.api_key is not None and settings.api.api_key.get_secret_value():
+        app.add_middleware(ApiKeyMiddleware, api_key=settings.api.api_key.get_secret_value(),
+                           open_paths=("/health", "/health/live", "/explorer", "/"))
+    if settings.api.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=settings.api.cors_origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Content-Type", "X-API-Key"], expose_headers=["X-Request-ID"])
+    app.add_middleware(AccessLogMiddleware)
+    return app
+
+
+def _include_optional(app: FastAPI) -> None:
+    """Routers owned by other areas, included when their module is present."""
+    try:
+        from api.routes import ideation
+    except ImportError:
+        return
+    app.include_router(ideation.router)

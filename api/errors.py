@@ -1,0 +1,132 @@
+"""Error responses: every failure becomes JSON `{error, message, ...}` with a 4xx/5xx status and
+never a stack trace or a secret. The mapping from exception to status lives here, once."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from agents.tools.base import ToolArgumentError
+from api.services.errors import InvalidCursor, PaperNotFound
+from motivgraph.errors import (
+    BackendUnavailable,
+    ConfigError,
+    EmbeddingError,
+    ExternalServiceError,
+    GraphError,
+    IndexError_,
+    LLMError,
+    MotivGraphError,
+    NodeNotFound,
+    RateLimited,
+)
+
+log = logging.getLogger(__name__)
+
+_URL_CREDS = re.compile(r"(\w+://)[^/@\s:]*:[^/@\s]*@")
+
+
+class ErrorDetail(BaseModel):
+    loc: str
+    msg: str
+
+
+class ErrorResponse(BaseModel):
+    error: str = Field(description="Machine-readable code, e.g. node_not_found, invalid_request.")
+    message: str = Field(description="What went wrong and how to fix it.")
+    details: list[ErrorDetail] | None = Field(None, description="One entry per invalid field (422).")
+    suggestions: list[str] | None = Field(None, description="Close node names (404 on an unknown node).")
+    unresolved: list[dict[str, Any]] | None = Field(None, description="Every unknown name with its suggestions.")
+    ref: str | None = None
+    request_id: str | None = None
+
+
+# status, code per exception class; the first isinstance match wins (subclasses first)
+_MAP: list[tuple[type[BaseException], int, str]] = [
+    (NodeNotFound, 404, "node_not_found"),
+    (PaperNotFound, 404, "paper_not_found"),
+    (InvalidCursor, 422, "invalid_cursor"),
+    (ToolArgumentError, 422, "invalid_request"),
+    (IndexError_, 503, "index_unavailable"),
+    (BackendUnavailable, 503, "backend_unavailable"),
+    (RateLimited, 503, "external_service"),
+    (ExternalServiceError, 503, "external_service"),
+    (EmbeddingError, 503, "embedding_unavailable"),
+    (ConfigError, 503, "config_error"),
+    (LLMError, 503, "llm_unavailable"),
+    (GraphError, 503, "graph_error"),
+]
+
+
+class Redactor:
+    """Scrubs configured secret values and URL credentials out of messages sent to clients."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        self.secrets = [s for s in secrets if s and len(s) >= 4]
+
+    def __call__(self, text: str) -> str:
+        for s in self.secrets:
+            text = text.replace(s, "***")
+        return _URL_CREDS.sub(r"\1***@", text)
+
+
+def _rid(request: Request) -> str | None:
+    return getattr(request.state, "request_id", None)
+
+
+def error_json(status: int, body: ErrorResponse, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=status, headers=headers)
+
+
+def install(app: FastAPI, redact: Redactor) -> None:
+    @app.exception_handler(MotivGraphError)
+    async def _motivgraph(request: Request, e: MotivGraphError) -> JSONResponse:
+        status, code = 500, "internal"
+        for cls, st, c in _MAP:
+            if isinstance(e, cls):
+                status, code = st, c
+                break
+        body = ErrorResponse(error=code, message=redact(str(e)), request_id=_rid(request))
+        headers: dict[str, str] = {}
+        if isinstance(e, NodeNotFound):
+            body.suggestions, body.ref = e.suggestions, e.ref
+            unresolved = getattr(e, "unresolved", None)
+            if unresolved:
+                body.unresolved = [u.model_dump() if hasattr(u, "model_dump") else u for u in unresolved]
+        if isinstance(e, ToolArgumentError):
+            body.details = [ErrorDetail(loc=p.split(":", 1)[0], msg=p.split(":", 1)[-1].strip()) for p in e.problems]
+        if isinstance(e, RateLimited) and e.retry_after:
+            headers["Retry-After"] = str(int(max(1, e.retry_after)))
+        if status >= 500:
+            log.warning("%s %s -> %d %s: %s", request.method, request.url.path, status, code, redact(str(e)))
+        return error_json(status, body, headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
+        details = []
+        for err in e.errors():
+            loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body",)) or "body"
+            msg = str(err.get("msg", "invalid"))
+            if err.get("type") == "json_invalid":
+                msg = "request body is not valid JSON"
+            details.append(ErrorDetail(loc=loc, msg=redact(msg)[:500]))
+        message = "Invalid request: " + "; ".join(f"{d.loc}: {d.msg}" for d in details[:10])
+        return error_json(422, ErrorResponse(error="invalid_request", message=message, details=details,
+                                             request_id=_rid(request)))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, e: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized", 413: "payload_too_large"}.get(
+            e.status_code, f"http_{e.status_code}")
+        msg = e.detail if isinstance(e.detail, str) else "request failed"
+        if e.status_code == 404 and msg == "Not Found":
+            msg = f"No route {request.method} {request.url.path}; see /docs for the API"
+        return error_json(e.status_code, ErrorResponse(error=code, message=msg, request_id=_rid(request)),
+                          getattr(e, "headers", None))

@@ -1,0 +1,159 @@
+"""Pure-ASGI middleware (cheaper per request than BaseHTTPMiddleware): access log with latency and
+a last-resort 500, API-key check, request body size limit."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import time
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+access_log = logging.getLogger("api.access")
+log = logging.getLogger(__name__)
+
+
+async def _send_json(
+    send: Send, status: int, body: dict[str, Any], headers: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
+    data = json.dumps(body).encode()
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+                    *headers],
+    })
+    await send({"type": "http.response.body", "body": data})
+
+
+class AccessLogMiddleware:
+    """One structured log line per request (method, path, status, latency, request id, client) and
+    an `X-Request-ID` header; an exception nobody handled becomes a JSON 500 without its traceback
+    (which goes to the server log only)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rid = uuid.uuid4().hex[:16]
+        scope.setdefault("state", {})["request_id"] = rid
+        t0 = time.perf_counter()
+        status = 0
+        started = False
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status, started
+            if message["type"] == "http.response.start":
+                started = True
+                status = message["status"]
+                ms = (time.perf_counter() - t0) * 1000
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode()),
+                                      (b"server-timing", f"app;dur={ms:.2f}".encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        except Exception:
+            log.exception("unhandled error in %s %s (request %s)", scope.get("method"), scope.get("path"), rid)
+            if not started:
+                status = 500
+                msg = f"Internal error; the server log has the details (request {rid})"
+                await _send_json(send, 500, {"error": "internal", "request_id": rid, "message": msg})
+        finally:
+            ms = (time.perf_counter() - t0) * 1000
+            client = scope.get("client")
+            access_log.info(
+                "%s %s %d %.1fms", scope.get("method"), scope.get("path"), status, ms,
+                extra={"request_id": rid, "method": scope.get("method"), "path": scope.get("path"),
+                       "status": status, "latency_ms": round(ms, 2), "client": client[0] if client else None},
+            )
+
+
+class ApiKeyMiddleware:
+    """Require `X-API-Key` on every path except the open ones (liveness, the explorer page shell)."""
+
+    def __init__(self, app: ASGIApp, api_key: str, open_paths: Iterable[str] = ("/health", "/health/live")) -> None:
+        self.app = app
+        self.key = api_key.encode()
+        self.open_paths = frozenset(open_paths)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") == "OPTIONS" or scope.get("path") in self.open_paths:
+            await self.app(scope, receive, send)
+            return
+        given = b""
+        for k, v in scope.get("headers", []):
+            if k == b"x-api-key":
+                given = v
+                break
+        if not given or not hmac.compare_digest(given, self.key):
+            rid = scope.get("state", {}).get("request_id")
+            msg = "Missing X-API-Key header" if not given else "Invalid API key"
+            await _send_json(send, 401, {"error": "unauthorized", "request_id": rid,
+                                         "message": f"{msg}; send the server's key in the X-API-Key header"},
+                             [(b"www-authenticate", b"ApiKey")])
+            return
+        await self.app(scope, receive, send)
+
+
+class _TooLarge(HTTPException):
+    """An HTTPException, so FastAPI's body reader passes it on (it turns other errors into a 400)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"Request body larger than {limit} bytes (MOTIVGRAPH_API_MAX_BODY_BYTES)")
+
+
+class BodyLimitMiddleware:
+    """Reject bodies larger than `max_bytes` with 413: by Content-Length up front, and by counting
+    while reading for chunked uploads."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        msg = {"error": "payload_too_large", "message": f"Request body larger than {self.max_bytes} bytes "
+               "(MOTIVGRAPH_API_MAX_BODY_BYTES)", "request_id": scope.get("state", {}).get("request_id")}
+        for k, v in scope.get("headers", []):
+            if k == b"content-length":
+                try:
+                    too_big = int(v) > self.max_bytes
+                except ValueError:
+                    too_big = False
+                if too_big:
+                    await _send_json(send, 413, msg)
+                    return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge(self.max_bytes)
+            return message
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, send_wrapper)
+        except _TooLarge:
+            if not started:
+                await _send_json(send, 413, msg)

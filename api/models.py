@@ -1,0 +1,38 @@
+"""Request/response models of the API: the tool models (shared with the ToolClient) plus the
+browse, stats, health and error shapes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agents.tools.models import *  # noqa: F403 - the tool models are part of this API's surface
+from api.errors import ErrorDetail, ErrorResponse
+from api.services.browse import (
+    ComponentHealth,
+    Health,
+    IndexInfo,
+    PaperTriple,
+    PaperView,
+    Stats,
+    TriplesPage,
+)
+
+
+class ToolsList(BaseModel):
+    tools: list[dict[str, Any]] = Field(description="OpenAI function-calling definitions of the tools.")
+
+
+__all__ = [
+    "ComponentHealth",
+    "ErrorDetail",
+    "ErrorResponse",
+    "Health",
+    "IndexInfo",
+    "PaperTriple",
+    "PaperView",
+    "Stats",
+    "ToolsList",
+    "TriplesPage",
+]

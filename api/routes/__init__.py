@@ -1,0 +1,1 @@
+"""Thin routes: validate (models do it), call a service, return its model."""

@@ -1,0 +1,73 @@
+"""The tool logic, independent of HTTP: `ToolService` is what the routes and the in-process
+ToolClient both call, so the two return the same results for the same inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.tools.models import (
+    LiteratureSearchRequest,
+    LiteratureSearchResult,
+    NodeRelationRequest,
+    NodeRelationResult,
+    NodeSearchRequest,
+    NodeSearchResult,
+    RandomNodesRequest,
+    RandomNodesResult,
+    TransferRequest,
+    TransferResult,
+)
+from api.services.context import ToolContext
+from motivgraph.runtime import Runtime
+from motivgraph.settings import Settings
+
+
+class ToolService:
+    def __init__(self, runtime: Runtime | Settings | None = None, *, s2_client: Any = None,
+                 version_ttl_s: float = 1.0) -> None:
+        self.ctx = ToolContext(runtime, s2_client=s2_client, version_ttl_s=version_ttl_s)
+
+    @property
+    def settings(self) -> Settings:
+        return self.ctx.settings
+
+    def node_search(self, req: NodeSearchRequest) -> NodeSearchResult:
+        from api.services.node_search import node_search
+
+        return node_search(self.ctx, req)
+
+    def node_relation(self, req: NodeRelationRequest) -> NodeRelationResult:
+        from api.services.node_relation import node_relation
+
+        return node_relation(self.ctx, req)
+
+    def random_nodes(self, req: RandomNodesRequest) -> RandomNodesResult:
+        from api.services.random_nodes import random_nodes
+
+        return random_nodes(self.ctx, req)
+
+    async def literature_search(self, req: LiteratureSearchRequest) -> LiteratureSearchResult:
+        from api.services.literature import literature_search
+
+        return await literature_search(self.ctx, req)
+
+    def transfer_candidates(self, req: TransferRequest) -> TransferResult:
+        from api.services.transfer import transfer_candidates
+
+        return transfer_candidates(self.ctx, req)
+
+    def close(self) -> None:
+        client = self.ctx._s2_client
+        close = getattr(client, "close", None) or getattr(client, "aclose", None)
+        if close is not None and not _is_coro_fn(close):
+            close()
+        self.ctx.runtime.close()
+
+
+def _is_coro_fn(fn: Any) -> bool:
+    import inspect
+
+    return inspect.iscoroutinefunction(fn)
+
+
+__all__ = ["ToolContext", "ToolService"]

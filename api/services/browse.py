@@ -1,0 +1,149 @@
+"""Read-only views behind /triples, /nodes/{key}, /papers/{id}, /stats and /health."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agents.tools.models import NodeRelation, PaperBrief, TripleOut
+from api.services.context import ToolContext, triple_out
+from api.services.errors import InvalidCursor, PaperNotFound
+from api.services.node_relation import relation_of
+from graph.models import PaperRecord, TripleFilter
+from motivgraph.errors import MotivGraphError, NodeNotFound
+
+log = logging.getLogger(__name__)
+
+
+class TriplesPage(BaseModel):
+    items: list[TripleOut]
+    next_cursor: str | None = Field(None, description="Pass as `cursor` to get the next page; null at the end.")
+
+
+class PaperTriple(BaseModel):
+    index: int
+    problem: str
+    challenge: str
+    solution: str
+    section: str | None = None
+
+
+class PaperView(BaseModel):
+    paper: PaperRecord
+    triples: list[PaperTriple] = Field(default_factory=list)
+
+
+class IndexInfo(BaseModel):
+    state: str
+    message: str
+    index_version: int | None = None
+    graph_version: int | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    built_at: str | None = None
+
+
+class Stats(BaseModel):
+    nodes: dict[str, int]
+    relationships: dict[str, int]
+    triples: int
+    papers: int = Field(description="Corpus size: Paper nodes in the graph.")
+    graph_version: int
+    node_index: IndexInfo
+    paper_index: IndexInfo | None = None
+
+
+class ComponentHealth(BaseModel):
+    ok: bool
+    detail: str
+    latency_ms: float | None = None
+
+
+class Health(BaseModel):
+    status: str = Field(description="'ok', 'degraded' (index stale or missing) or 'down' (graph unreachable).")
+    graph: ComponentHealth
+    index: ComponentHealth
+    index_stale: bool = False
+    version: str
+
+
+def page_triples(ctx: ToolContext, flt: TripleFilter, cursor: str | None, limit: int) -> TriplesPage:
+    try:
+        page = ctx.store.page_triples(flt, cursor=cursor, limit=limit)
+    except ValueError as e:  # a cursor that is not one of ours
+        raise InvalidCursor(str(e)) from e
+    return TriplesPage(items=[triple_out(t) for t in page.items], next_cursor=page.next_cursor)
+
+
+def get_node(ctx: ToolContext, key: str) -> NodeRelation:
+    store = ctx.store
+    detail = store.get_node(key)
+    if detail is None:
+        recs = store.find_nodes(key)
+        detail = store.get_node(recs[0].key) if len(recs) == 1 else None
+        if detail is None:
+            raise NodeNotFound(key, ctx.suggestions(key.split(":", 1)[-1]) if not recs else [r.key for r in recs])
+    return relation_of(detail, key, max_triples=200, max_neighbours=200)
+
+
+def get_paper(ctx: ToolContext, paper_id: str) -> PaperView:
+    store = ctx.store
+    rec = store.get_paper(paper_id)
+    if rec is None:
+        raise PaperNotFound(f"No paper with id {paper_id!r}")
+    triples = [
+        PaperTriple(index=t.index, problem=t.problem.name, challenge=t.challenge.name, solution=t.solution.name,
+                    section=t.section)
+        for t in store.paper_triples(paper_id)
+    ]
+    return PaperView(paper=rec, triples=triples)
+
+
+def _index_info(st: Any) -> IndexInfo:
+    return IndexInfo(state=st.state, message=st.message, index_version=st.index_version,
+                     graph_version=st.graph_version, counts=dict(st.counts), built_at=st.built_at)
+
+
+def stats(ctx: ToolContext) -> Stats:
+    s = ctx.store.stats()
+    node_st = _index_info(ctx.index_status(fresh=True))
+    paper_st: IndexInfo | None
+    try:
+        paper_st = _index_info(ctx.paper_index.status())
+    except MotivGraphError as e:
+        paper_st = IndexInfo(state="corrupt", message=str(e))
+    return Stats(nodes=s.nodes, relationships=s.relationships, triples=s.triples,
+                 papers=int(s.nodes.get("Paper", 0)), graph_version=s.node_version,
+                 node_index=node_st, paper_index=paper_st)
+
+
+def health(ctx: ToolContext) -> Health:
+    from motivgraph import __version__
+
+    t0 = time.perf_counter()
+    try:
+        ctx.store.ping()
+        ctx.graph_version(fresh=True)
+        graph = ComponentHealth(ok=True, detail=f"{ctx.store.backend} reachable",
+                                latency_ms=round((time.perf_counter() - t0) * 1000, 2))
+    except MotivGraphError as e:
+        graph = ComponentHealth(ok=False, detail=str(e))
+        return Health(status="down", graph=graph, index=ComponentHealth(ok=False, detail="graph unreachable"),
+                      version=__version__)
+    except Exception as e:  # a driver error type we do not know: still a 503, never a 500
+        log.warning("health check: graph ping failed: %r", e)
+        return Health(status="down", graph=ComponentHealth(ok=False, detail=f"graph ping failed: {type(e).__name__}"),
+                      index=ComponentHealth(ok=False, detail="graph unreachable"), version=__version__)
+    try:
+        st = ctx.index_status(fresh=True)
+        index = ComponentHealth(ok=st.state in ("ok", "stale"), detail=st.message)
+        stale = st.state == "stale"
+    except MotivGraphError as e:
+        index, stale = ComponentHealth(ok=False, detail=str(e)), False
+    status = "ok" if index.ok and not stale else "degraded"
+    return Health(status=status, graph=graph, index=index, index_stale=stale, version=__version__)
+
+
+__all__ = ["PaperBrief", "health", "page_triples", "stats"]

@@ -1,0 +1,240 @@
+"""What every tool needs, opened once per process: store, node index, embedder, paper search, S2.
+
+The graph version is read at most once per `version_ttl_s` (one O(1) query), so a request costs no
+extra round trip for the staleness check, yet a graph changed by another process (an ingest while
+the API serves) is noticed within that interval: the node cache is dropped and the index state
+re-read. A stale index is still searched but every result says so (`index_stale`); a missing or
+unreadable one is a 503 naming `motivgraph reindex`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agents.tools.models import NodeBrief, TripleOut
+from motivgraph.errors import BackendUnavailable, IndexCorrupt, IndexMissing, MotivGraphError
+from motivgraph.runtime import Runtime
+from motivgraph.settings import Settings
+
+if TYPE_CHECKING:
+    from graph.base import GraphStore
+    from graph.models import NodeRecord, NodeRef, TripleView
+    from graph.vector_index import IndexHit, IndexStatus, NodeIndex
+    from motivgraph.embeddings.base import Embedder
+
+log = logging.getLogger(__name__)
+
+ONE_LINE_CHARS = 200
+
+
+def one_line(text: str, limit: int = ONE_LINE_CHARS) -> str:
+    """First sentence-ish of a description, on one line, at most `limit` characters."""
+    text = " ".join((text or "").split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    dot = cut.rfind(". ")
+    if dot >= limit // 2:
+        return cut[: dot + 1]
+    return cut[: cut.rfind(" ") if " " in cut[limit // 2 :] else limit].rstrip(" ,;:") + "…"
+
+
+def brief(ref: NodeRef | NodeRecord, *, full: bool = False) -> NodeBrief:
+    return NodeBrief(
+        key=ref.key, type=ref.type, name=ref.name, level=ref.level,
+        description=ref.description if full else one_line(ref.description),
+    )
+
+
+def triple_out(t: TripleView) -> TripleOut:
+    return TripleOut(problem=brief(t.problem), challenge=brief(t.challenge), solution=brief(t.solution),
+                     papers=list(t.papers))
+
+
+class _LRU:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._d: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            v = self._d.get(key)
+            if v is not None:
+                self._d.move_to_end(key)
+            return v
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._d[key] = value
+            self._d.move_to_end(key)
+            while len(self._d) > self.size:
+                self._d.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._d.clear()
+
+
+class ToolContext:
+    """Shared state of the tool services; thread-safe (the API runs sync routes in a thread pool)."""
+
+    def __init__(
+        self,
+        runtime: Runtime | Settings | None = None,
+        *,
+        s2_client: Any = None,
+        version_ttl_s: float = 1.0,
+        node_cache_size: int = 50_000,
+    ) -> None:
+        self.runtime = runtime if isinstance(runtime, Runtime) else Runtime(runtime)
+        self.settings = self.runtime.settings
+        self.version_ttl_s = version_ttl_s
+        self._s2_client = s2_client
+        self._lock = threading.Lock()
+        self._version: int | None = None
+        self._version_at = 0.0
+        self._index_status: IndexStatus | None = None
+        self._status_at = 0.0
+        self._nodes = _LRU(node_cache_size)
+        self._embeds = _LRU(2048)
+        self._warned_stale: int | None = None
+
+    # ------------------------------------------------------------------------------ services
+    @property
+    def store(self) -> GraphStore:
+        try:
+            return self.runtime.store
+        except MotivGraphError:
+            raise
+        except Exception as e:  # a backend SDK failing to connect raises its own types
+            raise BackendUnavailable(f"The graph store could not be opened: {e}") from e
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.runtime.embedder
+
+    @property
+    def node_index(self) -> NodeIndex:
+        return self.runtime.node_index
+
+    @cached_property
+    def paper_index(self) -> Any:
+        existing = getattr(type(self.runtime), "paper_index", None)
+        if existing is not None:
+            return self.runtime.paper_index  # type: ignore[attr-defined]
+        from graph.paper_index import PaperIndex
+
+        return PaperIndex.open(self.settings, self.store, self.embedder)
+
+    @property
+    def s2_client(self) -> Any:
+        if self._s2_client is None:
+            with self._lock:
+                if self._s2_client is None:
+                    from api.services.literature import make_s2_client
+
+                    self._s2_client = make_s2_client(self.settings)
+        return self._s2_client
+
+    # ------------------------------------------------------------------------------ versions
+    def graph_version(self, *, fresh: bool = False) -> int:
+        now = time.monotonic()
+        if fresh or self._version is None or now - self._version_at > self.version_ttl_s:
+            v = int(self.store.node_version())
+            with self._lock:
+                if v != self._version:
+                    if self._version is not None:
+                        log.info("graph version %s -> %s; node cache dropped", self._version, v)
+                    self._nodes.clear()
+                    self._index_status = None
+                self._version, self._version_at = v, now
+        return self._version  # type: ignore[return-value]
+
+    def index_status(self, *, fresh: bool = False) -> IndexStatus:
+        self.graph_version(fresh=fresh)
+        now = time.monotonic()
+        st = self._index_status
+        if fresh or st is None or now - self._status_at > self.version_ttl_s:
+            st = self.node_index.status()
+            with self._lock:
+                self._index_status, self._status_at = st, now
+        return st
+
+    def ready_index(self) -> bool:
+        """Make sure the node index can be searched; True when it is stale (searched, and flagged)."""
+        st = self.index_status()
+        if st.state == "ok":
+            return False
+        if self.settings.index.auto_rebuild:
+            self.node_index.ensure_ready()
+            st = self.index_status(fresh=True)
+            return st.state == "stale"
+        if st.state == "stale":
+            if self._warned_stale != st.graph_version:
+                self._warned_stale = st.graph_version
+                log.warning("%s (serving the stale index, flagged in every result)", st.message)
+            return True
+        raise (IndexMissing if st.state == "missing" else IndexCorrupt)(st.message)
+
+    # ------------------------------------------------------------------------------ search
+    def embed(self, text: str) -> np.ndarray:
+        v = self._embeds.get(text)
+        if v is None:
+            v = self.embedder.embed([text])[0]
+            self._embeds.put(text, v)
+        return v
+
+    def search(
+        self, text: str, k: int, types: Sequence[str] | None = None, min_score: float | None = None
+    ) -> tuple[list[IndexHit], bool]:
+        stale = self.ready_index()
+        hits = self.node_index.search_vectors(self.embed(text)[None, :], k, types, min_score, check=False)[0]  # type: ignore[arg-type]
+        return hits, stale
+
+    def suggestions(self, text: str, k: int = 5, types: Sequence[str] | None = None) -> list[str]:
+        """Names of nodes close to `text` (did you mean); empty when the index cannot answer."""
+        try:
+            hits, _ = self.search(text, k, types, min_score=0.3)
+        except MotivGraphError as e:
+            log.debug("no suggestions for %r: %s", text, e)
+            return []
+        return list(dict.fromkeys(h.name for h in hits))
+
+    # ------------------------------------------------------------------------------ nodes
+    def briefs(self, keys: Iterable[str]) -> dict[str, NodeBrief]:
+        """NodeBrief per key (keys not in the graph are left out), from a cache dropped whenever
+        the graph version changes."""
+        self.graph_version()
+        out: dict[str, NodeBrief] = {}
+        missing: list[str] = []
+        for k in keys:
+            b = self._nodes.get(k)
+            if b is None:
+                missing.append(k)
+            else:
+                out[k] = b
+        if missing:
+            for rec in self._fetch(missing):
+                b = brief(rec)
+                self._nodes.put(rec.key, b)
+                out[rec.key] = b
+        return out
+
+    def _fetch(self, keys: list[str]) -> list[NodeRecord]:
+        store = self.store
+        many = getattr(store, "get_nodes", None)
+        if callable(many):
+            return list(many(keys))
+        out: list[NodeRecord] = []
+        for k in keys:
+            out.extend(r for r in store.find_nodes(k) if r.key == k)
+        return out

@@ -1,0 +1,74 @@
+"""node_relation: per named node, its description, neighbours, P→C→S triples and source papers.
+
+Names resolve through `store.find_nodes` (exact key, or name / alias equal after normalisation, so
+case, punctuation and recorded aliases all match). A name that matches several nodes (the same
+words used as a problem and as a challenge) returns each of them. Unknown names come back in
+`unresolved` with did-you-mean suggestions; when no name resolves at all, NodeNotFound (a 404).
+"""
+
+from __future__ import annotations
+
+from agents.tools.models import (
+    NodeBrief,
+    NodeRelation,
+    NodeRelationRequest,
+    NodeRelationResult,
+    PaperBrief,
+    Unresolved,
+)
+from api.services.context import ToolContext, brief, triple_out
+from graph.models import NodeDetail
+from motivgraph.errors import NodeNotFound
+
+
+def relation_of(detail: NodeDetail, query: str, max_triples: int = 20, max_neighbours: int = 30) -> NodeRelation:
+    truncated = False
+
+    def cut(items: list, limit: int) -> list:  # type: ignore[type-arg]
+        nonlocal truncated
+        if len(items) > limit:
+            truncated = True
+        return items[:limit]
+
+    def refs(items: list) -> list[NodeBrief]:  # type: ignore[type-arg]
+        return [brief(r) for r in cut(items, max_neighbours)]
+
+    papers = [PaperBrief(paper_id=p.paper_id, title=p.title, year=p.year) for p in detail.papers]
+    return NodeRelation(
+        query=query,
+        node=brief(detail.node, full=True),
+        aliases=[a for a in detail.node.aliases if a != detail.node.name],
+        parents=refs(detail.parents),
+        children=refs(detail.children),
+        problems=refs(detail.problems),
+        challenges=refs(detail.challenges),
+        solutions=refs(detail.solutions),
+        triples=[triple_out(t) for t in cut(detail.triples, max_triples)],
+        papers=cut(papers, max_neighbours),
+        truncated=truncated,
+    )
+
+
+def node_relation(ctx: ToolContext, req: NodeRelationRequest) -> NodeRelationResult:
+    store = ctx.store
+    nodes: list[NodeRelation] = []
+    unresolved: list[Unresolved] = []
+    seen: set[str] = set()
+    for name in dict.fromkeys(req.names):
+        records = store.find_nodes(name)
+        if not records:
+            unresolved.append(Unresolved(query=name, suggestions=ctx.suggestions(name)))
+            continue
+        for rec in records:
+            if rec.key in seen:
+                continue
+            seen.add(rec.key)
+            detail = store.get_node(rec.key)
+            if detail is not None:
+                nodes.append(relation_of(detail, name, req.max_triples, req.max_neighbours))
+    if not nodes:
+        first = unresolved[0]
+        err = NodeNotFound(first.query, first.suggestions)
+        err.unresolved = unresolved  # type: ignore[attr-defined]
+        raise err
+    return NodeRelationResult(nodes=nodes, unresolved=unresolved)
