@@ -179,6 +179,26 @@ class MinerSettings(BaseModel):
     parent_min_similarity: float = Field(0.5, ge=0, le=1, description="Minimum similarity of candidates.")
     parent_levels: int = Field(2, ge=1, le=5, description="Levels of parent nodes to build.")
     seed: int = Field(13, description="Seed for deterministic focal-node order and sampling.")
+    name_word_tolerance: int = Field(
+        2, ge=0, le=10, description="Words a node name may fall outside its B.3 range (P 3-7, C 5-8, S 7-10)."
+    )
+    challenge_problem_min_similarity: float = Field(
+        0.15, ge=0, le=1, description="Least cosine similarity between a challenge and its problem."
+    )
+    min_input_words: int = Field(
+        120, ge=0, description="Papers with fewer words of title+abstract+Introduction yield no triples."
+    )
+    thin_intro_words: int = Field(
+        250, ge=0, description="An Introduction shorter than this is supplemented with the method section."
+    )
+    reask: bool = Field(True, description="Re-ask the extractor once, listing the rule violations.")
+    parent_join_min_similarity: float = Field(
+        0.6, ge=0, le=1, description="Incremental mode: least similarity for a new node to join an existing parent."
+    )
+    offline_cluster_similarity: float = Field(
+        0.62, ge=0, le=1, description="Offline parent addition: least similarity to the focal node to group."
+    )
+    heuristic_max_triples: int = Field(3, ge=1, le=10, description="Most triples the offline extractor keeps.")
 
 
 class ApiSettings(BaseModel):

@@ -1,0 +1,115 @@
+"""Pydantic models the miner exchanges: what the extractor LLM must return, what an extraction
+produced (kept and rejected triples with their rule violations), and the resolver / parent-judge
+verdicts."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+ExtractorName = Literal["llm", "heuristic"]
+
+
+def _squash(v: str) -> str:
+    return " ".join(str(v).split())
+
+
+class NodeText(BaseModel):
+    """A node as the extractor names it: a short name and a standalone description."""
+
+    name: str = Field(description="Concise, general name following the naming rules for its type.")
+    description: str = Field(description="Standalone description (1-3 sentences).")
+
+    @field_validator("name", "description", mode="before")
+    @classmethod
+    def _clean(cls, v: object) -> str:
+        return _squash(v) if v is not None else ""
+
+    def text(self) -> str:
+        """The text that is embedded for this node (same convention as the vector index)."""
+        return f"{self.name}: {self.description}" if self.description else self.name
+
+
+class ExtractedTriple(BaseModel):
+    problem: NodeText = Field(description="The general research task or field the paper addresses.")
+    challenge: NodeText = Field(description="One specific difficulty within that problem.")
+    solution: NodeText = Field(description="The technical approach that addresses the challenge.")
+    section: str | None = Field(
+        None, description="Section the evidence came from: introduction, abstract or method."
+    )
+
+    @field_validator("section", mode="before")
+    @classmethod
+    def _section(cls, v: object) -> str | None:
+        if v is None:
+            return None
+        s = _squash(str(v)).lower()
+        return s[:60] or None
+
+
+class ExtractionReply(BaseModel):
+    """What the extractor LLM returns for one paper."""
+
+    triples: list[ExtractedTriple] = Field(
+        default_factory=list, description="1..n motivation triples; empty only when the text is not research."
+    )
+    no_triples_reason: str | None = Field(
+        None, description="When triples is empty: why (e.g. 'not a research paper', 'text too short')."
+    )
+
+
+class RejectedTriple(BaseModel):
+    triple: ExtractedTriple
+    violations: list[str]
+
+
+class ExtractionResult(BaseModel):
+    """The outcome of extracting one paper. `triples` passed validation; `rejected` did not (after the
+    re-ask) and is recorded, never stored. Zero triples always come with a `reason`."""
+
+    paper_id: str
+    extractor: ExtractorName
+    triples: list[ExtractedTriple] = Field(default_factory=list)
+    rejected: list[RejectedTriple] = Field(default_factory=list)
+    reason: str | None = None
+    sections_used: list[str] = Field(default_factory=list)
+    input_tokens: int = 0
+    trimmed: bool = False
+    reasked: bool = False
+    llm_calls: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.triples)
+
+
+class SameConceptVerdict(BaseModel):
+    """The resolver LLM's answer: do two node mentions name the same concept?"""
+
+    same: bool = Field(description="true when both describe the same concept and should be one node.")
+    reason: str = Field("", description="One sentence explaining the decision.")
+
+
+class ParentVerdict(BaseModel):
+    """The parent judge's answer for one focal node and its numbered candidates."""
+
+    create: bool = Field(description="true when a coherent, more general concept covers the focal node and some candidates.")
+    members: list[int] = Field(
+        default_factory=list, description="Numbers of the candidates the parent covers (the focal node is always covered)."
+    )
+    name: str = Field("", description="Name of the more general parent concept.")
+    description: str = Field("", description="One or two sentences describing the parent concept.")
+    reason: str = Field("", description="Why these belong together (or why not).")
+
+    @field_validator("name", "description", "reason", mode="before")
+    @classmethod
+    def _clean(cls, v: object) -> str:
+        return _squash(v) if v is not None else ""
+
+
+class JoinVerdict(BaseModel):
+    """Incremental mode: does an existing parent cover a new node?"""
+
+    covers: bool = Field(description="true when the parent concept is a correct generalisation of the node.")
+    reason: str = Field("", description="One sentence explaining the decision.")
