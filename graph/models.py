@@ -129,3 +129,6 @@ class GraphStats(BaseModel):
     relationships: dict[str, int]
     triples: int
     node_version: int = Field(description="bumped whenever a node is created or its text changes")
+    parents: dict[str, int] = Field(
+        default_factory=dict, description="parent nodes (level >= 1) per label, included in `nodes`"
+    )

@@ -1,0 +1,646 @@
+"""The GraphStore logic both backends share: row shaping, batching, sampling, paging, model mapping.
+
+A backend supplies four primitives — `_read`, `_write_tx`, `ensure_schema`, `clear` — plus
+connection handling; everything else (which statement, which parameters, how results become
+models) lives here so the two backends cannot drift apart. Statements come from graph.queries.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from graph import queries as Q
+from graph.identity import LABELS, TYPE_OF_LABEL, normalize_name, split_key, stable_random
+from graph.models import (
+    GraphStats,
+    NodeDetail,
+    NodeIn,
+    NodeRecord,
+    NodeRef,
+    NodeType,
+    PaperRecord,
+    PaperRef,
+    ParentIn,
+    TripleFilter,
+    TripleIn,
+    TriplePage,
+    TripleView,
+    UpsertResult,
+)
+
+log = logging.getLogger(__name__)
+
+Row = dict[str, Any]
+Statement = tuple[str, dict[str, Any]]
+
+ALL_TYPES: tuple[NodeType, ...] = ("problem", "challenge", "solution")
+ROLES: tuple[NodeType, ...] = ALL_TYPES
+NEIGHBOUR_CAP = 100
+NODE_TRIPLES_CAP = 50
+MAX_PAGE = 1000
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _labels(types: Sequence[str] | None) -> tuple[str, ...]:
+    if not types:
+        return Q.NODE_LABELS
+    out: list[str] = []
+    for t in types:
+        lb = LABELS.get(str(t).strip().lower())
+        if lb is None:
+            raise ValueError(f"unknown node type {t!r}; expected problem, challenge or solution")
+        if lb not in out:
+            out.append(lb)
+    return tuple(out)
+
+
+def _type_of(key: str) -> str:
+    return key.partition(":")[0]
+
+
+def _norm_or_none(name: str) -> str | None:
+    try:
+        return normalize_name(name)
+    except ValueError:
+        return None
+
+
+def to_ref(d: Row) -> NodeRef:
+    return NodeRef(
+        key=d["key"],
+        type=_type_of(d["key"]),  # type: ignore[arg-type]
+        name=d.get("name") or "",
+        description=d.get("description") or "",
+        level=int(d.get("level") or 0),
+    )
+
+
+def to_record(d: Row) -> NodeRecord:
+    return NodeRecord(
+        key=d["key"],
+        type=_type_of(d["key"]),  # type: ignore[arg-type]
+        name=d.get("name") or "",
+        description=d.get("description") or "",
+        level=int(d.get("level") or 0),
+        aliases=list(d.get("aliases") or []),
+        sources=list(d.get("sources") or []),
+        created_at=d.get("created_at"),
+    )
+
+
+def to_paper(d: Row) -> PaperRecord:
+    return PaperRecord(
+        paper_id=d["paper_id"],
+        title=d.get("title") or "",
+        abstract=d.get("abstract") or "",
+        year=int(d["year"]) if d.get("year") is not None else None,
+        venue=d.get("venue"),
+        authors=list(d.get("authors") or []),
+        source_path=d.get("source_path"),
+        sha256=d.get("sha256"),
+    )
+
+
+def _papers_of(stated: Iterable[str], problem_key: str) -> list[str]:
+    prefix = problem_key + Q.STATED_SEP
+    return sorted({x[len(prefix) :] for x in stated or [] if x.startswith(prefix)})
+
+
+def to_triple(row: Row) -> TripleView:
+    p = to_ref(row["p"])
+    return TripleView(problem=p, challenge=to_ref(row["c"]), solution=to_ref(row["s"]),
+                      papers=_papers_of(row.get("stated") or [], p.key))
+
+
+def _dedupe_refs(items: Iterable[Row]) -> list[NodeRef]:
+    seen: dict[str, NodeRef] = {}
+    for d in items or []:
+        if d and d.get("key") and d["key"] not in seen:
+            seen[d["key"]] = to_ref(d)
+    return sorted(seen.values(), key=lambda r: r.key)
+
+
+def encode_cursor(ck: str, sk: str, pk: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([ck, sk, pk]).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, str, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        ck, sk, pk = json.loads(raw)
+        if not all(isinstance(x, str) for x in (ck, sk, pk)):
+            raise TypeError
+        return ck, sk, pk
+    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as e:
+        raise ValueError(f"invalid cursor {cursor[:40]!r}: pass back a next_cursor from a previous page") from e
+
+
+class CypherGraphStore:
+    """Everything of the GraphStore protocol, on top of `_read` and `_write_tx`."""
+
+    backend: str = "cypher"
+
+    def __init__(self, *, batch_size: int = 500) -> None:
+        self.batch_size = batch_size
+
+    # ---------------------------------------------------------------------- backend primitives
+    def _read(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+        raise NotImplementedError
+
+    def _write_tx(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        """Run the statements in order (in one transaction where the backend has them)."""
+        raise NotImplementedError
+
+    def _write(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+        return self._write_tx([(query, params or {})])[0]
+
+    def ensure_schema(self) -> None:
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def ping(self) -> None:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------------- helpers
+    @staticmethod
+    def _first(rows: list[Row], col: str, default: Any = 0) -> Any:
+        if not rows or rows[0].get(col) is None:
+            return default
+        return rows[0][col]
+
+    def _meta(self) -> dict[str, Any]:
+        return {"meta_id": Q.META_ID}
+
+    # ---------------------------------------------------------------------- writes
+    def upsert_papers(self, papers: Sequence[PaperRecord]) -> int:
+        """MERGE papers by paper_id and set their metadata. Returns the number of new Paper nodes."""
+        created = 0
+        for chunk in _chunks(list({p.paper_id: p for p in papers}.values()), self.batch_size):
+            rows = [p.model_dump() for p in chunk]
+            res = self._write(Q.UPSERT_PAPERS, {"rows": rows})
+            created += int(self._first(res, "created"))
+        return created
+
+    def upsert_triples(self, triples: Sequence[TripleIn]) -> UpsertResult:
+        total = UpsertResult()
+        for chunk in _chunks(list(triples), self.batch_size):
+            res = self._write_tx(self._triple_statements(chunk))
+            total = self._add_counts(total, res)
+        return total
+
+    def _triple_statements(self, chunk: Sequence[TripleIn]) -> list[Statement]:
+        """Shape one batch: nodes (one row per key), edges, provenance — validated before any write."""
+        nodes: dict[str, dict[str, Row]] = {lb: {} for lb in Q.NODE_LABELS}
+        has_challenge: dict[tuple[str, str], Row] = {}
+        solved_by: dict[tuple[str, str], Row] = {}
+        states: dict[str, dict[tuple[str, int, str], Row]] = {lb: {} for lb in Q.NODE_LABELS}
+        papers: list[str] = []
+        for t in chunk:
+            keys: dict[str, str] = {}
+            for role in ROLES:
+                node: NodeIn = getattr(t, role)
+                key = self._key_for(node, role)
+                keys[role] = key
+                lb = LABELS[role]
+                row = nodes[lb].get(key)
+                if row is None:
+                    row = nodes[lb][key] = {
+                        "key": key, "name": node.name, "names": [], "norms": [], "description": "",
+                        "papers": [], "level": 0, "rnd": stable_random(key),
+                    }
+                if node.name not in row["names"]:
+                    row["names"].append(node.name)
+                norm = _norm_or_none(node.name)
+                if norm and norm not in row["norms"]:
+                    row["norms"].append(norm)
+                if not row["description"] and node.description:
+                    row["description"] = node.description
+                if t.paper_id not in row["papers"]:
+                    row["papers"].append(t.paper_id)
+                states[lb][(t.paper_id, t.index, role)] = {
+                    "paper_id": t.paper_id, "key": key, "triple_index": t.index, "role": role,
+                    "section": t.section, "extractor": t.extractor, "mention": node.name,
+                }
+            if t.paper_id not in papers:
+                papers.append(t.paper_id)
+            hc = has_challenge.setdefault((keys["problem"], keys["challenge"]),
+                                          {"pk": keys["problem"], "ck": keys["challenge"], "papers": []})
+            if t.paper_id not in hc["papers"]:
+                hc["papers"].append(t.paper_id)
+            sb = solved_by.setdefault((keys["challenge"], keys["solution"]),
+                                      {"ck": keys["challenge"], "sk": keys["solution"], "papers": [],
+                                       "problems": [], "stated": []})
+            for field, value in (("papers", t.paper_id), ("problems", keys["problem"]),
+                                 ("stated", keys["problem"] + Q.STATED_SEP + t.paper_id)):
+                if value not in sb[field]:
+                    sb[field].append(value)
+
+        now = _now()
+        stmts: list[Statement] = [(Q.ENSURE_PAPERS, {"ids": papers})]
+        for lb in Q.NODE_LABELS:
+            if nodes[lb]:
+                stmts.append((Q.upsert_nodes(lb), {"rows": list(nodes[lb].values()), "now": now, **self._meta()}))
+        stmts.append((Q.UPSERT_HAS_CHALLENGE, {"rows": list(has_challenge.values())}))
+        stmts.append((Q.UPSERT_SOLVED_BY, {"rows": list(solved_by.values())}))
+        for lb in Q.NODE_LABELS:
+            if states[lb]:
+                stmts.append((Q.upsert_states(lb), {"rows": list(states[lb].values())}))
+        return stmts
+
+    @staticmethod
+    def _key_for(node: NodeIn, node_type: str) -> str:
+        if node.key is None:
+            return node.key_for(node_type)  # ValueError for a name with no letters/digits
+        kt, _ = split_key(node.key)
+        if kt != node_type:
+            raise ValueError(f"node key {node.key!r} given for a {node_type}")
+        return node.key
+
+    @staticmethod
+    def _add_counts(total: UpsertResult, results: list[list[Row]]) -> UpsertResult:
+        nodes = rels = aliases = 0
+        for rows in results:
+            if not rows:
+                continue
+            r = rows[0]
+            if "aliases_added" in r:  # a node statement
+                nodes += int(r.get("created") or 0)
+                aliases += int(r.get("aliases_added") or 0)
+            elif "created" in r:
+                rels += int(r.get("created") or 0)
+        return UpsertResult(
+            nodes_created=total.nodes_created + nodes,
+            relationships_created=total.relationships_created + rels,
+            aliases_added=total.aliases_added + aliases,
+        )
+
+    def add_aliases(self, key: str, aliases: Iterable[str]) -> int:
+        """Record other spellings of an existing node. Returns how many were new (0 if no such node)."""
+        node_type, _ = split_key(key)
+        names: list[str] = []
+        norms: list[str] = []
+        for a in aliases:
+            a = " ".join(str(a).split())
+            if a and a not in names:
+                names.append(a)
+                norm = _norm_or_none(a)
+                if norm and norm not in norms:
+                    norms.append(norm)
+        if not names:
+            return 0
+        rows = self._write(Q.add_aliases(LABELS[node_type]), {"key": key, "names": names, "norms": norms})
+        return int(self._first(rows, "added"))
+
+    def add_parents(self, parents: Sequence[ParentIn]) -> UpsertResult:
+        """MERGE parent nodes (level >= 1) and PARENT_OF edges to existing children of the same type.
+        Children that do not exist are skipped with a warning."""
+        total = UpsertResult()
+        for chunk in _chunks(list(parents), self.batch_size):
+            by_label: dict[str, tuple[dict[str, Row], list[Row]]] = {}
+            for par in chunk:
+                lb = LABELS[par.type]
+                key = self._key_for(par.parent, par.type)
+                node_rows, edge_rows = by_label.setdefault(lb, ({}, []))
+                row = node_rows.setdefault(key, {
+                    "key": key, "name": par.parent.name, "names": [], "norms": [],
+                    "description": par.parent.description, "papers": [], "level": par.level,
+                    "rnd": stable_random(key),
+                })
+                if par.parent.name not in row["names"]:
+                    row["names"].append(par.parent.name)
+                norm = _norm_or_none(par.parent.name)
+                if norm and norm not in row["norms"]:
+                    row["norms"].append(norm)
+                for child in dict.fromkeys(par.children):
+                    ct, _ = split_key(child)
+                    if ct != par.type:
+                        raise ValueError(f"parent {key!r} cannot have child {child!r} of another type")
+                    if child != key:
+                        edge_rows.append({"parent": key, "child": child})
+            stmts: list[Statement] = []
+            now = _now()
+            for lb, (node_rows, _) in by_label.items():
+                stmts.append((Q.upsert_nodes(lb), {"rows": list(node_rows.values()), "now": now, **self._meta()}))
+            for lb, (_, edge_rows) in by_label.items():
+                stmts.append((Q.upsert_parent_edges(lb), {"rows": edge_rows}))
+            results = self._write_tx(stmts)
+            total = self._add_counts(total, results)
+            n_edges = sum(len(e) for _, e in by_label.values())
+            matched = sum(int(self._first(r, "matched")) for r in results[len(by_label):])
+            if matched < n_edges:
+                log.warning("add_parents: %d of %d child keys do not exist; their edges were skipped",
+                            n_edges - matched, n_edges)
+        return total
+
+    def restore_nodes(self, nodes: Sequence[NodeRecord]) -> int:
+        """Write nodes exactly as given (import). Returns the number of nodes created."""
+        created = 0
+        now = _now()
+        for chunk in _chunks(list({n.key: n for n in nodes}.values()), self.batch_size):
+            by_label: dict[str, list[Row]] = {}
+            for n in chunk:
+                node_type, _ = split_key(n.key)
+                norms: list[str] = []
+                for name in (n.name, *n.aliases):
+                    norm = _norm_or_none(name)
+                    if norm and norm not in norms:
+                        norms.append(norm)
+                by_label.setdefault(LABELS[node_type], []).append({
+                    "key": n.key, "name": n.name, "description": n.description, "aliases": list(n.aliases),
+                    "norms": norms, "level": n.level, "created_at": n.created_at, "sources": list(n.sources),
+                    "rnd": stable_random(n.key),
+                })
+            stmts = [(Q.restore_nodes(lb), {"rows": rows, "now": now, **self._meta()})
+                     for lb, rows in by_label.items()]
+            for res in self._write_tx(stmts):
+                created += int(self._first(res, "created"))
+        return created
+
+    # ---------------------------------------------------------------------- reads: nodes
+    def get_node(self, key: str, *, cap: int = NEIGHBOUR_CAP, triples: int = NODE_TRIPLES_CAP) -> NodeDetail | None:
+        """The node with typed neighbours (each list capped at `cap`), source papers and up to
+        `triples` stated triples through it. None when the key does not exist."""
+        try:
+            node_type, _ = split_key(key)
+        except ValueError:
+            return None
+        lb = LABELS[node_type]
+        rows = self._read(Q.node_detail(lb), {"key": key, "cap": cap})
+        if not rows:
+            return None
+        d = rows[0]
+        trows = self._read(Q.node_triples(lb), {"key": key, "limit": triples, "sep": Q.STATED_SEP})
+        views = [to_triple(r) for r in trows]
+        problems = _dedupe_refs(d.get("problems"))
+        if lb == "Solution":
+            keys = list(dict.fromkeys(k for ks in d.get("problem_keys") or [] for k in ks or []))[:cap]
+            if keys:
+                problems = _dedupe_refs(r["node"] for r in self._read(Q.nodes_by_keys("Problem"), {"keys": keys}))
+        papers: dict[str, PaperRef] = {}
+        for p in d.get("papers") or []:
+            if p and p.get("paper_id") and p["paper_id"] not in papers:
+                papers[p["paper_id"]] = PaperRef(
+                    paper_id=p["paper_id"], title=p.get("title") or "",
+                    year=int(p["year"]) if p.get("year") is not None else None,
+                )
+        return NodeDetail(
+            node=to_record(d["node"]),
+            parents=_dedupe_refs(d.get("parents")),
+            children=_dedupe_refs(d.get("children")),
+            problems=problems,
+            challenges=_dedupe_refs(d.get("challenges")),
+            solutions=_dedupe_refs(d.get("solutions")),
+            papers=sorted(papers.values(), key=lambda p: p.paper_id),
+            triples=views,
+        )
+
+    def find_nodes(self, name_or_key: str, types: Sequence[NodeType] | None = None) -> list[NodeRecord]:
+        """Exact key, or nodes whose name or an alias equals `name_or_key` after normalisation.
+        Exact-name matches come before alias matches."""
+        labels = _labels(types)
+        text = " ".join(str(name_or_key).split())
+        if not text:
+            return []
+        try:
+            kt, _ = split_key(text)
+        except ValueError:
+            kt = None
+        if kt is not None and LABELS[kt] in labels:
+            rows = self._read(Q.get_node_by_key(LABELS[kt]), {"key": text})
+            if rows:
+                return [to_record(rows[0]["node"])]
+        norm = _norm_or_none(text)
+        if norm is None:
+            return []
+        params: dict[str, Any] = {"norm": norm}
+        for lb in labels:
+            params[f"key_{lb}"] = f"{TYPE_OF_LABEL[lb]}:{norm}"
+        recs = {r.key: r for r in (to_record(row["node"]) for row in self._read(Q.find_nodes(labels), params))}
+        exact = {f"{TYPE_OF_LABEL[lb]}:{norm}" for lb in labels}
+        return sorted(recs.values(), key=lambda r: (r.key not in exact, r.level, r.key))
+
+    def _label_counts(self, labels: Sequence[str]) -> dict[str, int]:
+        return {lb: int(self._first(self._read(Q.count_label(lb)), "n")) for lb in labels}
+
+    def random_nodes(
+        self, n: int, types: Sequence[NodeType] | None = None, seed: int | None = None
+    ) -> list[NodeRecord]:
+        """n distinct nodes: the first n in `rnd` order from a start point drawn from Random(seed),
+        wrapping around. The same seed on the same graph gives the same nodes, and a larger n
+        extends the same sequence."""
+        labels = _labels(types)
+        if n <= 0:
+            return []
+        start = random.Random(seed).random()
+        total = sum(self._label_counts(labels).values())
+        if total == 0:
+            return []
+        n = min(n, total)
+        rows = self._cyclic_window(start, n, total, lambda lo, hi, k: [
+            r for lb in labels for r in self._read(Q.random_window(lb), {"lo": lo, "hi": hi, "limit": k})
+        ])
+        rows.sort(key=lambda r: (float(r["rnd"]) - start) % 1.0)
+        return [to_record(r["node"]) for r in rows[:n]]
+
+    @staticmethod
+    def _cyclic_window(start: float, n: int, total: int, fetch: Any) -> list[Row]:
+        """Rows of the smallest window [start, start + w) (mod 1) holding at least n nodes; w
+        starts near the expected size and doubles, so a typical call is one or two range scans."""
+        width = min(1.0, 3.0 * n / total + 1e-9)
+        while True:
+            hi = start + width
+            rows = fetch(start, min(hi, 1.0), n)
+            if hi > 1.0:
+                rows += fetch(0.0, min(hi - 1.0, start), n)
+            if len(rows) >= n or width >= 1.0:
+                return rows
+            width = min(1.0, width * 2)
+
+    def random_triples(self, n: int, seed: int | None = None) -> list[TripleView]:
+        """n stated triples, preferring one per challenge: challenges are taken in `rnd` order from a
+        seeded start point (wrapping) and one of each challenge's triples is picked with the same
+        seeded generator. Reproducible for a seed on the same graph."""
+        if n <= 0:
+            return []
+        rng = random.Random(seed)
+        start = rng.random()
+        total = int(self._first(self._read(Q.count_label("Challenge")), "n"))
+        if total == 0:
+            return []
+        limit = max(4 * n, 64)
+
+        def fetch(lo: float, hi: float, _k: int) -> list[Row]:
+            return self._read(Q.RANDOM_TRIPLE_WINDOW, {"lo": lo, "hi": hi, "limit": limit, "sep": Q.STATED_SEP})
+
+        # The window must hold n distinct challenges with triples, not n rows: widen until it does.
+        width = min(1.0, 3.0 * n / total + 1e-9)
+        while True:
+            hi = start + width
+            rows = fetch(start, min(hi, 1.0), 0)
+            if hi > 1.0:
+                rows += fetch(0.0, min(hi - 1.0, start), 0)
+            distinct = {r["c"]["key"] for r in rows}
+            if len(distinct) >= n or width >= 1.0 or len(rows) >= limit:
+                break
+            width = min(1.0, width * 2)
+        rows.sort(key=lambda r: ((float(r["rnd"]) - start) % 1.0, r["s"]["key"], r["p"]["key"]))
+        groups: dict[str, list[Row]] = {}
+        for r in rows:
+            groups.setdefault(r["c"]["key"], []).append(r)
+        picked: list[Row] = []
+        rest: list[Row] = []
+        for group in groups.values():
+            i = rng.randrange(len(group))
+            picked.append(group[i])
+            rest.extend(group[:i] + group[i + 1 :])
+        return [to_triple(r) for r in (picked + rest)[:n]]
+
+    def iter_nodes(self, types: Sequence[NodeType] | None = None, batch: int = 5000) -> Iterator[NodeRecord]:
+        """Every node of the given types, label by label in key order, fetched `batch` at a time."""
+        for lb in _labels(types):
+            after = ""
+            while True:
+                rows = self._read(Q.iter_nodes(lb), {"after": after, "limit": batch})
+                for r in rows:
+                    yield to_record(r["node"])
+                if len(rows) < batch:
+                    break
+                after = rows[-1]["node"]["key"]
+
+    # ---------------------------------------------------------------------- reads: papers
+    def get_paper(self, paper_id: str) -> PaperRecord | None:
+        rows = self._read(Q.GET_PAPER, {"paper_id": paper_id})
+        return to_paper(rows[0]["paper"]) if rows else None
+
+    def iter_papers(self, batch: int = 5000) -> Iterator[PaperRecord]:
+        after = ""
+        while True:
+            rows = self._read(Q.ITER_PAPERS, {"after": after, "limit": batch})
+            for r in rows:
+                yield to_paper(r["paper"])
+            if len(rows) < batch:
+                break
+            after = rows[-1]["paper"]["paper_id"]
+
+    def paper_triples(self, paper_id: str) -> list[TripleIn]:
+        """The triples a paper states, rebuilt from its STATES provenance: each node as the paper spelt
+        it (`name`), pinned to the node it was merged into (`key`). Incomplete triples are left out."""
+        by_index: dict[int, dict[str, Row]] = {}
+        for r in self._read(Q.PAPER_STATES, {"paper_id": paper_id}):
+            by_index.setdefault(int(r["triple_index"]), {})[r["role"]] = r
+        out: list[TripleIn] = []
+        for idx in sorted(by_index):
+            roles = by_index[idx]
+            if set(roles) != set(ROLES):
+                continue
+            any_row = roles["problem"]
+            out.append(TripleIn(
+                paper_id=paper_id, index=idx, section=any_row.get("section"),
+                extractor=any_row.get("extractor") or "llm",
+                **{role: NodeIn(name=roles[role].get("mention") or roles[role]["name"],
+                                description=roles[role].get("description") or "", key=roles[role]["key"])
+                   for role in ROLES},
+            ))
+        return out
+
+    def iter_parents(self) -> Iterator[ParentIn]:
+        for lb in Q.PARENT_LABELS:
+            after = ""
+            while True:
+                rows = self._read(Q.iter_parents(lb), {"after": after, "limit": 1000})
+                for r in rows:
+                    yield ParentIn(
+                        type=TYPE_OF_LABEL[lb],  # type: ignore[arg-type]
+                        parent=NodeIn(name=r["name"], description=r.get("description") or "", key=r["key"]),
+                        level=max(1, int(r.get("level") or 1)),
+                        children=sorted(r["children"]),
+                    )
+                if not rows:
+                    break
+                after = rows[-1]["key"]
+
+    # ---------------------------------------------------------------------- reads: triples
+    def page_triples(
+        self, flt: TripleFilter | None = None, cursor: str | None = None, limit: int = 50
+    ) -> TriplePage:
+        """Stated triples in (challenge, solution, problem) key order. `next_cursor` continues after
+        the last item; None means this was the last page. ValueError on a malformed cursor or filter."""
+        flt = flt or TripleFilter()
+        limit = max(1, min(int(limit), MAX_PAGE))
+        ck, sk, pk = decode_cursor(cursor) if cursor else ("", "", "")
+        params: dict[str, Any] = {"ck": ck, "sk": sk, "pk": pk, "limit": limit + 1, "sep": Q.STATED_SEP}
+        modes: dict[str, str | None] = {}
+        for field in ROLES:
+            value = getattr(flt, field)
+            value = " ".join(value.split()) if value else None
+            if not value:
+                modes[field] = None
+                continue
+            if _type_of(value) == field and self._is_key(value):
+                modes[field] = "key"
+                params[field] = value
+            else:
+                modes[field] = "name"
+                params[f"{field}_lc"] = value.lower()
+        parent_label = None
+        if flt.parent:
+            pt, _ = split_key(flt.parent)  # ValueError names the expected form
+            if pt not in ("problem", "challenge"):
+                return TriplePage(items=[], next_cursor=None)
+            parent_label = LABELS[pt]
+            params["parent"] = flt.parent
+        if flt.paper_id:
+            params["paper_id"] = flt.paper_id
+        query = Q.page_triples(paper=bool(flt.paper_id), parent=parent_label, problem=modes["problem"],
+                               challenge=modes["challenge"], solution=modes["solution"])
+        rows = self._read(query, params)
+        items = [to_triple(r) for r in rows[:limit]]
+        nxt = None
+        if len(rows) > limit and items:
+            last = items[-1]
+            nxt = encode_cursor(last.challenge.key, last.solution.key, last.problem.key)
+        return TriplePage(items=items, next_cursor=nxt)
+
+    @staticmethod
+    def _is_key(value: str) -> bool:
+        try:
+            split_key(value)
+            return True
+        except ValueError:
+            return False
+
+    # ---------------------------------------------------------------------- stats
+    def stats(self) -> GraphStats:
+        nodes = self._label_counts((*Q.NODE_LABELS, "Paper"))
+        rels = {rt: int(self._first(self._read(Q.count_rel(rt)), "n")) for rt in Q.REL_TYPES}
+        parents = {lb: int(self._first(self._read(Q.count_parents(lb)), "n")) for lb in Q.PARENT_LABELS}
+        return GraphStats(
+            nodes=nodes,
+            relationships=rels,
+            triples=int(self._first(self._read(Q.COUNT_TRIPLES), "n")),
+            node_version=self.node_version(),
+            parents=parents,
+        )
+
+    def node_version(self) -> int:
+        return int(self._first(self._read(Q.NODE_VERSION, self._meta()), "node_version"))

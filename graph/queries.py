@@ -1,0 +1,408 @@
+"""Every Cypher statement MotivGraph runs, shared by the FalkorDB and Neo4j backends.
+
+Rules: every value is a `$parameter`. Labels and relationship types cannot be parameters in
+Cypher, so the few statements that vary by label are built by functions that accept only a label
+from the fixed schema (`_label` raises on anything else) — never text from a caller.
+Index/constraint DDL differs per dialect and lives beside each backend.
+
+Schema (DESIGN.md): (:Problem|Challenge|Solution {key, name, description, aliases, norm_aliases,
+level, created_at, sources, rnd}), (:Paper {paper_id, ...}), (:Meta {id: 'graph', node_version}),
+HAS_CHALLENGE {sources}, SOLVED_BY {sources, problems, stated}, PARENT_OF, and
+(:Paper)-[:STATES {triple_index, role, section, extractor, mention}]->(node).
+
+A triple (P, C, S) exists only where a paper stated it: SOLVED_BY(C->S).problems lists the problem
+keys it was stated for, and SOLVED_BY.stated holds "<problem key>\\x1f<paper id>" pairs so the
+papers behind one triple are read without a join. Keys are normalised names (letters, digits,
+spaces), so they never contain the separator.
+"""
+
+from __future__ import annotations
+
+NODE_LABELS: tuple[str, ...] = ("Problem", "Challenge", "Solution")
+PARENT_LABELS: tuple[str, ...] = ("Problem", "Challenge")
+REL_TYPES: tuple[str, ...] = ("HAS_CHALLENGE", "SOLVED_BY", "PARENT_OF", "STATES")
+STATED_SEP = "\x1f"
+META_ID = "graph"
+
+
+def _label(label: str, allowed: tuple[str, ...] = NODE_LABELS) -> str:
+    if label not in allowed:
+        raise ValueError(f"not a schema label: {label!r}")
+    return label
+
+
+def _ref(v: str) -> str:
+    return f"{{key: {v}.key, name: {v}.name, description: {v}.description, level: {v}.level}}"
+
+
+def _rec(v: str) -> str:
+    return (
+        f"{{key: {v}.key, name: {v}.name, description: {v}.description, level: {v}.level, "
+        f"aliases: {v}.aliases, sources: {v}.sources, created_at: {v}.created_at}}"
+    )
+
+
+_PAPER = (
+    "{paper_id: p.paper_id, title: p.title, abstract: p.abstract, year: p.year, venue: p.venue, "
+    "authors: p.authors, source_path: p.source_path, sha256: p.sha256}"
+)
+
+# Bumps Meta.node_version when the preceding aggregation saw a created or re-texted node.
+_BUMP = """
+MERGE (m:Meta {id: $meta_id})
+ON CREATE SET m.node_version = 0
+SET m.node_version = m.node_version + CASE WHEN created + changed > 0 THEN 1 ELSE 0 END
+RETURN created, changed, aliases_added, m.node_version AS node_version
+"""
+
+# ----------------------------------------------------------------------------------------- meta
+META_INIT = "MERGE (m:Meta {id: $meta_id}) ON CREATE SET m.node_version = 0 RETURN m.node_version AS node_version"
+NODE_VERSION = "MATCH (m:Meta {id: $meta_id}) RETURN m.node_version AS node_version"
+
+# ----------------------------------------------------------------------------------------- papers
+UPSERT_PAPERS = """
+UNWIND $rows AS r
+OPTIONAL MATCH (o:Paper {paper_id: r.paper_id})
+WITH r, o IS NULL AS created
+MERGE (p:Paper {paper_id: r.paper_id})
+SET p.title = r.title, p.abstract = r.abstract, p.year = r.year, p.venue = r.venue,
+    p.authors = r.authors, p.source_path = r.source_path, p.sha256 = r.sha256
+RETURN sum(CASE WHEN created THEN 1 ELSE 0 END) AS created
+"""
+
+# Papers named only by triples get a bare node; upsert_papers fills it in later.
+ENSURE_PAPERS = """
+UNWIND $ids AS pid
+MERGE (p:Paper {paper_id: pid})
+ON CREATE SET p.title = '', p.abstract = '', p.authors = []
+"""
+
+GET_PAPER = f"MATCH (p:Paper {{paper_id: $paper_id}}) RETURN {_PAPER} AS paper"
+
+ITER_PAPERS = f"""
+MATCH (p:Paper) WHERE p.paper_id > $after
+WITH p ORDER BY p.paper_id LIMIT $limit
+RETURN {_PAPER} AS paper
+"""
+
+PAPER_STATES = """
+MATCH (pa:Paper {paper_id: $paper_id})-[st:STATES]->(n)
+RETURN st.triple_index AS triple_index, st.role AS role, st.section AS section,
+       st.extractor AS extractor, st.mention AS mention, n.key AS key, n.name AS name,
+       n.description AS description
+ORDER BY triple_index
+"""
+
+
+# ----------------------------------------------------------------------------------------- nodes
+def upsert_nodes(label: str) -> str:
+    """Rows: {key, name, names, norms, description, papers, level, rnd} — one row per key.
+    New spellings become aliases; the first non-empty description is kept (so re-upserts are no-ops)."""
+    lb = _label(label)
+    return f"""
+UNWIND $rows AS r
+OPTIONAL MATCH (o:{lb} {{key: r.key}})
+WITH r, o IS NULL AS was_new, coalesce(o.description, '') AS old_desc
+MERGE (n:{lb} {{key: r.key}})
+ON CREATE SET n.name = r.name, n.description = r.description, n.aliases = [], n.norm_aliases = [],
+              n.level = r.level, n.created_at = $now, n.sources = [], n.rnd = r.rnd
+WITH n, r, was_new, old_desc,
+     [a IN r.names WHERE a <> n.name AND NOT a IN n.aliases] AS new_aliases
+SET n.aliases = n.aliases + new_aliases,
+    n.norm_aliases = n.norm_aliases + [x1 IN r.norms WHERE NOT x1 IN n.norm_aliases],
+    n.sources = n.sources + [x2 IN r.papers WHERE NOT x2 IN n.sources],
+    n.description = CASE WHEN n.description = '' THEN r.description ELSE n.description END
+WITH sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created,
+     sum(CASE WHEN NOT was_new AND old_desc = '' AND r.description <> '' THEN 1 ELSE 0 END) AS changed,
+     sum(size(new_aliases)) AS aliases_added
+{_BUMP}"""
+
+
+def restore_nodes(label: str) -> str:
+    """Rows: a node exactly as exported (import). Text changes bump node_version."""
+    lb = _label(label)
+    return f"""
+UNWIND $rows AS r
+OPTIONAL MATCH (o:{lb} {{key: r.key}})
+WITH r, o IS NULL AS was_new, coalesce(o.name, '') AS old_name, coalesce(o.description, '') AS old_desc
+MERGE (n:{lb} {{key: r.key}})
+SET n.name = r.name, n.description = r.description, n.aliases = r.aliases, n.norm_aliases = r.norms,
+    n.level = r.level, n.created_at = coalesce(r.created_at, $now), n.sources = r.sources, n.rnd = r.rnd
+WITH sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created,
+     sum(CASE WHEN NOT was_new AND (old_name <> r.name OR old_desc <> r.description) THEN 1 ELSE 0 END) AS changed,
+     0 AS aliases_added
+{_BUMP}"""
+
+
+def add_aliases(label: str) -> str:
+    lb = _label(label)
+    return f"""
+MATCH (n:{lb} {{key: $key}})
+WITH n, [a IN $names WHERE a <> n.name AND NOT a IN n.aliases] AS new_aliases
+SET n.aliases = n.aliases + new_aliases,
+    n.norm_aliases = n.norm_aliases + [x IN $norms WHERE NOT x IN n.norm_aliases]
+RETURN size(new_aliases) AS added
+"""
+
+
+# ----------------------------------------------------------------------------------------- edges
+UPSERT_HAS_CHALLENGE = """
+UNWIND $rows AS r
+MATCH (p:Problem {key: r.pk})
+MATCH (c:Challenge {key: r.ck})
+OPTIONAL MATCH (p)-[o:HAS_CHALLENGE]->(c)
+WITH p, c, r, o IS NULL AS was_new
+MERGE (p)-[e:HAS_CHALLENGE]->(c)
+ON CREATE SET e.sources = []
+SET e.sources = e.sources + [x IN r.papers WHERE NOT x IN e.sources]
+RETURN sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created
+"""
+
+UPSERT_SOLVED_BY = """
+UNWIND $rows AS r
+MATCH (c:Challenge {key: r.ck})
+MATCH (s:Solution {key: r.sk})
+OPTIONAL MATCH (c)-[o:SOLVED_BY]->(s)
+WITH c, s, r, o IS NULL AS was_new
+MERGE (c)-[e:SOLVED_BY]->(s)
+ON CREATE SET e.sources = [], e.problems = [], e.stated = []
+SET e.sources = e.sources + [x1 IN r.papers WHERE NOT x1 IN e.sources],
+    e.problems = e.problems + [x2 IN r.problems WHERE NOT x2 IN e.problems],
+    e.stated = e.stated + [x3 IN r.stated WHERE NOT x3 IN e.stated]
+RETURN sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created
+"""
+
+
+def upsert_states(label: str) -> str:
+    """Rows: {paper_id, key, triple_index, role, section, extractor, mention}."""
+    lb = _label(label)
+    return f"""
+UNWIND $rows AS r
+MATCH (pa:Paper {{paper_id: r.paper_id}})
+MATCH (n:{lb} {{key: r.key}})
+OPTIONAL MATCH (pa)-[o:STATES {{triple_index: r.triple_index, role: r.role}}]->(n)
+WITH pa, n, r, o IS NULL AS was_new
+MERGE (pa)-[st:STATES {{triple_index: r.triple_index, role: r.role}}]->(n)
+SET st.section = r.section, st.extractor = r.extractor, st.mention = r.mention
+RETURN sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created
+"""
+
+
+def upsert_parent_edges(label: str) -> str:
+    """Rows: {parent, child}; children that do not exist are skipped (`matched` tells)."""
+    lb = _label(label, PARENT_LABELS)
+    return f"""
+UNWIND $rows AS r
+MATCH (par:{lb} {{key: r.parent}})
+MATCH (ch:{lb} {{key: r.child}})
+OPTIONAL MATCH (par)-[o:PARENT_OF]->(ch)
+WITH par, ch, o IS NULL AS was_new
+MERGE (par)-[:PARENT_OF]->(ch)
+RETURN sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created, count(*) AS matched
+"""
+
+
+def iter_parents(label: str) -> str:
+    lb = _label(label, PARENT_LABELS)
+    return f"""
+MATCH (par:{lb}) WHERE par.key > $after AND par.level >= 1
+WITH par ORDER BY par.key LIMIT $limit
+MATCH (par)-[:PARENT_OF]->(ch:{lb})
+WITH par, collect(ch.key) AS children
+RETURN par.key AS key, par.name AS name, par.description AS description, par.level AS level, children
+ORDER BY key
+"""
+
+
+# ----------------------------------------------------------------------------------------- reads
+def find_nodes(labels: tuple[str, ...]) -> str:
+    """Exact key per label ($key_<Label>) or a normalised alias ($norm); UNION removes duplicates."""
+    parts = []
+    for lb in map(_label, labels):
+        parts.append(f"MATCH (n:{lb} {{key: $key_{lb}}}) RETURN {_rec('n')} AS node")
+        parts.append(f"MATCH (n:{lb}) WHERE $norm IN n.norm_aliases RETURN {_rec('n')} AS node")
+    return "\nUNION\n".join(parts)
+
+
+def get_node_by_key(label: str) -> str:
+    lb = _label(label)
+    return f"MATCH (n:{lb} {{key: $key}}) RETURN {_rec('n')} AS node"
+
+
+def node_detail(label: str) -> str:
+    """The node, its typed neighbours (each list capped at $cap) and the papers stating it.
+    Each pattern comprehension has its own variable names: FalkorDB confuses a name reused
+    across comprehensions of one RETURN."""
+    lb = _label(label)
+    if lb == "Problem":
+        typed = f"""
+       [] AS problems,
+       [(n)-[:HAS_CHALLENGE]->(xc:Challenge) | {_ref('xc')}][..$cap] AS challenges,
+       [(n)-[:HAS_CHALLENGE]->(:Challenge)-[es:SOLVED_BY]->(xs:Solution) WHERE n.key IN es.problems
+          | {_ref('xs')}][..$cap] AS solutions,
+       [] AS problem_keys"""
+    elif lb == "Challenge":
+        typed = f"""
+       [(xp:Problem)-[:HAS_CHALLENGE]->(n) | {_ref('xp')}][..$cap] AS problems,
+       [] AS challenges,
+       [(n)-[:SOLVED_BY]->(xs:Solution) | {_ref('xs')}][..$cap] AS solutions,
+       [] AS problem_keys"""
+    else:
+        # A solution's problems are the ones its SOLVED_BY edges were stated for.
+        typed = f"""
+       [] AS problems,
+       [(xc:Challenge)-[:SOLVED_BY]->(n) | {_ref('xc')}][..$cap] AS challenges,
+       [] AS solutions,
+       [(:Challenge)-[ek:SOLVED_BY]->(n) | ek.problems][..$cap] AS problem_keys"""
+    return f"""
+MATCH (n:{lb} {{key: $key}})
+RETURN {_rec('n')} AS node,
+       [(xa)-[:PARENT_OF]->(n) | {_ref('xa')}][..$cap] AS parents,
+       [(n)-[:PARENT_OF]->(xb) | {_ref('xb')}][..$cap] AS children,{typed},
+       [(pa:Paper)-[:STATES]->(n) | {{paper_id: pa.paper_id, title: pa.title, year: pa.year}}][..$cap] AS papers
+"""
+
+
+def nodes_by_keys(label: str) -> str:
+    lb = _label(label)
+    return f"UNWIND $keys AS k MATCH (n:{lb} {{key: k}}) RETURN {_ref('n')} AS node"
+
+
+# A triple row: three node refs and the raw "<problem key>\x1f<paper id>" entries for this problem.
+_TRIPLE_RETURN = f"""
+RETURN {_ref('p')} AS p, {_ref('c')} AS c, {_ref('s')} AS s,
+       [x IN e.stated WHERE x STARTS WITH (p.key + $sep)] AS stated"""
+
+
+def node_triples(label: str) -> str:
+    """Stated triples through a node, in a stable order, at most $limit."""
+    lb = _label(label)
+    if lb == "Problem":
+        match = """
+MATCH (p:Problem {key: $key})-[:HAS_CHALLENGE]->(c:Challenge)-[e:SOLVED_BY]->(s:Solution)
+WHERE $key IN e.problems
+WITH p, c, e, s ORDER BY c.key, s.key LIMIT $limit"""
+    else:
+        anchor = (
+            "MATCH (c:Challenge {key: $key})-[e:SOLVED_BY]->(s:Solution)"
+            if lb == "Challenge"
+            else "MATCH (c:Challenge)-[e:SOLVED_BY]->(s:Solution {key: $key})"
+        )
+        match = f"""
+{anchor}
+UNWIND e.problems AS pk
+MATCH (p:Problem {{key: pk}})
+WITH p, c, e, s ORDER BY c.key, s.key, p.key LIMIT $limit"""
+    return match + _TRIPLE_RETURN
+
+
+def random_window(label: str) -> str:
+    """The first $limit nodes with $lo <= rnd < $hi, in rnd order: one range scan of the rnd index."""
+    lb = _label(label)
+    return f"""
+MATCH (n:{lb}) WHERE n.rnd >= $lo AND n.rnd < $hi
+WITH n ORDER BY n.rnd LIMIT $limit
+RETURN {_rec('n')} AS node, n.rnd AS rnd
+"""
+
+
+RANDOM_TRIPLE_WINDOW = f"""
+MATCH (c:Challenge) WHERE c.rnd >= $lo AND c.rnd < $hi
+MATCH (c)-[e:SOLVED_BY]->(s:Solution)
+UNWIND e.problems AS pk
+MATCH (p:Problem {{key: pk}})
+WITH p, c, e, s ORDER BY c.rnd, s.key, p.key LIMIT $limit
+RETURN c.rnd AS rnd, {_ref('p')} AS p, {_ref('c')} AS c, {_ref('s')} AS s,
+       [x IN e.stated WHERE x STARTS WITH (p.key + $sep)] AS stated
+"""
+
+
+def count_label(label: str) -> str:
+    return f"MATCH (n:{_label(label, (*NODE_LABELS, 'Paper'))}) RETURN count(n) AS n"
+
+
+def count_parents(label: str) -> str:
+    return f"MATCH (n:{_label(label, PARENT_LABELS)}) WHERE n.level >= 1 RETURN count(n) AS n"
+
+
+def count_rel(rel_type: str) -> str:
+    return f"MATCH ()-[e:{_label(rel_type, REL_TYPES)}]->() RETURN count(e) AS n"
+
+
+COUNT_TRIPLES = "MATCH (:Challenge)-[e:SOLVED_BY]->(:Solution) RETURN sum(size(e.problems)) AS n"
+
+
+def iter_nodes(label: str) -> str:
+    lb = _label(label)
+    return f"""
+MATCH (n:{lb}) WHERE n.key > $after
+WITH n ORDER BY n.key LIMIT $limit
+RETURN {_rec('n')} AS node
+"""
+
+
+# ----------------------------------------------------------------------------------------- paging
+def page_triples(*, paper: bool, parent: str | None, problem: str | None, challenge: str | None,
+                 solution: str | None) -> str:
+    """Triples in (challenge key, solution key, problem key) order after the cursor ($ck, $sk, $pk).
+
+    Each filter adds a fixed fragment; the filter values are parameters. `problem`/`challenge`/
+    `solution` are 'key' (exact key match) or 'name' (case-insensitive substring of $<field>_lc);
+    `parent` is the label of the parent node ($parent) whose descendants the P or C must be.
+    The most selective filter anchors the match (an index lookup); the others only filter.
+    """
+    carry = ""
+    where_c = ["c.key >= $ck"]
+    where_s: list[str] = []
+    where_p: list[str] = []
+    if parent == "Challenge":
+        anchor = "MATCH (:Challenge {key: $parent})-[:PARENT_OF*1..8]->(c0:Challenge)\nWITH DISTINCT c0 AS c"
+    elif parent == "Problem":
+        anchor = (
+            "MATCH (:Problem {key: $parent})-[:PARENT_OF*1..8]->(d:Problem)\n"
+            "WITH collect(DISTINCT d.key) AS dks\n"
+            "UNWIND dks AS dk\n"
+            "MATCH (:Problem {key: dk})-[:HAS_CHALLENGE]->(c0:Challenge)\n"
+            "WITH DISTINCT c0 AS c, dks"
+        )
+        carry = ", dks"
+        where_p.append("pk IN dks")
+    elif paper:
+        anchor = (
+            "MATCH (:Paper {paper_id: $paper_id})-[:STATES {role: 'challenge'}]->(c0:Challenge)\n"
+            "WITH DISTINCT c0 AS c"
+        )
+    elif problem == "key":
+        anchor = "MATCH (:Problem {key: $problem})-[:HAS_CHALLENGE]->(c0:Challenge)\nWITH DISTINCT c0 AS c"
+    else:
+        anchor = ""
+    if challenge == "key":
+        where_c.append("c.key = $challenge")
+    elif challenge == "name":
+        where_c.append("toLower(c.name) CONTAINS $challenge_lc")
+    if solution == "key":
+        where_s.append("s.key = $solution")
+    elif solution == "name":
+        where_s.append("toLower(s.name) CONTAINS $solution_lc")
+    if problem == "key":
+        where_p.append("pk = $problem")
+    elif problem == "name":
+        where_p.append("toLower(p.name) CONTAINS $problem_lc")
+    if paper:
+        where_p.append("(pk + $sep + $paper_id) IN e.stated")
+    lines = [anchor, f"WITH c{carry} WHERE " + " AND ".join(where_c)] if anchor else [
+        "MATCH (c:Challenge) WHERE " + " AND ".join(where_c)
+    ]
+    lines.append("MATCH (c)-[e:SOLVED_BY]->(s:Solution)")
+    if where_s:
+        lines.append("WHERE " + " AND ".join(where_s))
+    lines.append("UNWIND e.problems AS pk")
+    lines.append(
+        f"WITH c, e, s, pk{carry} "
+        "WHERE c.key > $ck OR (c.key = $ck AND (s.key > $sk OR (s.key = $sk AND pk > $pk)))"
+    )
+    lines.append("MATCH (p:Problem {key: pk})")
+    if where_p:
+        lines.append("WHERE " + " AND ".join(where_p))
+    lines.append("WITH p, c, e, s ORDER BY c.key, s.key, p.key LIMIT $limit")
+    return "\n".join(lines) + _TRIPLE_RETURN
