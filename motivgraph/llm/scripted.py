@@ -77,6 +77,11 @@ def tool_reply(*calls: tuple[str, dict[str, Any]], content: str = "") -> AIMessa
     )
 
 
+def echo(messages: list[BaseMessage]) -> str:
+    """A reply callable that repeats the last message's text (e.g. {"call": "motivgraph.llm.scripted:echo"})."""
+    return content_text(messages[-1].content) if messages else ""
+
+
 @dataclass(frozen=True)
 class Delay:
     seconds: float
@@ -140,6 +145,7 @@ class ScriptedChatModel(BaseChatModel):
     _default: Any = PrivateAttr(default=None)
     _calls: list = PrivateAttr(default_factory=list)
     _tools_seen: list = PrivateAttr(default_factory=list)
+    _kwargs_seen: list = PrivateAttr(default_factory=list)
     _bound: list = PrivateAttr(default_factory=list)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
     _in_flight: int = PrivateAttr(default=0)
@@ -198,6 +204,11 @@ class ScriptedChatModel(BaseChatModel):
     def tools_seen(self) -> list[list[dict]]:
         """The tool schemas (OpenAI format) passed with each call; [] when none."""
         return self._tools_seen
+
+    @property
+    def call_kwargs(self) -> list[dict[str, Any]]:
+        """The keyword arguments (tools, tool_choice, response_format, ...) each call received."""
+        return self._kwargs_seen
 
     @property
     def tool_calls_bound(self) -> list[dict]:
@@ -283,6 +294,7 @@ class ScriptedChatModel(BaseChatModel):
         tools = list(kwargs.get("tools") or [])
         with self._lock:
             self._tools_seen.append(tools)
+            self._kwargs_seen.append(dict(kwargs))
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
         return tools
