@@ -58,6 +58,7 @@ RETURN created, changed, aliases_added, m.node_version AS node_version
 # ----------------------------------------------------------------------------------------- meta
 META_INIT = "MERGE (m:Meta {id: $meta_id}) ON CREATE SET m.node_version = 0 RETURN m.node_version AS node_version"
 NODE_VERSION = "MATCH (m:Meta {id: $meta_id}) RETURN m.node_version AS node_version"
+SET_NODE_VERSION = "MERGE (m:Meta {id: $meta_id}) SET m.node_version = $version RETURN m.node_version AS node_version"
 
 # ----------------------------------------------------------------------------------------- papers
 UPSERT_PAPERS = """

@@ -172,8 +172,17 @@ class CypherGraphStore:
     def ensure_schema(self) -> None:
         raise NotImplementedError
 
-    def clear(self) -> None:
+    def _drop_all(self) -> None:
+        """Delete every node and relationship of this graph (schema may go too)."""
         raise NotImplementedError
+
+    def clear(self) -> None:
+        """Delete every node and relationship, keep the schema, and move node_version past its old
+        value so a vector index built before the clear can never look current afterwards."""
+        version = self.node_version()
+        self._drop_all()
+        self.ensure_schema()
+        self._write(Q.SET_NODE_VERSION, {"version": version + 1, **self._meta()})
 
     def close(self) -> None:
         raise NotImplementedError

@@ -168,11 +168,10 @@ class FalkorDBStore(CypherGraphStore):
             if "empty key" not in str(e).lower() and "invalid graph" not in str(e).lower():
                 raise GraphError(f"Could not delete graph {self.graph_name!r}: {e}") from e
 
-    def clear(self) -> None:
-        """Delete every node and relationship: drop the graph key, then recreate the schema."""
+    def _drop_all(self) -> None:
+        # Dropping the graph key is far faster than deleting a large graph node by node.
         self.drop_graph()
         self.graph = self.db.select_graph(self.graph_name)
-        self.ensure_schema()
 
     def close(self) -> None:
         try:

@@ -1,0 +1,172 @@
+"""GraphStore on Neo4j 5 over Bolt with the official `neo4j` driver (imported here, lazily).
+
+Writes of one batch run as one managed write transaction (`execute_write`, retried by the driver
+on transient errors); reads run in managed read transactions. The password comes from
+settings (env) as a SecretStr and appears in no message or log line.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from graph import queries as Q
+from graph.backends.cypher import CypherGraphStore, Row, Statement
+from motivgraph.errors import BackendUnavailable, ConfigError, GraphError
+
+if TYPE_CHECKING:
+    from motivgraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+# Dialect: Neo4j 5 DDL. Uniqueness constraints carry their own index; rnd gets a range index for
+# seeded sampling. Neo4j range indexes do not index list elements, so alias lookups scan the label.
+SCHEMA: tuple[str, ...] = (
+    "CREATE CONSTRAINT problem_key IF NOT EXISTS FOR (n:Problem) REQUIRE n.key IS UNIQUE",
+    "CREATE CONSTRAINT challenge_key IF NOT EXISTS FOR (n:Challenge) REQUIRE n.key IS UNIQUE",
+    "CREATE CONSTRAINT solution_key IF NOT EXISTS FOR (n:Solution) REQUIRE n.key IS UNIQUE",
+    "CREATE CONSTRAINT paper_id IF NOT EXISTS FOR (n:Paper) REQUIRE n.paper_id IS UNIQUE",
+    "CREATE CONSTRAINT meta_id IF NOT EXISTS FOR (n:Meta) REQUIRE n.id IS UNIQUE",
+    "CREATE INDEX problem_rnd IF NOT EXISTS FOR (n:Problem) ON (n.rnd)",
+    "CREATE INDEX challenge_rnd IF NOT EXISTS FOR (n:Challenge) ON (n.rnd)",
+    "CREATE INDEX solution_rnd IF NOT EXISTS FOR (n:Solution) ON (n.rnd)",
+)
+
+# Deletes only this schema's labels, in bounded chunks so a large graph never needs one huge transaction.
+CLEAR_CHUNK = """
+MATCH (n) WHERE n:Problem OR n:Challenge OR n:Solution OR n:Paper OR n:Meta
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS deleted
+"""
+
+URI_SETTING = "MOTIVGRAPH_NEO4J_URI"
+BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+AUTH_SETTINGS = "MOTIVGRAPH_NEO4J_USER / MOTIVGRAPH_NEO4J_PASSWORD"
+
+
+class Neo4jStore(CypherGraphStore):
+    backend = "neo4j"
+
+    def __init__(self, driver: Any, *, uri: str, user: str, database: str, timeout_ms: int = 60_000,
+                 batch_size: int = 500) -> None:
+        super().__init__(batch_size=batch_size)
+        self.driver = driver
+        self.uri = uri
+        self.user = user
+        self.database = database
+        self.timeout_s = timeout_ms / 1000.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings, driver: Any = None) -> Neo4jStore:
+        cfg = settings.neo4j
+        if not cfg.uri:
+            raise ConfigError(f"graph.backend is 'neo4j' but {URI_SETTING} is not set (e.g. bolt://localhost:7687)")
+        if cfg.uri.split("://", 1)[0] not in BOLT_SCHEMES or "://" not in cfg.uri:
+            raise ConfigError(
+                f"{URI_SETTING}={cfg.uri!r} is not a Bolt URI; use bolt://host:7687 or neo4j://host:7687 "
+                "(+s / +ssc for TLS)"
+            )
+        if driver is None:
+            try:
+                import neo4j
+            except ImportError as e:
+                raise ConfigError("The neo4j backend needs the driver: pip install 'motivgraph[neo4j]'") from e
+            try:
+                driver = neo4j.GraphDatabase.driver(
+                    cfg.uri, auth=(cfg.user, cfg.password.get_secret_value()),
+                    connection_timeout=10.0, max_transaction_retry_time=15.0,
+                )
+            except (ValueError, neo4j.exceptions.ConfigurationError) as e:
+                raise ConfigError(f"{URI_SETTING}={cfg.uri!r} is not a usable Bolt URI: {e}") from e
+        store = cls(driver, uri=cfg.uri, user=cfg.user, database=cfg.database,
+                    timeout_ms=settings.graph.query_timeout_ms, batch_size=settings.graph.batch_size)
+        try:
+            store.ping()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    # ---------------------------------------------------------------------- errors
+    def _translate(self, e: Exception) -> Exception:
+        from neo4j import exceptions as nx
+
+        if isinstance(e, nx.AuthError):
+            return BackendUnavailable(f"Neo4j at {self.uri} rejected the credentials of user {self.user!r}; "
+                                      f"fix {AUTH_SETTINGS}")
+        if isinstance(e, nx.ServiceUnavailable | nx.SessionExpired | OSError):
+            return BackendUnavailable(f"Cannot reach Neo4j at {self.uri}: {e}; check that it is running "
+                                      f"(docker compose up neo4j) or fix {URI_SETTING}")
+        if isinstance(e, nx.Neo4jError | nx.DriverError):
+            return GraphError(f"Neo4j query failed: {e}")
+        return e
+
+    def _guard(self, fn: Any) -> Any:
+        try:
+            return fn()
+        except Exception as e:
+            mapped = self._translate(e)
+            if mapped is e:
+                raise
+            raise mapped from e
+
+    # ---------------------------------------------------------------------- primitives
+    def _query(self, text: str) -> Any:
+        from neo4j import Query
+
+        return Query(text, timeout=self.timeout_s)
+
+    @staticmethod
+    def _records(result: Any) -> list[Row]:
+        return [record.data() for record in result]
+
+    def _read(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+        q = self._query(query)
+
+        def work(tx: Any) -> list[Row]:
+            return self._records(tx.run(q, params or {}))
+
+        def run() -> list[Row]:
+            with self.driver.session(database=self.database) as session:
+                return session.execute_read(work)
+
+        return self._guard(run)
+
+    def _write_tx(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        prepared = [(self._query(q), p) for q, p in statements]
+
+        def work(tx: Any) -> list[list[Row]]:
+            return [self._records(tx.run(q, p)) for q, p in prepared]
+
+        def run() -> list[list[Row]]:
+            with self.driver.session(database=self.database) as session:
+                return session.execute_write(work)
+
+        return self._guard(run)
+
+    # ---------------------------------------------------------------------- lifecycle
+    def ping(self) -> None:
+        self._guard(self.driver.verify_connectivity)
+
+    def ensure_schema(self) -> None:
+        def run() -> None:
+            with self.driver.session(database=self.database) as session:
+                for ddl in SCHEMA:  # schema statements need auto-commit transactions
+                    session.run(ddl).consume()
+
+        self._guard(run)
+        self._write(Q.META_INIT, self._meta())
+
+    def _drop_all(self) -> None:
+        while True:
+            rows = self._write(CLEAR_CHUNK, {"limit": 10_000})
+            if int(self._first(rows, "deleted")) == 0:
+                break
+
+    def close(self) -> None:
+        try:
+            self.driver.close()
+        except Exception as e:  # closing is best effort
+            log.debug("closing Neo4j driver: %s", e)
