@@ -102,6 +102,7 @@ class MergeDecision:
     desc_score: float | None = None
     reason: str = ""
     paper_id: str | None = None
+    final_name: str | None = None  # the name a new node gets (differs from mention_name for homonyms)
 
     @property
     def merged(self) -> bool:
@@ -149,12 +150,20 @@ class DecisionLog:
             self._db.commit()
 
     def merges(
-        self, *, final_key: str | None = None, paper_id: str | None = None, decision: str | None = None
+        self,
+        *,
+        final_key: str | None = None,
+        paper_id: str | None = None,
+        decision: str | None = None,
+        mention_key: str | None = None,
     ) -> list[dict[str, Any]]:
         """Logged identity decisions, oldest first, optionally filtered."""
         sql = "SELECT * FROM merge_log WHERE 1=1"
         args: list[Any] = []
-        for col, val in (("final_key", final_key), ("paper_id", paper_id), ("decision", decision)):
+        filters = (
+            ("final_key", final_key), ("paper_id", paper_id), ("decision", decision), ("mention_key", mention_key)
+        )
+        for col, val in filters:
             if val is not None:
                 sql += f" AND {col} = ?"
                 args.append(val)

@@ -35,6 +35,7 @@ A paper without any challenge cue or any contribution cue yields zero triples wi
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ STOPWORDS = frozenset(
     given based achieve achieves obtain obtains consider considers called known way ways lot number
     remains remain become becomes include includes including require requires required need needs make
     still already instead whereas across along around beyond behind hence therefore moreover furthermore
-    addition additionally finally respectively i.e., e.g., al. demonstrate demonstrates achieve""".split()
+    addition additionally finally respectively i.e., e.g., al. demonstrate demonstrates achieve""".split()  # noqa: SIM905
 )
 # Verbs and participles that end a noun phrase even though they are not stopwords.
 _VERBISH = re.compile(
@@ -85,7 +86,7 @@ _KEEP_ING_ED = frozenset(
     sampling denoising encoding decoding reading answering recognition filtering forecasting
     programming engineering networking rendering tracking hashing pruning pooling routing
     supervised unsupervised semi-supervised self-supervised distributed structured labeled labelled
-    annotated weighted generalized randomized automated based""".split()
+    annotated weighted generalized randomized automated based""".split()  # noqa: SIM905
 )
 _JOINERS = frozenset({"of", "for", "in", "on"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z]")
@@ -144,7 +145,8 @@ _TITLE_SPLIT = re.compile(
     r"\s*:\s*|\s+(?=\b(?:with|via|using|through|by|based on|for|from|in|towards?|over)\b)", re.I
 )
 _TASK_OF = re.compile(
-    r"\b(?:the (?:task|problem|goal|field|area) of|focus(?:es)? on(?: the (?:task|problem) of)?|addresses the problem of)"
+    r"\b(?:the (?:task|problem|goal|field|area) of|focus(?:es)? on(?: the (?:task|problem) of)?"
+    r"|addresses the problem of)"
     r"\s+(.+)",
     re.I,
 )
@@ -185,7 +187,7 @@ def candidate_phrases(text: str, max_words: int = 6) -> list[str]:
             out.append(" ".join(words[a : b + 1]))
         else:  # a very long run is a list of words more often than a phrase: keep its tail
             out.append(" ".join(words[b - max_words + 1 : b + 1]))
-    for (a1, b1), (a2, b2) in zip(runs, runs[1:], strict=False):
+    for (a1, b1), (a2, b2) in itertools.pairwise(runs):
         if a2 == b1 + 2 and words[b1 + 1].lower() in _JOINERS and (b2 - a1 + 1) <= max_words + 1:
             out.append(" ".join(words[a1 : b2 + 1]))
     seen: set[str] = set()
@@ -412,7 +414,7 @@ class HeuristicExtractor:
         used_s: set[int] = set()
         for flat in np.argsort(-score, axis=None):
             i, j = divmod(int(flat), len(contributions))
-            if i in used_c or j in used_s or challenges[i].index == contributions[j].index and len(challenges) > 1:
+            if i in used_c or j in used_s or (challenges[i].index == contributions[j].index and len(challenges) > 1):
                 continue
             pairs.append((challenges[i], contributions[j]))
             used_c.add(i)

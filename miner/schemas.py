@@ -94,9 +94,12 @@ class SameConceptVerdict(BaseModel):
 class ParentVerdict(BaseModel):
     """The parent judge's answer for one focal node and its numbered candidates."""
 
-    create: bool = Field(description="true when a coherent, more general concept covers the focal node and some candidates.")
+    create: bool = Field(
+        description="true when a coherent, more general concept covers the focal node and some candidates."
+    )
     members: list[int] = Field(
-        default_factory=list, description="Numbers of the candidates the parent covers (the focal node is always covered)."
+        default_factory=list,
+        description="Numbers of the candidates the parent covers (the focal node is always covered).",
     )
     name: str = Field("", description="Name of the more general parent concept.")
     description: str = Field("", description="One or two sentences describing the parent concept.")

@@ -34,7 +34,8 @@ _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"“])")
 _PARA_SPLIT = re.compile(r"\n\s*\n")
 
 CHALLENGE_CUES = re.compile(
-    r"\b(however|but|although|despite|remains? (a |an )?(open |major |key |significant )?(challeng|difficult|problem|unclear)"
+    r"\b(however|but|although|despite"
+    r"|remains? (a |an )?(open |major |key |significant )?(challeng|difficult|problem|unclear)"
     r"|challeng\w*|difficult\w*|suffers? from|limited by|limitations?|fail(s|ed)? to|struggle\w*|bottleneck"
     r"|drawbacks?|lack(s|ing)? (of )?|unable to|intractable|prohibitive\w*|expensive|costly|hard to"
     r"|not scale|does not|do not|cannot|problematic|open (problem|question)|shortcoming\w*|insufficient)\b",
@@ -44,7 +45,8 @@ CONTRIBUTION_CUES = re.compile(
     r"\b(we (propose|introduce|present|develop|design|describe|show|demonstrate|address|tackle|investigate|study"
     r"|formulate|devise|extend|explore|apply|use|employ|leverage|provide|report|build|train|evaluate|define)"
     r"|this (paper|work|article|study) (proposes|introduces|presents|develops|describes|addresses|investigates|shows)"
-    r"|in this (paper|work|article|study)|our (contributions?|approach|method|model|framework|system|algorithm|key idea)"
+    r"|in this (paper|work|article|study)"
+    r"|our (contributions?|approach|method|model|framework|system|algorithm|key idea)"
     r"|contributions? (of this|are)|the main idea|key idea)\b",
     re.I,
 )

@@ -1,0 +1,243 @@
+"""Identity resolution at ingest: decide, for every node a paper mentions, whether it is a node the
+graph already has, across papers and runs.
+
+Tiers, per mention of type T with name N and description D:
+1. **Name.** Nodes of type T whose key or any alias normalises like N (`store.find_nodes`). If one
+   exists, its description is compared with D (MiniLM cosine of the descriptions): at or above
+   `homonym_min_desc_similarity` — or when either description is empty — the mention merges into
+   the best-matching one (`exact` via the key, `alias` via an alias). Below it the two are
+   homonyms: the mention becomes a new node named "N (qualifier)" — the qualifier is a keyphrase
+   of D — and the decision is logged as `homonym`.
+2. **Embedding.** Otherwise "N: D" is searched among existing nodes of type T in the NodeIndex (and
+   among nodes this same paper just introduced). Score ≥ `merge_auto_threshold`: `auto_merge`.
+   Score in [`merge_llm_threshold`, auto): the resolver LLM answers same/different with a reason
+   (`llm_merge` / `llm_apart`; cached in the decision log, so a re-run asks nothing); with no
+   resolver LLM the mention is kept apart (`band_no_llm`). Below: `new`.
+
+A merged mention is written with the existing node's key, so the store adds N as an alias and keeps
+the first description. Every decision — with both scores and the reason — goes to the decision log
+(`miner.decisions`), which is how a merge is audited (and undone: delete the alias and re-ingest).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from graph.identity import node_key, normalize_name
+from graph.models import NodeIn, NodeRecord
+from miner import decisions as D
+from miner.decisions import DecisionLog, MergeDecision, qhash
+from miner.prompts import resolver_messages
+from miner.schemas import ExtractedTriple, NodeText, SameConceptVerdict
+from motivgraph.errors import BudgetExceeded, LLMError
+
+if TYPE_CHECKING:
+    from graph.base import GraphStore
+    from graph.vector_index import NodeIndex
+    from motivgraph.embeddings.base import Embedder
+    from motivgraph.llm import LLMClient
+    from motivgraph.settings import MinerSettings
+
+log = logging.getLogger(__name__)
+
+KINDS = ("problem", "challenge", "solution")
+ROLE = "resolver"
+
+
+@dataclass
+class Resolved:
+    """The node each slot of each triple resolved to, and the decisions taken."""
+
+    nodes: list[dict[str, NodeIn]]  # per triple: kind -> NodeIn (key set when merging into an existing node)
+    decisions: list[MergeDecision]
+    new_nodes: list[NodeRecord]  # nodes this paper creates (to embed and index after the upsert)
+
+    @property
+    def merges(self) -> int:
+        return sum(1 for d in self.decisions if d.merged)
+
+
+def _qualifier(name: str, description: str, embedder: Embedder) -> str:
+    """A short keyphrase of the description that the name does not already say (for homonyms)."""
+    from miner.heuristic import candidate_phrases
+
+    name_words = {w.casefold() for w in name.split()}
+    cands = [
+        p for p in candidate_phrases(description, 3)
+        if not {w.casefold() for w in p.split()} <= name_words and len(p) <= 40
+    ]
+    if not cands:
+        words = [w for w in description.split() if w.casefold() not in name_words and len(w) > 3][:2]
+        return " ".join(words).strip(".,;:") or "variant"
+    vecs = embedder.embed([description, *cands])
+    best = int(np.argmax(vecs[1:] @ vecs[0]))
+    return cands[best].lower()
+
+
+class Resolver:
+    def __init__(
+        self,
+        store: GraphStore,
+        index: NodeIndex | None,
+        embedder: Embedder,
+        cfg: MinerSettings,
+        decisions: DecisionLog,
+        client: LLMClient | None = None,
+    ) -> None:
+        self.store = store
+        self.index = index
+        self.embedder = embedder
+        self.cfg = cfg
+        self.log = decisions
+        self.client = client if client is not None and client.is_configured(ROLE) else None
+        self.llm_calls = 0
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _search(self, kind: str, vec: np.ndarray) -> tuple[str | None, float]:
+        if self.index is None:
+            return None, 0.0
+        try:
+            hits = self.index.search_vectors(vec[None, :], k=1, types=[kind], check=False)[0]  # type: ignore[list-item]
+        except Exception as e:  # an empty/missing index has nothing to match; say why once per call
+            log.debug("node index search failed (%s); treating as no match", e)
+            return None, 0.0
+        if not hits:
+            return None, 0.0
+        return hits[0].key, float(hits[0].score)
+
+    def _record(self, kind: str, key: str) -> NodeRecord | None:
+        found = [n for n in self.store.find_nodes(key, [kind]) if n.key == key]  # type: ignore[list-item]
+        return found[0] if found else None
+
+    async def _ask(self, kind: str, existing: NodeRecord, new: NodeText) -> SameConceptVerdict | None:
+        if self.client is None:
+            return None
+        qkey = qhash(kind, existing.key, new.name, new.description)
+        cached = self.log.get_verdict(ROLE, qkey)
+        if cached is not None:
+            return SameConceptVerdict(**cached)
+        msgs = resolver_messages(kind, NodeText(name=existing.name, description=existing.description), new)
+        try:
+            verdict = await self.client.structured(ROLE, msgs, SameConceptVerdict)
+        except BudgetExceeded:
+            raise
+        except LLMError as e:
+            # A failed resolver call must not fail the paper: keeping apart is the safe default.
+            log.warning("resolver LLM failed for %r vs %s (%s); keeping apart", new.name, existing.key, e)
+            return SameConceptVerdict(same=False, reason=f"resolver call failed: {e}")
+        self.llm_calls += 1
+        self.log.put_verdict(ROLE, qkey, verdict.model_dump())
+        return verdict
+
+    # -- main ---------------------------------------------------------------------------------------
+    async def resolve(self, paper_id: str, triples: Sequence[ExtractedTriple]) -> Resolved:
+        """Resolve every node of one paper's triples. Not safe to run for two papers at once on the
+        same graph (the sink serialises it): each paper must see the nodes the previous one wrote."""
+        mentions: dict[tuple[str, str], NodeText] = {}
+        for t in triples:
+            for kind in KINDS:
+                node: NodeText = getattr(t, kind)
+                mentions.setdefault((kind, normalize_name(node.name)), node)
+        order = list(mentions)
+        vecs = self.embedder.embed([mentions[m].text() for m in order])
+        vec_of = {m: vecs[i] for i, m in enumerate(order)}
+
+        final: dict[tuple[str, str], NodeIn] = {}
+        decisions: list[MergeDecision] = []
+        new_nodes: list[NodeRecord] = []
+        pending: dict[str, list[tuple[str, np.ndarray]]] = {k: [] for k in KINDS}  # new keys in this paper
+
+        for m in order:
+            kind, _norm = m
+            node = mentions[m]
+            mkey = node_key(kind, node.name)
+            d = await self._decide(kind, node, mkey, vec_of[m], pending[kind])
+            d.paper_id = paper_id
+            decisions.append(d)
+            if d.merged:
+                final[m] = NodeIn(name=node.name, description=node.description, key=d.final_key)
+            else:
+                name = d.final_name or node.name
+                nin = NodeIn(name=name, description=node.description)
+                final[m] = nin
+                pending[kind].append((d.final_key, vec_of[m]))
+                new_nodes.append(NodeRecord(key=d.final_key, type=kind, name=name, description=node.description))  # type: ignore[arg-type]
+
+        nodes = [{kind: final[(kind, normalize_name(getattr(t, kind).name))] for kind in KINDS} for t in triples]
+        return Resolved(nodes=nodes, decisions=decisions, new_nodes=new_nodes)
+
+    async def _decide(
+        self, kind: str, node: NodeText, mkey: str, vec: np.ndarray, pending: list[tuple[str, np.ndarray]]
+    ) -> MergeDecision:
+        base: dict[str, Any] = {"node_type": kind, "mention_name": node.name, "mention_key": mkey}
+        # Tier 1: the name (key or alias) already exists.
+        same_name = [n for n in self.store.find_nodes(node.name, [kind])]  # type: ignore[list-item]
+        same_name = [n for n in same_name if n.key == mkey or mkey.split(":", 1)[1] in
+                     {normalize_name(a) for a in [n.name, *n.aliases]}]
+        if same_name:
+            with_desc = [n for n in same_name if n.description]
+            if not node.description or not with_desc:
+                best = next((n for n in same_name if n.key == mkey), same_name[0])
+                how = D.EXACT if best.key == mkey else D.ALIAS
+                return MergeDecision(**base, decision=how, final_key=best.key, candidate_key=best.key,
+                                     reason="same normalised name; no description to compare")
+            dv = self.embedder.embed([node.description, *[n.description for n in with_desc]])
+            sims = dv[1:] @ dv[0]
+            i = int(np.argmax(sims))
+            best, ds = with_desc[i], float(sims[i])
+            if ds >= self.cfg.homonym_min_desc_similarity:
+                how = D.EXACT if best.key == mkey else D.ALIAS
+                return MergeDecision(**base, decision=how, final_key=best.key, candidate_key=best.key, score=1.0,
+                                     desc_score=ds, reason=f"same normalised name; descriptions agree ({ds:.2f})")
+            # Homonym: same words, different concept. Join an earlier disambiguation of this name whose
+            # description agrees, else create one.
+            earlier = {r["final_key"] for r in self.log.merges(decision=D.HOMONYM, mention_key=mkey)}
+            records = [r for r in (self._record(kind, k) for k in sorted(earlier)) if r is not None and r.description]
+            if records:
+                hv = self.embedder.embed([node.description, *[r.description for r in records]])
+                hs = hv[1:] @ hv[0]
+                j = int(np.argmax(hs))
+                if float(hs[j]) >= self.cfg.homonym_min_desc_similarity:
+                    return MergeDecision(**base, decision=D.ALIAS, final_key=records[j].key,
+                                         candidate_key=records[j].key, desc_score=float(hs[j]),
+                                         reason=f"homonym of {best.key}; descriptions agree with earlier "
+                                         f"disambiguation {records[j].key} ({float(hs[j]):.2f})")
+            qual = _qualifier(node.name, node.description, self.embedder)
+            disamb = f"{node.name} ({qual})"
+            dkey = node_key(kind, disamb)
+            return MergeDecision(
+                **base, decision=D.HOMONYM, final_key=dkey, candidate_key=best.key, score=1.0, desc_score=ds,
+                final_name=disamb,
+                reason=f"same name as {best.key} but descriptions disagree ({ds:.2f} < "
+                f"{self.cfg.homonym_min_desc_similarity}); kept apart as '{disamb}'",
+            )
+
+        # Tier 2: embedding similarity against the graph and this paper's own new nodes.
+        cand_key, score = self._search(kind, vec)
+        for pkey, pvec in pending:
+            s = float(pvec @ vec)
+            if s > score:
+                cand_key, score = pkey, s
+        if cand_key is None or score < self.cfg.merge_llm_threshold:
+            return MergeDecision(**base, decision=D.NEW, final_key=mkey, candidate_key=cand_key,
+                                 score=score if cand_key else None, reason="no similar node")
+        if score >= self.cfg.merge_auto_threshold:
+            return MergeDecision(**base, decision=D.AUTO_MERGE, final_key=cand_key, candidate_key=cand_key,
+                                 score=score, reason=f"similarity {score:.3f} >= auto-merge threshold")
+        existing = self._record(kind, cand_key)
+        if existing is None:  # a node of this same paper, not yet written: judge by name+description
+            existing = NodeRecord(key=cand_key, type=kind, name=cand_key.split(":", 1)[1], description="")  # type: ignore[arg-type]
+        verdict = await self._ask(kind, existing, node)
+        if verdict is None:
+            return MergeDecision(**base, decision=D.BAND_NO_LLM, final_key=mkey, candidate_key=cand_key, score=score,
+                                 reason="similarity in the LLM band but no resolver LLM configured; kept apart")
+        if verdict.same:
+            return MergeDecision(**base, decision=D.LLM_MERGE, final_key=cand_key, candidate_key=cand_key,
+                                 score=score, reason=verdict.reason or "resolver: same concept")
+        return MergeDecision(**base, decision=D.LLM_APART, final_key=mkey, candidate_key=cand_key, score=score,
+                             reason=verdict.reason or "resolver: different concepts")
