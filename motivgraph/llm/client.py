@@ -246,8 +246,12 @@ class LLMClient:
         method = self.cfg.structured_method
         if method != "auto":
             return method
-        provider = self._model(role).spec.provider
-        return {"openai": "tool", "deepseek": "tool", "vllm": "json_mode", "ollama": "json_mode"}.get(provider, "text")
+        spec = self._model(role).spec
+        if "reasoner" in spec.model:  # reasoning models (deepseek-reasoner) reject forced tool calls
+            return "text"
+        return {"openai": "tool", "deepseek": "tool", "vllm": "json_mode", "ollama": "json_mode"}.get(
+            spec.provider, "text"
+        )
 
     def _structured_call(self, role: str, messages: Messages, schema: type[BaseModel]) -> tuple[list, dict]:
         """(messages, chat kwargs) that `structured` sends for `schema`."""

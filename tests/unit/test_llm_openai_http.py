@@ -1,0 +1,158 @@
+"""The real ChatOpenAI path against a fake OpenAI-compatible server on 127.0.0.1.
+
+Checks the protocol shape end to end: bearer key, base_url, retry on 429 with Retry-After, real
+usage numbers, forced tool calling for structured output, JSON mode for vLLM, key redaction.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, SecretStr
+
+from motivgraph.errors import LLMError
+from motivgraph.llm import LLMClient
+from motivgraph.settings import LLMSettings, Settings
+
+SECRET = "sk-local-secret-abcdef987654"
+
+
+class FakeOpenAI:
+    """Answers POST /v1/chat/completions from a queue of (status, headers, body)."""
+
+    def __init__(self) -> None:
+        self.queue: list[tuple[int, dict[str, str], dict[str, Any]]] = []
+        self.requests: list[dict[str, Any]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+                status, headers, payload = fake.queue.pop(0)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def reply(self, message: dict[str, Any], prompt_tokens: int = 11, completion_tokens: int = 2) -> None:
+        self.queue.append((200, {}, {
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "qwen",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens},
+        }))
+
+    def error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        self.queue.append((status, headers or {}, {"error": {"message": message, "type": "error", "code": None}}))
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    f = FakeOpenAI()
+    yield f
+    f.server.shutdown()
+    f.server.server_close()
+
+
+class Sleeps(list):
+    async def __call__(self, s: float) -> None:
+        self.append(s)
+
+
+def _settings(settings: Settings, model: str, url: str) -> Settings:
+    settings.llm = LLMSettings(model=model, base_url=url, api_key=SecretStr(SECRET), timeout_s=10,
+                               prices={"qwen": (1.0, 2.0)})
+    return settings
+
+
+def test_chat_retries_429_and_reads_real_usage(settings: Settings, fake: FakeOpenAI,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    fake.error(429, "slow down", {"Retry-After": "3"})
+    fake.reply({"content": "pong"}, prompt_tokens=11, completion_tokens=2)
+    sleeps = Sleeps()
+    c = LLMClient(_settings(settings, "vllm:qwen", fake.url), sleep=sleeps)
+    msg = c.chat_sync("extractor", "ping")
+    assert msg.content == "pong" and sleeps == [3.0]
+    assert [r["path"] for r in fake.requests] == ["/v1/chat/completions"] * 2
+    assert fake.requests[0]["auth"] == f"Bearer {SECRET}"
+    body = fake.requests[1]["body"]
+    assert body["model"] == "qwen" and body["messages"] == [{"role": "user", "content": "ping"}]
+    u = c.usage.role("extractor")
+    assert (u.input_tokens, u.output_tokens, u.estimated_calls, u.retries) == (11, 2, 0, 1)
+    assert u.cost_usd == pytest.approx((11 * 1.0 + 2 * 2.0) / 1e6)
+    assert SECRET not in caplog.text
+    c.close()
+
+
+class Verdict(BaseModel):
+    same: bool
+    reason: str
+
+
+def test_structured_uses_forced_tool_call(settings: Settings, fake: FakeOpenAI) -> None:
+    args = json.dumps({"same": True, "reason": "identical task"})
+    fake.reply({"content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "Verdict", "arguments": args}}]})
+    c = LLMClient(_settings(settings, "openai:qwen", fake.url))
+    assert c.structured_method("resolver") == "tool"
+    out = c.structured_sync("resolver", "Same concept?", Verdict)
+    assert out == Verdict(same=True, reason="identical task")
+    body = fake.requests[0]["body"]
+    assert body["tools"][0]["function"]["name"] == "Verdict"
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "Verdict"}}
+    c.close()
+
+
+def test_vllm_structured_uses_json_mode(settings: Settings, fake: FakeOpenAI) -> None:
+    fake.reply({"content": '{"same": false, "reason": "different data"}'})
+    c = LLMClient(_settings(settings, "vllm:qwen", fake.url))
+    assert c.structured_sync("resolver", "Same concept?", Verdict).same is False
+    body = fake.requests[0]["body"]
+    assert body["response_format"] == {"type": "json_object"}
+    assert "JSON Schema" in body["messages"][0]["content"]
+    c.close()
+
+
+def test_auth_error_fails_fast_and_redacts_the_key(settings: Settings, fake: FakeOpenAI) -> None:
+    fake.error(401, f"Incorrect API key provided: {SECRET}")
+    c = LLMClient(_settings(settings, "vllm:qwen", fake.url), sleep=Sleeps())
+    with pytest.raises(LLMError) as e:
+        c.chat_sync("extractor", "ping")
+    assert "HTTP 401" in str(e.value) and "MOTIVGRAPH_LLM_API_KEY" in str(e.value)
+    assert SECRET not in str(e.value)
+    assert len(fake.requests) == 1
+    c.close()
+
+
+def test_server_gone_is_a_connection_error_retried_then_reported(settings: Settings, fake: FakeOpenAI) -> None:
+    url = fake.url
+    fake.server.shutdown()
+    fake.server.server_close()
+    s = _settings(settings, "vllm:qwen", url)
+    s.llm.max_retries = 2
+    sleeps = Sleeps()
+    c = LLMClient(s, sleep=sleeps)
+    with pytest.raises(LLMError, match="after 3 attempts"):
+        c.chat_sync("extractor", "ping")
+    assert len(sleeps) == 2
+    c.close()
