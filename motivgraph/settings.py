@@ -83,6 +83,9 @@ class IngestSettings(BaseModel):
     max_pages: int = Field(60, ge=1, description="Pages read per PDF; the rest are ignored.")
     doc_timeout_s: float = Field(120.0, gt=0, description="Parse time limit per document.")
     max_file_mb: float = Field(100.0, gt=0, description="PDFs larger than this are recorded as failed.")
+    worker_memory_mb: int | None = Field(
+        3072, ge=256, description="Address-space cap (MB) of each offline-parser worker process; unset: no cap."
+    )
 
 
 class SemanticScholarSettings(BaseModel):

@@ -1,0 +1,55 @@
+"""Parsed-paper cache: one JSON file per PDF, keyed by the PDF's sha256, under the data dir.
+
+A re-run (after a crash, or to re-extract) reads the Paper from here instead of parsing again.
+Writes are atomic (temp file + rename) so a kill mid-write leaves no half file behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ingest.models import Paper
+
+log = logging.getLogger(__name__)
+
+
+class ParsedCache:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _path(self, sha256: str) -> Path:
+        return self.root / sha256[:2] / f"{sha256}.json"
+
+    def get(self, sha256: str) -> Paper | None:
+        p = self._path(sha256)
+        try:
+            return Paper.model_validate_json(p.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (ValidationError, ValueError, OSError) as e:
+            log.warning("ignoring unreadable cache entry %s: %s", p, e)
+            return None
+
+    def put(self, paper: Paper) -> None:
+        if not paper.sha256:
+            raise ValueError("only papers with a sha256 are cached")
+        p = self._path(paper.sha256)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(paper.model_dump_json().encode())
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def __contains__(self, sha256: str) -> bool:
+        return self._path(sha256).exists()

@@ -1,0 +1,112 @@
+"""A small async GROBID client (httpx) for `processFulltextDocument`.
+
+- `is_alive()` checks `/api/isalive` (the pipeline calls it once at start);
+- header consolidation is off by default (it calls out to CrossRef and is slow in bulk);
+- 503 means "all GROBID workers busy": back off exponentially and retry, up to a cap;
+- timeouts and dropped connections are retried the same way, then reported as
+  ExternalServiceError (the server is down); 500 means GROBID failed on this PDF: ParseError;
+- concurrency is bounded by a semaphore sized from settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from pathlib import Path
+
+import httpx
+
+from motivgraph.errors import ExternalServiceError, ParseError
+from motivgraph.settings import IngestSettings
+
+log = logging.getLogger(__name__)
+
+
+class GrobidClient:
+    def __init__(
+        self,
+        settings: IngestSettings,
+        *,
+        url: str | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        backoff_base_s: float = 0.5,
+        backoff_max_s: float = 20.0,
+    ) -> None:
+        base = url or settings.grobid_url
+        if not base:
+            raise ExternalServiceError("no GROBID URL configured (set MOTIVGRAPH_INGEST_GROBID_URL)")
+        self.base_url = base.rstrip("/")
+        self.settings = settings
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self._sem = asyncio.Semaphore(settings.grobid_concurrency)
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=httpx.Timeout(settings.grobid_timeout_s, connect=min(10.0, settings.grobid_timeout_s)),
+            transport=transport,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def __aenter__(self) -> GrobidClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def is_alive(self) -> bool:
+        try:
+            r = await self._client.get("/api/isalive", timeout=5.0)
+        except httpx.HTTPError as e:
+            log.info("GROBID at %s not reachable: %s", self.base_url, e)
+            return False
+        return r.status_code == 200 and r.text.strip().lower() in ("true", "")
+
+    def _delay(self, attempt: int) -> float:
+        d = min(self.backoff_max_s, self.backoff_base_s * (2**attempt))
+        return d * (0.5 + random.random() / 2)  # jitter: workers that hit 503 together spread out
+
+    async def process_fulltext(self, pdf: bytes | Path, filename: str = "paper.pdf") -> str:
+        """TEI XML of one PDF. Raises ParseError (GROBID could not parse it) or ExternalServiceError
+        (server busy/down after retries)."""
+        data = pdf.read_bytes() if isinstance(pdf, Path) else pdf
+        form = {
+            "consolidateHeader": "1" if self.settings.grobid_consolidate_header else "0",
+            "consolidateCitations": "0",
+            "includeRawCitations": "0",
+        }
+        last: str = ""
+        async with self._sem:
+            for attempt in range(self.settings.grobid_max_retries + 1):
+                if attempt:
+                    await asyncio.sleep(self._delay(attempt - 1))
+                try:
+                    r = await self._client.post(
+                        "/api/processFulltextDocument",
+                        files={"input": (filename, data, "application/pdf")},
+                        data=form,
+                    )
+                except httpx.TimeoutException:
+                    last = f"timed out after {self.settings.grobid_timeout_s:g}s"
+                    log.info("GROBID %s (attempt %d)", last, attempt + 1)
+                    continue
+                except httpx.TransportError as e:
+                    last = f"connection failed: {e}"
+                    log.info("GROBID %s (attempt %d)", last, attempt + 1)
+                    continue
+                if r.status_code == 200:
+                    return r.text
+                if r.status_code == 503:
+                    last = "503 service busy"
+                    continue
+                if r.status_code == 204:
+                    raise ParseError("GROBID extracted no content from this PDF (HTTP 204)")
+                if r.status_code in (400, 500):
+                    detail = " ".join(r.text.split())[:200]
+                    raise ParseError(f"GROBID could not process this PDF (HTTP {r.status_code}): {detail}")
+                last = f"HTTP {r.status_code}"
+        raise ExternalServiceError(
+            f"GROBID at {self.base_url} failed after {self.settings.grobid_max_retries + 1} attempts ({last})"
+        )

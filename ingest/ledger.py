@@ -1,0 +1,191 @@
+"""The ingest ledger: durable per-document state in SQLite (WAL) under the data directory.
+
+States: queued → parsed → extracted → stored, or failed (+ error, reason kind, attempts).
+Every transition is its own committed transaction, so a Ctrl-C or kill -9 at any point leaves
+each document in its last completed state and a re-run picks up from there.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from motivgraph.errors import IngestError
+
+State = Literal["queued", "parsed", "extracted", "stored", "failed"]
+STATES: tuple[State, ...] = ("queued", "parsed", "extracted", "stored", "failed")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    sha256      TEXT PRIMARY KEY,
+    path        TEXT NOT NULL,
+    size        INTEGER,
+    state       TEXT NOT NULL,
+    paper_id    TEXT,
+    parser      TEXT,
+    error       TEXT,
+    reason      TEXT,
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    counts      TEXT,
+    created_at  REAL NOT NULL,
+    updated_at  REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_state ON documents(state);
+CREATE TABLE IF NOT EXISTS duplicates (
+    path    TEXT PRIMARY KEY,
+    sha256  TEXT NOT NULL
+);
+"""
+
+
+@dataclass
+class DocRow:
+    sha256: str
+    path: str
+    size: int | None
+    state: State
+    paper_id: str | None
+    parser: str | None
+    error: str | None
+    reason: str | None
+    attempts: int
+    counts: dict[str, int]
+    updated_at: float
+
+
+class Ledger:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")  # WAL+NORMAL survives process kills
+            self._conn.executescript(_SCHEMA)
+        except sqlite3.Error as e:
+            raise IngestError(f"cannot open the ingest ledger at {path}: {e}") from e
+        self._lock = threading.Lock()
+
+    @classmethod
+    def for_data_dir(cls, data_dir: Path) -> Ledger:
+        return cls(data_dir / "ingest" / "ledger.sqlite")
+
+    def close(self) -> None:
+        self._conn.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    # writes
+    def register(self, sha256: str, path: str, size: int | None) -> bool:
+        """Queue a document; False if its sha256 is known already (then `path` is recorded as a
+        duplicate when it differs from the first path seen)."""
+        now = time.time()
+        with self._tx() as c:
+            cur = c.execute(
+                "INSERT OR IGNORE INTO documents(sha256, path, size, state, created_at, updated_at) "
+                "VALUES (?, ?, ?, 'queued', ?, ?)",
+                (sha256, path, size, now, now),
+            )
+            if cur.rowcount:
+                return True
+            row = c.execute("SELECT path FROM documents WHERE sha256=?", (sha256,)).fetchone()
+            if row and row[0] != path:
+                c.execute("INSERT OR IGNORE INTO duplicates(path, sha256) VALUES (?, ?)", (path, sha256))
+            return False
+
+    def update_path(self, sha256: str, path: str) -> None:
+        with self._tx() as c:
+            c.execute("UPDATE documents SET path=? WHERE sha256=?", (path, sha256))
+
+    def mark(
+        self,
+        sha256: str,
+        state: State,
+        *,
+        paper_id: str | None = None,
+        parser: str | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> None:
+        with self._tx() as c:
+            c.execute(
+                "UPDATE documents SET state=?, paper_id=COALESCE(?, paper_id), parser=COALESCE(?, parser), "
+                "counts=COALESCE(?, counts), error=NULL, reason=NULL, updated_at=? WHERE sha256=?",
+                (state, paper_id, parser, json.dumps(counts) if counts is not None else None, time.time(), sha256),
+            )
+
+    def fail(self, sha256: str, error: str, reason: str) -> None:
+        with self._tx() as c:
+            c.execute(
+                "UPDATE documents SET state='failed', error=?, reason=?, attempts=attempts+1, updated_at=? "
+                "WHERE sha256=?",
+                (error[:2000], reason, time.time(), sha256),
+            )
+
+    def requeue_failed(self) -> int:
+        with self._tx() as c:
+            return c.execute("UPDATE documents SET state='queued' WHERE state='failed'").rowcount
+
+    # reads
+    def get(self, sha256: str) -> DocRow | None:
+        row = self._conn.execute(
+            "SELECT sha256, path, size, state, paper_id, parser, error, reason, attempts, counts, updated_at "
+            "FROM documents WHERE sha256=?",
+            (sha256,),
+        ).fetchone()
+        return _row(row) if row else None
+
+    def rows(self, state: State | None = None) -> list[DocRow]:
+        q = (
+            "SELECT sha256, path, size, state, paper_id, parser, error, reason, attempts, counts, updated_at "
+            "FROM documents"
+        )
+        args: tuple[str, ...] = ()
+        if state:
+            q += " WHERE state=?"
+            args = (state,)
+        return [_row(r) for r in self._conn.execute(q + " ORDER BY path", args).fetchall()]
+
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(STATES, 0)
+        for state, n in self._conn.execute("SELECT state, COUNT(*) FROM documents GROUP BY state"):
+            out[state] = n
+        return out
+
+    def duplicates(self) -> list[tuple[str, str]]:
+        return [tuple(r) for r in self._conn.execute("SELECT path, sha256 FROM duplicates ORDER BY path")]
+
+    def failures_by_reason(self) -> dict[str, list[DocRow]]:
+        out: dict[str, list[DocRow]] = {}
+        for r in self.rows("failed"):
+            out.setdefault(r.reason or "other", []).append(r)
+        return dict(sorted(out.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+
+    def snapshot(self) -> list[tuple[str, str, str | None, str | None]]:
+        """(sha256, state, paper_id, reason) for every document — to compare two runs."""
+        return [
+            tuple(r)
+            for r in self._conn.execute("SELECT sha256, state, paper_id, reason FROM documents ORDER BY sha256")
+        ]
+
+
+def _row(r: tuple) -> DocRow:
+    return DocRow(
+        sha256=r[0], path=r[1], size=r[2], state=r[3], paper_id=r[4], parser=r[5], error=r[6], reason=r[7],
+        attempts=r[8], counts=json.loads(r[9]) if r[9] else {}, updated_at=r[10],
+    )

@@ -1,0 +1,239 @@
+"""Semantic Scholar Graph API client (httpx, async): title match and paper search.
+
+- API key (optional) from settings/env, sent as `x-api-key`; never logged;
+- client-side rate limit (default 1 request/s, shared by all calls of one client);
+- 429: exponential backoff honouring `Retry-After`; 5xx and timeouts: retried; both capped;
+- circuit breaker: after `breaker_threshold` consecutive 429s, calls fail fast with RateLimited
+  for `breaker_cooldown_s` instead of hammering the API;
+- a disk cache of successful answers under `<cache_dir>/s2/` (JSON keyed by request).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import random
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, Field
+
+from motivgraph.errors import ExternalServiceError, RateLimited
+from motivgraph.settings import SemanticScholarSettings
+
+log = logging.getLogger(__name__)
+
+FIELDS = "paperId,title,abstract,year,venue,authors,externalIds,url,citationCount"
+
+
+class S2Author(BaseModel):
+    authorId: str | None = None
+    name: str | None = None
+
+
+class S2Paper(BaseModel):
+    paperId: str
+    title: str = ""
+    abstract: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    url: str | None = None
+    authors: list[S2Author] = Field(default_factory=list)
+    externalIds: dict[str, Any] | None = None
+    citationCount: int | None = None
+
+    @property
+    def doi(self) -> str | None:
+        v = (self.externalIds or {}).get("DOI")
+        return str(v).lower() if v else None
+
+    @property
+    def arxiv_id(self) -> str | None:
+        v = (self.externalIds or {}).get("ArXiv")
+        return str(v) if v else None
+
+    @property
+    def author_names(self) -> list[str]:
+        return [a.name for a in self.authors if a.name]
+
+
+def _norm_title(t: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9 ]+", " ", t.lower()).split())
+
+
+class SemanticScholarClient:
+    def __init__(
+        self,
+        settings: SemanticScholarSettings,
+        cache_dir: Path | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        sleep: Any = asyncio.sleep,
+        backoff_base_s: float = 1.0,
+        backoff_max_s: float = 60.0,
+    ) -> None:
+        self.settings = settings
+        self.cache_dir = (cache_dir / "s2") if cache_dir else None
+        self._sleep = sleep  # injectable so tests can observe waits without spending them
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        headers = {"User-Agent": "motivgraph/0.1"}
+        if settings.api_key is not None and settings.api_key.get_secret_value():
+            headers["x-api-key"] = settings.api_key.get_secret_value()
+        self._client = httpx.AsyncClient(
+            base_url=settings.base_url.rstrip("/"), headers=headers, timeout=settings.timeout_s, transport=transport
+        )
+        self._lock = asyncio.Lock()
+        self._next_slot = 0.0
+        self._consecutive_429 = 0
+        self._open_until = 0.0
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def __aenter__(self) -> SemanticScholarClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # cache
+    def _cache_path(self, path: str, params: dict[str, Any]) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        key = hashlib.sha256(json.dumps([path, sorted(params.items())], default=str).encode()).hexdigest()
+        return self.cache_dir / key[:2] / f"{key}.json"
+
+    def _cache_get(self, p: Path | None) -> Any | None:
+        if p is None:
+            return None
+        try:
+            return json.loads(p.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def _cache_put(self, p: Path | None, data: Any) -> None:
+        if p is None:
+            return
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, p)
+
+    async def _throttle(self) -> None:
+        async with self._lock:
+            now = time.monotonic()
+            wait = self._next_slot - now
+            self._next_slot = max(now, self._next_slot) + 1.0 / self.settings.requests_per_second
+        if wait > 0:
+            await self._sleep(wait)
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.backoff_max_s * 5)
+        d = min(self.backoff_max_s, self.backoff_base_s * (2**attempt))
+        return d * (0.75 + random.random() / 4)
+
+    async def _get(self, path: str, params: dict[str, Any]) -> Any:
+        cpath = self._cache_path(path, params)
+        cached = self._cache_get(cpath)
+        if cached is not None:
+            return cached
+        if time.monotonic() < self._open_until:
+            raise RateLimited(
+                "Semantic Scholar circuit breaker open after repeated 429s; retrying later "
+                "(set MOTIVGRAPH_S2_API_KEY for a higher rate limit)",
+                retry_after=self._open_until - time.monotonic(),
+            )
+        last = ""
+        for attempt in range(self.settings.max_retries + 1):
+            await self._throttle()
+            try:
+                r = await self._client.get(path, params=params)
+            except httpx.TimeoutException:
+                last = "timeout"
+                await self._sleep(self._backoff(attempt, None))
+                continue
+            except httpx.TransportError as e:
+                last = f"connection failed: {type(e).__name__}"
+                await self._sleep(self._backoff(attempt, None))
+                continue
+            if r.status_code == 200:
+                self._consecutive_429 = 0
+                data = r.json()
+                self._cache_put(cpath, data)
+                return data
+            if r.status_code == 404:
+                self._consecutive_429 = 0
+                return None
+            if r.status_code == 429:
+                self._consecutive_429 += 1
+                retry_after = _retry_after(r.headers.get("Retry-After"))
+                if self._consecutive_429 >= self.settings.breaker_threshold:
+                    self._open_until = time.monotonic() + self.settings.breaker_cooldown_s
+                    raise RateLimited(
+                        f"Semantic Scholar answered 429 {self._consecutive_429} times in a row; pausing calls for "
+                        f"{self.settings.breaker_cooldown_s:g}s (set MOTIVGRAPH_S2_API_KEY for a higher limit)",
+                        retry_after=retry_after,
+                    )
+                last = "429 rate limited"
+                await self._sleep(self._backoff(attempt, retry_after))
+                continue
+            if r.status_code >= 500:
+                last = f"HTTP {r.status_code}"
+                await self._sleep(self._backoff(attempt, None))
+                continue
+            detail = " ".join(r.text.split())[:200]
+            raise ExternalServiceError(f"Semantic Scholar rejected the request (HTTP {r.status_code}): {detail}")
+        if last.startswith("429"):
+            raise RateLimited(f"Semantic Scholar still rate-limiting after {self.settings.max_retries} retries")
+        raise ExternalServiceError(f"Semantic Scholar failed after {self.settings.max_retries + 1} attempts ({last})")
+
+    async def search(
+        self, query: str, limit: int = 10, year_from: int | None = None, year_to: int | None = None
+    ) -> list[S2Paper]:
+        """Relevance search (/paper/search)."""
+        query = " ".join(query.split())[:300]
+        if not query:
+            return []
+        params: dict[str, Any] = {"query": query, "limit": max(1, min(100, limit)), "fields": FIELDS}
+        if year_from or year_to:
+            params["year"] = f"{year_from or ''}-{year_to or ''}"
+        data = await self._get("/paper/search", params)
+        return [S2Paper.model_validate(d) for d in (data or {}).get("data", []) or [] if d.get("paperId")]
+
+    async def match_title(self, title: str) -> S2Paper | None:
+        """Best match for a title (/paper/search/match), accepted only if the titles agree."""
+        title = " ".join(title.split())[:300]
+        if len(title) < 8:
+            return None
+        data = await self._get("/paper/search/match", {"query": title, "fields": FIELDS})
+        items = (data or {}).get("data", []) or []
+        if not items:
+            return None
+        hit = S2Paper.model_validate(items[0])
+        a, b = _norm_title(title), _norm_title(hit.title)
+        if not a or not b or (a != b and not (a.startswith(b) or b.startswith(a))):
+            log.debug("S2 match rejected: %r vs %r", title, hit.title)
+            return None
+        return hit
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None

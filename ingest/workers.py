@@ -1,0 +1,132 @@
+"""Offline parsing in worker processes, with a per-document timeout.
+
+A PDF can make pdfium spin or allocate without bound; running each parse in a child process
+means a timeout can kill it (and a memory cap can stop it) without touching the batch. Workers
+are long-lived (import once) and replaced when killed or crashed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing as mp
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+from ingest.models import Paper
+from motivgraph.errors import ParseError
+
+log = logging.getLogger(__name__)
+
+
+def _worker_main(conn: Connection, memory_mb: int | None) -> None:
+    if memory_mb:
+        try:
+            import resource
+
+            limit = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        except (ImportError, ValueError, OSError):  # not on every platform
+            pass
+    from ingest.pdf import parse_pdf
+
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if job is None:
+            return
+        path, max_pages, sha256, source_path = job
+        try:
+            paper = parse_pdf(path, max_pages=max_pages, sha256=sha256, source_path=source_path)
+            conn.send(("ok", paper.model_dump_json()))
+        except ParseError as e:
+            conn.send(("parse", str(e)))
+        except MemoryError:
+            conn.send(("parse", f"parser ran out of memory (cap {memory_mb} MB)"))
+        except Exception as e:  # an unexpected parser bug: report it, keep the worker
+            conn.send(("bug", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"))
+
+
+class _Worker:
+    def __init__(self, ctx: Any, memory_mb: int | None) -> None:
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, memory_mb), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(timeout=5)
+        self.conn.close()
+
+
+class ProcessParserPool:
+    """`await pool.parse(path, ...)` parses in one of `size` worker processes."""
+
+    def __init__(self, size: int, *, memory_mb: int | None = None) -> None:
+        self.size = max(1, size)
+        self.memory_mb = memory_mb
+        self._ctx = mp.get_context("spawn")
+        self._idle: asyncio.Queue[_Worker] | None = None
+        self._all: list[_Worker] = []
+
+    async def _ensure(self) -> asyncio.Queue[_Worker]:
+        if self._idle is None:
+            self._idle = asyncio.Queue()
+            for _ in range(self.size):
+                w = await asyncio.to_thread(_Worker, self._ctx, self.memory_mb)
+                self._all.append(w)
+                self._idle.put_nowait(w)
+        return self._idle
+
+    async def parse(
+        self, path: str, *, max_pages: int, sha256: str | None, source_path: str | None, timeout: float
+    ) -> Paper:
+        idle = await self._ensure()
+        w = await idle.get()
+        replace = False
+        try:
+            w.conn.send((path, max_pages, sha256, source_path))
+            ready = await asyncio.to_thread(w.conn.poll, timeout)
+            if not ready:
+                replace = True
+                raise ParseError(f"parse timed out after {timeout:g}s (setting MOTIVGRAPH_INGEST_DOC_TIMEOUT_S)")
+            try:
+                kind, payload = w.conn.recv()
+            except (EOFError, OSError) as e:
+                replace = True
+                raise ParseError(
+                    f"parser process died (exit code {w.proc.exitcode}); the PDF may exhaust memory "
+                    "(setting MOTIVGRAPH_INGEST_WORKER_MEMORY_MB)"
+                ) from e
+            if kind == "ok":
+                return Paper.model_validate_json(payload)
+            if kind == "bug":
+                log.warning("offline parser failed unexpectedly on %s: %s", path, payload)
+                raise ParseError(f"offline parser error: {payload.splitlines()[0]}")
+            raise ParseError(payload)
+        except (BrokenPipeError, EOFError, OSError) as e:
+            replace = True
+            raise ParseError(f"parser process unavailable: {e}") from e
+        finally:
+            if replace:
+                await asyncio.to_thread(w.kill)
+                self._all.remove(w)
+                w = await asyncio.to_thread(_Worker, self._ctx, self.memory_mb)
+                self._all.append(w)
+            idle.put_nowait(w)
+
+    async def aclose(self) -> None:
+        for w in self._all:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                w.conn.send(None)
+        for w in self._all:
+            await asyncio.to_thread(w.proc.join, 2)
+            w.kill()
+        self._all.clear()
+        self._idle = None

@@ -1,0 +1,256 @@
+"""`motivgraph parse FILE.pdf` and `motivgraph ingest PATH... | status | report`.
+
+`ingest` is a group whose default command is `run`: `motivgraph ingest papers/` is
+`motivgraph ingest run papers/`; `status` and `report` are its other commands (a file literally
+named `status` is ingested with `motivgraph ingest run status`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+from typer.core import TyperGroup
+
+from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
+
+if TYPE_CHECKING:
+    from ingest.pipeline import DocOutcome, IngestSummary
+
+
+class _DefaultRunGroup(TyperGroup):
+    """Route `ingest PATH...` to `ingest run PATH...` unless the first word is a subcommand."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=_DefaultRunGroup,
+    help="Ingest PDFs into the graph (default: run). Also: `ingest status`, `ingest report`.",
+    no_args_is_help=True,
+)
+
+_PARSER_HELP = "Parser: auto (GROBID when configured and alive, else offline), grobid, or pdf (offline)."
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Any) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.2f} files/s" if speed else "– files/s", style="cyan")
+
+
+class _RichProgress:
+    def __init__(self) -> None:
+        self.progress = Progress(
+            TextColumn("[bold]ingest[/bold]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _RateColumn(),
+            TextColumn("[green]ok {task.fields[ok]}[/green] [red]failed {task.fields[failed]}[/red]"),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=err_console,
+            transient=False,
+        )
+        self.task: Any = None
+        self.ok = self.failed = 0
+
+    def start(self, total: int, parser: str) -> None:
+        err_console.print(f"parser: [bold]{parser}[/bold]")
+        self.progress.start()
+        self.task = self.progress.add_task("ingest", total=total, ok=0, failed=0)
+
+    def advance(self, outcome: DocOutcome) -> None:
+        if outcome.state == "failed":
+            self.failed += 1
+            name = Path(outcome.path).name
+            self.progress.console.print(f"[red]failed[/red] {name}: {outcome.error}", highlight=False)
+        else:
+            self.ok += 1
+        self.progress.update(self.task, advance=1, ok=self.ok, failed=self.failed)
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+
+def _summary_table(s: IngestSummary) -> Table:
+    t = Table(title="ingest summary" + (" (dry run)" if s.dry_run else ""), show_header=False)
+    t.add_column("what")
+    t.add_column("value", justify="right")
+    rows: list[tuple[str, Any]] = [
+        ("parser", s.parser or "–"),
+        ("PDF files found", s.found),
+        ("non-PDF files skipped", s.non_pdf_skipped),
+        ("duplicates (same sha256)", s.duplicates),
+        ("already stored (skipped)", s.already_done),
+        ("failed earlier (skipped; --retry-failed)", s.skipped_failed),
+        ("to process" if s.dry_run else "processed", s.to_process if s.dry_run else s.processed),
+    ]
+    if not s.dry_run:
+        rate = s.processed / s.elapsed_s if s.elapsed_s else 0.0
+        rows += [
+            ("ok", s.ok),
+            ("failed", s.failed),
+            ("parsed now / from cache", f"{s.parsed} / {s.from_cache}"),
+            ("elapsed", f"{s.elapsed_s:.1f}s ({rate:.2f} files/s)"),
+        ]
+    rows.append(("ledger", ", ".join(f"{k} {v}" for k, v in s.states.items() if v) or "empty"))
+    for k, v in rows:
+        t.add_row(k, str(v))
+    return t
+
+
+@app.command("run")
+@cli_errors
+def run_cmd(
+    paths: list[str] = typer.Argument(..., help="PDF files, folders (searched recursively) or glob patterns."),
+    parser: str = typer.Option(None, "--parser", help=_PARSER_HELP),
+    concurrency: int = typer.Option(None, "--concurrency", min=1, max=256, help="Documents processed in parallel."),
+    limit: int = typer.Option(None, "--limit", min=0, help="Process at most N documents that still need work."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Walk, hash and report what would be done; write nothing."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Process documents that failed before again."),
+) -> None:
+    """Parse PDFs and store Paper nodes in the graph; resumable (re-run the same command)."""
+    from ingest.pipeline import run_ingest
+    from motivgraph.errors import ConfigError
+
+    if parser is not None and parser not in ("auto", "grobid", "pdf"):
+        raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")
+    settings = load_settings()
+    prog = None if dry_run else _RichProgress()
+    try:
+        summary = run_ingest(
+            paths, settings, parser=parser, concurrency=concurrency, limit=limit, dry_run=dry_run,  # type: ignore[arg-type]
+            retry_failed=retry_failed, progress=prog,
+        )
+    finally:
+        if prog is not None and prog.task is not None:
+            prog.stop()
+    for m in summary.missing:
+        err_console.print(f"[yellow]not found:[/yellow] {m}", highlight=False)
+    console.print(_summary_table(summary))
+    if summary.failed:
+        console.print("see failures: [bold]motivgraph ingest report[/bold]")
+        raise typer.Exit(EXIT_FAILED)
+
+
+@app.command("status")
+@cli_errors
+def status_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
+    """Documents per ledger state (queued, parsed, extracted, stored, failed)."""
+    from ingest.pipeline import ledger_for
+
+    settings = load_settings()
+    ledger = ledger_for(settings)
+    try:
+        counts = ledger.counts()
+        dups = len(ledger.duplicates())
+    finally:
+        ledger.close()
+    if json_out:
+        console.print_json(json.dumps({"states": counts, "duplicates": dups, "ledger": str(ledger.path)}))
+        return
+    t = Table(title=f"ingest ledger ({ledger.path})")
+    t.add_column("state")
+    t.add_column("documents", justify="right")
+    for k, v in counts.items():
+        t.add_row(k, str(v))
+    t.add_row("duplicate paths", str(dups))
+    console.print(t)
+
+
+@app.command("report")
+@cli_errors
+def report_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables.")) -> None:
+    """Failed documents grouped by reason, with file names and errors."""
+    from ingest.pipeline import ledger_for
+
+    settings = load_settings()
+    ledger = ledger_for(settings)
+    try:
+        groups = ledger.failures_by_reason()
+    finally:
+        ledger.close()
+    if json_out:
+        data = {
+            reason: [{"path": r.path, "error": r.error, "attempts": r.attempts} for r in rows]
+            for reason, rows in groups.items()
+        }
+        console.print_json(json.dumps(data))
+        return
+    if not groups:
+        console.print("no failed documents")
+        return
+    for reason, rows in groups.items():
+        t = Table(title=f"{reason} — {len(rows)} document(s)", title_justify="left")
+        t.add_column("file")
+        t.add_column("error")
+        t.add_column("attempts", justify="right")
+        for r in rows:
+            t.add_row(r.path, r.error or "", str(r.attempts))
+        console.print(t)
+
+
+@cli_errors
+def parse_cmd(
+    file: Path = typer.Argument(..., help="The PDF to parse."),
+    json_out: bool = typer.Option(False, "--json", help="Print the Paper as JSON."),
+    parser: str = typer.Option(None, "--parser", help=_PARSER_HELP),
+) -> None:
+    """Parse one PDF and print the structured paper (nothing is stored)."""
+    from ingest.parsers import make_parser
+    from ingest.walker import sha256_file
+    from motivgraph.errors import ConfigError, ParseError
+
+    if parser is not None and parser not in ("auto", "grobid", "pdf"):
+        raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")
+    if not file.is_file():
+        raise ParseError(f"no such file: {file}")
+    settings = load_settings()
+
+    async def go() -> Any:
+        p = await make_parser(settings.ingest, parser, workers=1)  # type: ignore[arg-type]
+        try:
+            t0 = time.perf_counter()
+            paper = await p.parse(file.resolve(), await asyncio.to_thread(sha256_file, file))
+            return p.description, paper, time.perf_counter() - t0
+        finally:
+            await p.aclose()
+
+    desc, paper, secs = asyncio.run(go())
+    if json_out:
+        print(paper.model_dump_json(indent=2))
+        return
+    err_console.print(f"parser: {desc} ({secs:.2f}s)")
+    console.print(f"[bold]{paper.title or '(no title found)'}[/bold]", highlight=False)
+    console.print(f"id: {paper.paper_id}  pages: {paper.page_count}  year: {paper.year}  venue: {paper.venue}")
+    if paper.authors:
+        console.print("authors: " + ", ".join(paper.authors), highlight=False)
+    if paper.abstract:
+        console.print(f"abstract: {paper.abstract[:400]}{'…' if len(paper.abstract) > 400 else ''}", highlight=False)
+    t = Table(title="sections")
+    t.add_column("#")
+    t.add_column("heading")
+    t.add_column("role")
+    t.add_column("chars", justify="right")
+    for s in paper.sections:
+        t.add_row(s.number or "", s.heading, s.role, str(len(s.text)))
+    console.print(t)
+    console.print(f"references: {len(paper.references)}")
+
+
+def register(root: typer.Typer) -> None:
+    """Add `parse` and the `ingest` group to the root CLI."""
+    root.command("parse")(parse_cmd)
+    root.add_typer(app, name="ingest")
