@@ -228,6 +228,21 @@ class AgentSettings(BaseModel):
     fix_unresolved_links: bool = Field(
         True, description="Send an idea with unresolved kg: links back to the researcher once."
     )
+    tool_mode: Literal["auto", "native", "text"] = Field(
+        "auto",
+        description="How agents call tools: the model's native tool calls, the text protocol "
+        "(name(arg=value) <CALL>) for models without them, or auto (native when the model supports it).",
+    )
+    idea_reasks: int = Field(
+        2, ge=0, le=5, description="Corrective re-asks when the researcher's idea JSON is invalid even after repair."
+    )
+    self_review_rounds: int = Field(
+        1, ge=0, le=10, description="With the no_mentor ablation: rounds in which the researcher revises alone."
+    )
+    ideas: int = Field(3, ge=1, le=20, description="Default number of ideas attempted per SoIQ session.")
+    max_concurrent_sessions: int = Field(
+        2, ge=1, le=64, description="Ideation sessions the API runs at once; further ones wait queued."
+    )
 
 
 class Settings(BaseSettings):

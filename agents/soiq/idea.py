@@ -1,0 +1,165 @@
+"""The idea a researcher writes: a validated model, and parsing/repair of the JSON it arrives in.
+
+The field names keep the spelling the prompts ask for ("Related Work", "Experiments plan", ...) so a
+model's JSON maps onto the model directly; Python attributes use snake_case.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from motivgraph.errors import StructuredOutputError
+
+log = logging.getLogger(__name__)
+
+IDEA_FIELDS: tuple[str, ...] = (
+    "Name",
+    "Title",
+    "Motivation",
+    "Related Work",
+    "Abstract",
+    "Method",
+    "Experiments plan",
+    "Risk Factors and Limitations",
+)
+
+_NAME_RE = re.compile(r"[^a-z0-9_]+")
+
+
+class IdeaParseError(StructuredOutputError):
+    """The researcher's reply holds no usable idea JSON; `problems` lists what is wrong."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        self.problems = problems or []
+        super().__init__(message)
+
+
+class Idea(BaseModel):
+    """A research idea. Text fields may hold inline `kg:<type>:<name>` links and (Author et al., year)."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore", str_strip_whitespace=True)
+
+    name: str = Field(alias="Name", min_length=1, max_length=120, description="snake_case handle")
+    title: str = Field(alias="Title", min_length=3, max_length=400)
+    motivation: str = Field(alias="Motivation", min_length=20)
+    related_work: str = Field(alias="Related Work", min_length=20)
+    abstract: str = Field(alias="Abstract", min_length=20)
+    method: str = Field(alias="Method", min_length=20)
+    experiments_plan: str = Field(alias="Experiments plan", min_length=20)
+    risks: str = Field(alias="Risk Factors and Limitations", min_length=10)
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _snake(cls, v: Any) -> Any:
+        # The handle is only a label; normalising it beats rejecting an otherwise good idea.
+        if isinstance(v, str):
+            s = _NAME_RE.sub("_", v.strip().lower().replace(" ", "_")).strip("_")
+            return s[:120] or v
+        return v
+
+    def to_json(self) -> dict[str, str]:
+        """The idea with the prompt's field names, in the prompt's order."""
+        return self.model_dump(by_alias=True)
+
+    def text(self) -> str:
+        """Every field joined, for link/citation scanning and embeddings."""
+        return "\n".join(f"{k}: {v}" for k, v in self.to_json().items())
+
+    def render(self) -> str:
+        return "```json\n" + json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n```"
+
+
+_FENCE_RE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+_KEY_CANON = {re.sub(r"[^a-z]", "", f.lower()): f for f in IDEA_FIELDS}
+# Spellings models commonly use for the same fields.
+_KEY_CANON.update(
+    {
+        "relatedworks": "Related Work",
+        "experimentplan": "Experiments plan",
+        "experiments": "Experiments plan",
+        "experimentalplan": "Experiments plan",
+        "riskfactors": "Risk Factors and Limitations",
+        "risksandlimitations": "Risk Factors and Limitations",
+        "limitations": "Risk Factors and Limitations",
+        "riskfactorsandlimitation": "Risk Factors and Limitations",
+    }
+)
+
+
+def _candidates(text: str) -> list[str]:
+    """JSON-looking spans of a reply, most specific first: fenced blocks after an IDEA JSON marker,
+    any fenced block, then the outermost {...} span."""
+    out: list[str] = []
+    marker = re.search(r"IDEA\s+JSON\s*:?", text, re.IGNORECASE)
+    tail = text[marker.end() :] if marker else text
+    out.extend(m.group(1) for m in _FENCE_RE.finditer(tail))
+    if marker:
+        out.extend(m.group(1) for m in _FENCE_RE.finditer(text))
+    start, end = tail.find("{"), tail.rfind("}")
+    if start != -1:
+        out.append(tail[start : end + 1] if end > start else tail[start:])
+    return [c for c in out if "{" in c]
+
+
+def _canon_keys(obj: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in obj.items():
+        canon = _KEY_CANON.get(re.sub(r"[^a-z]", "", str(k).lower()), str(k))
+        if isinstance(v, list):  # a list of paragraphs/steps is still the field's text
+            v = "\n".join(str(x) for x in v)
+        elif isinstance(v, dict):
+            v = "\n".join(f"{kk}: {vv}" for kk, vv in v.items())
+        out[canon] = v
+    return out
+
+
+def _loads(span: str) -> tuple[dict[str, Any] | None, bool]:
+    """(object, repaired) — strict JSON first, then json_repair for the usual breakage
+    (trailing commas, unescaped quotes, truncation, single quotes)."""
+    try:
+        obj = json.loads(span)
+        return (obj, False) if isinstance(obj, dict) else (None, False)
+    except json.JSONDecodeError:
+        pass
+    from json_repair import repair_json
+
+    try:
+        obj = repair_json(span, return_objects=True)
+    except Exception as e:  # json_repair raises a variety of errors on hopeless input
+        log.debug("json_repair failed: %s", e)
+        return None, False
+    if isinstance(obj, list):
+        obj = next((o for o in obj if isinstance(o, dict)), None)
+    return (obj, True) if isinstance(obj, dict) and obj else (None, False)
+
+
+def parse_idea(text: str) -> tuple[Idea, bool]:
+    """The idea in a reply and whether the JSON needed repair. Raises IdeaParseError listing what is
+    missing or invalid, phrased so it can be sent back to the model as a correction request."""
+    problems: list[str] = []
+    best_missing: list[str] | None = None
+    for span in _candidates(text):
+        obj, repaired = _loads(span)
+        if obj is None:
+            continue
+        if len(obj) == 1 and isinstance(next(iter(obj.values())), dict):  # {"idea": {...}}
+            obj = next(iter(obj.values()))
+        obj = _canon_keys(obj)
+        try:
+            return Idea.model_validate(obj), repaired
+        except ValidationError as e:
+            missing = [f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in e.errors()]
+            if best_missing is None or len(missing) < len(best_missing):
+                best_missing = missing
+    if best_missing is not None:
+        problems = best_missing
+        raise IdeaParseError("the idea JSON is incomplete or invalid: " + "; ".join(problems), problems)
+    raise IdeaParseError(
+        "no idea JSON found: write the idea as one JSON object in a ```json block after 'IDEA JSON:'",
+        ["no JSON object"],
+    )

@@ -1,0 +1,77 @@
+"""The researcher agent: explores with the tools, writes the idea, answers the mentor, revises."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from agents.soiq import prompts
+from agents.soiq.idea import IDEA_FIELDS, Idea, IdeaParseError, parse_idea
+from agents.soiq.loop import ChatAgent
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IdeaReply:
+    text: str  # the researcher's last reply (answer + idea)
+    idea: Idea | None  # None when no valid idea could be obtained
+    repaired: bool = False  # JSON needed mechanical repair
+    reasks: int = 0  # corrective re-asks used
+    tool_calls: int = 0
+    error: str | None = None
+
+
+class Researcher:
+    def __init__(self, agent: ChatAgent, *, topic: str, idea_reasks: int = 2) -> None:
+        self.agent = agent
+        self.topic = topic
+        self.idea_reasks = idea_reasks
+
+    def start(self) -> None:
+        protocol = ""
+        if self.agent.tool_mode == "text" and self.agent.toolbox is not None:
+            protocol = "\n" + prompts.TEXT_PROTOCOL.format(
+                marker="<CALL>", tool_list=self.agent.toolbox.text_tool_list()
+            )
+        self.agent.system(prompts.RESEARCHER_SYSTEM.format(protocol=protocol))
+
+    async def _with_idea(self, text: str, calls: int) -> IdeaReply:
+        """Parse the idea in `text`; re-ask (without tools) until valid or out of re-asks."""
+        reasks = 0
+        while True:
+            try:
+                idea, repaired = parse_idea(text)
+                return IdeaReply(text, idea, repaired, reasks, calls)
+            except IdeaParseError as e:
+                if reasks >= self.idea_reasks:
+                    log.info("researcher gave no valid idea after %d re-asks: %s", reasks, e)
+                    return IdeaReply(text, None, False, reasks, calls, str(e))
+                reasks += 1
+                prompt = prompts.IDEA_REASK.format(
+                    problems=str(e), fields=", ".join(f'"{f}"' for f in IDEA_FIELDS)
+                )
+                text = (await self.agent.turn(prompt, max_calls=0)).text
+
+    async def explore(self, previous: list[tuple[str, str]], max_calls: int) -> IdeaReply:
+        task = prompts.EXPLORE_TASK.format(
+            topic=self.topic, budget=max_calls, idea_format=prompts.idea_format(),
+            previous=prompts.previous_block(previous),
+        )
+        res = await self.agent.turn(task, max_calls=max_calls)
+        return await self._with_idea(res.text, res.tool_calls)
+
+    async def answer(self, question: str, max_calls: int) -> IdeaReply:
+        prompt = prompts.ANSWER_MENTOR.format(question=question, budget=max_calls)
+        res = await self.agent.turn(prompt, max_calls=max_calls)
+        return await self._with_idea(res.text, res.tool_calls)
+
+    async def self_review(self, round_no: int, max_rounds: int, aspect: str, max_calls: int) -> IdeaReply:
+        prompt = prompts.SELF_REVIEW.format(round=round_no, max_rounds=max_rounds, aspect=aspect, budget=max_calls)
+        res = await self.agent.turn(prompt, max_calls=max_calls)
+        return await self._with_idea(res.text, res.tool_calls)
+
+    async def fix_links(self, problems: str, max_calls: int) -> IdeaReply:
+        prompt = prompts.FIX_LINKS.format(items=problems, budget=max_calls)
+        res = await self.agent.turn(prompt, max_calls=max_calls)
+        return await self._with_idea(res.text, res.tool_calls)

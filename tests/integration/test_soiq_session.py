@@ -1,0 +1,158 @@
+"""SoIQ sessions end to end on a small real graph (embedded FalkorDB, real MiniLM + FAISS), with
+every agent driven by the scripted model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.runs import RunDir
+from agents.soiq.session import SessionConfig, SoiqSession
+from motivgraph.llm import ScriptedChatModel
+from tests.integration.soiq_support import (
+    BAD_LINK,
+    build_graph,
+    idea_dict,
+    idea_text,
+    llm_client,
+    tc,
+    tool_client,
+)
+
+
+@pytest.fixture
+def graph_rt(settings, store, embedder):
+    return build_graph(settings, store, embedder)
+
+
+async def run_session(settings, rt, replies, **cfg):
+    model = ScriptedChatModel(replies)
+    config = SessionConfig(topic=cfg.pop("topic", "oversmoothing in deep graph neural networks"), **cfg)
+    run = RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
+    events: list[dict] = []
+    session = SoiqSession(settings, config, run, tool_client=tool_client(rt), llm=llm_client(settings, model),
+                          emit=events.append)
+    result = await session.run()
+    return result, run, model, events
+
+
+async def test_full_session_accept(settings, graph_rt):
+    idea0 = idea_dict()
+    idea1 = idea_dict(extra="Revised after round 1.")
+    idea2 = idea_dict(extra="Revised after round 2.")
+    idea3 = idea_dict(extra="Revised after round 3.")
+    replies = [
+        # exploration: several tool calls, then the idea
+        tc("node_search", query="oversmoothing graph neural networks", k=5),
+        tc("node_relation", names=["Oversmoothing in deep message passing"]),
+        tc("literature_search", query="deep graph networks oversmoothing"),
+        tc("get_random_nodes", n=5),
+        tc("transfer_candidates"),
+        idea_text(idea0),
+        # mentor round 1, researcher answers with a tool call then a revision
+        "Aspect: Innovativeness. How does pheromone weighting differ from attention?",
+        tc("literature_search", query="graph attention oversmoothing"),
+        idea_text(idea1, "Attention is learned per layer; pheromone accumulates across training."),
+        "Aspect: Rationality. Why would reinforcing paths reduce oversmoothing?",
+        idea_text(idea2, "Because it keeps informative paths sharper."),
+        "Aspect: Feasibility. How is the pheromone initialised on ogbn-arxiv?",
+        idea_text(idea3, "Uniformly, then updated from gradients."),
+        "Your answers were convincing. <ACCEPT>",
+    ]
+    result, run, model, events = await run_session(settings, graph_rt, replies, ideas=1)
+    assert model.remaining == 0
+    assert result.status == "completed" and len(result.ideas) == 1
+    rec = result.ideas[0]
+    assert rec["decision"]["decision"] == "ACCEPT" and rec["decision"]["forced"] is False
+    assert rec["rounds"] == 3
+    assert rec["aspects"] == ["Innovativeness", "Rationality", "Feasibility"]
+    assert [h["round"] for h in rec["history"]] == [0, 1, 2, 3]
+    assert rec["history"][3]["idea"]["Abstract"].endswith("Revised after round 3.")
+    assert rec["idea"] == idea3
+    # grounding: both links resolve against the graph, the citation matches a paper seen
+    g = rec["grounding"]
+    assert g["links_total"] == 2 and g["links_resolved"] == 2, g
+    assert g["citations_total"] == 1 and g["citations_resolved"] == 1, g
+    assert rec["flagged"] is False
+    # tools really ran on the graph: the node search result names a real node
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert len(results) == 6 and all(e["ok"] for e in results), results
+    assert "Oversmoothing in deep message passing" in results[0]["text"]
+    assert "Silva et al." in results[2]["text"]
+    # the researcher was offered the tools natively
+    assert {t["function"]["name"] for t in model.tools_seen[0]} >= {"node_search", "get_random_nodes"}
+    # run directory
+    lines = [json.loads(x) for x in run.transcript_path.read_text().splitlines()]
+    kinds = {e["type"] for e in lines}
+    assert {"message", "tool_call", "tool_result", "decision", "usage", "grounding", "status"} <= kinds
+    assert json.loads((run.path / "ideas.json").read_text())[0]["idea"]["Title"] == idea3["Title"]
+    assert "ACCEPT" in (run.path / "summary.md").read_text()
+    assert run.status()["status"] == "completed"
+    u = result.usage["total"]
+    assert u["calls"] == len(replies) and u["input_tokens"] > 0 and u["output_tokens"] > 0
+
+
+async def test_reject_path_not_in_results(settings, graph_rt):
+    replies = [
+        idea_text(idea_dict()),
+        "Aspect: Innovativeness. Is this not just edge attention?",
+        idea_text(idea_dict(), "I believe it is different."),
+        "The answer does not address the question; the idea is not novel. <REJECT>",
+    ]
+    result, run, _, events = await run_session(settings, graph_rt, replies, ideas=1)
+    assert result.ideas == [] and result.rejected == 1
+    assert run.ideas() == []
+    decision = next(e for e in events if e["type"] == "decision")
+    assert decision["decision"] == "REJECT"
+    done = next(e for e in events if e["type"] == "idea_done")
+    assert done["idea_json"]["Title"] == idea_dict()["Title"]  # kept in the transcript
+
+
+async def test_round_limit_forces_decision(settings, graph_rt):
+    idea = idea_dict(cite="")
+    replies = [
+        idea_text(idea),
+        "Aspect: Feasibility. Where does the data come from?",
+        idea_text(idea, "Public benchmarks."),
+        "Aspect: Rationality. Why pheromones?",
+        idea_text(idea, "They accumulate evidence."),
+        "Still unsure, but acceptable. <ACCEPT>",
+    ]
+    result, _, model, _ = await run_session(settings, graph_rt, replies, ideas=1, rounds=2)
+    assert model.remaining == 0
+    rec = result.ideas[0]
+    assert rec["decision"]["forced"] is True and rec["rounds"] == 2
+    # the forced-decision prompt was the last thing the mentor saw
+    assert "round limit" in model.calls[-1][-1].content
+
+
+async def test_unresolved_link_flagged_and_fixed_once(settings, graph_rt):
+    bad = idea_dict(links=BAD_LINK, cite="(Nobody et al., 2020)")
+    replies = [
+        idea_text(bad),
+        "<ACCEPT>",
+        idea_text(bad, "I could not find better references."),  # the one fix attempt fails
+    ]
+    result, _, model, _ = await run_session(settings, graph_rt, replies, ideas=1)
+    rec = result.ideas[0]
+    g = rec["grounding"]
+    assert rec["flagged"] is True
+    assert g["links_total"] == 2 and g["links_resolved"] == 1
+    assert [u["name"] for u in g["unresolved_links"]] == ["Quantum pheromone transformers"]
+    assert g["unresolved_citations"][0]["author"] == "Nobody"
+    assert len(rec["grounding_attempts"]) == 2
+    fix_prompt = model.calls[2][-1].content
+    assert "Quantum pheromone transformers" in fix_prompt and "Nobody" in fix_prompt
+
+
+async def test_unresolved_link_fixed_by_researcher(settings, graph_rt):
+    replies = [
+        tc("literature_search", query="deep graph networks"),
+        idea_text(idea_dict(links=BAD_LINK)),
+        "<ACCEPT>",
+        idea_text(idea_dict()),
+    ]
+    result, *_ = await run_session(settings, graph_rt, replies, ideas=1)
+    rec = result.ideas[0]
+    assert rec["flagged"] is False and rec["grounding_attempts"][0]["flagged"] is True
