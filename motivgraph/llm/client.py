@@ -31,7 +31,7 @@ from motivgraph.llm.factory import ModelSpec, build_chat_model, is_configured, r
 from motivgraph.llm.limiter import RateLimiter
 from motivgraph.llm.retry import RetriesExhausted, RetryPolicy, describe, retry_call, status_code
 from motivgraph.llm.tokens import content_text, count_message_tokens, count_tokens
-from motivgraph.llm.usage import Usage, cost_usd
+from motivgraph.llm.usage import Usage, cost_usd, price_for
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -102,6 +102,7 @@ class LLMClient:
         self._limiter = RateLimiter(self.cfg.requests_per_minute, burst=self.cfg.concurrency, sleep=sleep)
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
+        self._pending: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[AIMessage]]] = {}
         self.cache = LLMCache(settings.cache_dir / "llm.sqlite")
 
     # -- models --------------------------------------------------------------------------------
@@ -127,6 +128,10 @@ class LLMClient:
             else:
                 spec = resolve_spec(self.cfg, role)
                 self._bound[role] = _Bound(spec, build_chat_model(spec))
+            spec = self._bound[role].spec
+            if self.budget_usd is not None and price_for(spec.model, self.cfg.prices) == (0.0, 0.0):
+                log.warning("No price for model %r in MOTIVGRAPH_LLM_PRICES: its calls count as $0, so the "
+                            "budget of $%.2f cannot stop them", spec.model, self.budget_usd)
         return self._bound[role]
 
     def model_id(self, role: str | None = None) -> str:
@@ -173,14 +178,55 @@ class LLMClient:
         b = self._model(role)
         tool_schemas = [convert_to_openai_tool(t) for t in tools or []]
         call_params = {**params, **({"tool_choice": tool_choice} if tool_choice else {})}
+        if not (self.use_cache and cache):
+            return await self._call(role, b, msgs, tool_schemas, tool_choice, params)
         key = self._key(b, msgs, tool_schemas, call_params)
-        if self.use_cache and cache:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self.usage.record_cache_hit(role)
-                self.cache.log_call(run_id=self.run_id, role=role, model_id=b.spec.model_id, cached=True)
-                hit.response_metadata = {**hit.response_metadata, "cache_hit": True}
-                return hit
+        hit = self.cache.get(key)
+        if hit is not None:
+            return self._hit(role, b, hit)
+        # Identical requests in flight at the same time are sent once; the others wait for it.
+        loop = asyncio.get_running_loop()
+        pending = self._pending.get(key)
+        if pending is not None and pending[0] is loop:
+            try:
+                return self._hit(role, b, (await asyncio.shield(pending[1])).model_copy(deep=True))
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise
+            except Exception:
+                pass  # the first caller reports its own error; this one makes its own attempt
+        fut: asyncio.Future[AIMessage] = loop.create_future()
+        self._pending[key] = (loop, fut)
+        try:
+            msg = await self._call(role, b, msgs, tool_schemas, tool_choice, params)
+        except Exception as e:
+            fut.set_exception(e)
+            fut.exception()  # mark retrieved: nobody may be waiting
+            raise
+        except BaseException:
+            fut.cancel()
+            raise
+        else:
+            fut.set_result(msg)
+        finally:
+            if self._pending.get(key, (None, None))[1] is fut:
+                del self._pending[key]
+        if content_text(msg.content).strip() or msg.tool_calls:
+            self.cache.put(key, b.spec.model_id, role, msg)  # empty replies are not worth replaying
+        return msg
+
+    def _hit(self, role: str, b: _Bound, msg: AIMessage) -> AIMessage:
+        self.usage.record_cache_hit(role)
+        self.cache.log_call(run_id=self.run_id, role=role, model_id=b.spec.model_id, cached=True)
+        msg.response_metadata = {**msg.response_metadata, "cache_hit": True}
+        return msg
+
+    async def _call(
+        self, role: str, b: _Bound, msgs: list[BaseMessage], tool_schemas: list[dict], tool_choice: str | None,
+        params: dict[str, Any],
+    ) -> AIMessage:
+        """Budget check, concurrency slot, rate limit, timeout, retries, accounting: one paid call."""
         self._check_budget(role)
         runnable: Any = b.model
         if tool_schemas:
@@ -224,8 +270,6 @@ class LLMClient:
                     + (f" — {hint}" if hint else "")
                 ) from e
         self._account(role, b, msgs, tool_schemas, msg)
-        if self.use_cache and cache and (content_text(msg.content).strip() or msg.tool_calls):
-            self.cache.put(key, b.spec.model_id, role, msg)  # empty replies are not worth replaying
         return msg
 
     def _account(self, role: str, b: _Bound, msgs: list[BaseMessage], tools: list[dict], msg: AIMessage) -> None:

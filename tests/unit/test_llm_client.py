@@ -251,3 +251,23 @@ def test_rate_limit_spaces_requests(settings: Settings) -> None:
         c.chat_sync("extractor", f"q{i}")
     assert len(sleeps) == 2 and all(0.9 < s <= 2.0 for s in sleeps)  # ~1 s apart (fake sleep, no waiting)
     c.close()
+
+
+async def test_identical_concurrent_requests_are_sent_once(settings: Settings) -> None:
+    model = ScriptedChatModel([Delay(0.05, "shared answer"), "second answer"])
+    c = LLMClient(settings, model=model)
+    replies = await asyncio.gather(*(c.chat("resolver", "same question") for _ in range(4)))
+    assert [r.content for r in replies] == ["shared answer"] * 4
+    assert len(model.calls) == 1 and model.remaining == 1
+    u = c.usage.role("resolver")
+    assert (u.calls, u.cache_hits) == (1, 3)
+    c.close()
+
+
+async def test_waiters_try_themselves_when_the_shared_call_fails(settings: Settings) -> None:
+    settings.llm.max_retries = 0
+    model = ScriptedChatModel([Delay(0.05, server_error(500)), "recovered"])
+    c = LLMClient(settings, model=model)
+    results = await asyncio.gather(c.chat("resolver", "q"), c.chat("resolver", "q"), return_exceptions=True)
+    assert isinstance(results[0], LLMError) and results[1].content == "recovered"
+    c.close()
