@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -9,6 +10,8 @@ from pydantic import BaseModel, Field, field_validator
 from graph.identity import node_key
 
 NodeType = Literal["problem", "challenge", "solution"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 class NodeIn(BaseModel):
@@ -22,7 +25,8 @@ class NodeIn(BaseModel):
     @field_validator("name", "description")
     @classmethod
     def _strip(cls, v: str) -> str:
-        return " ".join(v.split())
+        # Control characters (NUL above all) are never meaningful in a name and some stores choke on them.
+        return " ".join(_CONTROL.sub(" ", v).split())
 
     def key_for(self, node_type: str) -> str:
         return self.key or node_key(node_type, self.name)

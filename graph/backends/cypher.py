@@ -446,7 +446,7 @@ class CypherGraphStore:
             params[f"key_{lb}"] = f"{TYPE_OF_LABEL[lb]}:{norm}"
         recs = {r.key: r for r in (to_record(row["node"]) for row in self._read(Q.find_nodes(labels), params))}
         exact = {f"{TYPE_OF_LABEL[lb]}:{norm}" for lb in labels}
-        return sorted(recs.values(), key=lambda r: (r.key not in exact, r.level, r.key))
+        return sorted(recs.values(), key=lambda r: (r.key not in exact, r.level, ALL_TYPES.index(r.type), r.key))
 
     def _label_counts(self, labels: Sequence[str]) -> dict[str, int]:
         return {lb: int(self._first(self._read(Q.count_label(lb)), "n")) for lb in labels}

@@ -42,6 +42,18 @@ def mask_url(url: str) -> str:
     return re.sub(r"(?<=://)([^/@]*):[^/@]*@", r"\1:***@", url)
 
 
+def _scrub(value: Any) -> Any:
+    """Parameters travel in a text header that the server reads as a C string: a NUL would cut the
+    command short, so it is removed from every string value."""
+    if isinstance(value, str):
+        return value.replace("\x00", "") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrub(v) for v in value]
+    return value
+
+
 class FalkorDBStore(CypherGraphStore):
     backend = "falkordb"
 
@@ -107,7 +119,7 @@ class FalkorDBStore(CypherGraphStore):
         import redis
 
         try:
-            return self._rows(fn(query, params or None, **kw))
+            return self._rows(fn(query, _scrub(params) if params else None, **kw))
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
             raise self._unavailable(e) from e
         except redis.exceptions.ResponseError as e:
