@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from motivgraph import __version__
-from motivgraph.cli import config_cmd, graph_cmd, ingest_cmd, llm_cmd, search_cmd
+from motivgraph.cli import config_cmd, db_cmd, graph_cmd, ingest_cmd, llm_cmd, search_cmd
 
 app = typer.Typer(
     name="motivgraph",
@@ -15,6 +15,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(config_cmd.app, name="config")
+app.add_typer(db_cmd.app, name="db")
 app.add_typer(llm_cmd.app, name="llm")
 app.add_typer(graph_cmd.app, name="graph")
 search_cmd.register(app)
