@@ -1,0 +1,183 @@
+"""Text-protocol tool calls (incl. malformed and unknown ones), idea JSON repair / re-ask,
+ablation switches, and resume — all on the small real graph with the scripted model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.runs import RunDir, mark_interrupted
+from agents.soiq.session import SessionConfig, SoiqSession
+from motivgraph.errors import LLMError
+from motivgraph.llm import ScriptedChatModel
+from tests.integration.soiq_support import build_graph, idea_dict, idea_text, llm_client, tc, tool_client
+
+
+@pytest.fixture
+def graph_rt(settings, store, embedder):
+    return build_graph(settings, store, embedder)
+
+
+def make_session(settings, rt, model, run=None, **cfg):
+    config = SessionConfig(topic=cfg.pop("topic", "oversmoothing in deep graph neural networks"), **cfg)
+    run = run or RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
+    events: list[dict] = []
+    s = SoiqSession(settings, config, run, tool_client=tool_client(rt), llm=llm_client(settings, model),
+                    emit=events.append)
+    return s, run, events
+
+
+async def test_text_protocol_calls_including_malformed(settings, graph_rt):
+    replies = [
+        'First I look at the graph.\nnode_search(query="oversmoothing in graph networks", k=4) <CALL>',
+        'node_relation(names=["Oversmoothing in deep message passing"]) <CALL>\n'
+        'literature_search(query="deep graph networks" <CALL>',
+        "unknown_tool(x=1) <CALL>\nnode_search(k=3) <CALL>",
+        'literature_search(search_query="deep graph networks oversmoothing") <CALL>'
+        "\nResults: (the model hallucinates results here, which must be dropped)",
+        idea_text(idea_dict()),
+        "<ACCEPT>",
+    ]
+    model = ScriptedChatModel(replies)
+    session, _run, events = make_session(settings, graph_rt, model, tool_mode="text")
+    result = await session.run()
+    assert model.remaining == 0 and len(result.ideas) == 1
+    assert session.tool_mode == "text"
+    assert all(t == [] for t in model.tools_seen)  # nothing bound natively
+    # the system prompt taught the protocol
+    assert "<CALL>" in model.calls[0][0].content
+    res = [e for e in events if e["type"] == "tool_result"]
+    oks = [e["ok"] for e in res]
+    assert oks == [True, True, False, False, False, True]
+    assert "Oversmoothing in deep message passing" in res[0]["text"]
+    assert "unbalanced" in res[2]["text"]
+    assert "unknown tool 'unknown_tool'" in res[3]["text"]
+    assert "query" in res[4]["text"] and "Field required" in res[4]["text"]
+    # every result came back to the model in one user message per step, errors included
+    third_call = model.calls[2]
+    assert "could not read your tool call" in third_call[-1].content
+    # text after the last <CALL> is not kept in the conversation
+    assert all("hallucinates" not in m.content for m in model.calls[4])
+    assert result.ideas[0]["grounding"]["citations_resolved"] == 1
+
+
+async def test_invalid_idea_json_repaired_and_reasked(settings, graph_rt):
+    idea = idea_dict(cite="")
+    broken = json.dumps(idea, indent=1)[:-2] + ",\n"  # trailing comma, missing closing brace
+    replies = [
+        "I have thought a lot. My idea is great but I will describe it in prose only.",  # no JSON -> re-ask
+        f"IDEA JSON:\n```json\n{broken}",  # broken JSON -> repaired
+        "<ACCEPT>",
+    ]
+    model = ScriptedChatModel(replies)
+    session, _, events = make_session(settings, graph_rt, model)
+    result = await session.run()
+    assert len(result.ideas) == 1 and result.ideas[0]["idea"]["Title"] == idea["Title"]
+    ev = next(e for e in events if e["type"] == "idea")
+    assert ev["reasks"] == 1 and ev["repaired"] is True
+    assert "could not be read" in model.calls[1][-1].content
+
+
+async def test_idea_never_valid_is_recorded_not_crashing(settings, graph_rt):
+    model = ScriptedChatModel(["no idea", "still none", "nothing", idea_text(idea_dict(cite="")), "<ACCEPT>"])
+    session, run, events = make_session(settings, graph_rt, model, ideas=2)
+    result = await session.run()
+    assert [e["decision"] for e in events if e["type"] == "idea_done"] == ["NO_IDEA", "ACCEPT"]
+    assert len(result.ideas) == 1 and result.rejected == 1
+    # the second idea was told about the first attempt? (it had no title, so nothing to repeat)
+    assert run.status()["status"] == "completed"
+
+
+async def test_previous_ideas_are_told_to_the_next(settings, graph_rt):
+    first = idea_dict("Pheromone guided message passing", cite="")
+    second = idea_dict("Curriculum depth for graph networks", cite="")
+    model = ScriptedChatModel([idea_text(first), "<REJECT>", idea_text(second), "<ACCEPT>"])
+    session, _, _ = make_session(settings, graph_rt, model, ideas=2)
+    result = await session.run()
+    assert [r["idea"]["Title"] for r in result.ideas] == [second["Title"]]
+    second_task = model.calls[2][-1].content
+    assert "Pheromone guided message passing" in second_task and "clearly different" in second_task
+
+
+async def _tool_texts(settings, rt, ablations):
+    replies = [
+        tc("node_search", query="oversmoothing graph networks", k=3),
+        tc("literature_search", query="deep graph networks oversmoothing", limit=3),
+        tc("get_random_nodes", n=3),
+        idea_text(idea_dict(cite="")),
+        "<ACCEPT>",
+    ]
+    if "no_mentor" in ablations:
+        replies[-1] = idea_text(idea_dict(cite="", extra="self-revised"))
+    model = ScriptedChatModel(replies)
+    session, _, events = make_session(settings, rt, model, ablations=ablations)
+    result = await session.run()
+    assert model.remaining == 0
+    return [e["text"] for e in events if e["type"] == "tool_result"], result, events
+
+
+async def test_ablations_change_what_tools_return(settings, graph_rt):
+    base, _, _ = await _tool_texts(settings, graph_rt, [])
+    assert "[challenge] Oversmoothing in deep message passing" in base[0]
+    assert "Silva et al., 2021" in base[1]
+    assert "[problem]" in base[2] or "[challenge]" in base[2] or "[solution]" in base[2]
+
+    no_graph, _, _ = await _tool_texts(settings, graph_rt, ["no_graph"])
+    assert "documents" in no_graph[0] and "[challenge]" not in no_graph[0]
+    assert "Deeper Graph Networks without Oversmoothing" in no_graph[0]  # paper-level text
+    assert "random papers" in no_graph[2] and "[problem]" not in no_graph[2]
+
+    no_lit, result, _ = await _tool_texts(settings, graph_rt, ["no_lit_details"])
+    assert "Deeper Graph Networks without Oversmoothing" in no_lit[1]
+    assert "Silva" not in no_lit[1] and "2021" not in no_lit[1]  # titles only
+
+    _, result, events = await _tool_texts(settings, graph_rt, ["no_mentor"])
+    assert not any(e.get("agent") == "mentor" for e in events)
+    rec = result.ideas[0]
+    assert rec["decision"]["by"] == "self" and rec["idea"]["Abstract"].endswith("self-revised")
+
+
+async def test_resume_after_failure_continues_from_checkpoint(settings, graph_rt):
+    first = ScriptedChatModel([
+        tc("node_search", query="oversmoothing", k=3),
+        idea_text(idea_dict(cite="")),
+        "Aspect: Rationality. Why would it help?",
+        idea_text(idea_dict(cite="", extra="round one"), "Because."),
+        ValueError("provider went away"),  # the mentor's round-2 call fails: the session stops
+    ])
+    session, run, _ = make_session(settings, graph_rt, first, ideas=1)
+    with pytest.raises(LLMError):
+        await session.run()
+    assert run.status()["status"] == "failed"
+    state = run.load_state()
+    assert state["current"]["round"] == 1 and state["current"]["stage"] == "deliberate"
+
+    second = ScriptedChatModel(["Aspect: Feasibility. Data?", idea_text(idea_dict(cite="", extra="round two")),
+                                "<ACCEPT>"])
+    config = SessionConfig.model_validate(run.status()["config"])
+    resumed = SoiqSession(settings, config, RunDir.open(settings.runs_dir, run.id),
+                          tool_client=tool_client(graph_rt), llm=llm_client(settings, second))
+    result = await resumed.run()
+    assert second.remaining == 0
+    rec = result.ideas[0]
+    assert [h["round"] for h in rec["history"]] == [0, 1, 2]
+    assert rec["idea"]["Abstract"].endswith("round two")
+    # the resumed mentor continued the same conversation: it saw the round-1 answer
+    assert "Because." in second.calls[0][-1].content
+    assert any(e["type"] == "resumed" for e in run.events())
+    assert run.status()["status"] == "completed"
+    # usage counted across both processes
+    assert result.usage["total"]["calls"] == 7
+
+
+async def test_killed_session_marked_interrupted_then_resumed(settings, graph_rt):
+    model = ScriptedChatModel([idea_text(idea_dict(cite="")), "<REJECT>"])
+    session, run, _ = make_session(settings, graph_rt, model, ideas=2)
+    run.update_status(status="running", pid=2**22 + 12345)  # a process that does not exist
+    assert mark_interrupted(settings.runs_dir) == [run.id]
+    assert run.status()["status"] == "interrupted"
+    # resume from scratch state (nothing checkpointed yet) runs the whole session
+    model.add(idea_text(idea_dict("Another idea", cite="")), "<ACCEPT>")
+    result = await session.run()
+    assert [r["idea"]["Title"] for r in result.ideas] == ["Another idea"]
