@@ -71,10 +71,9 @@ def usage(
     as_json: bool = typer.Option(False, "--json", help="Print JSON rows instead of a table."),
 ) -> None:
     """Tokens, calls, cache hits and estimated cost recorded in the LLM ledger, by run, role and model."""
-    from motivgraph.llm.cache import LLMCache
+    from motivgraph.llm.cache import LLMCache, cache_path
 
-    settings = load_settings()
-    path = settings.cache_dir / "llm.sqlite"
+    path = cache_path(load_settings())
     if not path.exists():
         console.print(f"No LLM calls recorded yet ({path} does not exist).")
         return

@@ -21,6 +21,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, messages_from_dict
 
 from motivgraph.errors import LLMError
+from motivgraph.settings import Settings
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (
@@ -33,6 +34,11 @@ CREATE TABLE IF NOT EXISTS calls (
 );
 CREATE INDEX IF NOT EXISTS calls_run ON calls(run_id);
 """
+
+
+def cache_path(settings: Settings) -> Path:
+    """Where the reply cache and the usage ledger live: <data_dir>/cache/llm.sqlite."""
+    return settings.cache_dir / "llm.sqlite"
 
 
 def canonical_message(m: BaseMessage) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from motivgraph.errors import BudgetExceeded, ConfigError, LLMError, MotivGraphError, StructuredOutputError
 from motivgraph.llm import structured as so
-from motivgraph.llm.cache import LLMCache, cache_key
+from motivgraph.llm.cache import LLMCache, cache_key, cache_path
 from motivgraph.llm.factory import ModelSpec, build_chat_model, is_configured, resolve_spec
 from motivgraph.llm.limiter import RateLimiter
 from motivgraph.llm.retry import RetriesExhausted, RetryPolicy, describe, retry_call, status_code
@@ -103,7 +103,7 @@ class LLMClient:
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
         self._pending: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[AIMessage]]] = {}
-        self.cache = LLMCache(settings.cache_dir / "llm.sqlite")
+        self.cache = LLMCache(cache_path(settings))
 
     # -- models --------------------------------------------------------------------------------
     def is_configured(self, role: str | None = None) -> bool:

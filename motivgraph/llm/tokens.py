@@ -49,6 +49,7 @@ def tokenizer_name() -> str:
     return "minilm-wordpiece" if _tokenizer() is not None else "chars/4"
 
 
+@lru_cache(maxsize=2048)  # system prompts and schema instructions repeat on every call
 def count_tokens(text: str) -> int:
     """Estimated token count of `text` (see module docstring for the rule)."""
     if not text:
