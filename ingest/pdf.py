@@ -365,15 +365,18 @@ def _parse_references(text: str) -> list[Reference]:
         c = re.sub(r"^\[\d+\]\s*", "", c)
         ym = re.search(r"\b(19[5-9]\d|20[0-4]\d)[a-z]?\b", c)
         year = int(ym.group(1)) if ym else None
-        head = c[: ym.start()] if ym else c.split(".")[0]
-        authors = [a.strip(" .") for a in re.split(r",\s(?:and\s)?|\sand\s", head) if 1 <= len(a.split()) <= 4]
-        title = ""
-        if ym:
-            rest = c[ym.end():].lstrip(" .),:")
-            title = re.split(r"(?<=[a-z0-9?!])\.\s", rest, maxsplit=1)[0].strip(" .“”\"")
-        else:
-            segs = c.split(". ")
-            title = segs[1] if len(segs) > 1 else ""
+        # sentences, not split after an initial ("A. Turing") — authors first, then the title
+        parts = [x.strip() for x in re.split(r"(?<!\b[A-Z])\.\s+", c) if x.strip()]
+        parts = [x for x in parts if not re.fullmatch(r"\(?(19|20)\d\d[a-z]?\)?", x)]
+        head = re.sub(r"\(?\b(19|20)\d\d[a-z]?\b\)?\.?$", "", parts[0]).strip(" ,.") if parts else ""
+        authors: list[str] = []
+        for a in re.split(r",\s(?:and\s)?|\sand\s|;\s", head):
+            a = a.strip(" .")
+            if authors and re.fullmatch(r"(?:[A-Z]\.?\s?-?){1,3}", a):
+                authors[-1] = f"{authors[-1]}, {a}"  # "Downey, D." is one author
+            elif 1 <= len(a.split()) <= 4:
+                authors.append(a)
+        title = parts[1].strip(" .“”\"") if len(parts) > 1 else ""
         refs.append(Reference(title=title[:400], authors=authors[:20], year=year))
     return refs[:500]
 
