@@ -106,14 +106,18 @@ def test_page_cap(tmp_path: Path) -> None:
     assert p.section("introduction")  # the first pages are enough for title and Introduction
 
 
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
 @pytest.mark.parametrize(
     ("make", "reason"),
     [
-        (lambda d, src: (d / "empty.pdf").write_bytes(b"") and None or d / "empty.pdf", "empty file"),
+        (lambda d, src: _write(d / "empty.pdf", b""), "empty file"),
         (lambda d, src: write_truncated(d / "trunc.pdf", src), "truncated or not a PDF"),
         (lambda d, src: write_encrypted(d / "enc.pdf", src), "encrypted PDF"),
-        (lambda d, src: (d / "text.pdf").write_text("just some text, not a PDF") and d / "text.pdf",
-         "truncated or not a PDF"),
+        (lambda d, src: _write(d / "text.pdf", b"just some text, not a PDF"), "truncated or not a PDF"),
         (lambda d, src: write_image_only(d / "scan.pdf", src), "no text layer"),
     ],
     ids=["empty", "truncated", "encrypted", "text-named-pdf", "scanned"],
