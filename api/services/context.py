@@ -99,6 +99,8 @@ class ToolContext:
         self.settings = self.runtime.settings
         self.version_ttl_s = version_ttl_s
         self._s2_client = s2_client
+        self._s2_injected = s2_client is not None
+        self._s2_loop: Any = None
         self._lock = threading.Lock()
         self._version: int | None = None
         self._version_at = 0.0
@@ -137,13 +139,19 @@ class ToolContext:
 
     @property
     def s2_client(self) -> Any:
-        if self._s2_client is None:
-            with self._lock:
-                if self._s2_client is None:
-                    from api.services.literature import make_s2_client
+        """The injected S2 client, or one made from settings per event loop (an httpx AsyncClient's
+        connections belong to the loop that opened them; agents may run several loops in turn)."""
+        if self._s2_injected:
+            return self._s2_client
+        import asyncio
 
-                    self._s2_client = make_s2_client(self.settings)
-        return self._s2_client
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._s2_client is None or self._s2_loop is not loop:
+                from api.services.literature import make_s2_client
+
+                self._s2_client, self._s2_loop = make_s2_client(self.settings), loop
+            return self._s2_client
 
     # ------------------------------------------------------------------------------ versions
     def graph_version(self, *, fresh: bool = False) -> int:

@@ -28,10 +28,7 @@ def make_s2_client(settings: Settings) -> Any:
         return None
     from ingest.semantic_scholar import SemanticScholarClient
 
-    factory = getattr(SemanticScholarClient, "from_settings", None)
-    if callable(factory):
-        return factory(settings)
-    return SemanticScholarClient(settings.s2, cache_dir=settings.cache_dir / "s2")
+    return SemanticScholarClient(settings.s2, cache_dir=settings.cache_dir)
 
 
 def _get(obj: Any, *names: str) -> Any:
@@ -123,7 +120,14 @@ async def _from_s2(ctx: ToolContext, req: LiteratureSearchRequest) -> tuple[list
         client = ctx.s2_client
         if client is None:
             return None, "Semantic Scholar is disabled (set MOTIVGRAPH_S2_ENABLED=true to use it)"
-        raw = await client.search(req.query, limit=req.limit, year_from=req.year_from, year_to=req.year_to)
+        # The client retries with backoff (honouring Retry-After); an interactive tool must not wait
+        # minutes for it, so past the budget the local corpus answers instead.
+        budget = max(1.0, ctx.settings.s2.timeout_s)
+        raw = None
+        with anyio.move_on_after(budget) as scope:
+            raw = await client.search(req.query, limit=req.limit, year_from=req.year_from, year_to=req.year_to)
+        if scope.cancelled_caught:
+            return None, f"Semantic Scholar did not answer within {budget:g}s (MOTIVGRAPH_S2_TIMEOUT_S)"
     except MotivGraphError as e:
         log.info("Semantic Scholar did not answer %r: %s", req.query, e)
         return None, f"Semantic Scholar failed: {e}"
