@@ -204,20 +204,36 @@ class DecisionLog:
         """Start, or resume, the parent pass for (type, level). Returns (run key, working set, resumed).
         An unfinished pass resumes with the working set it started with, so the focal order and
         candidate lists — and hence the cached verdicts — are the same as before the interruption."""
-        run_key = f"{node_type}:{level}"
         with self._lock:
             row = self._db.execute(
-                "SELECT status, members FROM parent_runs WHERE run_key = ?", (run_key,)
+                "SELECT run_key, members FROM parent_runs WHERE node_type = ? AND level = ? AND status = 'running'",
+                (node_type, level),
             ).fetchone()
-            if row and row[0] == "running":
-                return run_key, json.loads(row[1]), True
+            if row:
+                return row[0], json.loads(row[1]), True
+            n = self._db.execute(
+                "SELECT COUNT(*) FROM parent_runs WHERE node_type = ? AND level = ?", (node_type, level)
+            ).fetchone()[0]
+            run_key = f"{node_type}:{level}:{n + 1}"
             self._db.execute(
-                "INSERT OR REPLACE INTO parent_runs (run_key, node_type, level, status, members, created, finished)"
+                "INSERT INTO parent_runs (run_key, node_type, level, status, members, created, finished)"
                 " VALUES (?,?,?,?,?,?,NULL)",
                 (run_key, node_type, level, "running", json.dumps(list(members)), now()),
             )
             self._db.commit()
         return run_key, list(members), False
+
+    def processed_members(self, node_type: str, level: int) -> set[str]:
+        """Keys that completed passes at (type, level) already considered (incremental mode)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT members FROM parent_runs WHERE node_type = ? AND level = ? AND status = 'done'",
+                (node_type, level),
+            ).fetchall()
+        out: set[str] = set()
+        for (m,) in rows:
+            out.update(json.loads(m))
+        return out
 
     def finish_parent_run(self, run_key: str) -> None:
         with self._lock:

@@ -1,0 +1,265 @@
+"""The miner's ingest sink: extract → resolve → upsert → embed/index, one parsed paper at a time.
+
+`build_sink(runtime)` chooses the extractor: the LLM miner when an extractor model is configured
+(MOTIVGRAPH_LLM_MODEL, or a role override), else the offline heuristic — and says which, plainly,
+in `banner()` and in the final report. Extraction runs concurrently (the ingest pipeline's
+concurrency); resolution and the graph/index writes are serialised so each paper sees the nodes
+the previous one wrote. Re-processing a paper is idempotent: LLM replies come from the cache,
+resolution finds the nodes written before, and upserts MERGE.
+
+A paper whose LLM calls fail after the LLM layer's retries and repairs is a per-paper failure
+(recorded in the ledger and the decision log); the run goes on. A spent budget stops the run
+(BudgetExceeded): the papers not yet done stay in the ledger as parsed and the next run resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from graph.models import NodeRef, TripleIn
+from ingest.pipeline import SinkResult
+from miner.decisions import DecisionLog
+from miner.extract import LLMExtractor
+from miner.heuristic import HeuristicExtractor
+from miner.resolve import Resolver
+from motivgraph.errors import BudgetExceeded, LLMError
+
+if TYPE_CHECKING:
+    from ingest.models import Paper
+    from motivgraph.llm import LLMClient
+    from motivgraph.runtime import Runtime
+    from motivgraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+OFFLINE_NOTICE = (
+    "No LLM configured: using the OFFLINE heuristic extractor (rough triples, extractor=heuristic). "
+    "For full SciMotivMiner quality set MOTIVGRAPH_LLM_MODEL (e.g. 'openai:gpt-4o-mini' with "
+    "OPENAI_API_KEY, 'deepseek:deepseek-chat' with DEEPSEEK_API_KEY, or 'vllm:<model>' with "
+    "MOTIVGRAPH_LLM_BASE_URL) and re-run."
+)
+
+
+@dataclass
+class MinerStats:
+    papers: int = 0
+    papers_with_triples: int = 0
+    papers_without_triples: int = 0
+    failed: int = 0
+    triples: int = 0
+    rejected: int = 0
+    reasked: int = 0
+    new_nodes: int = 0
+    decisions: Counter[str] = field(default_factory=Counter)
+    no_triple_reasons: Counter[str] = field(default_factory=Counter)
+    extract_s: float = 0.0
+    write_s: float = 0.0
+
+    @property
+    def merges(self) -> int:
+        return sum(self.decisions[k] for k in ("exact", "alias", "auto_merge", "llm_merge"))
+
+
+def extractor_mode(settings: Settings, client: LLMClient | None) -> str:
+    """'llm' or 'heuristic' from settings.miner.extractor and whether an extractor model is set."""
+    mode = settings.miner.extractor
+    if mode == "auto":
+        return "llm" if client is not None and client.is_configured("extractor") else "heuristic"
+    return mode
+
+
+class MinerSink:
+    """PaperSink for `ingest_async` (see module doc)."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        client: LLMClient | None = None,
+        mode: str | None = None,
+        use_index: bool = True,
+    ) -> None:
+        self.runtime = runtime
+        self.settings = runtime.settings
+        self.cfg = self.settings.miner
+        self.client = client
+        self.mode = mode or extractor_mode(self.settings, client)
+        if self.mode == "llm" and client is None:
+            from motivgraph.llm import get_client
+
+            self.client = get_client(self.settings, role="extractor")  # ConfigError names the setting
+        self.decisions = DecisionLog.for_data_dir(self.settings.data_dir)
+        self.store = runtime.store
+        self.embedder = runtime.embedder
+        self.index = runtime.node_index if use_index else None
+        if self.index is not None:
+            st = self.index.status()
+            if st.state in ("stale", "corrupt") or (st.state == "missing" and sum(self.store.stats().nodes.values())):
+                log.info("node index %s; rebuilding before ingest", st.state)
+                self.index.rebuild()
+        self.extractor: LLMExtractor | HeuristicExtractor
+        if self.mode == "llm":
+            assert self.client is not None
+            self.extractor = LLMExtractor(self.client, self.cfg, self.embedder)
+        else:
+            self.extractor = HeuristicExtractor(self.embedder, self.cfg)
+        self.resolver = Resolver(self.store, self.index, self.embedder, self.cfg, self.decisions, self.client)
+        self.stats = MinerStats()
+        self.run_id = self.client.run_id if self.client is not None else time.strftime("%Y%m%dT%H%M%S")
+        self._lock = asyncio.Lock()
+
+    # -- reporting -------------------------------------------------------------------------------
+    def banner(self) -> str:
+        if self.mode == "llm":
+            assert self.client is not None
+            budget = f", budget ${self.client.budget_usd:g}" if self.client.budget_usd is not None else ""
+            return f"extractor: LLM miner ({self.client.model_id('extractor')}{budget})"
+        return OFFLINE_NOTICE
+
+    def report_rows(self) -> list[tuple[str, str]]:
+        s = self.stats
+        rows = [
+            ("extractor", "LLM miner" if self.mode == "llm" else "OFFLINE heuristic (set MOTIVGRAPH_LLM_MODEL)"),
+            ("papers extracted", str(s.papers)),
+            ("  with triples / none / failed", f"{s.papers_with_triples} / {s.papers_without_triples} / {s.failed}"),
+            ("triples stored", str(s.triples)),
+            ("triples rejected (rules; logged)", str(s.rejected)),
+            ("new nodes", str(s.new_nodes)),
+            ("merges (exact/alias/auto/llm)", f"{s.merges} "
+             f"({s.decisions['exact']}/{s.decisions['alias']}/{s.decisions['auto_merge']}/{s.decisions['llm_merge']})"),
+            ("kept apart (llm/band/homonym)",
+             f"{s.decisions['llm_apart']}/{s.decisions['band_no_llm']}/{s.decisions['homonym']}"),
+        ]
+        if s.no_triple_reasons:
+            top = ", ".join(f"{r} ({n})" for r, n in s.no_triple_reasons.most_common(3))
+            rows.append(("no-triple reasons", top))
+        if self.client is not None:
+            tot = self.client.usage.total()
+            rows += [
+                ("LLM calls (cache hits)", f"{tot.calls} ({tot.cache_hits})"),
+                ("tokens in / out", f"{tot.input_tokens} / {tot.output_tokens}"),
+                ("estimated cost", f"${self.client.usage.cost_usd:.4f}"),
+            ]
+        rows.append(("decision log", str(self.decisions.path)))
+        return rows
+
+    # -- the sink ---------------------------------------------------------------------------------
+    async def process(self, paper: Paper) -> SinkResult:
+        t0 = time.perf_counter()
+        try:
+            result = await self.extractor.extract(paper)
+        except BudgetExceeded:
+            raise
+        except LLMError as e:
+            self.stats.failed += 1
+            self.decisions.log_extraction(paper.paper_id, "failed", str(e), run_id=self.run_id)
+            return SinkResult(status="failed", error=f"extraction failed: {e}")
+        self.stats.extract_s += time.perf_counter() - t0
+        self.stats.papers += 1
+        self.stats.rejected += len(result.rejected)
+        self.stats.reasked += int(result.reasked)
+        if result.rejected:
+            self.decisions.log_extraction(
+                paper.paper_id, "rejected", f"{len(result.rejected)} triple(s) broke the naming rules",
+                [r.model_dump() for r in result.rejected], run_id=self.run_id,
+            )
+        if not result.triples:
+            self.stats.papers_without_triples += 1
+            reason = result.reason or "no triples"
+            self.stats.no_triple_reasons[reason.split(":")[0][:60]] += 1
+            self.decisions.log_extraction(paper.paper_id, "no_triples", reason, run_id=self.run_id)
+        else:
+            self.stats.papers_with_triples += 1
+            self.decisions.log_extraction(
+                paper.paper_id, "ok", None, {"triples": len(result.triples), "extractor": result.extractor},
+                run_id=self.run_id,
+            )
+        t1 = time.perf_counter()
+        async with self._lock:
+            counts = await self._store(paper, result)
+        self.stats.write_s += time.perf_counter() - t1
+        return SinkResult(status="stored", counts=counts)
+
+    async def _store(self, paper: Paper, result: Any) -> dict[str, int]:
+        resolved = await self.resolver.resolve(paper.paper_id, result.triples)
+        version_before = await asyncio.to_thread(self.store.node_version)
+        triples = [
+            TripleIn(
+                paper_id=paper.paper_id, index=i, problem=n["problem"], challenge=n["challenge"],
+                solution=n["solution"], section=t.section, extractor=result.extractor,
+            )
+            for i, (t, n) in enumerate(zip(result.triples, resolved.nodes, strict=True))
+        ]
+
+        def write() -> None:
+            self.store.upsert_papers([paper.to_record()])
+            if triples:
+                self.store.upsert_triples(triples)
+            if self.index is not None and resolved.new_nodes:
+                refs = [NodeRef(key=n.key, type=n.type, name=n.name, description=n.description, level=0)
+                        for n in resolved.new_nodes]
+                self.index.add(refs, from_version=version_before)
+
+        await asyncio.to_thread(write)
+        self.decisions.log_merges(resolved.decisions, run_id=self.run_id)
+        for d in resolved.decisions:
+            self.stats.decisions[d.decision] += 1
+        self.stats.triples += len(triples)
+        self.stats.new_nodes += len(resolved.new_nodes)
+        return {"triples": len(triples), "merges": resolved.merges, "rejected": len(result.rejected)}
+
+    def close(self) -> None:
+        self.decisions.close()
+        if self.client is not None:
+            self.client.close()
+
+
+def build_sink(runtime: Runtime, *, budget_usd: float | None = None, client: LLMClient | None = None) -> MinerSink:
+    """The sink `motivgraph ingest` uses when extraction is on: the LLM miner when an extractor
+    model is configured, the offline extractor otherwise (see `MinerSink.banner`)."""
+    settings = runtime.settings
+    if client is None and settings.miner.extractor != "heuristic":
+        from motivgraph.llm import LLMClient
+
+        candidate = LLMClient(settings, budget_usd=budget_usd)
+        if candidate.is_configured("extractor") or settings.miner.extractor == "llm":
+            client = candidate
+        else:
+            candidate.close()
+    return MinerSink(runtime, client=client)
+
+
+@dataclass
+class IngestEstimate:
+    papers: int = 0
+    papers_needing_llm: int = 0
+    cached_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unparsed: int = 0
+    model: str | None = None
+
+
+def estimate_papers(papers: list[Paper], settings: Settings, client: LLMClient) -> IngestEstimate:
+    """Dry run: tokens and cost of extracting these papers (first call each; re-asks and resolver
+    calls come on top — typically +10-30 %)."""
+    ext = LLMExtractor(client, settings.miner)
+    est = IngestEstimate(papers=len(papers), model=client.model_id("extractor"))
+    for p in papers:
+        e = ext.estimate(p)
+        if e is None:
+            continue
+        if e.cached:
+            est.cached_calls += 1
+            continue
+        est.papers_needing_llm += 1
+        est.input_tokens += e.input_tokens
+        est.output_tokens += e.output_tokens
+        est.cost_usd += e.cost_usd
+    return est

@@ -1,0 +1,151 @@
+"""`motivgraph extract FILE.pdf` (triples of one paper, nothing stored) and
+`motivgraph parents build` (hierarchical parent nodes)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from motivgraph.cli.common import cli_errors, console, err_console, load_settings
+
+parents_app = typer.Typer(help="Hierarchical parent nodes for problems and challenges.", no_args_is_help=True)
+
+
+@cli_errors
+def extract_cmd(
+    file: Path = typer.Argument(..., help="The PDF (or GROBID .tei.xml) to extract triples from."),
+    json_out: bool = typer.Option(False, "--json", help="Print the extraction result as JSON."),
+    offline: bool = typer.Option(False, "--offline", help="Use the offline heuristic extractor even if an LLM is set."),
+    parser: str = typer.Option(None, "--parser", help="Parser: auto, grobid or pdf (offline)."),
+) -> None:
+    """Parse one paper and print its (problem, challenge, solution) triples; nothing is stored."""
+    from ingest.walker import sha256_file
+    from miner.extract import LLMExtractor
+    from miner.heuristic import HeuristicExtractor
+    from motivgraph.embeddings import get_embedder
+    from motivgraph.errors import ConfigError, ParseError
+    from motivgraph.llm import LLMClient
+
+    if not file.is_file():
+        raise ParseError(f"no such file: {file}")
+    settings = load_settings()
+    client = None if offline or settings.miner.extractor == "heuristic" else LLMClient(settings)
+    if client is not None and not client.is_configured("extractor"):
+        if settings.miner.extractor == "llm":
+            client.require("extractor")
+        client.close()
+        client = None
+    if client is None:
+        err_console.print("[yellow]offline extractor[/yellow] (no LLM configured; set MOTIVGRAPH_LLM_MODEL "
+                          "for full SciMotivMiner quality)")
+
+    async def go() -> Any:
+        if file.name.endswith(".xml"):
+            from ingest.tei import tei_to_paper
+
+            paper = tei_to_paper(file.read_bytes(), source_path=str(file))
+        else:
+            from ingest.parsers import make_parser
+
+            p = await make_parser(settings.ingest, parser, workers=1)  # type: ignore[arg-type]
+            try:
+                paper = await p.parse(file.resolve(), await asyncio.to_thread(sha256_file, file))
+            finally:
+                await p.aclose()
+        embedder = get_embedder(settings.embedding)
+        ext = LLMExtractor(client, settings.miner, embedder) if client else HeuristicExtractor(embedder, settings.miner)
+        return paper, await ext.extract(paper)
+
+    if parser is not None and parser not in ("auto", "grobid", "pdf"):
+        raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")
+    try:
+        paper, res = asyncio.run(go())
+    finally:
+        if client is not None:
+            client.close()
+    if json_out:
+        print(json.dumps({"title": paper.title, **res.model_dump(mode="json")}, indent=2, ensure_ascii=False))
+        return
+    console.print(f"[bold]{paper.title or '(no title)'}[/bold]  ({res.extractor}, sections: "
+                  f"{', '.join(res.sections_used) or '-'})", highlight=False)
+    if not res.triples:
+        console.print(f"[yellow]no triples:[/yellow] {res.reason}", highlight=False)
+    for i, t in enumerate(res.triples, 1):
+        tab = Table(title=f"triple {i} (from {t.section or '?'})", show_header=False, title_justify="left")
+        tab.add_column("part", style="bold")
+        tab.add_column("name")
+        tab.add_column("description")
+        for part in ("problem", "challenge", "solution"):
+            node = getattr(t, part)
+            tab.add_row(part, node.name, node.description)
+        console.print(tab)
+    for r in res.rejected:
+        console.print(f"[red]rejected[/red] {r.triple.challenge.name!r}: {'; '.join(r.violations)}", highlight=False)
+
+
+@parents_app.command("build")
+@cli_errors
+def parents_build_cmd(
+    node_type: str = typer.Option(None, "--type", help="problem or challenge (default: both)."),
+    levels: int = typer.Option(None, "--levels", min=1, max=5, help="Levels of parents (default: setting)."),
+    offline: bool = typer.Option(False, "--offline", help="Cluster by embeddings only, even if an LLM is set."),
+    concurrency: int = typer.Option(None, "--concurrency", min=1, max=256, help="Judge calls in flight."),
+    budget_usd: float = typer.Option(None, "--budget-usd", min=0, help="Stop cleanly when this spend is reached."),
+) -> None:
+    """Add parent nodes over the graph's problems and challenges (B.4); incremental and resumable."""
+    from miner.decisions import DecisionLog
+    from miner.parents import ParentBuilder
+    from motivgraph.errors import BudgetExceeded, ConfigError
+    from motivgraph.llm import LLMClient
+    from motivgraph.runtime import Runtime
+
+    if node_type is not None and node_type not in ("problem", "challenge"):
+        raise ConfigError(f"--type must be problem or challenge (got {node_type!r})")
+    settings = load_settings()
+    rt = Runtime(settings)
+    client = None if offline else LLMClient(settings, budget_usd=budget_usd)
+    if client is not None and not client.is_configured("parent_judge"):
+        client.close()
+        client = None
+    decisions = DecisionLog.for_data_dir(settings.data_dir)
+    try:
+        builder = ParentBuilder(
+            rt.store, rt.embedder, settings.miner, decisions, client=client, index=rt.node_index,
+            concurrency=concurrency or settings.llm.concurrency,
+        )
+        if builder.offline:
+            err_console.print("[yellow]offline parent addition[/yellow]: embedding clustering, parents named after "
+                              "the most central member (set MOTIVGRAPH_LLM_MODEL for the LLM judge)")
+        kinds = [node_type] if node_type else ["problem", "challenge"]
+        with console.status("building parents…"):
+            try:
+                results = asyncio.run(builder.build(kinds, levels, progress=lambda m: err_console.print(m)))
+            except BudgetExceeded as e:
+                err_console.print(f"[yellow]stopped:[/yellow] {e}")
+                raise
+        t = Table(title="parent nodes")
+        for col in ("type", "level", "parents", "children", "joined", "focal", "judge calls", "cached", "failures"):
+            t.add_column(col, justify="right")
+        for r in results:
+            d = r.as_dict()
+            t.add_row(*(str(d[k]) for k in ("type", "level", "parents", "children", "joined", "focal",
+                                            "judge_calls", "cache_hits", "failures")))
+        console.print(t)
+        if client is not None:
+            console.print(f"LLM cost: ${client.usage.cost_usd:.4f}")
+    finally:
+        decisions.close()
+        if client is not None:
+            client.close()
+        rt.close()
+
+
+def register(root: typer.Typer) -> None:
+    """Add `extract` and the `parents` group to the root CLI."""
+    root.command("extract")(extract_cmd)
+    root.add_typer(parents_app, name="parents")
