@@ -137,6 +137,14 @@ class LLMClient:
     def model_id(self, role: str | None = None) -> str:
         return self._model(role).spec.model_id
 
+    def chat_model(self, role: str | None = None) -> BaseChatModel:
+        """The LangChain model behind `role` (calls should still go through `chat`)."""
+        return self._model(role).model
+
+    def supports_tools(self, role: str | None = None) -> bool:
+        """True when the role's model implements native tool calling (bind_tools)."""
+        return type(self.chat_model(role)).bind_tools is not BaseChatModel.bind_tools
+
     # -- the call pipeline -------------------------------------------------------------------
     def _semaphore(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()

@@ -271,3 +271,17 @@ async def test_waiters_try_themselves_when_the_shared_call_fails(settings: Setti
     results = await asyncio.gather(c.chat("resolver", "q"), c.chat("resolver", "q"), return_exceptions=True)
     assert isinstance(results[0], LLMError) and results[1].content == "recovered"
     c.close()
+
+
+def test_model_introspection(settings: Settings) -> None:
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    model = ScriptedChatModel(["x"])
+    plain = FakeListChatModel(responses=["y"])
+    c = LLMClient(settings, model=model, models={"critic": plain})
+    assert c.chat_model("mentor") is model and c.supports_tools("mentor")
+    assert c.chat_model("critic") is plain and not c.supports_tools("critic")
+    assert c.model_id("mentor") == "scripted:scripted" and c.is_configured("judge")
+    with pytest.raises(LLMError, match="does not support tool calling"):
+        c.chat_sync("critic", "hi", tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}])
+    c.close()
