@@ -44,9 +44,10 @@ def search(
     """Print the graph nodes closest in meaning to QUERY (cosine similarity, best first)."""
     if not query.strip():
         raise ConfigError("The search query is empty; pass some text, e.g. motivgraph search \"label scarcity\"")
+    types = _types(node_type)
     rt = Runtime(load_settings())
     try:
-        hits = rt.node_index.search(query, k=k, types=_types(node_type), min_score=min_score)  # type: ignore[arg-type]
+        hits = rt.node_index.search(query, k=k, types=types, min_score=min_score)  # type: ignore[arg-type]
     finally:
         rt.close()
     if as_json:
