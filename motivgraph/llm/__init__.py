@@ -7,7 +7,8 @@
     client.usage.to_dict()                                # tokens, calls, cache hits, cost per role
 """
 
-from motivgraph.llm.client import Estimate, LLMClient, get_client
+from motivgraph.llm.cache import cache_path
+from motivgraph.llm.client import DEFAULT_ROLE, Estimate, LLMClient, get_client
 from motivgraph.llm.factory import (
     ROLES,
     ModelSpec,
@@ -22,6 +23,7 @@ from motivgraph.llm.scripted import (
     ScriptedAPIError,
     ScriptedChatModel,
     ScriptExhausted,
+    echo,
     rate_limit_error,
     server_error,
     tool_reply,
@@ -30,6 +32,7 @@ from motivgraph.llm.tokens import count_message_tokens, count_tokens, tokenizer_
 from motivgraph.llm.usage import RoleUsage, Usage, cost_usd
 
 __all__ = [
+    "DEFAULT_ROLE",
     "ROLES",
     "Delay",
     "Estimate",
@@ -41,10 +44,12 @@ __all__ = [
     "ScriptedChatModel",
     "Usage",
     "build_chat_model",
+    "cache_path",
     "chat_model_for",
     "cost_usd",
     "count_message_tokens",
     "count_tokens",
+    "echo",
     "get_client",
     "is_configured",
     "rate_limit_error",

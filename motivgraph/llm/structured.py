@@ -140,6 +140,18 @@ def reply_text(msg: AIMessage) -> str:
 
 def parse_reply(msg: AIMessage, schema: type[M]) -> M:
     """The schema object from one reply, or ReplyProblem saying why not."""
+    try:
+        return _parse_reply(msg, schema)
+    except ReplyProblem as p:
+        if msg.response_metadata.get("finish_reason") == "length":
+            raise ReplyProblem(
+                f"{p} — the reply was cut off at the token limit; answer more briefly "
+                "(or raise MOTIVGRAPH_LLM_MAX_TOKENS)"
+            ) from p
+        raise
+
+
+def _parse_reply(msg: AIMessage, schema: type[M]) -> M:
     calls = [c for c in msg.tool_calls if c["name"] == schema_name(schema)] or msg.tool_calls
     if calls:
         return validate_obj(calls[0]["args"], schema)

@@ -159,3 +159,20 @@ def test_parse_helpers() -> None:
     assert parse_json_text('{"a": 1') == ({"a": 1}, True)
     with pytest.raises(ReplyProblem, match="empty"):
         parse_json_text("   ")
+
+
+def test_reply_cut_at_token_limit_is_named(settings: Settings) -> None:
+    cut = AIMessage(content='{"triples": [{"name": "graph', response_metadata={"finish_reason": "length"})
+    c, model = _ask(settings, cut, cut)
+    with pytest.raises(StructuredOutputError, match="token limit"):
+        c.structured_sync("extractor", "extract", Triples)
+    assert "MOTIVGRAPH_LLM_MAX_TOKENS" in model.calls[1][-1].content
+    c.close()
+
+
+async def test_sync_wrapper_inside_a_running_loop_is_refused(settings: Settings) -> None:
+    c, _ = _ask(settings, GOOD)
+    with pytest.raises(RuntimeError, match="await the async method"):
+        c.structured_sync("extractor", "extract", Triples)
+    assert (await c.structured("extractor", "extract", Triples)).triples
+    c.close()
