@@ -8,6 +8,7 @@ cache on, identical requests cost nothing).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, Field, field_validator
 
-from agents.runs import COMPLETED, FAILED, RUNNING, RunDir, RunStateError
+from agents.runs import COMPLETED, FAILED, INTERRUPTED, RUNNING, RunDir, RunStateError
 from agents.soiq import prompts
 from agents.soiq.grounding import check_idea
 from agents.soiq.idea import Idea
@@ -201,17 +202,18 @@ class SoiqSession:
                 await self._one_idea(state, toolbox)
         except BaseException as e:
             self._ctx = {}
-            kind = "interrupted" if isinstance(e, KeyboardInterrupt) else FAILED
-            msg = f"{type(e).__name__}: {e}"
-            self.run_dir.update_status(status="interrupted" if kind == "interrupted" else FAILED, error=msg)
+            kind = INTERRUPTED if isinstance(e, KeyboardInterrupt | asyncio.CancelledError) else FAILED
+            msg = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            # Event first, then status: a reader that sees the terminal status has every event.
             self.emit({"type": "status", "status": kind, "error": msg})
+            self.run_dir.update_status(status=kind, error=msg)
             raise
         self._ctx = {}
         self.run_dir.write_ideas(state["results"])
         self.run_dir.write_summary(self._summary(state))
-        self.run_dir.update_status(status=COMPLETED, ideas_accepted=len(state["results"]), usage=self.usage.to_dict())
         self.emit({"type": "status", "status": COMPLETED, "accepted": len(state["results"]),
                    "rejected": len(state["attempts"]) - len(state["results"]), "usage": self.usage.to_dict()})
+        self.run_dir.update_status(status=COMPLETED, ideas_accepted=len(state["results"]), usage=self.usage.to_dict())
         return SessionResult(self.run_dir.id, COMPLETED, state["results"],
                              len(state["attempts"]) - len(state["results"]), self.usage.to_dict(),
                              str(self.run_dir.path))
