@@ -152,17 +152,18 @@ class SemanticScholarClient:
                 retry_after=self._open_until - time.monotonic(),
             )
         last = ""
+        delay = 0.0
         for attempt in range(self.settings.max_retries + 1):
+            if attempt:
+                await self._sleep(delay)
             await self._throttle()
             try:
                 r = await self._client.get(path, params=params)
             except httpx.TimeoutException:
-                last = "timeout"
-                await self._sleep(self._backoff(attempt, None))
+                last, delay = "timeout", self._backoff(attempt, None)
                 continue
             except httpx.TransportError as e:
-                last = f"connection failed: {type(e).__name__}"
-                await self._sleep(self._backoff(attempt, None))
+                last, delay = f"connection failed: {type(e).__name__}", self._backoff(attempt, None)
                 continue
             if r.status_code == 200:
                 self._consecutive_429 = 0
@@ -182,12 +183,10 @@ class SemanticScholarClient:
                         f"{self.settings.breaker_cooldown_s:g}s (set MOTIVGRAPH_S2_API_KEY for a higher limit)",
                         retry_after=retry_after,
                     )
-                last = "429 rate limited"
-                await self._sleep(self._backoff(attempt, retry_after))
+                last, delay = "429 rate limited", self._backoff(attempt, retry_after)
                 continue
             if r.status_code >= 500:
-                last = f"HTTP {r.status_code}"
-                await self._sleep(self._backoff(attempt, None))
+                last, delay = f"HTTP {r.status_code}", self._backoff(attempt, None)
                 continue
             detail = " ".join(r.text.split())[:200]
             raise ExternalServiceError(f"Semantic Scholar rejected the request (HTTP {r.status_code}): {detail}")
