@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from motivgraph import __version__
-from motivgraph.cli import config_cmd, db_cmd, graph_cmd, ingest_cmd, llm_cmd, miner_cmd, search_cmd
+from motivgraph.cli import config_cmd, db_cmd, graph_cmd, ideate_cmd, ingest_cmd, llm_cmd, miner_cmd, search_cmd
 
 app = typer.Typer(
     name="motivgraph",
@@ -21,6 +21,7 @@ app.add_typer(graph_cmd.app, name="graph")
 search_cmd.register(app)
 ingest_cmd.register(app)
 miner_cmd.register(app)
+ideate_cmd.register(app)
 
 
 def _version(value: bool) -> None:
