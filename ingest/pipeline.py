@@ -23,7 +23,7 @@ from ingest.ledger import Ledger
 from ingest.models import Paper
 from ingest.parsers import DocumentParser, ParserName, make_parser
 from ingest.walker import sha256_file, walk
-from motivgraph.errors import ExternalServiceError, IngestError, MotivGraphError, ParseError
+from motivgraph.errors import BudgetExceeded, ExternalServiceError, IngestError, MotivGraphError, ParseError
 from motivgraph.settings import Settings
 
 if TYPE_CHECKING:
@@ -286,8 +286,8 @@ async def ingest_async(
                     raise IngestError(res.error or "the extraction stage failed")
                 ledger.mark(sha, res.status, counts=res.counts)
                 out.state = res.status
-            except asyncio.CancelledError:
-                raise
+            except (asyncio.CancelledError, BudgetExceeded):
+                raise  # a spent LLM budget stops the run; the document stays "parsed" and resumes next run
             except Exception as e:
                 reason = classify_failure(e)
                 if reason == "internal error":

@@ -96,6 +96,13 @@ class Resolver:
         self.log = decisions
         self.client = client if client is not None and client.is_configured(ROLE) else None
         self.llm_calls = 0
+        # Nodes created since the index last received them (the sink adds them in batches, because
+        # every index write is a new generation on disk); searched alongside the index.
+        self.recent: dict[str, list[tuple[str, np.ndarray]]] = {k: [] for k in KINDS}
+
+    def forget_recent(self) -> None:
+        """The index now holds every node created so far."""
+        self.recent = {k: [] for k in KINDS}
 
     # -- helpers --------------------------------------------------------------------------------
     def _search(self, kind: str, vec: np.ndarray) -> tuple[str | None, float]:
@@ -150,7 +157,7 @@ class Resolver:
         final: dict[tuple[str, str], NodeIn] = {}
         decisions: list[MergeDecision] = []
         new_nodes: list[NodeRecord] = []
-        pending: dict[str, list[tuple[str, np.ndarray]]] = {k: [] for k in KINDS}  # new keys in this paper
+        pending = self.recent  # new keys of this paper and of papers not yet flushed to the index
 
         for m in order:
             kind, _norm = m
@@ -217,12 +224,14 @@ class Resolver:
                 f"{self.cfg.homonym_min_desc_similarity}); kept apart as '{disamb}'",
             )
 
-        # Tier 2: embedding similarity against the graph and this paper's own new nodes.
+        # Tier 2: embedding similarity against the index and the nodes created since it was updated.
         cand_key, score = self._search(kind, vec)
-        for pkey, pvec in pending:
-            s = float(pvec @ vec)
-            if s > score:
-                cand_key, score = pkey, s
+        if pending:
+            pv = np.vstack([v for _, v in pending])
+            sims = pv @ vec
+            j = int(np.argmax(sims))
+            if float(sims[j]) > score:
+                cand_key, score = pending[j][0], float(sims[j])
         if cand_key is None or score < self.cfg.merge_llm_threshold:
             return MergeDecision(**base, decision=D.NEW, final_key=mkey, candidate_key=cand_key,
                                  score=score if cand_key else None, reason="no similar node")

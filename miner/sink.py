@@ -110,6 +110,9 @@ class MinerSink:
             self.extractor = HeuristicExtractor(self.embedder, self.cfg)
         self.resolver = Resolver(self.store, self.index, self.embedder, self.cfg, self.decisions, self.client)
         self.stats = MinerStats()
+        self.index_flush_nodes = 500  # new nodes buffered before one index write (a new generation each)
+        self._unindexed: list[NodeRef] = []
+        self._indexed_version = self.store.node_version()
         self.run_id = self.client.run_id if self.client is not None else time.strftime("%Y%m%dT%H%M%S")
         self._lock = asyncio.Lock()
 
@@ -187,7 +190,6 @@ class MinerSink:
 
     async def _store(self, paper: Paper, result: Any) -> dict[str, int]:
         resolved = await self.resolver.resolve(paper.paper_id, result.triples)
-        version_before = await asyncio.to_thread(self.store.node_version)
         triples = [
             TripleIn(
                 paper_id=paper.paper_id, index=i, problem=n["problem"], challenge=n["challenge"],
@@ -200,10 +202,12 @@ class MinerSink:
             self.store.upsert_papers([paper.to_record()])
             if triples:
                 self.store.upsert_triples(triples)
-            if self.index is not None and resolved.new_nodes:
-                refs = [NodeRef(key=n.key, type=n.type, name=n.name, description=n.description, level=0)
-                        for n in resolved.new_nodes]
-                self.index.add(refs, from_version=version_before)
+            self._unindexed.extend(
+                NodeRef(key=n.key, type=n.type, name=n.name, description=n.description, level=0)
+                for n in resolved.new_nodes
+            )
+            if len(self._unindexed) >= self.index_flush_nodes:
+                self._flush_index()
 
         await asyncio.to_thread(write)
         self.decisions.log_merges(resolved.decisions, run_id=self.run_id)
@@ -213,7 +217,21 @@ class MinerSink:
         self.stats.new_nodes += len(resolved.new_nodes)
         return {"triples": len(triples), "merges": resolved.merges, "rejected": len(result.rejected)}
 
+    def _flush_index(self) -> None:
+        """Add the buffered new nodes to the index in one write. Stamped current only when the index
+        was current at the last flush (`from_version`); otherwise it stays reported stale."""
+        if self.index is None or not self._unindexed:
+            return
+        self.index.add(self._unindexed, from_version=self._indexed_version)
+        self._unindexed = []
+        self._indexed_version = self.store.node_version()
+        self.resolver.forget_recent()
+
     def close(self) -> None:
+        try:
+            self._flush_index()
+        except Exception as e:  # the graph is complete; only the derived index lags
+            log.warning("could not update the node index (%s); run `motivgraph reindex`", e)
         self.decisions.close()
         if self.client is not None:
             self.client.close()
@@ -262,4 +280,47 @@ def estimate_papers(papers: list[Paper], settings: Settings, client: LLMClient) 
         est.input_tokens += e.input_tokens
         est.output_tokens += e.output_tokens
         est.cost_usd += e.cost_usd
+    return est
+
+
+async def dry_run_estimate(
+    paths: list[str], settings: Settings, client: LLMClient, *, parser: str | None = None, limit: int | None = None,
+) -> IngestEstimate:
+    """`ingest --dry-run` with the LLM miner: parse what is not in the parsed cache (nothing is written),
+    and estimate the extraction tokens and cost of every paper the ledger has not stored yet."""
+    from ingest.parsers import make_parser
+    from ingest.pipeline import cache_for, ledger_for
+    from ingest.walker import sha256_file, walk
+
+    walked = walk(paths)
+    cache = cache_for(settings)
+    ledger = ledger_for(settings)
+    papers: list[Paper] = []
+    unparsed = 0
+    doc_parser = None
+    try:
+        for p in walked.pdfs:
+            if limit is not None and len(papers) >= limit:
+                break
+            sha = await asyncio.to_thread(sha256_file, p)
+            row = ledger.get(sha)
+            if row is not None and row.state == "stored":
+                continue
+            paper = cache.get(sha)
+            if paper is None:
+                if doc_parser is None:
+                    doc_parser = await make_parser(settings.ingest, parser, workers=settings.ingest.concurrency)  # type: ignore[arg-type]
+                try:
+                    paper = await doc_parser.parse(p, sha)
+                except Exception as e:  # the real run records it as a failure; the estimate just counts it
+                    log.info("dry run: cannot parse %s (%s)", p, e)
+                    unparsed += 1
+                    continue
+            papers.append(paper)
+    finally:
+        ledger.close()
+        if doc_parser is not None:
+            await doc_parser.aclose()
+    est = estimate_papers(papers, settings, client)
+    est.unparsed = unparsed
     return est

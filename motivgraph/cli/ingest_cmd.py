@@ -120,8 +120,16 @@ def run_cmd(
     limit: int = typer.Option(None, "--limit", min=0, help="Process at most N documents that still need work."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Walk, hash and report what would be done; write nothing."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Process documents that failed before again."),
+    budget_usd: float = typer.Option(
+        None, "--budget-usd", min=0, help="Stop cleanly (resumable) when the estimated LLM spend reaches this (USD)."
+    ),
+    extract: bool = typer.Option(
+        True, "--extract/--no-extract",
+        help="Extract motivation triples (the LLM miner, or the offline extractor when no LLM is set); "
+        "--no-extract stores Paper nodes only.",
+    ),
 ) -> None:
-    """Parse PDFs and store Paper nodes in the graph; resumable (re-run the same command)."""
+    """Parse PDFs, extract motivation triples and store them in the graph; resumable (re-run the same command)."""
     from ingest.pipeline import run_ingest
     from motivgraph.errors import ConfigError
 
@@ -130,10 +138,18 @@ def run_cmd(
     settings = load_settings()
     prog = None if dry_run else _RichProgress()
     try:
-        summary = run_ingest(
-            paths, settings, parser=parser, concurrency=concurrency, limit=limit, dry_run=dry_run,  # type: ignore[arg-type]
-            retry_failed=retry_failed, progress=prog,
-        )
+        if extract:  # the miner's sink: parse -> extract -> resolve -> store -> index (motivgraph/cli/miner_cmd.py)
+            from motivgraph.cli.miner_cmd import ingest_with_miner
+
+            summary = ingest_with_miner(
+                paths, settings, parser=parser, concurrency=concurrency, limit=limit, dry_run=dry_run,
+                retry_failed=retry_failed, progress=prog, budget_usd=budget_usd,
+            )
+        else:
+            summary = run_ingest(
+                paths, settings, parser=parser, concurrency=concurrency, limit=limit, dry_run=dry_run,  # type: ignore[arg-type]
+                retry_failed=retry_failed, progress=prog,
+            )
     finally:
         if prog is not None and prog.task is not None:
             prog.stop()
