@@ -135,7 +135,8 @@ async def test_rate_limit_spaces_requests() -> None:
 
 
 async def test_ingest_is_not_blocked_when_s2_is_down(tmp_path: Path) -> None:
-    write_paper(tmp_path / "in" / "a.pdf") if (tmp_path / "in").mkdir() is None else None
+    (tmp_path / "in").mkdir()
+    write_paper(tmp_path / "in" / "a.pdf")
     s = Settings(  # type: ignore[call-arg]
         data_dir=tmp_path / "data",
         ingest=IngestSettings(parser="pdf"),

@@ -1,0 +1,204 @@
+"""Walker, ledger, cache and the pipeline on generated bad input (no graph: a recording sink)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ingest.cache import ParsedCache
+from ingest.ledger import Ledger
+from ingest.models import Paper
+from ingest.pipeline import DocOutcome, SinkResult, ingest_async, run_ingest
+from ingest.walker import walk
+from motivgraph.settings import IngestSettings, Settings
+from tests.fixtures.ingest.pdfgen import write_encrypted, write_image_only, write_paper, write_truncated
+
+
+class Sink:
+    def __init__(self, status: str = "stored") -> None:
+        self.papers: list[Paper] = []
+        self.status = status
+
+    async def process(self, paper: Paper) -> SinkResult:
+        self.papers.append(paper)
+        if "FAILME" in paper.title:
+            return SinkResult(status="failed", error="extractor rejected the paper")
+        return SinkResult(status=self.status, counts={"triples": 3})  # type: ignore[arg-type]
+
+
+def _settings(tmp_path: Path, **ingest: object) -> Settings:
+    return Settings(  # type: ignore[call-arg]
+        data_dir=tmp_path / "data", ingest=IngestSettings(parser="pdf", **ingest), _env_file=None  # type: ignore[arg-type]
+    )
+
+
+def test_walk_files_folders_globs(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    write_paper(tmp_path / "a" / "one.pdf")
+    write_paper(tmp_path / "a" / "b" / "two.PDF", title="Another generated paper")
+    (tmp_path / "a" / "notes.txt").write_text("x")
+    (tmp_path / "a" / "b" / "fig.png").write_bytes(b"\x89PNG")
+    r = walk([tmp_path / "a"])
+    assert sorted(p.name for p in r.pdfs) == ["one.pdf", "two.PDF"] and r.non_pdf_skipped == 2
+    r = walk([str(tmp_path / "a" / "**" / "*.pdf"), tmp_path / "a" / "one.pdf", tmp_path / "nope"])
+    assert [p.name for p in r.pdfs] == ["one.pdf"]  # glob is case-sensitive; same file listed once
+    assert r.missing == [str(tmp_path / "nope")]
+
+
+def test_ledger_transitions_and_report(tmp_path: Path) -> None:
+    led = Ledger(tmp_path / "l.sqlite")
+    assert led.register("s1", "/a.pdf", 10) and not led.register("s1", "/copy/a.pdf", 10)
+    led.register("s2", "/b.pdf", 10)
+    led.mark("s1", "parsed", paper_id="p1", parser="pdf")
+    led.mark("s1", "stored", counts={"papers": 1})
+    led.fail("s2", "encrypted PDF (password required)", "encrypted PDF")
+    led.fail("s2", "encrypted PDF (password required)", "encrypted PDF")
+    assert led.counts() == {"queued": 0, "parsed": 0, "extracted": 0, "stored": 1, "failed": 1}
+    row = led.get("s1")
+    assert row and (row.state, row.paper_id, row.parser, row.counts) == ("stored", "p1", "pdf", {"papers": 1})
+    fails = led.failures_by_reason()
+    assert list(fails) == ["encrypted PDF"] and fails["encrypted PDF"][0].attempts == 2
+    assert led.duplicates() == [("/copy/a.pdf", "s1")]
+    assert led.requeue_failed() == 1 and led.get("s2").state == "queued"  # type: ignore[union-attr]
+    led.close()
+    # durable: a new connection sees the same state
+    led2 = Ledger(tmp_path / "l.sqlite")
+    assert led2.counts()["stored"] == 1
+    led2.close()
+
+
+def test_cache_roundtrip_and_corrupt_entry(tmp_path: Path) -> None:
+    c = ParsedCache(tmp_path)
+    p = Paper(paper_id="sha256:" + "d" * 64, title="T", sha256="d" * 64)
+    assert c.get("d" * 64) is None
+    c.put(p)
+    assert c.get("d" * 64) == p and "d" * 64 in c
+    (tmp_path / "dd" / ("d" * 64 + ".json")).write_text("{broken")
+    assert c.get("d" * 64) is None
+
+
+async def test_bad_inputs_are_recorded_and_the_batch_goes_on(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    good = write_paper(src / "good.pdf")
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "good.pdf").write_bytes(good.read_bytes())
+    (inp / "good-copy.pdf").write_bytes(good.read_bytes())  # duplicate by content
+    write_paper(inp / "second.pdf", title="A second generated paper")
+    (inp / "empty.pdf").write_bytes(b"")
+    write_truncated(inp / "truncated.pdf", write_paper(src / "long.pdf", filler_pages=4))
+    write_encrypted(inp / "encrypted.pdf", good)
+    (inp / "text.pdf").write_text("this is a text file named .pdf\n" * 20)
+    write_image_only(inp / "scanned.pdf", good)
+    (inp / "readme.md").write_text("not a pdf")
+    s = _settings(tmp_path)
+    sink = Sink()
+    summary = await ingest_async([inp], s, sink=sink, concurrency=2)
+    assert summary.found == 8 and summary.non_pdf_skipped == 1 and summary.duplicates == 1
+    assert summary.processed == 7 and summary.ok == 2 and summary.failed == 5
+    led = Ledger.for_data_dir(s.data_dir)
+    reasons = {Path(r.path).name: r.reason for rows in led.failures_by_reason().values() for r in rows}
+    assert reasons == {
+        "empty.pdf": "empty file",
+        "truncated.pdf": "not a PDF / damaged PDF",
+        "encrypted.pdf": "encrypted PDF",
+        "text.pdf": "not a PDF / damaged PDF",
+        "scanned.pdf": "no text layer (scanned)",
+    }
+    errors = {Path(r.path).name: r.error for r in led.rows("failed")}
+    assert "qpdf --decrypt" in errors["encrypted.pdf"] and "OCR" in errors["scanned.pdf"]
+    assert [Path(p).name for p, _ in led.duplicates()] == ["good.pdf"]  # good-copy.pdf sorts first
+    led.close()
+    # re-run: nothing is parsed again, failures are skipped unless asked
+    sink2 = Sink()
+    again = await ingest_async([inp], s, sink=sink2)
+    assert again.processed == 0 and again.already_done == 2 and again.skipped_failed == 5
+    retry = await ingest_async([inp], s, sink=sink2, retry_failed=True)
+    assert retry.processed == 5 and retry.failed == 5
+    assert Ledger.for_data_dir(s.data_dir).rows("failed")[0].attempts == 2
+
+
+async def test_hundreds_of_pages_page_cap_and_timeout(tmp_path: Path) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    write_paper(inp / "huge.pdf", filler_pages=300)
+    write_paper(inp / "small.pdf", title="A small generated paper")
+    # page cap: the long document is parsed from its first pages only
+    s = _settings(tmp_path, max_pages=4)
+    sink = Sink()
+    summary = await ingest_async([inp], s, sink=sink, concurrency=1)
+    assert summary.ok == 2
+    huge = next(p for p in sink.papers if p.source_path and p.source_path.endswith("huge.pdf"))
+    assert huge.page_count and huge.page_count > 300 and huge.section("introduction")
+    # time limit: a whole-document parse cannot finish in 50 ms; it is killed, the batch goes on
+    s2 = Settings(data_dir=tmp_path / "data2", ingest=IngestSettings(parser="pdf", max_pages=1000,  # type: ignore[call-arg]
+                                                                       doc_timeout_s=0.05), _env_file=None)
+    summary = await ingest_async([inp / "huge.pdf"], s2, sink=Sink(), concurrency=1)
+    assert summary.failed == 1
+    row = Ledger.for_data_dir(s2.data_dir).rows("failed")[0]
+    assert row.reason == "timeout" and "MOTIVGRAPH_INGEST_DOC_TIMEOUT_S" in (row.error or "")
+    s2.ingest.doc_timeout_s = 120
+    summary = await ingest_async([inp / "small.pdf"], s2, sink=Sink(), concurrency=1)
+    assert summary.ok == 1  # a fresh worker replaced the killed one
+
+
+async def test_file_disappears_mid_run(tmp_path: Path) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    write_paper(inp / "a.pdf")
+    write_paper(inp / "b.pdf", title="The paper that goes away")
+
+    class DeleteOnStart:
+        def start(self, total: int, parser: str) -> None:
+            os.remove(inp / "b.pdf")  # after walking and hashing, before parsing
+
+        def advance(self, outcome: DocOutcome) -> None:
+            pass
+
+    s = _settings(tmp_path)
+    summary = await ingest_async([inp], s, sink=Sink(), concurrency=1, progress=DeleteOnStart())
+    assert summary.ok == 1 and summary.failed == 1
+    row = Ledger.for_data_dir(s.data_dir).rows("failed")[0]
+    assert row.reason == "file disappeared" and row.path.endswith("b.pdf")
+
+
+async def test_sink_states_limit_and_dry_run(tmp_path: Path) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    for i in range(3):
+        write_paper(inp / f"p{i}.pdf", title=f"Generated paper number {i}")
+    write_paper(inp / "bad.pdf", title="FAILME generated paper")
+    s = _settings(tmp_path)
+    dry = await ingest_async([inp], s, sink=Sink(), dry_run=True)
+    assert dry.to_process == 4 and not (s.data_dir / "ingest" / "parsed").exists()
+    assert Ledger.for_data_dir(s.data_dir).counts()["queued"] == 0
+    first = await ingest_async([inp], s, sink=Sink(status="extracted"), limit=2)
+    assert first.processed == 2
+    # bad.pdf sorts first: run 1 did bad (failed) and p0 (extracted). "extracted" is not final, so
+    # run 2 hands p0 to the sink again (sinks are idempotent) along with p1 and p2
+    rest = await ingest_async([inp], s, sink=Sink(status="extracted"))
+    assert rest.processed == 3 and rest.from_cache == 1 and rest.parsed == 2
+    led = Ledger.for_data_dir(s.data_dir)
+    assert led.counts()["extracted"] == 3 and led.counts()["failed"] == 1
+    assert led.rows("failed")[0].error == "extractor rejected the paper"
+
+
+def test_run_ingest_sync_entry_point(tmp_path: Path) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    write_paper(inp / "a.pdf")
+    sink = Sink()
+    summary = run_ingest([inp], _settings(tmp_path), sink=sink)
+    assert summary.ok == 1 and summary.parsed == 1 and sink.papers[0].parser == "pdf"
+
+
+@pytest.mark.parametrize("name", ["auto"])
+async def test_auto_without_grobid_says_offline(tmp_path: Path, name: str) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    write_paper(inp / "a.pdf")
+    summary = await ingest_async([inp], _settings(tmp_path), sink=Sink(), parser=name)  # type: ignore[arg-type]
+    assert summary.parser.startswith("offline (pypdfium2)") and "not configured" in summary.parser
