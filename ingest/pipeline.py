@@ -51,8 +51,9 @@ class GraphPaperSink:
         self.store = store
 
     async def process(self, paper: Paper) -> SinkResult:
-        n = await asyncio.to_thread(self.store.upsert_papers, [paper.to_record()])
-        return SinkResult(status="stored", counts={"papers": int(n) if isinstance(n, int) else 1})
+        await asyncio.to_thread(self.store.upsert_papers, [paper.to_record()])
+        # "papers upserted", not "created": a resumed run must record the same counts
+        return SinkResult(status="stored", counts={"papers": 1})
 
 
 class NullSink:

@@ -210,11 +210,13 @@ def report_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON i
         return
     for reason, rows in groups.items():
         t = Table(title=f"{reason} — {len(rows)} document(s)", title_justify="left")
-        t.add_column("file")
-        t.add_column("error")
+        t.add_column("file", no_wrap=True)
+        t.add_column("folder", overflow="fold")
+        t.add_column("error", overflow="fold")
         t.add_column("attempts", justify="right")
         for r in rows:
-            t.add_row(r.path, r.error or "", str(r.attempts))
+            p = Path(r.path)
+            t.add_row(p.name, str(p.parent), r.error or "", str(r.attempts))
         console.print(t)
 
 
