@@ -52,7 +52,7 @@ class ExtractionReply(BaseModel):
     """What the extractor LLM returns for one paper."""
 
     triples: list[ExtractedTriple] = Field(
-        default_factory=list, description="1..n motivation triples; empty only when the text is not research."
+        description="1..n motivation triples; empty only when the text is not research."
     )
     no_triples_reason: str | None = Field(
         None, description="When triples is empty: why (e.g. 'not a research paper', 'text too short')."
