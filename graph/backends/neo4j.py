@@ -113,36 +113,33 @@ class Neo4jStore(CypherGraphStore):
             raise mapped from e
 
     # ---------------------------------------------------------------------- primitives
-    def _query(self, text: str) -> Any:
-        from neo4j import Query
+    def _timed(self, fn: Any) -> Any:
+        # Managed transactions take their timeout from the unit of work, not from a Query object.
+        from neo4j import unit_of_work
 
-        return Query(text, timeout=self.timeout_s)
+        return unit_of_work(timeout=self.timeout_s)(fn)
 
     @staticmethod
     def _records(result: Any) -> list[Row]:
         return [record.data() for record in result]
 
     def _read(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
-        q = self._query(query)
-
         def work(tx: Any) -> list[Row]:
-            return self._records(tx.run(q, params or {}))
+            return self._records(tx.run(query, params or {}))
 
         def run() -> list[Row]:
             with self.driver.session(database=self.database) as session:
-                return session.execute_read(work)
+                return session.execute_read(self._timed(work))
 
         return self._guard(run)
 
     def _write_tx(self, statements: Sequence[Statement]) -> list[list[Row]]:
-        prepared = [(self._query(q), p) for q, p in statements]
-
         def work(tx: Any) -> list[list[Row]]:
-            return [self._records(tx.run(q, p)) for q, p in prepared]
+            return [self._records(tx.run(q, p)) for q, p in statements]
 
         def run() -> list[list[Row]]:
             with self.driver.session(database=self.database) as session:
-                return session.execute_write(work)
+                return session.execute_write(self._timed(work))
 
         return self._guard(run)
 

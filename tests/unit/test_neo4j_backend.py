@@ -39,16 +39,17 @@ class FakeResult(list):  # type: ignore[type-arg]
 
 
 class FakeTx:
-    def __init__(self, driver: FakeDriver, mode: str) -> None:
-        self.driver, self.mode = driver, mode
+    def __init__(self, driver: FakeDriver, mode: str, timeout: float | None = None) -> None:
+        self.driver, self.mode, self.timeout = driver, mode, timeout
 
-    def run(self, query: Any, parameters: dict[str, Any] | None = None) -> FakeResult:
-        text = getattr(query, "text", query)
+    def run(self, query: str, parameters: dict[str, Any] | None = None) -> FakeResult:
+        # like the real driver: a managed transaction takes query text, not a Query object
+        assert isinstance(query, str), "Query objects are only supported for session.run"
         params = dict(parameters or {})
-        self.driver.calls.append((self.mode, text, params, getattr(query, "timeout", None)))
+        self.driver.calls.append((self.mode, query, params, self.timeout))
         if self.driver.fail is not None:
             raise self.driver.fail
-        return FakeResult(FakeRecord(r) for r in self.driver.responder(text, params))
+        return FakeResult(FakeRecord(r) for r in self.driver.responder(query, params))
 
 
 class FakeSession:
@@ -64,11 +65,11 @@ class FakeSession:
 
     def execute_read(self, fn: Callable[[FakeTx], Any]) -> Any:
         self.driver.transactions.append("read")
-        return fn(FakeTx(self.driver, "read"))
+        return fn(FakeTx(self.driver, "read", getattr(fn, "timeout", None)))
 
     def execute_write(self, fn: Callable[[FakeTx], Any]) -> Any:
         self.driver.transactions.append("write")
-        return fn(FakeTx(self.driver, "write"))
+        return fn(FakeTx(self.driver, "write", getattr(fn, "timeout", None)))
 
     def run(self, query: str, parameters: dict[str, Any] | None = None) -> FakeResult:
         return FakeTx(self.driver, "auto").run(query, parameters)
