@@ -95,3 +95,13 @@ def _include_optional(app: FastAPI) -> None:
     except ImportError:
         return
     app.include_router(ideation.router)
+
+
+def serve_factory() -> FastAPI:
+    """Entry point for uvicorn workers (`motivgraph serve`): settings from env, plain log lines."""
+    from motivgraph.logging import setup_logging
+    from motivgraph.settings import get_settings
+
+    settings = get_settings()
+    setup_logging(settings.log_level, rich=False)
+    return create_app(settings)

@@ -5,7 +5,17 @@ from __future__ import annotations
 import typer
 
 from motivgraph import __version__
-from motivgraph.cli import config_cmd, db_cmd, graph_cmd, ideate_cmd, ingest_cmd, llm_cmd, miner_cmd, search_cmd
+from motivgraph.cli import (
+    config_cmd,
+    db_cmd,
+    graph_cmd,
+    ideate_cmd,
+    ingest_cmd,
+    llm_cmd,
+    miner_cmd,
+    search_cmd,
+    serve_cmd,
+)
 
 app = typer.Typer(
     name="motivgraph",
@@ -22,6 +32,7 @@ search_cmd.register(app)
 ingest_cmd.register(app)
 miner_cmd.register(app)
 ideate_cmd.register(app)
+serve_cmd.register(app)
 
 
 def _version(value: bool) -> None:
