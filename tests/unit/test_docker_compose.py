@@ -1,0 +1,86 @@
+"""docker-compose.yml and Dockerfile: structure checked with PyYAML always; `docker compose config`
+(or the v1 `docker-compose config`) also run when one is installed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+COMPOSE = REPO / "docker-compose.yml"
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+
+
+def _ports(svc: dict) -> set[str]:
+    return {str(p).split(":")[-1] for p in svc.get("ports", [])}
+
+
+def test_neo4j_service(compose):
+    neo = compose["services"]["neo4j"]
+    assert neo["image"].startswith("neo4j:5")
+    assert {"7474", "7687"} <= _ports(neo)
+    assert "MOTIVGRAPH_NEO4J_PASSWORD" in neo["environment"]["NEO4J_AUTH"]
+    assert "cypher-shell" in " ".join(neo["healthcheck"]["test"])
+    for vol in neo["volumes"]:
+        name = vol.split(":")[0]
+        assert name in compose["volumes"], f"{name} must be a named volume"
+
+
+def test_grobid_service(compose):
+    gro = compose["services"]["grobid"]
+    image = gro["image"]
+    assert image.startswith(("lfoppiano/grobid:0.8", "grobid/grobid:0.8")), image
+    assert "8070" in _ports(gro)
+    assert "/api/isalive" in " ".join(gro["healthcheck"]["test"])
+
+
+def test_api_service_runs_serve_against_neo4j(compose):
+    api = compose["services"]["api"]
+    assert api["build"]["dockerfile"] == "Dockerfile" and (REPO / api["build"]["dockerfile"]).is_file()
+    assert api["command"][:2] == ["motivgraph", "serve"] and "0.0.0.0" in api["command"]
+    env = api["environment"]
+    assert env["MOTIVGRAPH_GRAPH_BACKEND"] == "neo4j"
+    assert env["MOTIVGRAPH_NEO4J_URI"] == "bolt://neo4j:7687"
+    assert "MOTIVGRAPH_NEO4J_PASSWORD" in env["MOTIVGRAPH_NEO4J_PASSWORD"]  # from env, never a literal
+    assert env["MOTIVGRAPH_INGEST_GROBID_URL"] == "http://grobid:8070"
+    assert api["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    for vol in api["volumes"]:
+        assert vol.split(":")[0] in compose["volumes"]
+
+
+def test_dockerfile_pins_cpu_torch_then_the_lock():
+    text = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    assert next(line for line in text.splitlines() if line.startswith("FROM")) == "FROM python:3.11-slim"
+    torch_at = text.index('pip install "torch==2.13.0"')
+    lock_at = text.index("-c requirements.lock")
+    assert torch_at < lock_at
+    for path in ("requirements.lock", "pyproject.toml"):
+        assert (REPO / path).is_file()
+    ignored = (REPO / ".dockerignore").read_text(encoding="utf-8").split()
+    assert ".venv" in ignored and ".git" in ignored
+
+
+def _compose_cli() -> list[str] | None:
+    docker = shutil.which("docker")
+    if docker and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0:
+        return [docker, "compose"]
+    legacy = shutil.which("docker-compose")
+    return [legacy] if legacy else None
+
+
+def test_docker_compose_config_validates():
+    cli = _compose_cli()
+    if cli is None:
+        pytest.skip("neither `docker compose` nor `docker-compose` is installed; the YAML checks above still ran")
+    res = subprocess.run(
+        [*cli, "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
+    assert res.returncode == 0, res.stderr
