@@ -1,0 +1,49 @@
+"""LangChain wrappers: descriptions are the tool docs, args are validated, results are rendered
+text, and tool errors come back as text for the model."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.tools.base import ToolClient
+from agents.tools.langchain import langchain_tools
+from agents.tools.models import NodeSearchResult, ScoredNode
+from agents.tools.specs import BY_NAME
+from motivgraph.errors import NodeNotFound
+
+
+class FakeClient(ToolClient):
+    def __init__(self) -> None:
+        self.seen = []
+
+    async def _node_search(self, req):
+        self.seen.append(req)
+        return NodeSearchResult(query=req.query, hits=[ScoredNode(key="solution:q", type="solution", name="Q",
+                                                                   description="quantize", score=0.8)])
+
+    async def _node_relation(self, req):
+        raise NodeNotFound(req.names[0], ["Q"])
+
+    async def _random_nodes(self, req):
+        raise NotImplementedError
+
+    async def _literature_search(self, req):
+        raise NotImplementedError
+
+    async def _transfer_candidates(self, req):
+        raise NotImplementedError
+
+
+@pytest.mark.asyncio
+async def test_langchain_tools():
+    client = FakeClient()
+    tools = {t.name: t for t in langchain_tools(client)}
+    assert set(tools) == set(BY_NAME)
+    assert tools["node_search"].description == BY_NAME["node_search"].description
+    out = await tools["node_search"].ainvoke({"query": "LLM compression", "k": 3})
+    assert "[solution] Q (0.80): quantize" in out
+    assert client.seen[0].k == 3
+    err = await tools["node_relation"].ainvoke({"names": ["foo"]})
+    assert err.startswith("ERROR from node_relation") and "Did you mean: Q" in err
+    only = langchain_tools(client, names=["node_search"])
+    assert [t.name for t in only] == ["node_search"]
