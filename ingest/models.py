@@ -55,6 +55,14 @@ def assign_roles(sections: list[Section]) -> list[Section]:
             by_number[num] = role
         s.role = role
         prev = role
+    # CS-style papers: an otherwise unnamed top-level section between the Introduction (or Related
+    # Work) and the first experiments section describes the method ("3 Prototype-Driven Learning")
+    first_exp = next((k for k, s in enumerate(sections) if s.role == "experiments"), None)
+    intro_at = next((k for k, s in enumerate(sections) if s.role == "introduction"), None)
+    if first_exp is not None and intro_at is not None and intro_at < first_exp:
+        for s in sections[intro_at + 1 : first_exp]:
+            if s.role == "other":
+                s.role = "method"
     if sections and not any(s.role == "introduction" for s in sections):
         first = sections[0]
         # Nature-style papers open with an untitled (or "Article"-headed) introduction.

@@ -165,11 +165,9 @@ def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | N
     repeated = repeated or set()
     for ln in lines:
         h = ln.page_height or 792.0
-        if (
-            ln.page > 0  # page 1 carries the title, which running heads often repeat
-            and (ln.y0 > 0.85 * h or ln.y1 < 0.15 * h)
-            and re.sub(r"\d+", "#", ln.text.lower()) in repeated
-        ):
+        # page 1 carries the title near its top, and running heads often repeat the title
+        band = (ln.y0 > 0.85 * h or ln.y1 < 0.15 * h) if ln.page > 0 else ln.y1 < 0.15 * h
+        if band and re.sub(r"\d+", "#", ln.text.lower()) in repeated:
             continue
         in_band = ln.y0 > 0.935 * h or ln.y1 < 0.065 * h
         t = ln.text.strip()

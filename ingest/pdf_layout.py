@@ -57,7 +57,9 @@ def _is_bold_name(name: str) -> bool:
 
 def _effective_size(tp: pdfium_c.FPDF_TEXTPAGE, i: int, matrix: pdfium_c.FS_MATRIX) -> float:
     size = pdfium_c.FPDFText_GetFontSize(tp, i)
-    if pdfium_c.FPDFText_GetMatrix(tp, i, ctypes.byref(matrix)):
+    # producers that scale text by the matrix set a unit font size; asking for the matrix of
+    # every other char would double the cost of the char loop
+    if size < 4 and pdfium_c.FPDFText_GetMatrix(tp, i, ctypes.byref(matrix)):
         # some producers set font size 1 and scale with the text matrix
         scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
         if scale > 0:
@@ -80,8 +82,12 @@ def page_lines(page: pdfium.PdfPage, page_no: int) -> list[Line]:
         last_base: float | None = None
         last_x1: float | None = None
         rect = pdfium_c.FS_RECTF()
+        rect_ref = ctypes.byref(rect)
         matrix = pdfium_c.FS_MATRIX()
-        left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+        get_box = pdfium_c.FPDFText_GetLooseCharBox
+        # one call for the page's text; per-char calls only when it does not line up with the chars
+        bulk = tp.get_text_range()
+        use_bulk = len(bulk) == n
 
         def flush() -> None:
             nonlocal buf, sizes, box, first_idx
@@ -96,7 +102,7 @@ def page_lines(page: pdfium.PdfPage, page_no: int) -> list[Line]:
             buf, sizes, box, first_idx = [], {}, [1e9, 1e9, -1e9, -1e9], -1
 
         for i in range(n):
-            cp = pdfium_c.FPDFText_GetUnicode(raw, i)
+            cp = ord(bulk[i]) if use_bulk else pdfium_c.FPDFText_GetUnicode(raw, i)
             if cp in (10, 13):
                 flush()
                 last_base = None
@@ -108,12 +114,10 @@ def page_lines(page: pdfium.PdfPage, page_no: int) -> list[Line]:
                 if buf:
                     buf.append(" ")
                 continue
-            if not pdfium_c.FPDFText_GetCharBox(raw, i, ctypes.byref(left), ctypes.byref(right),
-                                                ctypes.byref(bottom), ctypes.byref(top)):
+            if not get_box(raw, i, rect_ref):
                 continue
-            pdfium_c.FPDFText_GetLooseCharBox(raw, i, ctypes.byref(rect))
             base = rect.bottom
-            x0, x1 = left.value, right.value
+            x0, x1 = rect.left, rect.right
             if last_base is not None and buf and (
                 abs(base - last_base) > max(2.0, (rect.top - rect.bottom) * 0.6)
                 or (last_x1 is not None and x0 < last_x1 - 50)
