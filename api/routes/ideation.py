@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
@@ -20,7 +22,6 @@ from agents.soiq.toolbox import ABLATIONS, parse_ablations
 
 log = logging.getLogger(__name__)
 
-router = APIRouter(prefix="/ideation", tags=["ideation"])
 
 
 class SessionRequest(BaseModel):
@@ -60,21 +61,44 @@ def _links(run_id: str) -> dict[str, str]:
     return {"self": base, "events": f"{base}/events", "resume": f"{base}/resume"}
 
 
-def get_jobs(request: Request) -> JobManager:
-    jobs = getattr(request.app.state, "ideation_jobs", None)
+def ensure_jobs(app: Any) -> JobManager:
+    """The app's JobManager, created on first use (server start, or the first ideation request
+    when the app runs without lifespan events)."""
+    jobs = getattr(app.state, "ideation_jobs", None)
     if jobs is None:
         from agents.tools.inprocess import InProcessToolClient
         from motivgraph.llm import LLMClient
 
-        settings = request.app.state.settings
-        service = request.app.state.service
+        settings = app.state.settings
+        service = app.state.service
         jobs = JobManager(
             settings,
             tool_client_factory=lambda: InProcessToolClient(service, owns=False),
             llm_factory=lambda run_id: LLMClient(settings, run_id=run_id),
         )
-        request.app.state.ideation_jobs = jobs
+        app.state.ideation_jobs = jobs
     return jobs
+
+
+@asynccontextmanager
+async def _lifespan(app: Any) -> AsyncIterator[None]:
+    # Server start: unfinished sessions of a previous process are marked interrupted now.
+    # Server stop: running sessions are cancelled and marked interrupted (resumable).
+    try:
+        ensure_jobs(app)
+    except Exception as e:  # a broken runs dir must not keep the tool API from starting
+        log.warning("ideation jobs not started: %s", e)
+    yield
+    jobs = getattr(app.state, "ideation_jobs", None)
+    if jobs is not None:
+        await jobs.shutdown()
+
+
+router = APIRouter(prefix="/ideation", tags=["ideation"], lifespan=_lifespan)
+
+
+def get_jobs(request: Request) -> JobManager:
+    return ensure_jobs(request.app)
 
 
 Jobs = Annotated[JobManager, Depends(get_jobs)]

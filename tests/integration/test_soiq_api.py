@@ -125,7 +125,7 @@ async def test_http_no_llm_configured_names_the_setting(app_factory, settings):
 def _serve(app):
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     for _ in range(500):
@@ -175,7 +175,10 @@ async def test_restart_marks_unfinished_interrupted_and_resume(app_factory, sett
                          "tool_mode": "auto"})
     run.update_status(status="running", pid=int(dead.stdout.strip()))
     app = app_factory(session_script())  # the "restarted" server
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+    async with app.router.lifespan_context(app), \
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        # marked at startup, before any request
+        assert RunDir.open(settings.runs_dir, run.id).status()["status"] == "interrupted"
         st = (await c.get(f"/ideation/sessions/{run.id}")).json()
         assert st["status"] == "interrupted" and "stopped" in st["error"]
         # the event stream of an interrupted session ends instead of hanging
@@ -189,15 +192,42 @@ async def test_restart_marks_unfinished_interrupted_and_resume(app_factory, sett
         assert (await c.post(f"/ideation/sessions/{run.id}/resume")).status_code == 409
 
 
-async def test_shutdown_interrupts_running_sessions(app_factory):
+async def test_shutdown_interrupts_running_sessions(app_factory, settings):
     app = app_factory(session_script(delay=5.0))
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+    async with app.router.lifespan_context(app), \
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
         sid = (await c.post("/ideation/sessions", json={"topic": "oversmoothing in deep GNNs"})).json()["id"]
-        jobs = app.state.ideation_jobs
         for _ in range(200):
             if (await c.get(f"/ideation/sessions/{sid}")).json()["status"] == "running":
                 break
             await asyncio.sleep(0.02)
-        await jobs.shutdown()
-        st = (await c.get(f"/ideation/sessions/{sid}")).json()
-        assert st["status"] == "interrupted"
+    # server stopped (lifespan exit): the running session was cancelled and marked resumable
+    st = RunDir.open(settings.runs_dir, sid).status()
+    assert st["status"] == "interrupted"
+
+
+async def test_session_through_http_tool_client(app_factory, settings):
+    """The agents reach the graph over HTTP (HttpToolClient) exactly as in process."""
+    from agents.soiq.session import SessionConfig, SoiqSession
+    from agents.tools.http import HttpToolClient
+    from motivgraph.llm import ScriptedChatModel
+    from tests.integration.soiq_support import llm_client, tc
+
+    app = app_factory()
+    model = ScriptedChatModel([
+        tc("node_search", query="oversmoothing graph networks", k=3),
+        tc("literature_search", query="deep graph networks oversmoothing", limit=3),
+        idea_text(idea_dict()),
+        "<ACCEPT>",
+    ])
+    config = SessionConfig(topic="oversmoothing in deep GNNs")
+    run = RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
+    events: list[dict] = []
+    async with HttpToolClient("http://t", transport=httpx.ASGITransport(app=app)) as client:
+        session = SoiqSession(settings, config, run, tool_client=client, llm=llm_client(settings, model),
+                              emit=events.append)
+        result = await session.run()
+    texts = [e["text"] for e in events if e["type"] == "tool_result"]
+    assert "Oversmoothing in deep message passing" in texts[0] and "Silva et al., 2021" in texts[1]
+    g = result.ideas[0]["grounding"]
+    assert g["links_resolved"] == 2 and g["citations_resolved"] == 1 and not g["flagged"]
