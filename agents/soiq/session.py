@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, Field, field_validator
 
-from agents.runs import COMPLETED, FAILED, INTERRUPTED, RUNNING, RunDir, RunStateError
+from agents.runs import COMPLETED, FAILED, INTERRUPTED, RUNNING, RunDir, RunStateError, pid_alive
 from agents.soiq import prompts
 from agents.soiq.grounding import check_idea
 from agents.soiq.idea import Idea
@@ -185,6 +185,9 @@ class SoiqSession:
         status = self.run_dir.status()
         if status.get("status") == COMPLETED:
             raise RunStateError(f"run {self.run_dir.id} is already completed; start a new session instead")
+        owner = status.get("pid")
+        if status.get("status") == RUNNING and owner != os.getpid() and pid_alive(owner):
+            raise RunStateError(f"run {self.run_dir.id} is being run by process {owner}; wait for it or stop it first")
         state = self.run_dir.load_state() or self._fresh_state()
         resumed = state["index"] > 0 or state["current"] is not None
         # In place: the invoker holds this object and keeps counting from the restored totals.

@@ -181,3 +181,28 @@ async def test_killed_session_marked_interrupted_then_resumed(settings, graph_rt
     model.add(idea_text(idea_dict("Another idea", cite="")), "<ACCEPT>")
     result = await session.run()
     assert [r["idea"]["Title"] for r in result.ideas] == ["Another idea"]
+
+
+async def test_resume_refused_for_completed_or_live_run(settings, graph_rt):
+    import os
+    import subprocess
+    import sys
+
+    from agents.runs import RunStateError
+
+    model = ScriptedChatModel([idea_text(idea_dict(cite="")), "<ACCEPT>"])
+    session, _run, _ = make_session(settings, graph_rt, model)
+    await session.run()
+    with pytest.raises(RunStateError, match="already completed"):
+        await session.run()
+    # a run another live process is running
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        other, run2, _ = make_session(settings, graph_rt, ScriptedChatModel([]))
+        run2.update_status(status="running", pid=child.pid)
+        assert child.pid != os.getpid()
+        with pytest.raises(RunStateError, match="being run by process"):
+            await other.run()
+    finally:
+        child.kill()
+        child.wait()
