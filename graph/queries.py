@@ -208,7 +208,7 @@ def iter_parents(label: str) -> str:
     return f"""
 MATCH (par:{lb}) WHERE par.key > $after AND par.level >= 1
 WITH par ORDER BY par.key LIMIT $limit
-MATCH (par)-[:PARENT_OF]->(ch:{lb})
+OPTIONAL MATCH (par)-[:PARENT_OF]->(ch:{lb})
 WITH par, collect(ch.key) AS children
 RETURN par.key AS key, par.name AS name, par.description AS description, par.level AS level, children
 ORDER BY key
@@ -297,29 +297,50 @@ WITH p, c, e, s ORDER BY c.key, s.key, p.key LIMIT $limit"""
     return match + _TRIPLE_RETURN
 
 
-def random_window(label: str) -> str:
-    """The first $limit nodes with $lo <= rnd < $hi, in rnd order: one range scan of the rnd index."""
-    lb = _label(label)
-    return f"""
-MATCH (n:{lb}) WHERE n.rnd >= $lo AND n.rnd < $hi
-WITH n ORDER BY n.rnd LIMIT $limit
-RETURN {_rec('n')} AS node, n.rnd AS rnd
-"""
+def random_window(labels: tuple[str, ...]) -> str:
+    """Per label, the first $limit (key, rnd) with $lo <= rnd < $hi in rnd order: one range scan of
+    each label's rnd index, one round trip. Full records are fetched afterwards for the chosen few."""
+    parts = [
+        f"MATCH (n:{lb}) WHERE n.rnd >= $lo AND n.rnd < $hi "
+        "WITH n ORDER BY n.rnd LIMIT $limit RETURN n.key AS key, n.rnd AS rnd"
+        for lb in map(_label, labels)
+    ]
+    return "\nUNION ALL\n".join(parts)
 
 
-RANDOM_TRIPLE_WINDOW = f"""
+def records_by_keys(labels: tuple[str, ...]) -> str:
+    """Full records for $keys_<Label> lists, one round trip."""
+    parts = [
+        f"UNWIND $keys_{lb} AS k MATCH (n:{lb} {{key: k}}) RETURN {_rec('n')} AS node" for lb in map(_label, labels)
+    ]
+    return "\nUNION ALL\n".join(parts)
+
+
+def count_labels(labels: tuple[str, ...]) -> str:
+    parts = [
+        f"MATCH (n:{lb}) RETURN '{lb}' AS label, count(n) AS n"
+        for lb in (_label(x, (*NODE_LABELS, "Paper")) for x in labels)
+    ]
+    return "\nUNION ALL\n".join(parts)
+
+
+# Light rows first (keys only), then the chosen triples in full: the window may hold many more
+# rows than are returned.
+RANDOM_TRIPLE_WINDOW = """
 MATCH (c:Challenge) WHERE c.rnd >= $lo AND c.rnd < $hi
 MATCH (c)-[e:SOLVED_BY]->(s:Solution)
 UNWIND e.problems AS pk
-MATCH (p:Problem {{key: pk}})
-WITH p, c, e, s ORDER BY c.rnd, s.key, p.key LIMIT $limit
-RETURN c.rnd AS rnd, {_ref('p')} AS p, {_ref('c')} AS c, {_ref('s')} AS s,
-       [x IN e.stated WHERE x STARTS WITH (p.key + $sep)] AS stated
+WITH c, s, pk ORDER BY c.rnd, s.key, pk LIMIT $limit
+RETURN c.key AS ck, c.rnd AS rnd, s.key AS sk, pk
 """
 
-
-def count_label(label: str) -> str:
-    return f"MATCH (n:{_label(label, (*NODE_LABELS, 'Paper'))}) RETURN count(n) AS n"
+TRIPLES_BY_KEYS = f"""
+UNWIND $rows AS r
+MATCH (p:Problem {{key: r.pk}})
+MATCH (c:Challenge {{key: r.ck}})-[e:SOLVED_BY]->(s:Solution {{key: r.sk}})
+RETURN r.i AS i, {_ref('p')} AS p, {_ref('c')} AS c, {_ref('s')} AS s,
+       [x IN e.stated WHERE x STARTS WITH (p.key + $sep)] AS stated
+"""
 
 
 def count_parents(label: str) -> str:
@@ -345,15 +366,17 @@ RETURN {_rec('n')} AS node
 # ----------------------------------------------------------------------------------------- paging
 def page_triples(*, paper: bool, parent: str | None, problem: str | None, challenge: str | None,
                  solution: str | None) -> str:
-    """Triples in (challenge key, solution key, problem key) order after the cursor ($ck, $sk, $pk).
+    """Triples in (challenge rnd, challenge key, solution key, problem key) order after the cursor
+    ($cr = rnd of the cursor's challenge, $ck, $sk, $pk).
 
-    Each filter adds a fixed fragment; the filter values are parameters. `problem`/`challenge`/
-    `solution` are 'key' (exact key match) or 'name' (case-insensitive substring of $<field>_lc);
-    `parent` is the label of the parent node ($parent) whose descendants the P or C must be.
-    The most selective filter anchors the match (an index lookup); the others only filter.
+    The order is stable and needs no sort of the whole graph: without an anchoring filter a page
+    reads only the challenges in the rnd window [$lo, $hi) (a range scan; the caller widens it
+    until the page is full). Each filter adds a fixed fragment; the filter values are parameters.
+    `problem`/`challenge`/`solution` are 'key' (exact key) or 'name' (case-insensitive substring
+    of $<field>_lc); `parent` is the label of the parent ($parent) whose descendants P or C must be.
     """
     carry = ""
-    where_c = ["c.key >= $ck"]
+    where_c = ["c.rnd >= $cr"]
     where_s: list[str] = []
     where_p: list[str] = []
     if parent == "Challenge":
@@ -375,8 +398,11 @@ def page_triples(*, paper: bool, parent: str | None, problem: str | None, challe
         )
     elif problem == "key":
         anchor = "MATCH (:Problem {key: $problem})-[:HAS_CHALLENGE]->(c0:Challenge)\nWITH DISTINCT c0 AS c"
+    elif challenge == "key":
+        anchor = "MATCH (c:Challenge {key: $challenge})"
     else:
         anchor = ""
+        where_c = ["c.rnd >= $lo", "c.rnd < $hi"]
     if challenge == "key":
         where_c.append("c.key = $challenge")
     elif challenge == "name":
@@ -391,19 +417,20 @@ def page_triples(*, paper: bool, parent: str | None, problem: str | None, challe
         where_p.append("toLower(p.name) CONTAINS $problem_lc")
     if paper:
         where_p.append("(pk + $sep + $paper_id) IN e.stated")
-    lines = [anchor, f"WITH c{carry} WHERE " + " AND ".join(where_c)] if anchor else [
-        "MATCH (c:Challenge) WHERE " + " AND ".join(where_c)
-    ]
+    if anchor:
+        lines = [anchor, f"WITH c{carry} WHERE " + " AND ".join(where_c)]
+    else:
+        lines = ["MATCH (c:Challenge) WHERE " + " AND ".join(where_c)]
     lines.append("MATCH (c)-[e:SOLVED_BY]->(s:Solution)")
     if where_s:
         lines.append("WHERE " + " AND ".join(where_s))
     lines.append("UNWIND e.problems AS pk")
     lines.append(
-        f"WITH c, e, s, pk{carry} "
-        "WHERE c.key > $ck OR (c.key = $ck AND (s.key > $sk OR (s.key = $sk AND pk > $pk)))"
+        f"WITH c, e, s, pk{carry} WHERE c.rnd > $cr OR (c.rnd = $cr AND (c.key > $ck OR (c.key = $ck AND "
+        "(s.key > $sk OR (s.key = $sk AND pk > $pk)))))"
     )
     lines.append("MATCH (p:Problem {key: pk})")
     if where_p:
         lines.append("WHERE " + " AND ".join(where_p))
-    lines.append("WITH p, c, e, s ORDER BY c.key, s.key, p.key LIMIT $limit")
+    lines.append("WITH p, c, e, s ORDER BY c.rnd, c.key, s.key, p.key LIMIT $limit")
     return "\n".join(lines) + _TRIPLE_RETURN

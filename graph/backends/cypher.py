@@ -449,14 +449,17 @@ class CypherGraphStore:
         return sorted(recs.values(), key=lambda r: (r.key not in exact, r.level, ALL_TYPES.index(r.type), r.key))
 
     def _label_counts(self, labels: Sequence[str]) -> dict[str, int]:
-        return {lb: int(self._first(self._read(Q.count_label(lb)), "n")) for lb in labels}
+        counts = {lb: 0 for lb in labels}
+        for r in self._read(Q.count_labels(tuple(labels))):
+            counts[r["label"]] = int(r["n"] or 0)
+        return counts
 
     def random_nodes(
         self, n: int, types: Sequence[NodeType] | None = None, seed: int | None = None
     ) -> list[NodeRecord]:
         """n distinct nodes: the first n in `rnd` order from a start point drawn from Random(seed),
         wrapping around. The same seed on the same graph gives the same nodes, and a larger n
-        extends the same sequence."""
+        extends the same sequence. Three round trips: counts, a window of (key, rnd), the records."""
         labels = _labels(types)
         if n <= 0:
             return []
@@ -465,11 +468,27 @@ class CypherGraphStore:
         if total == 0:
             return []
         n = min(n, total)
-        rows = self._cyclic_window(start, n, total, lambda lo, hi, k: [
-            r for lb in labels for r in self._read(Q.random_window(lb), {"lo": lo, "hi": hi, "limit": k})
-        ])
-        rows.sort(key=lambda r: (float(r["rnd"]) - start) % 1.0)
-        return [to_record(r["node"]) for r in rows[:n]]
+        query = Q.random_window(labels)
+        rows = self._cyclic_window(
+            start, n, total, lambda lo, hi, k: self._read(query, {"lo": lo, "hi": hi, "limit": k})
+        )
+        rows.sort(key=lambda r: ((float(r["rnd"]) - start) % 1.0, r["key"]))
+        keys = [r["key"] for r in rows[:n]]
+        return [r for r in self._records_for(keys) if r is not None]
+
+    def _records_for(self, keys: Sequence[str]) -> list[NodeRecord | None]:
+        """Full records for keys (any types), in the order given; None for a missing key."""
+        by_label: dict[str, list[str]] = {lb: [] for lb in Q.NODE_LABELS}
+        for k in keys:
+            by_label[LABELS[_type_of(k)]].append(k)
+        labels = tuple(lb for lb in Q.NODE_LABELS if by_label[lb])
+        if not labels:
+            return []
+        found = {
+            r["node"]["key"]: to_record(r["node"])
+            for r in self._read(Q.records_by_keys(labels), {f"keys_{lb}": by_label[lb] for lb in labels})
+        }
+        return [found.get(k) for k in keys]
 
     @staticmethod
     def _cyclic_window(start: float, n: int, total: int, fetch: Any) -> list[Row]:
@@ -493,36 +512,37 @@ class CypherGraphStore:
             return []
         rng = random.Random(seed)
         start = rng.random()
-        total = int(self._first(self._read(Q.count_label("Challenge")), "n"))
+        total = self._label_counts(("Challenge",))["Challenge"]
         if total == 0:
             return []
         limit = max(4 * n, 64)
 
-        def fetch(lo: float, hi: float, _k: int) -> list[Row]:
-            return self._read(Q.RANDOM_TRIPLE_WINDOW, {"lo": lo, "hi": hi, "limit": limit, "sep": Q.STATED_SEP})
+        def fetch(lo: float, hi: float) -> list[Row]:
+            return self._read(Q.RANDOM_TRIPLE_WINDOW, {"lo": lo, "hi": hi, "limit": limit})
 
         # The window must hold n distinct challenges with triples, not n rows: widen until it does.
         width = min(1.0, 3.0 * n / total + 1e-9)
         while True:
             hi = start + width
-            rows = fetch(start, min(hi, 1.0), 0)
+            rows = fetch(start, min(hi, 1.0))
             if hi > 1.0:
-                rows += fetch(0.0, min(hi - 1.0, start), 0)
-            distinct = {r["c"]["key"] for r in rows}
-            if len(distinct) >= n or width >= 1.0 or len(rows) >= limit:
+                rows += fetch(0.0, min(hi - 1.0, start))
+            if len({r["ck"] for r in rows}) >= n or width >= 1.0 or len(rows) >= limit:
                 break
             width = min(1.0, width * 2)
-        rows.sort(key=lambda r: ((float(r["rnd"]) - start) % 1.0, r["s"]["key"], r["p"]["key"]))
+        rows.sort(key=lambda r: ((float(r["rnd"]) - start) % 1.0, r["ck"], r["sk"], r["pk"]))
         groups: dict[str, list[Row]] = {}
         for r in rows:
-            groups.setdefault(r["c"]["key"], []).append(r)
+            groups.setdefault(r["ck"], []).append(r)
         picked: list[Row] = []
         rest: list[Row] = []
         for group in groups.values():
             i = rng.randrange(len(group))
             picked.append(group[i])
             rest.extend(group[:i] + group[i + 1 :])
-        return [to_triple(r) for r in (picked + rest)[:n]]
+        chosen = [{"i": i, "ck": r["ck"], "sk": r["sk"], "pk": r["pk"]} for i, r in enumerate((picked + rest)[:n])]
+        full = self._read(Q.TRIPLES_BY_KEYS, {"rows": chosen, "sep": Q.STATED_SEP})
+        return [to_triple(r) for r in sorted(full, key=lambda r: int(r["i"]))]
 
     def iter_nodes(self, types: Sequence[NodeType] | None = None, batch: int = 5000) -> Iterator[NodeRecord]:
         """Every node of the given types, label by label in key order, fetched `batch` at a time."""
@@ -578,13 +598,15 @@ class CypherGraphStore:
             while True:
                 rows = self._read(Q.iter_parents(lb), {"after": after, "limit": 1000})
                 for r in rows:
+                    if not r["children"]:
+                        continue  # a parent whose children are all gone has nothing to export
                     yield ParentIn(
                         type=TYPE_OF_LABEL[lb],  # type: ignore[arg-type]
                         parent=NodeIn(name=r["name"], description=r.get("description") or "", key=r["key"]),
                         level=max(1, int(r.get("level") or 1)),
                         children=sorted(r["children"]),
                     )
-                if not rows:
+                if len(rows) < 1000:
                     break
                 after = rows[-1]["key"]
 
@@ -592,20 +614,23 @@ class CypherGraphStore:
     def page_triples(
         self, flt: TripleFilter | None = None, cursor: str | None = None, limit: int = 50
     ) -> TriplePage:
-        """Stated triples in (challenge, solution, problem) key order. `next_cursor` continues after
-        the last item; None means this was the last page. ValueError on a malformed cursor or filter."""
+        """Stated triples in a stable order (by the challenge's `rnd`, then keys). `next_cursor`
+        continues after the last item; None means this was the last page. ValueError on a malformed
+        cursor or parent key. Without an anchoring filter (parent, paper, problem or challenge key)
+        a page reads a window of the rnd index, widened until the page is full."""
         flt = flt or TripleFilter()
         limit = max(1, min(int(limit), MAX_PAGE))
         ck, sk, pk = decode_cursor(cursor) if cursor else ("", "", "")
-        params: dict[str, Any] = {"ck": ck, "sk": sk, "pk": pk, "limit": limit + 1, "sep": Q.STATED_SEP}
+        # rnd is a pure function of the key, so the cursor carries no float: it is recomputed exactly.
+        cr = stable_random(ck) if ck else -1.0
+        params: dict[str, Any] = {"cr": cr, "ck": ck, "sk": sk, "pk": pk, "limit": limit + 1, "sep": Q.STATED_SEP}
         modes: dict[str, str | None] = {}
         for field in ROLES:
             value = getattr(flt, field)
             value = " ".join(value.split()) if value else None
             if not value:
                 modes[field] = None
-                continue
-            if _type_of(value) == field and self._is_key(value):
+            elif _type_of(value) == field and self._is_key(value):
                 modes[field] = "key"
                 params[field] = value
             else:
@@ -622,7 +647,19 @@ class CypherGraphStore:
             params["paper_id"] = flt.paper_id
         query = Q.page_triples(paper=bool(flt.paper_id), parent=parent_label, problem=modes["problem"],
                                challenge=modes["challenge"], solution=modes["solution"])
-        rows = self._read(query, params)
+        anchored = bool(flt.paper_id or parent_label or modes["problem"] == "key" or modes["challenge"] == "key")
+        if anchored:
+            rows = self._read(query, params)
+        else:
+            total = max(1, self._label_counts(("Challenge",))["Challenge"])
+            lo = max(cr, 0.0)
+            width = 3.0 * (limit + 1) / total
+            while True:
+                hi = lo + width
+                rows = self._read(query, {**params, "lo": lo, "hi": hi if hi < 1.0 else 2.0})
+                if len(rows) > limit or hi >= 1.0:
+                    break
+                width *= 4
         items = [to_triple(r) for r in rows[:limit]]
         nxt = None
         if len(rows) > limit and items:

@@ -179,9 +179,12 @@ def test_reads_map_results_to_models() -> None:
         if "UNWIND e.problems AS pk" in text and "$key" in text:
             return [{"p": prob, "c": ref, "s": sol, "stated": ["problem:ner\x1fp1", "problem:ner\x1fp2"]}]
         if "count(n)" in text:
-            return [{"n": 10}]
+            return [{"label": "Challenge", "n": 10}]
         if "n.rnd >= $lo" in text:
-            return [{"node": rec, "rnd": 0.5}]
+            return [{"key": rec["key"], "rnd": 0.5}]
+        if "UNWIND $keys_Challenge" in text:
+            assert params["keys_Challenge"] == [rec["key"]]
+            return [{"node": rec}]
         return []
 
     store, driver = make(responder)
