@@ -39,39 +39,54 @@ class GraphStore(Protocol):
     def close(self) -> None: ...
 
     def clear(self) -> None:
-        """Delete every node and relationship of this graph (tests, `graph import --replace`)."""
+        """Delete every node and relationship of this graph (tests, `graph import --replace`); the
+        schema stays and node_version moves past its old value (an older vector index looks stale)."""
 
     # writes
-    def upsert_papers(self, papers: Sequence[PaperRecord]) -> int: ...
+    def upsert_papers(self, papers: Sequence[PaperRecord]) -> int:
+        """MERGE by paper_id and set the metadata (last write wins). Returns the number of new papers."""
 
     def upsert_triples(self, triples: Sequence[TripleIn]) -> UpsertResult:
-        """MERGE nodes by key (new spellings become aliases), HAS_CHALLENGE / SOLVED_BY edges and
-        Paper-[:STATES {triple_index, section, extractor}]->node provenance. Idempotent."""
+        """MERGE nodes by key (new spellings become aliases; the first non-empty description is kept),
+        HAS_CHALLENGE / SOLVED_BY edges (SOLVED_BY.problems records which P each C->S was stated for)
+        and Paper-[:STATES {triple_index, role, section, extractor, mention}]->node provenance.
+        Idempotent. ValueError (before anything is written) for a name with no letters/digits or
+        a NodeIn.key of the wrong type. relationships_created counts STATES edges too."""
 
-    def add_aliases(self, key: str, aliases: Iterable[str]) -> int: ...
+    def add_aliases(self, key: str, aliases: Iterable[str]) -> int:
+        """Record other spellings of a node; returns how many were new (0 when the key is unknown)."""
 
     def add_parents(self, parents: Sequence[ParentIn]) -> UpsertResult:
-        """MERGE parent nodes (level >= 1) and PARENT_OF edges to existing children."""
+        """MERGE parent nodes (level >= 1) and PARENT_OF edges to existing children of the same type
+        (missing children are skipped with a warning; a child of another type is a ValueError)."""
 
     def restore_nodes(self, nodes: Sequence[NodeRecord]) -> int:
-        """Write nodes exactly as given (name, description, aliases, level, created_at) — import."""
+        """Write nodes exactly as given (name, description, aliases, level, created_at, sources) —
+        import. Returns the number of nodes created."""
 
     # reads
-    def get_node(self, key: str) -> NodeDetail | None: ...
+    def get_node(self, key: str, *, cap: int = 100, triples: int = 50) -> NodeDetail | None:
+        """The node with typed neighbours (each list sorted by key, capped at `cap`), its source papers
+        and up to `triples` stated triples through it; None for an unknown or malformed key."""
 
     def find_nodes(self, name_or_key: str, types: Sequence[NodeType] | None = None) -> list[NodeRecord]:
-        """Exact key, or name / alias equal after normalisation."""
+        """Exact key, or name / alias equal after normalisation; exact names first. ValueError for an
+        unknown type."""
 
     def random_nodes(
         self, n: int, types: Sequence[NodeType] | None = None, seed: int | None = None
     ) -> list[NodeRecord]:
-        """n distinct nodes; the same seed on the same graph gives the same nodes."""
+        """n distinct nodes; the same seed on the same graph gives the same nodes, and a larger n
+        extends the same sequence (a window of the indexed `rnd` property from a seeded start)."""
 
-    def random_triples(self, n: int, seed: int | None = None) -> list[TripleView]: ...
+    def random_triples(self, n: int, seed: int | None = None) -> list[TripleView]:
+        """n distinct stated triples, one per challenge while there are enough; reproducible per seed."""
 
     def page_triples(
         self, flt: TripleFilter | None = None, cursor: str | None = None, limit: int = 50
-    ) -> TriplePage: ...
+    ) -> TriplePage:
+        """Stated triples in a stable order (challenge `rnd`, then keys) with an opaque cursor;
+        ValueError for a malformed cursor or parent key. limit is clamped to 1..1000."""
 
     def iter_nodes(self, types: Sequence[NodeType] | None = None, batch: int = 5000) -> Iterator[NodeRecord]: ...
 
