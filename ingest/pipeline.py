@@ -306,8 +306,16 @@ async def ingest_async(
                 progress.advance(o)
             return o
 
+        tasks = [asyncio.create_task(guarded(t)) for t in todo]
         try:
-            outcomes = await asyncio.gather(*(guarded(t) for t in todo))
+            outcomes = await asyncio.gather(*tasks)
+        except BaseException:
+            # Ctrl-C, a spent budget, ...: stop the other documents where they are (the ledger
+            # already holds their last completed step) before the parser and store close
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         finally:
             if doc_parser is not None and own_parser:
                 await doc_parser.aclose()

@@ -202,3 +202,30 @@ async def test_auto_without_grobid_says_offline(tmp_path: Path, name: str) -> No
     write_paper(inp / "a.pdf")
     summary = await ingest_async([inp], _settings(tmp_path), sink=Sink(), parser=name)  # type: ignore[arg-type]
     assert summary.parser.startswith("offline (pypdfium2)") and "not configured" in summary.parser
+
+
+async def test_a_stop_mid_batch_cancels_the_rest_and_resumes(tmp_path: Path) -> None:
+    from motivgraph.errors import BudgetExceeded
+
+    inp = tmp_path / "in"
+    inp.mkdir()
+    for i in range(5):
+        write_paper(inp / f"p{i}.pdf", title=f"Generated paper number {i}")
+
+    class StopAfterOne:
+        def __init__(self) -> None:
+            self.n = 0
+
+        async def process(self, paper: Paper) -> SinkResult:
+            self.n += 1
+            if self.n == 2:
+                raise BudgetExceeded("budget spent")
+            return SinkResult()
+
+    s = _settings(tmp_path)
+    with pytest.raises(BudgetExceeded):
+        await ingest_async([inp], s, sink=StopAfterOne(), concurrency=2)
+    counts = Ledger.for_data_dir(s.data_dir).counts()
+    assert counts["failed"] == 0 and counts["stored"] >= 1 and counts["stored"] < 5
+    done = await ingest_async([inp], s, sink=Sink(), concurrency=2)
+    assert done.ok + done.already_done == 5 and Ledger.for_data_dir(s.data_dir).counts()["stored"] == 5
