@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ingest.models import Paper, Section
+from miner.parents import Item
+from miner.schemas import NodeText
+from motivgraph.llm.tokens import content_text
 from motivgraph.settings import Settings
 
 INTRO = (
@@ -77,3 +81,51 @@ def scripted_client(settings: Settings, replies: Sequence[Any] = (), *, budget_u
 
     client = LLMClient(settings, model=model, budget_usd=budget_usd, sleep=no_sleep, seed=1)
     return client, model
+
+
+# -- a hand-built problem set whose right grouping is known (parent addition tests) --
+NODES = {
+    "translation": [
+        ("Low-resource neural machine translation", "Translating between languages with little parallel data."),
+        ("Unsupervised machine translation", "Learning to translate between languages from monolingual text only."),
+        ("Document-level machine translation", "Translating whole documents while keeping context across sentences."),
+        ("Simultaneous speech translation", "Translating spoken language into another language in real time."),
+    ],
+    "image": [
+        ("Fine-grained image classification", "Recognising visually similar subcategories such as bird species."),
+        ("Few-shot image classification", "Classifying images of new categories from a handful of labelled examples."),
+        ("Medical image classification", "Assigning diagnostic labels to medical images such as chest X-rays."),
+    ],
+    "other": [
+        ("Protein structure prediction", "Predicting the 3D structure of a protein from its amino-acid sequence."),
+        ("Traffic flow forecasting", "Predicting future traffic volumes on road networks from past measurements."),
+    ],
+}
+GROUP_OF = {name: g for g, rows in NODES.items() for name, _ in rows}
+NEW_TRANSLATION = ("Multilingual machine translation", "Translating among many languages with one shared model.")
+GROUP_OF[NEW_TRANSLATION[0]] = "translation"
+PARENT_GROUP = {"Machine translation": "translation", "Image classification": "image"}
+
+
+def items() -> list[Item]:
+    return [Item(f"problem:{n.lower()}", NodeText(name=n, description=d)) for rows in NODES.values() for n, d in rows]
+
+
+def judge_reply(messages) -> str:  # type: ignore[no-untyped-def]
+    """A parent judge that knows the right grouping: covers candidates of the focal node's group;
+    for join questions, says yes when the new node belongs to the parent's group."""
+    text = content_text(messages[-1].content)
+    if "Does the parent cover it?" in text:
+        parent = re.search(r"Parent:\n(.+?):", text).group(1)  # type: ignore[union-attr]
+        new = re.search(r"New problem:\n(.+?):", text).group(1)  # type: ignore[union-attr]
+        covers = PARENT_GROUP.get(parent) is not None and PARENT_GROUP.get(parent) == GROUP_OF.get(new)
+        return json.dumps({"covers": covers, "reason": "scripted"})
+    focal = re.search(r"Focal problem:\n(.+?):", text).group(1)  # type: ignore[union-attr]
+    group = GROUP_OF.get(focal)
+    cands = re.findall(r"^(\d+)\. (.+?):", text, re.M)
+    members = [int(i) for i, name in cands if group not in (None, "other") and GROUP_OF.get(name) == group]
+    if not members:
+        return json.dumps({"create": False, "members": [], "name": "", "description": "", "reason": "unrelated"})
+    parent = {"translation": "Machine translation", "image": "Image classification"}[group]  # type: ignore[index]
+    return json.dumps({"create": True, "members": members, "name": parent,
+                       "description": f"General task of {parent.lower()}.", "reason": "same task family"})
