@@ -13,6 +13,7 @@ import pytest
 from graph.base import GraphStore
 from graph.identity import node_key, stable_random
 from graph.models import NodeIn, NodeRecord, PaperRecord, ParentIn, TripleFilter, TripleIn
+from motivgraph.errors import GraphError
 
 
 @pytest.fixture
@@ -81,6 +82,15 @@ class TestConformance:
         assert gstore.backend in ("falkordb", "neo4j")
         st = gstore.stats()
         assert st.triples == 0 and sum(st.nodes.values()) == 0
+
+    def test_schema_enforces_unique_keys(self, gstore: GraphStore) -> None:
+        gstore.upsert_triples(CORE[:1])
+        write = gstore._write  # type: ignore[attr-defined]
+        with pytest.raises(GraphError):
+            write("CREATE (:Problem {key: $key})", {"key": "problem:low resource ner"})
+        with pytest.raises(GraphError):
+            write("CREATE (:Paper {paper_id: $pid})", {"pid": "paper-a"})
+        assert gstore.stats().nodes["Problem"] == 1
 
     # ------------------------------------------------------------------ upserts
     def test_upsert_creates_nodes_edges_provenance(self, gstore: GraphStore) -> None:
