@@ -3,6 +3,7 @@ the real TEI files from ../shared/corpus/tei."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 import time
@@ -37,6 +38,9 @@ class FakeGrobid:
         self.requests: list[dict[str, str]] = []
         self.die_after: int | None = None
         self.served = 0
+        self.in_flight = self.max_in_flight = 0
+        self.delay_s = 0.0
+        self._lock = threading.Lock()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -63,6 +67,17 @@ class FakeGrobid:
                         "consolidateHeader": consolidate.group(1) if consolidate else "",
                     }
                 )
+                with fake._lock:
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                try:
+                    time.sleep(fake.delay_s)
+                    self._answer(fname, fake)
+                finally:
+                    with fake._lock:
+                        fake.in_flight -= 1
+
+            def _answer(self, fname: re.Match[str] | None, fake: FakeGrobid) -> None:
                 action = fake.script.pop(0) if fake.script else "ok"
                 if action == "503":
                     self._send(503, b"", "text/plain")
@@ -157,6 +172,13 @@ async def test_consolidate_header_setting_is_sent(grobid: FakeGrobid) -> None:
     async with GrobidClient(_settings(grobid.url, grobid_consolidate_header=True)) as c:
         await c.process_fulltext(b"x", f"{NAACL}.pdf")
     assert grobid.requests[0]["consolidateHeader"] == "1"
+
+
+async def test_concurrency_is_bounded(grobid: FakeGrobid) -> None:
+    grobid.delay_s = 0.1
+    async with GrobidClient(_settings(grobid.url, grobid_concurrency=2, grobid_timeout_s=5)) as c:
+        await asyncio.gather(*(c.process_fulltext(b"x", f"{NAACL}.pdf") for _ in range(6)))
+    assert len(grobid.requests) == 6 and 1 <= grobid.max_in_flight <= 2
 
 
 async def test_parser_choice(grobid: FakeGrobid) -> None:
