@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graph.identity import node_key, normalize_name
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import MotivGraphError, NodeNotFound
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +164,15 @@ async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], lis
         try:
             res = await client.node_relation(NodeRelationRequest(names=[ln.name for ln in batch], max_triples=1,
                                                            max_neighbours=1))
+        except NodeNotFound as e:
+            # No name of the batch exists: the service answers 404 instead of a partial result.
+            sugg_all = {_fold(u.query): list(u.suggestions) for u in getattr(e, "unresolved", None) or []}
+            unresolved.extend(
+                {"type": ln.type, "name": ln.name, "reason": "no such node in the graph",
+                 "suggestions": sugg_all.get(_fold(ln.name), e.suggestions if len(batch) == 1 else [])[:5]}
+                for ln in batch
+            )
+            continue
         except MotivGraphError as e:
             log.warning("grounding lookup failed: %s", e)
             unresolved.extend(

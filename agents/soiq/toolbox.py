@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import MotivGraphError, NodeNotFound
 
 log = logging.getLogger(__name__)
 
@@ -262,6 +262,11 @@ class Toolbox:
         except ValidationError as e:
             msg = "; ".join(err["msg"] for err in e.errors())
             msg = f"ERROR: {spec.name} rejected the arguments: {msg}"
+            return ToolOutcome(spec.name, parsed.model_dump(), msg, False)
+        except NodeNotFound as e:
+            names = [u.query for u in getattr(e, "unresolved", None) or []] or [e.ref]
+            hint = f" Close nodes: {', '.join(e.suggestions)}." if e.suggestions else ""
+            msg = f"No node named {', '.join(repr(n) for n in names)}.{hint} Use exact names from node_search."
             return ToolOutcome(spec.name, parsed.model_dump(), msg, False)
         except MotivGraphError as e:
             log.info("tool %s failed: %s", spec.name, e)

@@ -156,3 +156,21 @@ async def test_unresolved_link_fixed_by_researcher(settings, graph_rt):
     result, *_ = await run_session(settings, graph_rt, replies, ideas=1)
     rec = result.ideas[0]
     assert rec["flagged"] is False and rec["grounding_attempts"][0]["flagged"] is True
+
+
+async def test_only_unknown_nodes_answered_and_flagged(settings, graph_rt):
+    idea = idea_dict(cite="")
+    idea["Motivation"] = f"Only an invented concept here: {BAD_LINK}, nothing else from the graph."
+    replies = [
+        tc("node_relation", names=["Quantum pheromone transformers"]),
+        idea_text(idea),
+        "<ACCEPT>",
+        idea_text(idea, "I keep it."),
+    ]
+    result, _, _, events = await run_session(settings, graph_rt, replies, ideas=1)
+    res = next(e for e in events if e["type"] == "tool_result")
+    assert res["ok"] is False and "No node named 'Quantum pheromone transformers'" in res["text"]
+    g = result.ideas[0]["grounding"]
+    assert g["links_total"] == 1 and g["links_resolved"] == 0
+    assert g["unresolved_links"][0]["reason"] == "no such node in the graph"
+    assert result.ideas[0]["flagged"] is True
