@@ -45,7 +45,7 @@ def create_app(
     source: Settings | Runtime | ToolService | None = None,
     *,
     s2_client: Any = None,
-    version_ttl_s: float = 1.0,
+    version_ttl_s: float | None = None,
 ) -> FastAPI:
     """Build the app. `source`: settings (default: from env), a Runtime whose services to use, or a
     ready ToolService (tests share one between HTTP and in-process clients)."""
@@ -104,4 +104,14 @@ def serve_factory() -> FastAPI:
 
     settings = get_settings()
     setup_logging(settings.log_level, rich=False)
+    set_compute_threads(settings.api.compute_threads)
     return create_app(settings)
+
+
+def set_compute_threads(n: int) -> None:
+    """Torch and FAISS threads of this process (see ApiSettings.compute_threads)."""
+    import faiss
+    import torch
+
+    torch.set_num_threads(n)
+    faiss.omp_set_num_threads(n)

@@ -216,6 +216,17 @@ class ApiSettings(BaseModel):
     url: str | None = Field(
         None, description="Base URL of a running MotivGraph API; agents use HTTP tools when set."
     )
+    workers: int = Field(1, ge=1, le=64, description="Worker processes for `motivgraph serve` (--workers).")
+    compute_threads: int = Field(
+        1, ge=1, le=64,
+        description="Torch and FAISS threads per API worker. One query at a time is fastest on one thread "
+        "(no thread hand-offs, no oversubscription under concurrent requests); add workers to use more cores.",
+    )
+    version_check_s: float = Field(
+        1.0, ge=0, le=60,
+        description="How often (seconds) a worker re-reads the graph version to notice a stale index; "
+        "0 = on every request.",
+    )
 
 
 class AgentSettings(BaseModel):

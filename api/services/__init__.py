@@ -24,7 +24,8 @@ from motivgraph.settings import Settings
 
 class ToolService:
     def __init__(self, runtime: Runtime | Settings | None = None, *, s2_client: Any = None,
-                 version_ttl_s: float = 1.0) -> None:
+                 version_ttl_s: float | None = None) -> None:
+        """`version_ttl_s`: how long a read graph version is trusted (default settings.api.version_check_s)."""
         self.ctx = ToolContext(runtime, s2_client=s2_client, version_ttl_s=version_ttl_s)
 
     @property

@@ -92,12 +92,12 @@ class ToolContext:
         runtime: Runtime | Settings | None = None,
         *,
         s2_client: Any = None,
-        version_ttl_s: float = 1.0,
+        version_ttl_s: float | None = None,
         node_cache_size: int = 50_000,
     ) -> None:
         self.runtime = runtime if isinstance(runtime, Runtime) else Runtime(runtime)
         self.settings = self.runtime.settings
-        self.version_ttl_s = version_ttl_s
+        self.version_ttl_s = self.settings.api.version_check_s if version_ttl_s is None else version_ttl_s
         self._s2_client = s2_client
         self._s2_injected = s2_client is not None
         self._s2_loop: Any = None

@@ -15,7 +15,8 @@ def register(app: typer.Typer) -> None:
 def serve(
     host: str = typer.Option(None, "--host", help="Bind address (default: MOTIVGRAPH_API_HOST, 127.0.0.1)."),
     port: int = typer.Option(None, "--port", min=1, max=65535, help="Port (default: MOTIVGRAPH_API_PORT, 8000)."),
-    workers: int = typer.Option(1, "--workers", min=1, max=64, help="Worker processes (each loads the model)."),
+    workers: int = typer.Option(None, "--workers", min=1, max=64,
+                                help="Worker processes, each with its own model (default: MOTIVGRAPH_API_WORKERS)."),
     check: bool = typer.Option(True, "--check/--no-check",
                                help="Check the graph and index before serving (and start the embedded store)."),
 ) -> None:
@@ -25,6 +26,7 @@ def serve(
     settings = load_settings()
     host = host or settings.api.host
     port = port or settings.api.port
+    workers = workers or settings.api.workers
     if check:
         from api.services.browse import health
         from api.services.context import ToolContext

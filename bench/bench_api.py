@@ -1,0 +1,377 @@
+"""Tool-API benchmark on the paper-scale synthetic graph: latency of node_search, node_relation and
+random_nodes in process and over HTTP (uvicorn on 127.0.0.1), then throughput under a mixed
+concurrent load sent from a second process on loopback (bounded in count and time). Also times the
+raw store queries the tools are made of, so a slow layer can be told apart. Prints figures; asserts
+nothing about time.
+
+    .venv/bin/python -m bench.bench_api                       # full scale: builds the graph (slow)
+    .venv/bin/python -m bench.bench_api --scale 0.05          # quick run
+    .venv/bin/python -m bench.bench_api --data /tmp/mg-api    # build once there, reuse on later runs
+
+Targets (2-core machine, over HTTP): node_search p50 < 25 ms, node_relation and random_nodes
+p50 < 15 ms, mixed load >= 200 requests/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repo importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.synthetic import METHOD_NOUN, PHENOMENA, PLACES, TASKS, SyntheticGraph
+
+GRAPH_NAME = "bench_api"
+TARGETS_MS = {"node_search": 25.0, "node_relation": 15.0, "random_nodes": 15.0}
+MIX = (("node_search", 0.4), ("node_relation", 0.3), ("random_nodes", 0.3))
+
+
+def say(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+
+
+def summary(ms: list[float]) -> dict[str, float]:
+    return {"n": len(ms), "p50_ms": pct(ms, 50), "p99_ms": pct(ms, 99), "mean_ms": statistics.fmean(ms)}
+
+
+# ------------------------------------------------------------------------------------ workload
+
+
+def queries(rng: random.Random, n: int) -> list[str]:
+    """Search phrases in the graph's vocabulary, in the shapes an agent types."""
+    shapes = [
+        lambda: f"{rng.choice(PHENOMENA)} {rng.choice(PLACES)}",
+        lambda: f"{rng.choice(METHOD_NOUN)} for {rng.choice(TASKS)}",
+        lambda: rng.choice(TASKS),
+        lambda: f"how to reduce {rng.choice(PHENOMENA)}",
+    ]
+    return [rng.choice(shapes)() for _ in range(n)]
+
+
+def request_bodies(rng: random.Random, names: list[str], n: int) -> dict[str, list[dict[str, Any]]]:
+    return {
+        "node_search": [{"query": q, "k": 10} for q in queries(rng, n)],
+        "node_relation": [{"names": [rng.choice(names)]} for _ in range(n)],
+        "random_nodes": [{"n": 10, "seed": rng.randrange(2**31)} for _ in range(n)],
+    }
+
+
+# ------------------------------------------------------------------------------------ graph
+
+
+def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str) -> dict[str, Any]:
+    from graph import open_store
+    from graph.paper_index import PaperIndex
+    from graph.vector_index import NodeIndex
+    from motivgraph.embeddings import get_embedder
+    from motivgraph.settings import EmbeddingSettings
+
+    settings = make_settings(data_dir, server_url)
+    store = open_store(settings)
+    emb = get_embedder(EmbeddingSettings())
+    marker = data_dir / "bench_api.json"
+    try:
+        info = json.loads(marker.read_text()) if marker.exists() else None
+        if info and info.get("scale") == scale and info.get("seed") == seed and store.stats().triples > 0:
+            idx = NodeIndex.open(settings, store, emb)
+            if idx.status().state == "ok":
+                say(f"reusing the graph in {data_dir} ({info['graph']})")
+                return info
+        say(f"building the synthetic graph (scale {scale}) in {data_dir} — once; later runs reuse it")
+        t0 = time.perf_counter()
+        g = SyntheticGraph(scale=scale, seed=seed)
+        store.clear()
+        store.ensure_schema()
+        store.upsert_papers(g.papers)
+        for i, batch in enumerate(g.triple_batches(500)):
+            store.upsert_triples(batch)
+            if i % 20 == 19:
+                say(f"  triples {(i + 1) * 500}/{len(g.triples)}  {time.perf_counter() - t0:.0f}s")
+        for i in range(0, len(g.parents), 500):
+            store.add_parents(g.parents[i : i + 500])
+        t_up = time.perf_counter() - t0
+        say(f"  upserted in {t_up:.0f}s; embedding the nodes…")
+        t1 = time.perf_counter()
+        NodeIndex.open(settings, store, emb).rebuild()
+        PaperIndex.open(settings, store, emb).rebuild()
+        info = {"scale": scale, "seed": seed, "graph": g.summary(), "upsert_s": t_up,
+                "index_s": time.perf_counter() - t1}
+        marker.write_text(json.dumps(info))
+        say(f"  indexed in {info['index_s']:.0f}s")
+        return info
+    finally:
+        store.close()
+
+
+def make_settings(data_dir: Path, server_url: str) -> Any:
+    from motivgraph.settings import GraphSettings, Settings
+
+    return Settings(data_dir=data_dir, graph=GraphSettings(falkordb_url=server_url, name=GRAPH_NAME),
+                    _env_file=None)  # type: ignore[call-arg]
+
+
+# ------------------------------------------------------------------------------------ measurements
+
+
+def time_calls(fn: Callable[[Any], Any], args: list[Any]) -> list[float]:
+    out = []
+    for a in args:
+        t = time.perf_counter()
+        fn(a)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def bench_store(settings: Any, names: list[str], n: int) -> dict[str, Any]:
+    """Raw store queries the tools are built from (one round trip each unless noted)."""
+    from graph import open_store
+
+    store = open_store(settings, ensure_schema=False)
+    rng = random.Random(5)
+    try:
+        keys = [store.find_nodes(nm)[0].key for nm in names[:n]]
+        res = {
+            "find_nodes(name)": summary(time_calls(store.find_nodes, [rng.choice(names) for _ in range(n)])),
+            "find_nodes(key)": summary(time_calls(store.find_nodes, [rng.choice(keys) for _ in range(n)])),
+            "get_node(key)": summary(time_calls(store.get_node, [rng.choice(keys) for _ in range(n)])),
+            "random_nodes(10)": summary(time_calls(lambda s: store.random_nodes(10, seed=s),
+                                                   [rng.randrange(2**31) for _ in range(n)])),
+            "node_version()": summary(time_calls(lambda _: store.node_version(), list(range(n)))),
+        }
+    finally:
+        store.close()
+    return res
+
+
+def bench_inprocess(settings: Any, bodies: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    from agents.tools.models import NodeRelationRequest, NodeSearchRequest, RandomNodesRequest
+    from api.services import ToolService
+
+    svc = ToolService(settings)
+    models = {"node_search": (svc.node_search, NodeSearchRequest),
+              "node_relation": (svc.node_relation, NodeRelationRequest),
+              "random_nodes": (svc.random_nodes, RandomNodesRequest)}
+    out = {}
+    try:
+        for tool, (fn, model) in models.items():
+            reqs = [model.model_validate(b) for b in bodies[tool]]
+            for r in reqs[:5]:  # warm-up: model load, index load, connections
+                fn(r)
+            out[tool] = summary(time_calls(fn, reqs[5:]))
+    finally:
+        svc.close()
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(settings: Any, workers: int) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {**os.environ, "MOTIVGRAPH_DATA_DIR": str(settings.data_dir),
+           "MOTIVGRAPH_GRAPH_FALKORDB_URL": settings.graph.falkordb_url, "MOTIVGRAPH_GRAPH_NAME": GRAPH_NAME,
+           "MOTIVGRAPH_LOG_LEVEL": "WARNING", "HF_HUB_OFFLINE": "1"}
+    root = Path(__file__).resolve().parents[1]
+    cmd = [sys.executable, "-m", "motivgraph", "serve", "--no-check", "--host", "127.0.0.1", "--port", str(port),
+           "--workers", str(workers)]
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    import httpx
+
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    proc.terminate()
+    raise RuntimeError("server did not become healthy within 180s")
+
+
+def bench_http(url: str, bodies: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    import httpx
+
+    out = {}
+    with httpx.Client(base_url=url, timeout=30) as c:
+        for tool, reqs in bodies.items():
+            for b in reqs[:5]:
+                c.post(f"/tools/{tool}", json=b).raise_for_status()
+            ms = []
+            for b in reqs[5:]:
+                t = time.perf_counter()
+                r = c.post(f"/tools/{tool}", json=b)
+                ms.append((time.perf_counter() - t) * 1000)
+                r.raise_for_status()
+            out[tool] = summary(ms)
+    return out
+
+
+# ------------------------------------------------------------------------------------ load (2nd process)
+
+
+async def _load(url: str, plan: list[tuple[str, dict[str, Any]]], concurrency: int, max_s: float) -> dict[str, Any]:
+    import httpx
+
+    lat: dict[str, list[float]] = {}
+    status: dict[int, int] = {}
+    it = iter(plan)
+    deadline = time.perf_counter() + max_s
+
+    async def worker(c: httpx.AsyncClient) -> None:
+        for tool, body in it:
+            if time.perf_counter() > deadline:
+                return
+            t = time.perf_counter()
+            try:
+                r = await c.post(f"/tools/{tool}", json=body)
+                code = r.status_code
+            except httpx.HTTPError:
+                code = 0
+            lat.setdefault(tool, []).append((time.perf_counter() - t) * 1000)
+            status[code] = status.get(code, 0) + 1
+
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as c:
+        t0 = time.perf_counter()
+        await asyncio.gather(*(worker(c) for _ in range(concurrency)))
+        wall = time.perf_counter() - t0
+    done = sum(status.values())
+    return {"requests": done, "wall_s": wall, "req_per_s": done / wall, "status": status,
+            "latency": {k: summary(v) for k, v in lat.items()}}
+
+
+def load_main(args: argparse.Namespace) -> None:
+    plan = json.loads(Path(args.plan).read_text())
+    res = asyncio.run(_load(args.url, [tuple(p) for p in plan], args.concurrency, args.max_s))  # type: ignore[misc]
+    print(json.dumps(res))
+
+
+def run_load(url: str, bodies: dict[str, list[dict[str, Any]]], count: int, concurrency: int, max_s: float,
+             tmp: Path) -> dict[str, Any]:
+    rng = random.Random(17)
+    tools = [t for t, _ in MIX]
+    weights = [w for _, w in MIX]
+    plan = [(t, rng.choice(bodies[t])) for t in rng.choices(tools, weights, k=count)]
+    plan_file = tmp / "plan.json"
+    plan_file.write_text(json.dumps(plan))
+    root = Path(__file__).resolve().parents[1]
+    cmd = [sys.executable, "-m", "bench.bench_api", "--load-url", url, "--plan", str(plan_file),
+           "--concurrency", str(concurrency), "--max-s", str(max_s)]
+    out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=max_s + 120, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------------------------ main
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scale", type=float, default=1.0, help="Fraction of the paper-scale graph (default 1.0).")
+    ap.add_argument("--seed", type=int, default=13, help="Seed of the synthetic graph.")
+    ap.add_argument("--data", type=Path, default=None, help="Data dir to build the graph in once and reuse.")
+    ap.add_argument("--n", type=int, default=200, help="Calls per tool for the latency figures.")
+    ap.add_argument("--load-count", type=int, default=3000, help="Most requests in the mixed load.")
+    ap.add_argument("--load-max-s", type=float, default=30.0, help="Longest the mixed load may run.")
+    ap.add_argument("--concurrency", type=int, default=16, help="Requests in flight in the mixed load.")
+    ap.add_argument("--workers", type=int, default=1, help="uvicorn worker processes.")
+    ap.add_argument("--json", type=Path, default=None, help="Also write the figures to this JSON file.")
+    # internal: the load-generating second process
+    ap.add_argument("--load-url", help=argparse.SUPPRESS)
+    ap.add_argument("--plan", help=argparse.SUPPRESS)
+    ap.add_argument("--max-s", type=float, default=30.0, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.load_url:
+        args.url = args.load_url
+        load_main(args)
+        return {}
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from graph.embedded import EmbeddedFalkorDB
+
+    keep = args.data is not None
+    data_dir = args.data or Path(tempfile.mkdtemp(prefix="mg-bench-api-"))
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fig: dict[str, Any] = {"scale": args.scale, "cpus": os.cpu_count(), "load1_at_start": os.getloadavg()[0],
+                           "workers": args.workers, "concurrency": args.concurrency}
+    say(f"# MotivGraph API benchmark  scale={args.scale}  data={data_dir}  load1={fig['load1_at_start']:.2f}")
+    server = EmbeddedFalkorDB(data_dir)
+    server.start()
+    proc = None
+    try:
+        fig["graph"] = build_or_reuse(data_dir, args.scale, args.seed, server.url)
+        settings = make_settings(data_dir, server.url)
+        from graph import open_store
+
+        store = open_store(settings, ensure_schema=False)
+        names = [r.name for r in store.random_nodes(500, seed=args.seed)]
+        store.close()
+        bodies = request_bodies(random.Random(args.seed), names, args.n + 5)
+
+        fig["store_ms"] = bench_store(settings, names, args.n)
+        say("\nstore queries (ms)              p50     p99")
+        for k, v in fig["store_ms"].items():
+            say(f"  {k:<28}{v['p50_ms']:7.2f} {v['p99_ms']:7.2f}")
+
+        fig["inprocess_ms"] = bench_inprocess(settings, bodies)
+        proc, url = start_server(settings, args.workers)
+        fig["http_ms"] = bench_http(url, bodies)
+        say("\ntool latency (ms)       in-process p50/p99     HTTP p50/p99     HTTP target p50")
+        for tool in TARGETS_MS:
+            a, b = fig["inprocess_ms"][tool], fig["http_ms"][tool]
+            ok = "ok" if b["p50_ms"] < TARGETS_MS[tool] else "MISSED"
+            say(f"  {tool:<22}{a['p50_ms']:7.1f} /{a['p99_ms']:7.1f}    {b['p50_ms']:7.1f} /{b['p99_ms']:7.1f}"
+                f"     < {TARGETS_MS[tool]:.0f}  {ok}")
+
+        fig["load"] = run_load(url, bodies, args.load_count, args.concurrency, args.load_max_s, data_dir)
+        ld = fig["load"]
+        ok = "ok" if ld["req_per_s"] >= 200 else "MISSED"
+        say(f"\nmixed load from a second process: {ld['requests']} requests, concurrency {args.concurrency}, "
+            f"{ld['wall_s']:.1f}s → {ld['req_per_s']:.0f} req/s (target >= 200: {ok}); statuses {ld['status']}")
+        for tool, v in ld["latency"].items():
+            say(f"  {tool:<22} p50 {v['p50_ms']:7.1f} ms   p99 {v['p99_ms']:7.1f} ms   (n={v['n']})")
+        fig["load1_at_end"] = os.getloadavg()[0]
+        say(f"\nload average at end: {fig['load1_at_end']:.2f} (other work on the machine skews figures)")
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        server.stop()
+        if not keep:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps(fig, indent=2, default=str))
+    return fig
+
+
+if __name__ == "__main__":
+    main()
