@@ -231,70 +231,60 @@ def get_node_by_key(label: str) -> str:
 
 
 def node_detail(label: str) -> str:
-    """The node, its typed neighbours (each list capped at $cap) and the papers stating it.
-    Each pattern comprehension has its own variable names: FalkorDB confuses a name reused
-    across comprehensions of one RETURN."""
+    """Everything get_node shows, in one round trip: rows (kind, item) for the node itself
+    ('node'), its 'parents', 'children', typed neighbours ('problems', 'challenges', 'solutions'),
+    source 'papers' and stated 'triples' through it. Each part is its own UNION branch with its
+    own LIMIT ($cap, $limit for triples), so a hub node costs a bounded walk, not a full expansion;
+    which capped items are shown is deterministic for a given graph."""
     lb = _label(label)
+    n = f"(n:{lb} {{key: $key}})"
+    rec = _rec("n").replace("sources: n.sources", "sources: n.sources[..$src_cap]")
+    parts = [
+        f"MATCH {n} RETURN 'node' AS kind, {rec} AS item",
+        f"MATCH (x)-[:PARENT_OF]->{n} RETURN 'parents' AS kind, {_ref('x')} AS item LIMIT $cap",
+        f"MATCH {n}-[:PARENT_OF]->(x) RETURN 'children' AS kind, {_ref('x')} AS item LIMIT $cap",
+    ]
     if lb == "Problem":
-        typed = f"""
-       [] AS problems,
-       [(n)-[:HAS_CHALLENGE]->(xc:Challenge) | {_ref('xc')}][..$cap] AS challenges,
-       [(n)-[:HAS_CHALLENGE]->(:Challenge)-[es:SOLVED_BY]->(xs:Solution) WHERE n.key IN es.problems
-          | {_ref('xs')}][..$cap] AS solutions,
-       [] AS problem_keys"""
+        parts += [
+            f"MATCH {n}-[:HAS_CHALLENGE]->(x:Challenge) RETURN 'challenges' AS kind, {_ref('x')} AS item LIMIT $cap",
+            # a problem's solutions are those of triples stated for it, not every C->S below it
+            f"MATCH {n}-[:HAS_CHALLENGE]->(:Challenge)-[e:SOLVED_BY]->(x:Solution) WHERE $key IN e.problems "
+            f"RETURN DISTINCT 'solutions' AS kind, {_ref('x')} AS item LIMIT $cap",
+        ]
+        triples = ("MATCH (p:Problem {key: $key})-[:HAS_CHALLENGE]->(c:Challenge)-[e:SOLVED_BY]->(s:Solution) "
+                   "WHERE $key IN e.problems")
     elif lb == "Challenge":
-        typed = f"""
-       [(xp:Problem)-[:HAS_CHALLENGE]->(n) | {_ref('xp')}][..$cap] AS problems,
-       [] AS challenges,
-       [(n)-[:SOLVED_BY]->(xs:Solution) | {_ref('xs')}][..$cap] AS solutions,
-       [] AS problem_keys"""
+        parts += [
+            f"MATCH (x:Problem)-[:HAS_CHALLENGE]->{n} RETURN 'problems' AS kind, {_ref('x')} AS item LIMIT $cap",
+            f"MATCH {n}-[:SOLVED_BY]->(x:Solution) RETURN 'solutions' AS kind, {_ref('x')} AS item LIMIT $cap",
+        ]
+        triples = ("MATCH (c:Challenge {key: $key})-[e:SOLVED_BY]->(s:Solution) "
+                   "UNWIND e.problems AS pk MATCH (p:Problem {key: pk})")
     else:
-        # A solution's problems are the ones its SOLVED_BY edges were stated for.
-        typed = f"""
-       [] AS problems,
-       [(xc:Challenge)-[:SOLVED_BY]->(n) | {_ref('xc')}][..$cap] AS challenges,
-       [] AS solutions,
-       [(:Challenge)-[ek:SOLVED_BY]->(n) | ek.problems][..$cap] AS problem_keys"""
-    return f"""
-MATCH (n:{lb} {{key: $key}})
-RETURN {_rec('n')} AS node,
-       [(xa)-[:PARENT_OF]->(n) | {_ref('xa')}][..$cap] AS parents,
-       [(n)-[:PARENT_OF]->(xb) | {_ref('xb')}][..$cap] AS children,{typed},
-       [(pa:Paper)-[:STATES]->(n) | {{paper_id: pa.paper_id, title: pa.title, year: pa.year}}][..$cap] AS papers
-"""
-
-
-def nodes_by_keys(label: str) -> str:
-    lb = _label(label)
-    return f"UNWIND $keys AS k MATCH (n:{lb} {{key: k}}) RETURN {_ref('n')} AS node"
+        parts += [
+            f"MATCH (x:Challenge)-[:SOLVED_BY]->{n} RETURN 'challenges' AS kind, {_ref('x')} AS item LIMIT $cap",
+            # a solution's problems are the ones its SOLVED_BY edges were stated for
+            f"MATCH (:Challenge)-[e:SOLVED_BY]->{n} UNWIND e.problems AS pk WITH DISTINCT pk LIMIT $cap "
+            f"MATCH (x:Problem {{key: pk}}) RETURN 'problems' AS kind, {_ref('x')} AS item",
+        ]
+        triples = ("MATCH (c:Challenge)-[e:SOLVED_BY]->(s:Solution {key: $key}) "
+                   "UNWIND e.problems AS pk MATCH (p:Problem {key: pk})")
+    parts.append(
+        f"MATCH (pa:Paper)-[:STATES]->{n} WITH DISTINCT pa LIMIT $cap "
+        "RETURN 'papers' AS kind, {paper_id: pa.paper_id, title: pa.title, year: pa.year} AS item"
+    )
+    parts.append(
+        f"{triples} WITH p, c, e, s LIMIT $limit RETURN 'triples' AS kind, "
+        f"{{p: {_ref('p')}, c: {_ref('c')}, s: {_ref('s')}, "
+        "stated: [x IN e.stated WHERE x STARTS WITH (p.key + $sep)]} AS item"
+    )
+    return "\nUNION ALL\n".join(parts)
 
 
 # A triple row: three node refs and the raw "<problem key>\x1f<paper id>" entries for this problem.
 _TRIPLE_RETURN = f"""
 RETURN {_ref('p')} AS p, {_ref('c')} AS c, {_ref('s')} AS s,
        [x IN e.stated WHERE x STARTS WITH (p.key + $sep)] AS stated"""
-
-
-def node_triples(label: str) -> str:
-    """Stated triples through a node, in a stable order, at most $limit."""
-    lb = _label(label)
-    if lb == "Problem":
-        match = """
-MATCH (p:Problem {key: $key})-[:HAS_CHALLENGE]->(c:Challenge)-[e:SOLVED_BY]->(s:Solution)
-WHERE $key IN e.problems
-WITH p, c, e, s ORDER BY c.key, s.key LIMIT $limit"""
-    else:
-        anchor = (
-            "MATCH (c:Challenge {key: $key})-[e:SOLVED_BY]->(s:Solution)"
-            if lb == "Challenge"
-            else "MATCH (c:Challenge)-[e:SOLVED_BY]->(s:Solution {key: $key})"
-        )
-        match = f"""
-{anchor}
-UNWIND e.problems AS pk
-MATCH (p:Problem {{key: pk}})
-WITH p, c, e, s ORDER BY c.key, s.key, p.key LIMIT $limit"""
-    return match + _TRIPLE_RETURN
 
 
 def random_window(labels: tuple[str, ...]) -> str:

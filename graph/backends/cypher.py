@@ -44,6 +44,7 @@ ALL_TYPES: tuple[NodeType, ...] = ("problem", "challenge", "solution")
 ROLES: tuple[NodeType, ...] = ALL_TYPES
 NEIGHBOUR_CAP = 100
 NODE_TRIPLES_CAP = 50
+SOURCES_CAP = 500
 MAX_PAGE = 1000
 
 
@@ -387,38 +388,35 @@ class CypherGraphStore:
 
     # ---------------------------------------------------------------------- reads: nodes
     def get_node(self, key: str, *, cap: int = NEIGHBOUR_CAP, triples: int = NODE_TRIPLES_CAP) -> NodeDetail | None:
-        """The node with typed neighbours (each list capped at `cap`), source papers and up to
-        `triples` stated triples through it. None when the key does not exist."""
+        """The node with typed neighbours (each list sorted by key, capped at `cap`), source papers
+        and up to `triples` stated triples through it, in one round trip. None when the key does
+        not exist. `node.sources` is capped at SOURCES_CAP here (iter_nodes has them all)."""
         try:
             node_type, _ = split_key(key)
         except ValueError:
             return None
-        lb = LABELS[node_type]
-        rows = self._read(Q.node_detail(lb), {"key": key, "cap": cap})
-        if not rows:
+        params = {"key": key, "cap": cap, "limit": triples, "src_cap": SOURCES_CAP, "sep": Q.STATED_SEP}
+        parts: dict[str, list[Any]] = {}
+        for r in self._read(Q.node_detail(LABELS[node_type]), params):
+            parts.setdefault(r["kind"], []).append(r["item"])
+        if not parts.get("node"):
             return None
-        d = rows[0]
-        trows = self._read(Q.node_triples(lb), {"key": key, "limit": triples, "sep": Q.STATED_SEP})
-        views = [to_triple(r) for r in trows]
-        problems = _dedupe_refs(d.get("problems"))
-        if lb == "Solution":
-            keys = list(dict.fromkeys(k for ks in d.get("problem_keys") or [] for k in ks or []))[:cap]
-            if keys:
-                problems = _dedupe_refs(r["node"] for r in self._read(Q.nodes_by_keys("Problem"), {"keys": keys}))
         papers: dict[str, PaperRef] = {}
-        for p in d.get("papers") or []:
+        for p in parts.get("papers", []):
             if p and p.get("paper_id") and p["paper_id"] not in papers:
                 papers[p["paper_id"]] = PaperRef(
                     paper_id=p["paper_id"], title=p.get("title") or "",
                     year=int(p["year"]) if p.get("year") is not None else None,
                 )
+        views = sorted((to_triple(t) for t in parts.get("triples", [])),
+                       key=lambda t: (t.challenge.key, t.solution.key, t.problem.key))
         return NodeDetail(
-            node=to_record(d["node"]),
-            parents=_dedupe_refs(d.get("parents")),
-            children=_dedupe_refs(d.get("children")),
-            problems=problems,
-            challenges=_dedupe_refs(d.get("challenges")),
-            solutions=_dedupe_refs(d.get("solutions")),
+            node=to_record(parts["node"][0]),
+            parents=_dedupe_refs(parts.get("parents", [])),
+            children=_dedupe_refs(parts.get("children", [])),
+            problems=_dedupe_refs(parts.get("problems", [])),
+            challenges=_dedupe_refs(parts.get("challenges", [])),
+            solutions=_dedupe_refs(parts.get("solutions", [])),
             papers=sorted(papers.values(), key=lambda p: p.paper_id),
             triples=views,
         )

@@ -171,13 +171,14 @@ def test_reads_map_results_to_models() -> None:
     rec = {**ref, "aliases": ["scarce labels"], "sources": ["p1"], "created_at": "2024-01-01T00:00:00+00:00"}
 
     def responder(text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        if "AS parents" in text:
-            return [{"node": rec, "parents": [], "children": [], "problems": [prob], "challenges": [],
-                     "solutions": [sol, sol], "problem_keys": [],
-                     "papers": [{"paper_id": "p1", "title": "T", "year": 2020}, {"paper_id": "p1", "title": "T",
-                                                                                 "year": 2020}]}]
-        if "UNWIND e.problems AS pk" in text and "$key" in text:
-            return [{"p": prob, "c": ref, "s": sol, "stated": ["problem:ner\x1fp1", "problem:ner\x1fp2"]}]
+        if "'node' AS kind" in text:
+            assert params["key"] == "challenge:scarce data" and params["cap"] == 100
+            triple = {"p": prob, "c": ref, "s": sol, "stated": ["problem:ner\x1fp1", "problem:ner\x1fp2"]}
+            paper = {"paper_id": "p1", "title": "T", "year": 2020}
+            return [{"kind": "node", "item": rec}, {"kind": "problems", "item": prob},
+                    {"kind": "solutions", "item": sol}, {"kind": "solutions", "item": sol},
+                    {"kind": "papers", "item": paper}, {"kind": "papers", "item": paper},
+                    {"kind": "triples", "item": triple}]
         if "count(n)" in text:
             return [{"label": "Challenge", "n": 10}]
         if "n.rnd >= $lo" in text:
