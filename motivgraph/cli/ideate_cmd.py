@@ -86,14 +86,23 @@ def _tool_client(settings: Any) -> Any:
     return InProcessToolClient(settings)
 
 
+def _require_llm(settings: Any) -> None:
+    from motivgraph.llm import LLMClient
+
+    llm = LLMClient(settings)
+    try:
+        llm.require("researcher")
+        llm.require("mentor")
+    finally:
+        llm.close()
+
+
 async def _run(settings: Any, config: Any, run: Any, printer: DialoguePrinter) -> Any:
     from agents.soiq.session import SoiqSession
     from motivgraph.llm import LLMClient
 
     llm = LLMClient(settings, run_id=run.id)
     try:
-        llm.require("researcher")
-        llm.require("mentor")
         async with _tool_client(settings) as client:
             session = SoiqSession(settings, config, run, tool_client=client, llm=llm, emit=printer)
             return await session.run()
@@ -128,6 +137,7 @@ def ideate(
     if method != "soiq":
         raise ConfigError(f"--method {method!r} is not available here; use --method soiq")
     settings = load_settings()
+    _require_llm(settings)  # before any run directory is created
     runs_dir = out or settings.runs_dir
     if resume:
         run = RunDir.open(runs_dir, resume)

@@ -77,3 +77,10 @@ def test_ideate_bad_options(cli_env, tmp_path):
     assert res.exit_code == 3
     res = CliRunner().invoke(app, ["ideate", "--resume", "missing-run", "--out", str(tmp_path)])
     assert res.exit_code == 1 and "no run" in res.output
+
+
+def test_ideate_without_llm_names_the_setting(cli_env, monkeypatch, tmp_path):
+    monkeypatch.delenv("MOTIVGRAPH_LLM_MODEL", raising=False)
+    res = CliRunner().invoke(app, ["ideate", "graphs", "--out", str(tmp_path / "runs")])
+    assert res.exit_code == 3 and "MOTIVGRAPH_LLM_MODEL" in res.output
+    assert not (tmp_path / "runs").exists()  # nothing half-created
