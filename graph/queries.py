@@ -359,9 +359,10 @@ def page_triples(*, paper: bool, parent: str | None, problem: str | None, challe
     """Triples in (challenge rnd, challenge key, solution key, problem key) order after the cursor
     ($cr = rnd of the cursor's challenge, $ck, $sk, $pk).
 
-    The order is stable and needs no sort of the whole graph: without an anchoring filter a page
-    reads only the challenges in the rnd window [$lo, $hi) (a range scan; the caller widens it
-    until the page is full). Each filter adds a fixed fragment; the filter values are parameters.
+    The order is stable and needs no sort of the whole graph: the most selective filter anchors
+    the match (an index lookup, or one scan of one label's names for a substring), and without
+    any filter a page reads only the challenges in the rnd window [$lo, $hi) (a range scan; the
+    caller widens it until the page is full). Each filter adds a fixed fragment; the filter values are parameters.
     `problem`/`challenge`/`solution` are 'key' (exact key) or 'name' (case-insensitive substring
     of $<field>_lc); `parent` is the label of the parent ($parent) whose descendants P or C must be.
     """
@@ -390,6 +391,21 @@ def page_triples(*, paper: bool, parent: str | None, problem: str | None, challe
         anchor = "MATCH (:Problem {key: $problem})-[:HAS_CHALLENGE]->(c0:Challenge)\nWITH DISTINCT c0 AS c"
     elif challenge == "key":
         anchor = "MATCH (c:Challenge {key: $challenge})"
+    elif solution == "key":
+        anchor = "MATCH (c0:Challenge)-[:SOLVED_BY]->(:Solution {key: $solution})\nWITH DISTINCT c0 AS c"
+    elif problem == "name":
+        # one scan of the problem names, then only the matches are expanded
+        anchor = (
+            "MATCH (p0:Problem) WHERE toLower(p0.name) CONTAINS $problem_lc\n"
+            "MATCH (p0)-[:HAS_CHALLENGE]->(c0:Challenge)\nWITH DISTINCT c0 AS c"
+        )
+    elif challenge == "name":
+        anchor = "MATCH (c:Challenge) WHERE toLower(c.name) CONTAINS $challenge_lc"
+    elif solution == "name":
+        anchor = (
+            "MATCH (s0:Solution) WHERE toLower(s0.name) CONTAINS $solution_lc\n"
+            "MATCH (c0:Challenge)-[:SOLVED_BY]->(s0)\nWITH DISTINCT c0 AS c"
+        )
     else:
         anchor = ""
         where_c = ["c.rnd >= $lo", "c.rnd < $hi"]

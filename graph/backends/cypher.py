@@ -614,8 +614,9 @@ class CypherGraphStore:
     ) -> TriplePage:
         """Stated triples in a stable order (by the challenge's `rnd`, then keys). `next_cursor`
         continues after the last item; None means this was the last page. ValueError on a malformed
-        cursor or parent key. Without an anchoring filter (parent, paper, problem or challenge key)
-        a page reads a window of the rnd index, widened until the page is full."""
+        cursor or parent key. Without a filter
+        a page reads a window of the rnd index, widened until the page is full; with one, the
+        matches are found through it (index lookup or one scan of one label's names)."""
         flt = flt or TripleFilter()
         limit = max(1, min(int(limit), MAX_PAGE))
         ck, sk, pk = decode_cursor(cursor) if cursor else ("", "", "")
@@ -645,7 +646,7 @@ class CypherGraphStore:
             params["paper_id"] = flt.paper_id
         query = Q.page_triples(paper=bool(flt.paper_id), parent=parent_label, problem=modes["problem"],
                                challenge=modes["challenge"], solution=modes["solution"])
-        anchored = bool(flt.paper_id or parent_label or modes["problem"] == "key" or modes["challenge"] == "key")
+        anchored = bool(flt.paper_id or parent_label or any(modes.values()))
         if anchored:
             rows = self._read(query, params)
         else:

@@ -406,6 +406,17 @@ class TestConformance:
         assert triple_set(gstore, TripleFilter(parent="problem:ner family", paper_id="paper-c")) == {
             tkey("Low-resource NER", "Scarce labelled data", "Data augmentation")}
         assert triple_set(gstore, TripleFilter(paper_id="nobody")) == set()
+        assert triple_set(gstore, TripleFilter(challenge="SCARCE")) == {
+            tkey("Low-resource NER", "Scarce labelled data", "Data augmentation"),
+            tkey("Machine translation", "Scarce labelled data", "Back-translation"),
+        }
+        assert triple_set(gstore, TripleFilter(solution="tuning", problem="machine")) == {
+            tkey("Machine translation", "Domain shift", "Adapter tuning")}
+        assert triple_set(gstore, TripleFilter(solution="solution:adapter tuning", challenge="shift")) == {
+            tkey("Low-resource NER", "Domain shift", "Adapter tuning"),
+            tkey("Machine translation", "Domain shift", "Adapter tuning"),
+        }
+        assert triple_set(gstore, TripleFilter(problem="problem:no such problem")) == set()
         with pytest.raises(ValueError):
             gstore.page_triples(TripleFilter(parent="not a key"))
 
