@@ -539,22 +539,31 @@ class GroupedIndex:
                 groups = {g: self._copy_group(self._groups[g]) for g in self.GROUPS}
                 changed: set[str] = set()
                 replaced: set[str] = set()
+                new_rows: dict[str, list[np.ndarray]] = {g: [] for g in self.GROUPS}
                 for (g, item_id, label, level, _), v in zip(items, vecs, strict=True):
                     grp = groups[g]
                     row = grp.pos.get(item_id)
+                    old_rows = len(grp.vectors)
                     if row is None:
                         grp.pos[item_id] = len(grp.ids)
                         grp.ids.append(item_id)
                         grp.labels.append(label)
                         grp.levels.append(level)
-                        grp.vectors = np.vstack([grp.vectors, v[None, :]]) if len(grp.vectors) else v[None, :].copy()
+                        new_rows[g].append(v)
                     else:
                         grp.labels[row], grp.levels[row] = label, level
-                        grp.vectors[row] = v
-                        replaced.add(g)
+                        if row < old_rows:
+                            grp.vectors[row] = v
+                            replaced.add(g)
+                        else:  # the same id twice in one call: the later text wins
+                            new_rows[g][row - old_rows] = v
                     changed.add(g)
                 for g in changed:
                     grp = groups[g]
+                    if new_rows[g]:
+                        # one concatenation per group, not one per item
+                        old = grp.vectors.reshape(-1, self.embedder.dim)
+                        grp.vectors = np.concatenate([old, np.stack(new_rows[g])])
                     kind = choose_kind(self.cfg, len(grp))
                     if kind == "hnsw" and grp.kind == "hnsw" and g not in replaced:
                         # HNSW grows in place; only rows past the old end are new

@@ -191,6 +191,20 @@ def test_incremental_add_keeps_index_fresh_and_replaces_changed_text(settings, e
     assert np.allclose(other.vectors_for([new.key])[new.key], expected, atol=1e-5)
 
 
+def test_add_many_and_the_same_key_twice_in_one_call(settings, embedder, mem):
+    idx = NodeIndex.open(settings, mem, embedder)
+    idx.rebuild()
+    v = mem.node_version()
+    first = mem.put("problem", "Code generation", "Generating programs from natural language.")
+    again = mem.put("problem", "Code generation", "Writing SQL queries from questions.")
+    many = [mem.put("solution", f"Variant {i}", f"Tweak number {i}.") for i in range(50)]
+    assert idx.add([first, *many, again], from_version=v) == 52
+    st = idx.status()
+    assert st.state == "ok" and st.counts == {"problem": 4, "challenge": 3, "solution": 53}
+    vec = idx.vectors_for([again.key])[again.key]
+    assert np.allclose(vec, embedder.embed([node_text(again.name, again.description)])[0], atol=1e-5)
+
+
 def test_add_without_base_version_never_claims_freshness(settings, embedder, mem):
     idx = NodeIndex.open(settings, mem, embedder)
     idx.rebuild()
