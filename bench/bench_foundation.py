@@ -21,6 +21,7 @@ import platform
 import random
 import resource
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -95,6 +96,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.threads:
         torch.set_num_threads(args.threads)
 
+    # SIGTERM unwinds like Ctrl-C, so the FalkorDB server this run started is always stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from graph import open_store
