@@ -77,6 +77,8 @@ class _Head:
     heading: str
     number: str | None
     top: int | None  # top-level section number, when numbered
+    generic: bool = False  # found by font alone (no number, not a known section name)
+    lines: int = 1  # lines the heading occupies
 
 
 def _norm_head(text: str) -> str:
@@ -91,23 +93,39 @@ def _mode(values: list[tuple[float, int]]) -> float:
     return c.most_common(1)[0][0] if c else 10.0
 
 
+def _column_boundary(lines: list[Line], w: float) -> tuple[float, float]:
+    """(left edge of the first column, x where the second column starts): the two most used left
+    edges of long lines that lie far enough apart; the page middle when there is no such pair
+    (landscape and wide-margin layouts put the columns well off the middle)."""
+    edges = Counter(round(ln.x0 / 4) * 4 for ln in lines if 0.2 * w < ln.width < 0.6 * w)
+    common = [(x, c) for x, c in edges.most_common(6) if c >= 5]
+    best: tuple[int, float, float] | None = None
+    for i, (a, ca) in enumerate(common):
+        for b, cb in common[i + 1 :]:
+            lo, hi = min(a, b), max(a, b)
+            if hi - lo > 0.25 * w and (best is None or min(ca, cb) > best[0]):
+                best = (min(ca, cb), lo - 2, hi - 2)
+    return (best[1], best[2]) if best else (0.0, w / 2)
+
+
 def _order_page(lines: list[Line]) -> list[Line]:
     """Reading order for one page: full-width lines above the columns, left column, right column,
     full-width lines below."""
     if not lines:
         return lines
     w = lines[0].page_width or max(ln.x1 for ln in lines)
-    mid = w / 2
-    slack = 0.03 * w
+    left_edge, boundary = _column_boundary(lines, w)
     for ln in lines:
-        if ln.x1 <= mid + slack:
+        if ln.x1 < left_edge - 4:
+            ln.col = 3  # a margin column (figures, notes) left of the text columns
+        elif ln.x1 <= boundary + 0.015 * w:
             ln.col = 1
-        elif ln.x0 >= mid - slack:
+        elif ln.x0 >= boundary - 0.015 * w:
             ln.col = 2
         else:
             ln.col = 0
-    left = [ln for ln in lines if ln.col == 1 and ln.width > 0.25 * w]
-    right = [ln for ln in lines if ln.col == 2 and ln.width > 0.25 * w]
+    left = [ln for ln in lines if ln.col == 1 and ln.width > 0.22 * w]
+    right = [ln for ln in lines if ln.col == 2 and ln.width > 0.22 * w]
     if len(left) < 5 or len(right) < 5:
         for ln in lines:
             ln.col = 0
@@ -130,6 +148,8 @@ def _order_page(lines: list[Line]) -> list[Line]:
         if yc > col_top + 1:
             # title/author block above the body columns (authors may sit side by side)
             return (0, 0, -round(yc), ln.x0)
+        if ln.col == 3:
+            return (3, 3, -yc, ln.x0)
         if ln.col == 0:
             if yc >= col_top - 1:
                 return (0, 0, -yc, ln.x0)
@@ -282,12 +302,41 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
             and not t.endswith((".", ",", ";", ":"))
             and not re.search(r"[.:]\s", t)
             and sum(ch.isalpha() for ch in t) >= 4
-            and heads  # not in the title block
+            # not in the title/author block: page 1 needs a real section heading first
+            and (ln.page > 0 or any(_norm_head(h.heading) != "abstract" for h in heads))
             and i > 0
             and not _NUM_HEAD.match(t)
+            and not re.search(r"[()=<>{}\[\]|]", t)
+            and sum(ch.isalpha() or ch.isspace() for ch in t) >= 0.85 * len(t)
         ):
-            heads.append(_Head(i, t, None, None))
-    return heads
+            heads.append(_Head(i, t, None, None, generic=True))
+    return _prune_generic(heads, lines)
+
+
+def _prune_generic(heads: list[_Head], lines: list[Line]) -> list[_Head]:
+    """Font-only headings that come in runs of three or more consecutive lines are figure or table
+    content; a run of two in the same style is one heading set on two lines."""
+    out: list[_Head] = []
+    k = 0
+    while k < len(heads):
+        h = heads[k]
+        if not h.generic:
+            out.append(h)
+            k += 1
+            continue
+        run = [h]
+        while (
+            k + len(run) < len(heads)
+            and heads[k + len(run)].generic
+            and heads[k + len(run)].idx == run[-1].idx + 1
+        ):
+            run.append(heads[k + len(run)])
+        if len(run) == 1:
+            out.append(h)
+        elif len(run) == 2 and abs(lines[run[0].idx].size - lines[run[1].idx].size) < 0.6:
+            out.append(_Head(h.idx, f"{h.heading} {run[1].heading}", None, None, generic=True, lines=2))
+        k += len(run)
+    return out
 
 
 def _title_block(page0: list[Line], body_size: float) -> tuple[str, int]:
@@ -454,13 +503,13 @@ def parse_pdf(
         end = heads[k + 1].idx if k + 1 < len(heads) else len(ordered)
         norm = _norm_head(h.heading)
         if norm in _REF_HEADS:
-            ref_text = _join(ordered[h.idx + 1 : end])
+            ref_text = _join(ordered[h.idx + h.lines : end])
             # references run on to the end unless an appendix heading follows
             continue
         if norm == "abstract":
             t = ordered[h.idx].text
             run_in = re.sub(r"^abstract\s*[—\-–.:]?\s*", "", t, flags=re.I)
-            abstract = ((run_in + " ") if run_in != t and run_in else "") + body_text(h.idx + 1, end)
+            abstract = ((run_in + " ") if run_in != t and run_in else "") + body_text(h.idx + h.lines, end)
             continue
         if norm in ("keywords", "index terms"):
             continue
@@ -468,7 +517,7 @@ def parse_pdf(
             # inside the reference list: a bold line there is an entry, not a section
             ref_text += "\n" + ordered[h.idx].text + " " + _join(ordered[h.idx + 1 : end])
             continue
-        sections.append(Section(heading=h.heading, number=h.number, text=body_text(h.idx + 1, end)))
+        sections.append(Section(heading=h.heading, number=h.number, text=body_text(h.idx + h.lines, end)))
     if not any(_norm_head(h.heading) == "introduction" for h in heads) and heads:
         # magazine / journal styles without an "Introduction" heading: the untitled text between the
         # abstract and the first real section is the introduction
