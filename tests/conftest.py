@@ -2,6 +2,8 @@
 
 - `settings`: a fresh `Settings` whose data_dir is under the test's tmp_path (no `.env` read;
   the graph section is the default embedded FalkorDB regardless of MOTIVGRAPH_GRAPH_* env).
+  An embedded server started for that data dir by the code under test is stopped afterwards
+  (and any left in the session's tmp dirs when the session ends).
 - `embedder`: the real all-MiniLM-L6-v2 embedder, loaded once per session (offline).
 - `falkordb_server`: one embedded FalkorDB (`graph.embedded.EmbeddedFalkorDB`) per session, in a
   tmp dir, stopped at session end. `.url` is its `unix://` URL, `.socket_path` its socket.
@@ -13,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Iterator
@@ -36,9 +39,27 @@ SHARED_DIR = REPO_ROOT.parent / "shared"
 CORPUS_DIR = SHARED_DIR / "corpus"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _stop_embedded_servers_left_running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Servers started by code under test in tmp data dirs (CLI commands, Runtime(settings).store)
+    outlive the test; stop them all when the session ends."""
+    yield
+    from graph.embedded import EmbeddedFalkorDB
+
+    for pidfile in tmp_path_factory.getbasetemp().glob("**/falkordb/falkordb.pid"):
+        with contextlib.suppress(Exception):
+            EmbeddedFalkorDB(pidfile.parent.parent).stop(timeout_s=10)
+
+
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
+def settings(tmp_path: Path) -> Iterator[Settings]:
+    s = Settings(data_dir=tmp_path / "data", graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
+    yield s
+    if (s.data_dir / "falkordb" / "falkordb.pid").exists():  # an embedded server was started for it
+        from graph.embedded import EmbeddedFalkorDB
+
+        with contextlib.suppress(Exception):
+            EmbeddedFalkorDB(s.data_dir).stop(timeout_s=10)
 
 
 @pytest.fixture(scope="session")
