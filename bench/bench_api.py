@@ -67,9 +67,19 @@ def queries(rng: random.Random, n: int) -> list[str]:
     return [rng.choice(shapes)() for _ in range(n)]
 
 
+def unique_queries(rng: random.Random, n: int) -> list[str]:
+    out: dict[str, None] = {}
+    while len(out) < n:
+        q = queries(rng, 1)[0]
+        if q in out:
+            q = f"{q} {rng.choice(PLACES)}"
+        out[q] = None
+    return list(out)
+
+
 def request_bodies(rng: random.Random, names: list[str], n: int) -> dict[str, list[dict[str, Any]]]:
     return {
-        "node_search": [{"query": q, "k": 10} for q in queries(rng, n)],
+        "node_search": [{"query": q, "k": 10} for q in unique_queries(rng, n)],
         "node_relation": [{"names": [rng.choice(names)]} for _ in range(n)],
         "random_nodes": [{"n": 10, "seed": rng.randrange(2**31)} for _ in range(n)],
     }
@@ -277,7 +287,11 @@ def run_load(url: str, bodies: dict[str, list[dict[str, Any]]], count: int, conc
     rng = random.Random(17)
     tools = [t for t, _ in MIX]
     weights = [w for _, w in MIX]
-    plan = [(t, rng.choice(bodies[t])) for t in rng.choices(tools, weights, k=count)]
+    # Every node_search in the load is a new phrase, so the server's query-embedding cache cannot
+    # flatter the figure; node_relation names and random seeds repeat as they would in sessions.
+    fresh = iter(unique_queries(random.Random(23), count))
+    plan = [(t, {"query": next(fresh), "k": 10} if t == "node_search" else rng.choice(bodies[t]))
+            for t in rng.choices(tools, weights, k=count)]
     plan_file = tmp / "plan.json"
     plan_file.write_text(json.dumps(plan))
     root = Path(__file__).resolve().parents[1]
