@@ -46,7 +46,7 @@ from pydantic import BaseModel, Field
 
 from graph.identity import LABELS, NODE_TYPES, check_type
 from graph.models import NodeRef, NodeType
-from motivgraph.errors import IndexCorrupt, IndexMissing, IndexStale
+from motivgraph.errors import IndexCorrupt, IndexError_, IndexMissing, IndexStale
 from motivgraph.settings import IndexSettings, Settings
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def write_lock(root: Path, timeout_s: float = 600.0) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise IndexCorrupt(
+                    raise IndexError_(
                         f"Timed out waiting for the index lock {root / '.lock'}; another process is "
                         "writing the index (wait for it, or stop it)"
                     ) from None
