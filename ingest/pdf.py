@@ -313,9 +313,26 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
     return _prune_generic(heads, lines)
 
 
+def _family(font: str) -> str:
+    name = font.split("+", 1)[-1]  # subset prefix "ABCDEE+"
+    return re.split(r"[-,]", name, maxsplit=1)[0].lower()
+
+
 def _prune_generic(heads: list[_Head], lines: list[Line]) -> list[_Head]:
-    """Font-only headings that come in runs of three or more consecutive lines are figure or table
-    content; a run of two in the same style is one heading set on two lines."""
+    """Font-only headings: keep those set like the paper's real (numbered or named) headings, or
+    like a bold run-in subsection head; drop runs of three or more consecutive lines (figure or
+    table content); join a run of two in the same style (a heading set on two lines)."""
+    styles = {
+        (_family(lines[h.idx].font), round(lines[h.idx].size)) for h in heads if not h.generic
+    }
+    if styles:
+        body_like = min(size for _, size in styles)
+        heads = [
+            h for h in heads
+            if not h.generic
+            or (_family(lines[h.idx].font), round(lines[h.idx].size)) in styles
+            or (lines[h.idx].bold and round(lines[h.idx].size) <= body_like)
+        ]
     out: list[_Head] = []
     k = 0
     while k < len(heads):
