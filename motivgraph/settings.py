@@ -251,6 +251,11 @@ class AgentSettings(BaseModel):
         1, ge=0, le=10, description="With the no_mentor ablation: rounds in which the researcher revises alone."
     )
     ideas: int = Field(3, ge=1, le=20, description="Default number of ideas attempted per SoIQ session.")
+    require_random_draw: bool = Field(
+        True,
+        description="If the researcher writes its idea without having drawn random nodes, ask it once to "
+        "draw some and consider a transfer first (the seed's source of novelty).",
+    )
     max_concurrent_sessions: int = Field(
         2, ge=1, le=64, description="Ideation sessions the API runs at once; further ones wait queued."
     )

@@ -89,6 +89,13 @@ Ideas already produced on this topic — yours must be clearly different from ea
 
 NO_PREVIOUS = ""
 
+DRAW_RANDOM_FIRST = """\
+Before settling on the idea: you have not drawn random nodes yet. Call get_random_nodes (you have
+{budget} tool calls left), consider seriously which of the drawn problems, challenges or solutions
+could be carried over to the topic, and then write the final idea in full (IDEA JSON: in a ```json
+block) — revised if a transfer improves it, unchanged otherwise.
+"""
+
 BUDGET_EXHAUSTED = """\
 The tool budget for this step is used up; no more tool calls will run. Using what you have learned,
 write your answer now.

@@ -23,10 +23,13 @@ class IdeaReply:
 
 
 class Researcher:
-    def __init__(self, agent: ChatAgent, *, topic: str, idea_reasks: int = 2) -> None:
+    def __init__(
+        self, agent: ChatAgent, *, topic: str, idea_reasks: int = 2, require_random_draw: bool = False
+    ) -> None:
         self.agent = agent
         self.topic = topic
         self.idea_reasks = idea_reasks
+        self.require_random_draw = require_random_draw
 
     def start(self) -> None:
         protocol = ""
@@ -58,8 +61,28 @@ class Researcher:
             topic=self.topic, budget=max_calls, idea_format=prompts.idea_format(),
             previous=prompts.previous_block(previous),
         )
+        tb = self.agent.toolbox
+        draws_before = tb.by_tool.get("get_random_nodes", 0) if tb is not None else 0
         res = await self.agent.turn(task, max_calls=max_calls)
-        return await self._with_idea(res.text, res.tool_calls)
+        left = max_calls - res.tool_calls
+        drew = tb is not None and tb.by_tool.get("get_random_nodes", 0) > draws_before
+        if not (self.require_random_draw and tb is not None and not drew and left > 0):
+            return await self._with_idea(res.text, res.tool_calls)
+        # The seed's novelty step was skipped: ask once for a random draw, keep the first idea
+        # if the second reply holds none.
+        first_text = res.text
+        nudge = await self.agent.turn(prompts.DRAW_RANDOM_FIRST.format(budget=left), max_calls=left)
+        calls = res.tool_calls + nudge.tool_calls
+        try:
+            idea, repaired = parse_idea(nudge.text)
+            return IdeaReply(nudge.text, idea, repaired, 0, calls)
+        except IdeaParseError:
+            pass
+        try:
+            idea, repaired = parse_idea(first_text)
+            return IdeaReply(first_text, idea, repaired, 0, calls)
+        except IdeaParseError:
+            return await self._with_idea(nudge.text, calls)
 
     async def answer(self, question: str, max_calls: int) -> IdeaReply:
         prompt = prompts.ANSWER_MENTOR.format(question=question, budget=max_calls)

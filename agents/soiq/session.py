@@ -227,7 +227,8 @@ class SoiqSession:
         r_agent = ChatAgent("researcher", self.invoke, toolbox=toolbox, tool_mode=self.tool_mode,  # type: ignore[arg-type]
                             context_budget=budget, emit=self.emit)
         m_agent = ChatAgent("mentor", self.invoke, context_budget=budget, emit=self.emit)
-        return (Researcher(r_agent, topic=self.config.topic, idea_reasks=self.cfg.idea_reasks),
+        return (Researcher(r_agent, topic=self.config.topic, idea_reasks=self.cfg.idea_reasks,
+                           require_random_draw=self.cfg.require_random_draw),
                 Mentor(m_agent, topic=self.config.topic, max_rounds=self.rounds))
 
     async def _one_idea(self, state: dict[str, Any], toolbox: Toolbox) -> None:

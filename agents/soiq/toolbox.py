@@ -215,6 +215,7 @@ class Toolbox:
         self.render_chars = render_chars
         self.seen = seen or SeenRecord()
         self.calls = 0
+        self.by_tool: dict[str, int] = {}
         self._handlers: dict[str, Callable[[Any], Awaitable[tuple[str, Any]]]] = {
             "node_search": self._node_search,
             "node_relation": self._node_relation,
@@ -257,6 +258,7 @@ class Toolbox:
             msg = f"ERROR: bad arguments for {spec.name}: {problems}. Use {spec.signature()}."
             return ToolOutcome(spec.name, args, msg, False)
         self.calls += 1
+        self.by_tool[spec.name] = self.by_tool.get(spec.name, 0) + 1
         try:
             text, data = await self._handlers[spec.name](parsed)
         except ValidationError as e:

@@ -47,6 +47,7 @@ def session_script(delay: float = 0.0):
 def app_factory(settings, store, embedder, tmp_path):
     rt = build_graph(settings, store, embedder)
     settings.llm.cache = False
+    settings.agents.require_random_draw = False
 
     def make(replies=None):
         if replies is not None:

@@ -21,6 +21,7 @@ def cli_env(settings, store, embedder, monkeypatch, tmp_path):
     monkeypatch.setenv("MOTIVGRAPH_GRAPH_NAME", settings.graph.name)
     monkeypatch.setenv("MOTIVGRAPH_LLM_CACHE", "false")
     monkeypatch.setenv("MOTIVGRAPH_LLM_MAX_RETRIES", "0")
+    monkeypatch.setenv("MOTIVGRAPH_AGENTS_REQUIRE_RANDOM_DRAW", "false")
     monkeypatch.delenv("MOTIVGRAPH_API_URL", raising=False)
 
     def use_script(replies, name):

@@ -20,6 +20,7 @@ def graph_rt(settings, store, embedder):
 
 
 def make_session(settings, rt, model, run=None, **cfg):
+    settings.agents.require_random_draw = False  # scripts go straight to the idea
     config = SessionConfig(topic=cfg.pop("topic", "oversmoothing in deep graph neural networks"), **cfg)
     run = run or RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
     events: list[dict] = []

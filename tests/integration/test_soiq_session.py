@@ -26,7 +26,9 @@ def graph_rt(settings, store, embedder):
     return build_graph(settings, store, embedder)
 
 
-async def run_session(settings, rt, replies, **cfg):
+async def run_session(settings, rt, replies, require_draw=False, **cfg):
+    # Most scripts go straight to the idea; the random-draw nudge has its own test.
+    settings.agents.require_random_draw = require_draw
     model = ScriptedChatModel(replies)
     config = SessionConfig(topic=cfg.pop("topic", "oversmoothing in deep graph neural networks"), **cfg)
     run = RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
@@ -174,3 +176,26 @@ async def test_only_unknown_nodes_answered_and_flagged(settings, graph_rt):
     assert g["links_total"] == 1 and g["links_resolved"] == 0
     assert g["unresolved_links"][0]["reason"] == "no such node in the graph"
     assert result.ideas[0]["flagged"] is True
+
+
+async def test_idea_without_random_draw_is_nudged_once(settings, graph_rt):
+    first = idea_dict("First thought", cite="")
+    revised = idea_dict("Transfer from a random node", cite="")
+    replies = [
+        tc("node_search", query="oversmoothing graph networks", k=3),
+        idea_text(first),
+        tc("get_random_nodes", n=5),
+        idea_text(revised, "The pheromone node transfers well."),
+        "<ACCEPT>",
+    ]
+    result, _, model, events = await run_session(settings, graph_rt, replies, require_draw=True, ideas=1)
+    assert model.remaining == 0
+    assert "get_random_nodes" in model.calls[2][-1].content and "not drawn random nodes" in model.calls[2][-1].content
+    assert [e["name"] for e in events if e["type"] == "tool_call"] == ["node_search", "get_random_nodes"]
+    assert result.ideas[0]["idea"]["Title"] == revised["Title"]
+
+
+async def test_no_nudge_when_random_nodes_were_drawn(settings, graph_rt):
+    replies = [tc("get_random_nodes", n=3), idea_text(idea_dict(cite="")), "<ACCEPT>"]
+    result, _, model, _ = await run_session(settings, graph_rt, replies, require_draw=True, ideas=1)
+    assert model.remaining == 0 and len(result.ideas) == 1
