@@ -66,7 +66,7 @@ class AccessLogMiddleware:
             if not started:
                 status = 500
                 msg = f"Internal error; the server log has the details (request {rid})"
-                await _send_json(send, 500, {"error": "internal", "request_id": rid, "message": msg})
+                await _send_json(send_wrapper, 500, {"error": "internal", "request_id": rid, "message": msg})
         finally:
             ms = (time.perf_counter() - t0) * 1000
             client = scope.get("client")

@@ -1,0 +1,61 @@
+"""Middleware and helpers on a bare ASGI app (no graph): API key, body limit, last-resort 500,
+secret redaction, one-line descriptions."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from fastapi import FastAPI, Request
+
+from api.errors import Redactor
+from api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
+from api.services.context import one_line
+
+
+def _app() -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/echo")
+    async def echo(request: Request) -> dict:
+        return {"n": len(await request.body())}
+
+    @app.get("/boom")
+    async def boom() -> dict:
+        raise RuntimeError("db password is hunter2")
+
+    @app.get("/health")
+    async def health() -> dict:
+        return {"ok": True}
+
+    app.add_middleware(BodyLimitMiddleware, max_bytes=100)
+    app.add_middleware(ApiKeyMiddleware, api_key="sekret-key", open_paths=("/health",))
+    app.add_middleware(AccessLogMiddleware)
+    return app
+
+
+@pytest.mark.asyncio
+async def test_middleware_stack():
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=_app()), base_url="http://t") as c:
+        assert (await c.get("/health")).status_code == 200
+        r = await c.post("/echo", content=b"x")
+        assert r.status_code == 401 and r.json()["error"] == "unauthorized" and r.headers["x-request-id"]
+        h = {"X-API-Key": "sekret-key"}
+        assert (await c.post("/echo", content=b"x" * 100, headers=h)).json() == {"n": 100}
+        r = await c.post("/echo", content=b"x" * 101, headers=h)
+        assert r.status_code == 413 and "100 bytes" in r.json()["message"]
+        r = await c.get("/boom", headers=h)
+        assert r.status_code == 500 and r.json()["error"] == "internal"
+        assert "hunter2" not in r.text and r.json()["request_id"] == r.headers["x-request-id"]
+
+
+def test_redactor():
+    red = Redactor(["s3cr3t-token", ""])
+    assert red("key s3cr3t-token in bolt://neo4j:pw@host:7687") == "key *** in bolt://***@host:7687"
+
+
+def test_one_line():
+    assert one_line("  a\n b  ") == "a b"
+    long = "First sentence is here. " + "word " * 100
+    assert one_line(long, 40) == "First sentence is here."
+    cut = one_line("x" * 30 + " " + "y" * 300, 100)
+    assert len(cut) <= 101 and cut.endswith("…")
