@@ -85,7 +85,7 @@ class HttpToolClient(ToolClient):
             else:
                 if resp.status_code < 400:
                     return resp
-                if resp.status_code not in RETRY_STATUS or attempt >= self.retries:
+                if not _retryable(resp) or attempt >= self.retries:
                     raise _error_from(resp)
             attempt += 1
             delay = self.backoff_s * 2 ** (attempt - 1) * (1 + random.random() / 2)
@@ -113,6 +113,17 @@ class HttpToolClient(ToolClient):
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+
+def _retryable(resp: httpx.Response) -> bool:
+    """Gateway errors and an unreachable backend may pass; a missing index or a config error will not."""
+    if resp.status_code not in RETRY_STATUS:
+        return False
+    try:
+        code = resp.json().get("error")
+    except (ValueError, AttributeError):
+        code = None
+    return code in (None, "backend_unavailable", "external_service")
 
 
 def _error_from(resp: httpx.Response) -> MotivGraphError:
