@@ -66,7 +66,7 @@ class PaperRef(BaseModel):
 class TripleIn(BaseModel):
     """One (problem, challenge, solution) statement of one paper, with provenance."""
 
-    paper_id: str
+    paper_id: str = Field(min_length=1, max_length=300)
     index: int = Field(ge=0, description="position of the triple within its paper")
     problem: NodeIn
     challenge: NodeIn

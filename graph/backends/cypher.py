@@ -212,10 +212,11 @@ class CypherGraphStore:
         return created
 
     def upsert_triples(self, triples: Sequence[TripleIn]) -> UpsertResult:
+        # Shape (and so validate) every batch before the first write: bad input writes nothing.
+        batches = [self._triple_statements(chunk) for chunk in _chunks(list(triples), self.batch_size)]
         total = UpsertResult()
-        for chunk in _chunks(list(triples), self.batch_size):
-            res = self._write_tx(self._triple_statements(chunk))
-            total = self._add_counts(total, res)
+        for stmts in batches:
+            total = self._add_counts(total, self._write_tx(stmts))
         return total
 
     def _triple_statements(self, chunk: Sequence[TripleIn]) -> list[Statement]:

@@ -237,7 +237,10 @@ class TestConformance:
     def test_rejects_bad_names_before_writing(self, gstore: GraphStore) -> None:
         with pytest.raises(ValueError):
             gstore.upsert_triples([CORE[0], T("p", 0, "...", "c", "s")])
-        assert gstore.stats().nodes["Problem"] == 0
+        gstore.batch_size = 1  # type: ignore[attr-defined]
+        with pytest.raises(ValueError):  # the bad triple is in a later batch: still nothing written
+            gstore.upsert_triples([CORE[0], CORE[1], T("p", 0, "ok", "?!", "s")])
+        assert gstore.stats().nodes["Problem"] == 0 and gstore.stats().nodes["Paper"] == 0
 
     # ------------------------------------------------------------------ triples as stated
     def test_triples_only_as_stated(self, gstore: GraphStore) -> None:
