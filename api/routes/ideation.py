@@ -152,8 +152,9 @@ async def get_session(run_id: str, jobs: Jobs) -> dict[str, Any]:
 @router.post("/sessions/{run_id}/resume", status_code=202, response_model=SessionCreated,
              summary="Resume an interrupted or failed session")
 async def resume_session(run_id: str, request: Request, jobs: Jobs) -> SessionCreated:
-    _check_llm(request)
     try:
+        jobs.get(run_id)  # 404 before anything else
+        _check_llm(request)
         run = jobs.resume(run_id)
     except RunNotFound as e:
         raise _not_found(e) from e
