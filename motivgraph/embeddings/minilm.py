@@ -52,7 +52,9 @@ class SentenceTransformerEmbedder(Embedder):
         except Exception as e:  # the library raises many types; all mean "cannot load"
             raise EmbeddingError(f"Could not load embedding model from {path}: {e}") from e
         self.model_name = model
-        self.dim = int(self._model.get_sentence_embedding_dimension() or 0)
+        # sentence-transformers 6 renamed the accessor; keep working on both sides of the rename.
+        dim_of = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(dim_of() or 0)
         self.batch_size = batch_size
         log.debug("loaded embedding model %s (dim %d) from %s", model, self.dim, path)
 
