@@ -57,15 +57,16 @@ async def parse_all(files: list[Path], concurrency: int, max_pages: int) -> tupl
     return dt, pages, ok, failed
 
 
-def in_process(files: list[Path], max_pages: int) -> float:
-    """Baseline: the same parser called directly in this process, one file after another."""
+def in_process(files: list[Path], max_pages: int) -> tuple[float, float]:
+    """Baseline: the same parser called directly in this process, one file after another.
+    Returns (wall seconds, CPU seconds) — CPU time does not depend on what else the machine runs."""
     from ingest.pdf import parse_pdf
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for f in files:
         with contextlib.suppress(Exception):  # the text-less PDF in the corpus
             parse_pdf(f, max_pages=max_pages)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def ledger_overhead(n: int = 500) -> tuple[float, float]:
@@ -117,19 +118,24 @@ def main() -> None:
         raise SystemExit(f"no PDFs in {args.corpus}")
     print(f"corpus: {len(files)} PDFs in {args.corpus} (page cap {args.max_pages})")
     rates: dict[int, float] = {}
+    total_pages = 0
     for conc in (1, 2):
         runs = [asyncio.run(parse_all(files, conc, args.max_pages)) for _ in range(args.rounds)]
         dt = statistics.median(r[0] for r in runs)
         _, pages, ok, failed = runs[0]
+        total_pages = pages
         rates[conc] = len(files) / dt
         print(
             f"offline parser, concurrency {conc}: {dt:.2f}s  {pages / dt:.1f} pages/s  {len(files) / dt:.2f} papers/s"
             f"  ({ok} ok, {failed} failed, {pages} pages, {pages / max(ok, 1):.1f} pages/paper)"
         )
     print(f"speed-up concurrency 2 vs 1: {rates[2] / rates[1]:.2f}x (2 cores, shared with other work)")
-    base = in_process(files, args.max_pages)
+    base, cpu = in_process(files, args.max_pages)
     print(f"in-process baseline (no worker processes): {base:.2f}s  {len(files) / base:.2f} papers/s "
           f"→ worker-process overhead at concurrency 1: {(len(files) / base) / rates[1]:.2f}x")
+    cpu_per_paper = cpu / len(files)
+    ms_page = cpu / max(total_pages, 1) * 1000
+    print(f"CPU time: {cpu_per_paper:.3f} s/paper, {ms_page:.0f} ms/page (independent of machine load)")
     per_ledger, per_cache = ledger_overhead()
     print(f"ledger overhead: {per_ledger * 1000:.2f} ms/document (register + parsed + stored, WAL)")
     print(f"parsed-paper cache: {per_cache * 1000:.2f} ms/document (write + read, ~40 kB JSON)")
@@ -145,6 +151,9 @@ def main() -> None:
         print(f"projection for {TARGET} papers, offline parser at concurrency {conc}: {secs / 60:.1f} min")
     secs = TARGET / (n / dt)
     print(f"projection for {TARGET} papers, full pipeline at concurrency 2: {secs / 60:.1f} min")
+    for cores in (1, 2, 8):
+        print(f"projection for {TARGET} papers from CPU time alone on {cores} idle core(s): "
+              f"{TARGET * cpu_per_paper / cores / 60:.1f} min")
 
 
 if __name__ == "__main__":
