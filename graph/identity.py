@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 
 NODE_TYPES: tuple[str, ...] = ("problem", "challenge", "solution")
 LABELS: dict[str, str] = {"problem": "Problem", "challenge": "Challenge", "solution": "Solution"}
@@ -20,8 +21,10 @@ _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
 _SPACES = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=65536)
 def normalize_name(name: str) -> str:
-    """Canonical form of a node name (see module doc). Raises ValueError when nothing is left."""
+    """Canonical form of a node name (see module doc). Raises ValueError when nothing is left.
+    Cached: bulk upserts normalise the same names many times."""
     text = unicodedata.normalize("NFKC", name)
     # Drop combining marks so "naïve" and "naive" agree.
     text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))

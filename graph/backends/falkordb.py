@@ -9,6 +9,7 @@ crash converges when it is written again.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -52,6 +53,11 @@ def _scrub(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_scrub(v) for v in value]
     return value
+
+
+def _has_nul(params: dict[str, Any]) -> bool:
+    # json.dumps walks the parameters in C; a NUL anywhere shows up as its escape.
+    return "\\u0000" in json.dumps(params, default=str)
 
 
 class FalkorDBStore(CypherGraphStore):
@@ -119,7 +125,9 @@ class FalkorDBStore(CypherGraphStore):
         import redis
 
         try:
-            return self._rows(fn(query, _scrub(params) if params else None, **kw))
+            if params and _has_nul(params):
+                params = _scrub(params)
+            return self._rows(fn(query, params or None, **kw))
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
             raise self._unavailable(e) from e
         except redis.exceptions.ResponseError as e:

@@ -233,6 +233,11 @@ class TestConformance:
         assert rec.name == " ".join(evil.split())
         assert gstore.stats().triples == 1
         assert gstore.get_paper("p'1\"") is not None
+        # a NUL would cut FalkorDB's text protocol short; it must neither fail nor truncate the rest
+        gstore.upsert_papers([PaperRecord(paper_id="nul", title="a\x00b", abstract="line 1\nline \\2 \"q\"")])
+        paper = gstore.get_paper("nul")
+        assert paper is not None and paper.title.replace("\x00", "") == "ab"
+        assert paper.abstract == "line 1\nline \\2 \"q\""
 
     def test_rejects_bad_names_before_writing(self, gstore: GraphStore) -> None:
         with pytest.raises(ValueError):
