@@ -199,3 +199,24 @@ async def test_no_nudge_when_random_nodes_were_drawn(settings, graph_rt):
     replies = [tc("get_random_nodes", n=3), idea_text(idea_dict(cite="")), "<ACCEPT>"]
     result, _, model, _ = await run_session(settings, graph_rt, replies, require_draw=True, ideas=1)
     assert model.remaining == 0 and len(result.ideas) == 1
+
+
+async def test_caps_per_phase_and_per_round(settings, graph_rt):
+    settings.agents.tool_calls_per_phase = 2
+    settings.agents.tool_calls_per_round = 1
+    idea = idea_dict(cite="")
+    replies = [
+        tc("node_search", query="a b c"),
+        tc("node_search", query="d e f"),
+        idea_text(idea),  # asked without tools once the phase budget is spent
+        "Aspect: Innovativeness. Search for prior work.",
+        tc("literature_search", query="pheromone message passing"),
+        idea_text(idea, "Nothing close."),  # the round budget is spent: no tools offered
+        "<ACCEPT>",
+    ]
+    result, _, model, _ = await run_session(settings, graph_rt, replies, ideas=1)
+    assert model.remaining == 0 and len(result.ideas) == 1
+    offered = [bool(t) for t in model.tools_seen]
+    # researcher: tools, tools, none (phase cap) | mentor: none | researcher: tools, none (round cap) | mentor
+    assert offered == [True, True, False, False, True, False, False]
+    assert "budget" in model.calls[2][-1].content and "budget" in model.calls[5][-1].content
