@@ -228,12 +228,34 @@ class EmbeddedFalkorDB:
             if state == "ok":
                 log.debug("reusing embedded FalkorDB on %s", self.socket_path)
                 return self.status(reused=True)
+            if state == "down" and self._busy_but_alive():
+                return self.status(reused=True)
             if state == "loading":
                 self._wait_ready(self.read_pid())
                 return self.status(reused=True)
             self._cleanup_stale()
             self._spawn()
             return self.status(reused=False)
+
+    def _busy_but_alive(self) -> bool:
+        """A live server whose socket exists but missed one quick ping may just be busy (a loaded
+        machine): probe again, patiently, before anything treats it as stale and terminates it."""
+        pid = self.read_pid()
+        if pid is None or not _pid_alive(pid):
+            return False
+        for _ in range(3):
+            state = self._ping(timeout=5.0)
+            if state == "ok":
+                return True
+            if state == "loading":
+                self._wait_ready(pid)
+                return True
+            try:
+                if not stat.S_ISSOCK(self.socket_path.stat().st_mode):
+                    return False  # socket gone: nobody can reach this server any more
+            except OSError:
+                return False
+        return False
 
     def _cleanup_stale(self) -> None:
         pid = self.read_pid()

@@ -236,3 +236,26 @@ def test_server_gone_mid_session_is_backend_unavailable(
             store.stats()
     finally:
         store.close()
+
+
+def test_live_server_whose_socket_was_deleted_is_replaced(
+    tmp_path: Path, servers: Callable[[Path], EmbeddedFalkorDB]
+) -> None:
+    """A tmp cleaner removed the socket: the old server is unreachable but still owns the data
+    files, so start() shuts it down gracefully (saving) and starts a new one on the same data."""
+    settings = Settings(data_dir=tmp_path / "d", graph=GraphSettings(name="orphan"), _env_file=None)  # type: ignore[call-arg]
+    server = servers(settings.data_dir)
+    old_pid = server.start().pid
+    assert old_pid
+    store = open_store(settings)
+    store.upsert_triples([_triple(i) for i in range(4)])
+    store.close()
+    server.socket_path.unlink()
+    st = server.start()
+    assert st.running and st.pid != old_pid
+    _wait_dead(old_pid)
+    store = open_store(settings)
+    try:
+        assert store.stats().triples == 4
+    finally:
+        store.close()
