@@ -69,8 +69,9 @@ def _binaries() -> tuple[Path, Path]:
     return server, module
 
 
-def _pid_alive(pid: int) -> bool:
-    """True when `pid` is a live (non-zombie) redis-server process."""
+def _pid_alive(pid: int, socket_path: Path | None = None) -> bool:
+    """True when `pid` is a live (non-zombie) redis-server process — and, given `socket_path`, not
+    one that announces a different socket in its process title (another data dir's server)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -88,7 +89,11 @@ def _pid_alive(pid: int) -> bool:
         except (OSError, IndexError):
             return False
         # After a reboot the old pid may belong to an unrelated process.
-        return b"redis-server" in cmdline
+        if b"redis-server" not in cmdline:
+            return False
+        if socket_path is not None and b"unixsocket:" in cmdline:
+            return os.fsencode(f"unixsocket:{socket_path}") in cmdline
+        return True
     return True
 
 
@@ -241,7 +246,7 @@ class EmbeddedFalkorDB:
         """A live server whose socket exists but missed one quick ping may just be busy (a loaded
         machine): probe again, patiently, before anything treats it as stale and terminates it."""
         pid = self.read_pid()
-        if pid is None or not _pid_alive(pid):
+        if pid is None or not _pid_alive(pid, self.socket_path):
             return False
         for _ in range(3):
             state = self._ping(timeout=5.0)
@@ -259,7 +264,7 @@ class EmbeddedFalkorDB:
 
     def _cleanup_stale(self) -> None:
         pid = self.read_pid()
-        if pid is not None and _pid_alive(pid):
+        if pid is not None and _pid_alive(pid, self.socket_path):
             # Alive but not answering on the socket (socket file deleted, or hung): it still owns the
             # data files, so it must go before another server opens them.
             log.warning("embedded FalkorDB pid %d is not answering on %s; terminating it", pid, self.socket_path)
@@ -334,7 +339,7 @@ class EmbeddedFalkorDB:
         with self._locked():
             state = self._ping()
             pid = self._server_pid() if state == "ok" else self.read_pid()
-            if state == "down" and (pid is None or not _pid_alive(pid)):
+            if state == "down" and (pid is None or not _pid_alive(pid, self.socket_path)):
                 self._cleanup_stale()
                 return False
             if pid is not None:

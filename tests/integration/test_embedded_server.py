@@ -259,3 +259,16 @@ def test_live_server_whose_socket_was_deleted_is_replaced(
         assert store.stats().triples == 4
     finally:
         store.close()
+
+
+def test_stale_pidfile_naming_another_data_dirs_server_is_left_alone(
+    tmp_path: Path, servers: Callable[[Path], EmbeddedFalkorDB], falkordb_server: EmbeddedFalkorDB
+) -> None:
+    other_pid = falkordb_server.read_pid()
+    assert other_pid and falkordb_server.is_running()
+    server = servers(tmp_path / "d")
+    server.db_dir.mkdir(parents=True)
+    server.pidfile.write_text(f"{other_pid}\n")  # a recycled pid that is now someone else's server
+    st = server.start()
+    assert st.running and st.pid != other_pid
+    assert falkordb_server.is_running() and falkordb_server.read_pid() == other_pid
