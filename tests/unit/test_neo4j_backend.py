@@ -272,3 +272,19 @@ def test_real_driver_against_closed_port_is_backend_unavailable(caplog: pytest.L
     with pytest.raises(BackendUnavailable, match="MOTIVGRAPH_NEO4J_URI") as err:
         open_store(settings(uri=f"bolt://127.0.0.1:{port}"))
     assert PASSWORD not in str(err.value) and PASSWORD not in caplog.text
+
+
+def test_query_builders_accept_only_schema_labels() -> None:
+    from graph import queries as Q
+
+    builders = [Q.upsert_nodes, Q.restore_nodes, Q.add_aliases, Q.upsert_states, Q.node_detail,
+                Q.get_node_by_key, Q.iter_nodes, Q.upsert_parent_edges, Q.iter_parents, Q.count_parents]
+    for build in builders:
+        with pytest.raises(ValueError, match="schema label"):
+            build("Problem) DETACH DELETE (x")
+    with pytest.raises(ValueError):
+        Q.upsert_parent_edges("Solution")  # parents exist for problems and challenges only
+    with pytest.raises(ValueError):
+        Q.count_rel("KNOWS")
+    with pytest.raises(ValueError):
+        Q.random_window(("Problem", "Paper"))
