@@ -400,17 +400,27 @@ class GroupedIndex:
         if gen is not None and gen == self._gen and self._load_error is None:
             return
         with self._lock:
-            try:
-                if gen is None:
+            for attempt in range(3):
+                try:
+                    if gen is None:
+                        self._gen, self._stamp, self._groups, self._load_error = None, None, {}, None
+                        return
+                    loaded, stamp, groups = self._gens.load(self.GROUPS, self.cfg)
+                    self._gen, self._stamp, self._groups, self._load_error = loaded, stamp, groups, None
+                    return
+                except IndexMissing:
                     self._gen, self._stamp, self._groups, self._load_error = None, None, {}, None
                     return
-                self._gen, self._stamp, self._groups = self._gens.load(self.GROUPS, self.cfg)
-                self._load_error = None
-            except IndexMissing:
-                self._gen, self._stamp, self._groups, self._load_error = None, None, {}, None
-            except IndexCorrupt as e:
-                log.warning("%s", e)
-                self._gen, self._stamp, self._groups, self._load_error = gen, None, {}, e
+                except IndexCorrupt as e:
+                    # a writer may have swapped and pruned the generation while we read it: retry
+                    # with the new one; the same generation failing again really is damaged
+                    now = self._gens.current_name()
+                    if now != gen and attempt < 2:
+                        gen = now
+                        continue
+                    log.warning("%s", e)
+                    self._gen, self._stamp, self._groups, self._load_error = gen, None, {}, e
+                    return
 
     # -- status ----------------------------------------------------------------------------------
     def status(self) -> IndexStatus:
