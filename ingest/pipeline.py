@@ -22,6 +22,7 @@ from ingest.cache import ParsedCache
 from ingest.ledger import Ledger
 from ingest.models import Paper
 from ingest.parsers import DocumentParser, ParserName, make_parser
+from ingest.semantic_scholar import SemanticScholarClient
 from ingest.walker import sha256_file, walk
 from motivgraph.errors import BudgetExceeded, ExternalServiceError, IngestError, MotivGraphError, ParseError
 from motivgraph.settings import Settings
@@ -137,15 +138,12 @@ def cache_for(settings: Settings) -> ParsedCache:
     return ParsedCache(settings.data_dir / "ingest" / "parsed")
 
 
-async def _fill_metadata(paper: Paper, settings: Settings) -> None:
+async def _fill_metadata(paper: Paper, s2: SemanticScholarClient) -> None:
     """Semantic Scholar title match (optional, online). Never raises: ingest goes on without it."""
-    from ingest.semantic_scholar import SemanticScholarClient
-
     if not paper.title:
         return
     try:
-        async with SemanticScholarClient(settings.s2, settings.cache_dir) as s2:
-            hit = await s2.match_title(paper.title)
+        hit = await s2.match_title(paper.title)
     except MotivGraphError as e:
         log.info("Semantic Scholar unavailable for %r: %s", paper.title[:60], e)
         return
@@ -276,8 +274,8 @@ async def ingest_async(
                         )
                     assert doc_parser is not None
                     paper = await doc_parser.parse(path, sha)
-                    if settings.s2.enabled:
-                        await _fill_metadata(paper, settings)
+                    if s2 is not None:
+                        await _fill_metadata(paper, s2)
                     await asyncio.to_thread(cache.put, paper)
                     out.parsed = True
                     out.pages = min(paper.page_count or 0, settings.ingest.max_pages)
@@ -297,6 +295,8 @@ async def ingest_async(
                 out.state, out.reason, out.error = "failed", reason, str(e)
             return out
 
+        # one client for the whole run, so its rate limit and circuit breaker cover every document
+        s2 = SemanticScholarClient(settings.s2, settings.cache_dir) if settings.s2.enabled else None
         work_sem = asyncio.Semaphore(conc)
 
         async def guarded(item: tuple[str, Path, int | None]) -> DocOutcome:
@@ -321,6 +321,8 @@ async def ingest_async(
                 await doc_parser.aclose()
             if own_store and store is not None:
                 await asyncio.to_thread(store.close)
+            if s2 is not None:
+                await s2.aclose()
         for o in outcomes:
             summary.processed += 1
             if o.state == "failed":

@@ -152,3 +152,55 @@ async def test_ingest_is_not_blocked_when_s2_is_down(tmp_path: Path) -> None:
 
     summary = await ingest_async([tmp_path / "in"], s, sink=Sink(), concurrency=1)
     assert summary.ok == 1 and got[0].title.startswith("Mining Research Motivations")
+
+
+async def test_ingest_fills_metadata_from_a_local_s2(tmp_path: Path) -> None:
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    title = "Mining Research Motivations from Scientific Papers"
+    hits: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            body = json.dumps(
+                {"data": [{**PAPER, "title": title, "year": 2024, "venue": "ACL",
+                           "externalIds": {"DOI": "10.18653/v1/2024.acl-long.1", "ArXiv": "2401.00001"}}]}
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        (tmp_path / "in").mkdir()
+        write_paper(tmp_path / "in" / "a.pdf", title=title)
+        s = Settings(  # type: ignore[call-arg]
+            data_dir=tmp_path / "data",
+            ingest=IngestSettings(parser="pdf"),
+            s2=SemanticScholarSettings(enabled=True, base_url=f"http://127.0.0.1:{srv.server_address[1]}"),
+            _env_file=None,
+        )
+        got: list[Paper] = []
+
+        class Sink:
+            async def process(self, paper: Paper) -> SinkResult:
+                got.append(paper)
+                return SinkResult()
+
+        await ingest_async([tmp_path / "in"], s, sink=Sink(), concurrency=1)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    p = got[0]
+    assert hits and hits[0].startswith("/paper/search/match")
+    assert (p.year, p.venue, p.doi, p.arxiv_id) == (2024, "ACL", "10.18653/v1/2024.acl-long.1", "2401.00001")
+    assert p.paper_id.startswith("sha256:")  # the id does not depend on the API having answered
