@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
@@ -54,16 +53,6 @@ class TurnResult:
     tool_calls: int
     steps: int
     budget_exhausted: bool
-
-
-def supports_native_tools(model: BaseChatModel) -> bool:
-    try:
-        model.bind_tools([])
-    except (NotImplementedError, AttributeError):
-        return False
-    except Exception:  # some providers refuse an empty tool list but do support tools
-        return True
-    return True
 
 
 def _is_tool_result(m: BaseMessage) -> bool:

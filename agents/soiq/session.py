@@ -22,7 +22,7 @@ from agents.runs import COMPLETED, FAILED, INTERRUPTED, RUNNING, RunDir, RunStat
 from agents.soiq import prompts
 from agents.soiq.grounding import check_idea
 from agents.soiq.idea import Idea
-from agents.soiq.loop import ChatAgent, Invoke, supports_native_tools
+from agents.soiq.loop import ChatAgent, Invoke
 from agents.soiq.mentor import ACCEPT, REJECT, Mentor
 from agents.soiq.researcher import IdeaReply, Researcher
 from agents.soiq.toolbox import ABLATIONS, SeenRecord, Toolbox, parse_ablations
@@ -163,7 +163,7 @@ class SoiqSession:
     def _tool_mode(self) -> str:
         mode = self.config.tool_mode if self.config.tool_mode != "auto" else self.cfg.tool_mode
         if mode == "auto":
-            mode = "native" if supports_native_tools(self.llm._model("researcher").model) else "text"
+            mode = "native" if self.llm.supports_tools("researcher") else "text"
         return mode
 
     # ------------------------------------------------------------------ state
