@@ -56,7 +56,10 @@ RETURN created, changed, aliases_added, m.node_version AS node_version
 """
 
 # ----------------------------------------------------------------------------------------- meta
-META_INIT = "MERGE (m:Meta {id: $meta_id}) ON CREATE SET m.node_version = 0 RETURN m.node_version AS node_version"
+META_INIT = (
+    "MERGE (m:Meta {id: $meta_id}) ON CREATE SET m.node_version = 0, m.triples = 0 "
+    "RETURN m.node_version AS node_version"
+)
 NODE_VERSION = "MATCH (m:Meta {id: $meta_id}) RETURN m.node_version AS node_version"
 SET_NODE_VERSION = "MERGE (m:Meta {id: $meta_id}) SET m.node_version = $version RETURN m.node_version AS node_version"
 
@@ -159,6 +162,8 @@ SET e.sources = e.sources + [x IN r.papers WHERE NOT x IN e.sources]
 RETURN sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created
 """
 
+# Also keeps Meta.triples (the number of stated triples) current, so stats never scan the edges.
+# A graph written before the counter existed has none (null) until TRIPLES_INIT sets it.
 UPSERT_SOLVED_BY = """
 UNWIND $rows AS r
 MATCH (c:Challenge {key: r.ck})
@@ -167,10 +172,15 @@ OPTIONAL MATCH (c)-[o:SOLVED_BY]->(s)
 WITH c, s, r, o IS NULL AS was_new
 MERGE (c)-[e:SOLVED_BY]->(s)
 ON CREATE SET e.sources = [], e.problems = [], e.stated = []
+WITH e, r, was_new, [x2 IN r.problems WHERE NOT x2 IN e.problems] AS new_problems
 SET e.sources = e.sources + [x1 IN r.papers WHERE NOT x1 IN e.sources],
-    e.problems = e.problems + [x2 IN r.problems WHERE NOT x2 IN e.problems],
+    e.problems = e.problems + new_problems,
     e.stated = e.stated + [x3 IN r.stated WHERE NOT x3 IN e.stated]
-RETURN sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created
+WITH sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created, sum(size(new_problems)) AS added
+MERGE (m:Meta {id: $meta_id})
+ON CREATE SET m.node_version = 0, m.triples = 0
+SET m.triples = CASE WHEN m.triples IS NULL THEN NULL ELSE m.triples + added END
+RETURN created
 """
 
 
@@ -306,12 +316,10 @@ def records_by_keys(labels: tuple[str, ...]) -> str:
     return "\nUNION ALL\n".join(parts)
 
 
-def count_labels(labels: tuple[str, ...]) -> str:
-    parts = [
-        f"MATCH (n:{lb}) RETURN '{lb}' AS label, count(n) AS n"
-        for lb in (_label(x, (*NODE_LABELS, "Paper")) for x in labels)
-    ]
-    return "\nUNION ALL\n".join(parts)
+def count_label(label: str) -> str:
+    # Exactly this shape: FalkorDB answers a bare label count from its statistics in O(1); any
+    # extra column or UNION turns it into a label scan.
+    return f"MATCH (n:{_label(label, (*NODE_LABELS, 'Paper'))}) RETURN count(n) AS n"
 
 
 # Light rows first (keys only), then the chosen triples in full: the window may hold many more
@@ -341,7 +349,16 @@ def count_rel(rel_type: str) -> str:
     return f"MATCH ()-[e:{_label(rel_type, REL_TYPES)}]->() RETURN count(e) AS n"
 
 
-COUNT_TRIPLES = "MATCH (:Challenge)-[e:SOLVED_BY]->(:Solution) RETURN sum(size(e.problems)) AS n"
+TRIPLE_COUNT = "MATCH (m:Meta {id: $meta_id}) RETURN m.triples AS n"
+# One-off (scans every SOLVED_BY edge): for a graph from before Meta.triples was kept.
+TRIPLES_INIT = """
+OPTIONAL MATCH (:Challenge)-[e:SOLVED_BY]->(:Solution)
+WITH coalesce(sum(size(e.problems)), 0) AS n
+MERGE (m:Meta {id: $meta_id})
+ON CREATE SET m.node_version = 0
+SET m.triples = n
+RETURN n
+"""
 
 
 def iter_nodes(label: str) -> str:

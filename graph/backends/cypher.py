@@ -272,7 +272,7 @@ class CypherGraphStore:
             if nodes[lb]:
                 stmts.append((Q.upsert_nodes(lb), {"rows": list(nodes[lb].values()), "now": now, **self._meta()}))
         stmts.append((Q.UPSERT_HAS_CHALLENGE, {"rows": list(has_challenge.values())}))
-        stmts.append((Q.UPSERT_SOLVED_BY, {"rows": list(solved_by.values())}))
+        stmts.append((Q.UPSERT_SOLVED_BY, {"rows": list(solved_by.values()), **self._meta()}))
         for lb in Q.NODE_LABELS:
             if states[lb]:
                 stmts.append((Q.upsert_states(lb), {"rows": list(states[lb].values())}))
@@ -448,10 +448,7 @@ class CypherGraphStore:
         return sorted(recs.values(), key=lambda r: (r.key not in exact, r.level, ALL_TYPES.index(r.type), r.key))
 
     def _label_counts(self, labels: Sequence[str]) -> dict[str, int]:
-        counts = {lb: 0 for lb in labels}
-        for r in self._read(Q.count_labels(tuple(labels))):
-            counts[r["label"]] = int(r["n"] or 0)
-        return counts
+        return {lb: int(self._first(self._read(Q.count_label(lb)), "n")) for lb in labels}
 
     def random_nodes(
         self, n: int, types: Sequence[NodeType] | None = None, seed: int | None = None
@@ -683,10 +680,18 @@ class CypherGraphStore:
         return GraphStats(
             nodes=nodes,
             relationships=rels,
-            triples=int(self._first(self._read(Q.COUNT_TRIPLES), "n")),
+            triples=self._triple_count(),
             node_version=self.node_version(),
             parents=parents,
         )
+
+    def _triple_count(self) -> int:
+        rows = self._read(Q.TRIPLE_COUNT, self._meta())
+        if not rows:
+            return 0  # no Meta node: nothing was ever written
+        if rows[0].get("n") is None:
+            return int(self._first(self._write(Q.TRIPLES_INIT, self._meta()), "n"))
+        return int(rows[0]["n"])
 
     def node_version(self) -> int:
         return int(self._first(self._read(Q.NODE_VERSION, self._meta()), "node_version"))

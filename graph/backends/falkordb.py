@@ -29,8 +29,8 @@ URL_SETTING = "MOTIVGRAPH_GRAPH_FALKORDB_URL"
 # Dialect: FalkorDB range indexes (an index on a list property indexes its elements, which makes
 # `$norm IN n.norm_aliases` an index lookup) plus unique constraints built on the key index.
 RANGE_INDEXES: dict[str, tuple[str, ...]] = {
-    "Problem": ("key", "rnd", "norm_aliases"),
-    "Challenge": ("key", "rnd", "norm_aliases"),
+    "Problem": ("key", "rnd", "norm_aliases", "level"),
+    "Challenge": ("key", "rnd", "norm_aliases", "level"),
     "Solution": ("key", "rnd", "norm_aliases"),
     "Paper": ("paper_id",),
     "Meta": ("id",),

@@ -31,6 +31,8 @@ SCHEMA: tuple[str, ...] = (
     "CREATE INDEX problem_rnd IF NOT EXISTS FOR (n:Problem) ON (n.rnd)",
     "CREATE INDEX challenge_rnd IF NOT EXISTS FOR (n:Challenge) ON (n.rnd)",
     "CREATE INDEX solution_rnd IF NOT EXISTS FOR (n:Solution) ON (n.rnd)",
+    "CREATE INDEX problem_level IF NOT EXISTS FOR (n:Problem) ON (n.level)",
+    "CREATE INDEX challenge_level IF NOT EXISTS FOR (n:Challenge) ON (n.level)",
 )
 
 # Deletes only this schema's labels, in bounded chunks so a large graph never needs one huge transaction.

@@ -145,6 +145,16 @@ class TestConformance:
             part["stats"].pop("node_version")
         assert small == big
 
+    def test_triple_count_is_kept_and_recovered(self, gstore: GraphStore) -> None:
+        gstore.upsert_triples(CORE[:2])
+        assert gstore.stats().triples == 2
+        # a graph from before the counter existed: counted once, then kept up to date
+        gstore._write("MATCH (m:Meta) SET m.triples = NULL", {})  # type: ignore[attr-defined]
+        assert gstore.stats().triples == 2
+        gstore.upsert_triples(CORE)
+        gstore.upsert_triples(CORE)
+        assert gstore.stats().triples == 4 == len(all_triples(gstore, limit=100))
+
     def test_first_nonempty_description_is_kept_and_bumps_version(self, gstore: GraphStore) -> None:
         gstore.upsert_triples([T("p1", 0, "Graph learning", "Oversmoothing", "Residual links", desc=False)])
         v0 = gstore.node_version()

@@ -136,8 +136,8 @@ def test_upserts_are_batched_parameterised_write_transactions() -> None:
     def responder(text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         if "aliases_added" in text:
             return [{"created": len(params["rows"]), "changed": 0, "aliases_added": 0, "node_version": 1}]
-        if "RETURN sum(" in text:
-            return [{"created": len(params["rows"])}]
+        if "UNWIND $rows" in text:  # an edge statement
+            return [{"created": len(params["rows"]), "matched": len(params["rows"])}]
         return []
 
     store, driver = make(responder)
