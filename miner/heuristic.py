@@ -35,6 +35,8 @@ A paper without any challenge cue or any contribution cue yields zero triples wi
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import itertools
 import logging
 import re
@@ -111,8 +113,35 @@ CHALLENGE_PATTERNS: list[tuple[re.Pattern[str], float, str]] = [
     (re.compile(r"\b(bottleneck\w*|drawbacks?|shortcoming\w*|limitations?|limited by)\b", re.I), 2.5, "Limitations of"),
     (re.compile(r"\b(challeng\w*|difficult\w*|hard to|problematic)\b", re.I), 2.0, "Difficulty of"),
     (re.compile(r"\b(errors?|noisy|noise|ambiguous|ambiguity|inaccura\w*|incoheren\w*)\b", re.I), 1.5, "Errors in"),
+    (re.compile(r"\b(complex\w*|issues?|obscure\w*|tedious|error-prone|time-consuming|slow|poor(ly)?|ineffective"
+                r"|sparse|sparsity|unreliab\w*|inefficien\w*|overfit\w*|bias(es|ed)?)\b", re.I), 1.0, "Difficulty of"),
     (re.compile(r"\b(however|but|although|despite|unfortunately|yet)\b", re.I), 1.0, "Limitations of"),
 ]
+# A difficulty stated with its object: the captured phrase (cut at the clause end) names it.
+_DIFFICULTY_OBJECT: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bsuffers? from (?:the |a |an )?(?P<x>[^,;:.()]+)", re.I), "{x}"),
+    (re.compile(r"\b(?:lack|absence|scarcity|shortage) of (?:the |a |an )?(?P<x>[^,;:.()]+)", re.I), "Lack of {x}"),
+    (re.compile(r"\b(?:does not|do not|cannot|fails? to) scale (?:well )?(?:to|with) (?:the |a )?(?P<x>[^,;:.()]+)",
+                re.I), "Poor scalability to {x}"),
+    (re.compile(r"\b(?:difficulty|difficulties|challenge|bottleneck|limitation|drawback|cost|expense)"
+                r" (?:of|in|with|associated with) (?:the |a |an )?(?P<x>[^,;:.()]+)", re.I), "{m}"),
+    (re.compile(r"(?:^|, )(?:the |a |an )?(?P<x>[a-z][\w\s-]{3,50}?) (?:is|are|remains?|becomes?) "
+                r"(?:still |often |very "
+                r"|extremely |notoriously |computationally )?(?P<adj>challenging|difficult|hard|expensive|costly"
+                r"|intractable|slow|limited|unreliable|ambiguous|noisy|sparse)\b", re.I), "{adj_noun} of {x}"),
+]
+_ADJ_NOUN = {
+    "challenging": "Difficulty", "difficult": "Difficulty", "hard": "Difficulty", "expensive": "High cost",
+    "costly": "High cost", "intractable": "Intractability", "slow": "Slowness", "limited": "Limited coverage",
+    "unreliable": "Unreliability", "ambiguous": "Ambiguity", "noisy": "Noise", "sparse": "Sparsity",
+}
+_CLAUSE_END = re.compile(
+    r"\s+(?:that|which|where|when|because|since|while|and (?:thus|therefore|hence)|as|so|but|although|whereas"
+    r"|due to|in order)\b.*$",
+    re.I,
+)
+_EVALUATION = re.compile(r"\b(experiment\w*|evaluat\w*|results?|empirical\w*|outperform\w*|show that"
+                         r"|demonstrate that|we show|we find|we observe|we report)\b", re.I)
 _SELF_REFERENCE = re.compile(r"\b(we|our|this paper|this work|in this (paper|work))\b", re.I)
 _CONTRAST = re.compile(r"\b(however|although|despite|unfortunately|but)\b", re.I)
 _STRONG_CONTRIB = re.compile(
@@ -142,7 +171,7 @@ _GENERIC_HEADS = re.compile(
     re.I,
 )
 _TITLE_SPLIT = re.compile(
-    r"\s*:\s*|\s+(?=\b(?:with|via|using|through|by|based on|for|from|in|towards?|over)\b)", re.I
+    r"\s*:\s*|\s+(?=\b(?:with|via|using|through|by|based on|for|towards?)\b)", re.I
 )
 _TASK_OF = re.compile(
     r"\b(?:the (?:task|problem|goal|field|area) of|focus(?:es)? on(?: the (?:task|problem) of)?"
@@ -218,6 +247,25 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
 
 
+class _MemoEmbedder:
+    """Embeds each distinct text once per paper (sentences are reused as ranking targets and pairs)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.dim = inner.dim
+        self.model_name = inner.model_name
+        self.memo: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: list[str], **_: object) -> np.ndarray:
+        todo = list(dict.fromkeys(t for t in texts if t not in self.memo))
+        if todo:
+            for t, v in zip(todo, self.inner.embed(todo), strict=True):
+                self.memo[t] = v
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack([self.memo[t] for t in texts])
+
+
 @dataclass
 class _Scored:
     index: int
@@ -237,9 +285,15 @@ class HeuristicExtractor:
 
     # -- public ---------------------------------------------------------------------------------
     async def extract(self, paper: Paper) -> ExtractionResult:
-        return self.extract_sync(paper)
+        # CPU-bound (embeddings): off the event loop, so other papers' parsing and writes go on.
+        return await asyncio.to_thread(self.extract_sync, paper)
 
     def extract_sync(self, paper: Paper) -> ExtractionResult:
+        worker = copy.copy(self)  # per-call state, so threads can extract papers concurrently
+        worker.embedder = _MemoEmbedder(self.embedder)  # type: ignore[assignment]
+        return worker._extract(paper)
+
+    def _extract(self, paper: Paper) -> ExtractionResult:
         inp = select_input(paper, self.cfg)
         res = ExtractionResult(
             paper_id=paper.paper_id, extractor="heuristic", sections_used=inp.sections_used, trimmed=inp.trimmed
@@ -312,10 +366,12 @@ class HeuristicExtractor:
             if score == 0:
                 continue
             if _SELF_REFERENCE.search(s) and not _CONTRAST.search(s):
-                score *= 0.4  # the authors describing their own method, not a difficulty
+                score *= 0.6  # the authors describing their own method, not a difficulty
             if _STRONG_CONTRIB.search(s):
                 score *= 0.5
-            if score >= 1.5:
+            if _EVALUATION.search(s):
+                score *= 0.5  # reported results are not the difficulty
+            if score >= 1.0:
                 scored.append(_Scored(i, s, score, prefix))
         scored.sort(key=lambda x: (-x.score, x.index))
         return scored[: self.cfg.heuristic_max_triples * 2]
@@ -328,6 +384,8 @@ class HeuristicExtractor:
             score = 3.0 if _STRONG_CONTRIB.search(s) else 1.0
             if _CONTRIB_OBJECT.search(s):
                 score += 1.0
+            if _EVALUATION.search(s):
+                score -= 1.5  # "we show that ..." reports results, not the method
             scored.append(_Scored(i, s, score))
         scored.sort(key=lambda x: (-x.score, x.index))
         return scored[: self.cfg.heuristic_max_triples * 2]
@@ -380,10 +438,13 @@ class HeuristicExtractor:
                     candidates.setdefault(seg, 0.2 if where == "abstract" else 0.1)
             m = _TASK_OF.search(s)
             if m:
-                seg = _trim_words(_strip_coined(re.split(r"[,;:.]| that | which | where ", m.group(1))[0], coined), 7)
+                head = re.split(r"[,;:.]| that | which | where | is | are | was | has ", m.group(1))[0]
+                seg = _trim_words(_strip_coined(head, coined), 7)
                 if seg and len(seg.split()) <= 7:
                     candidates.setdefault(seg, 0.1)
         target = " ".join([title, abstract[:600]])
+        if title.isupper():  # an all-caps title: compare and print in sentence case
+            candidates = {c.capitalize(): b for c, b in candidates.items()}
         if not candidates:
             candidates = {p: 0.0 for p in candidate_phrases(title, 7)}
         ranked = self._rank(list(candidates), target, candidates)
@@ -424,9 +485,33 @@ class HeuristicExtractor:
         pairs.sort(key=lambda p: p[1].index)
         return pairs
 
+    def _difficulty_from_pattern(self, text: str, coined: set[str]) -> str | None:
+        for pat, template in _DIFFICULTY_OBJECT:
+            m = pat.search(text)
+            if not m:
+                continue
+            x = _CLAUSE_END.sub("", m.group("x"))
+            x = _trim_words(_strip_coined(x, coined), 5)
+            if not x or len(x.split()) < 1 or not any(len(w) > 3 for w in x.split()):
+                continue
+            if template == "{m}":
+                head = m.group(0).split()[0].lower()
+                name = f"{head.capitalize()} of {x}" if head not in ("cost", "expense") else f"High cost of {x}"
+            elif "{adj_noun}" in template:
+                name = template.format(adj_noun=_ADJ_NOUN[m.group("adj").lower()], x=x)
+            else:
+                name = template.format(x=x)
+            return _cap(name)
+        return None
+
     def _challenge_node(
         self, ch: _Scored, sentences: list[tuple[str, str]], problem: NodeText, coined: set[str]
     ) -> NodeText | None:
+        context = _trim_words(problem.name, 4).lower()
+        direct = self._difficulty_from_pattern(ch.text, coined)
+        if direct:
+            name = direct if context in direct.lower() else f"{direct} in {context}"
+            return NodeText(name=_cap(_trim_words(name, 10)), description=self._challenge_desc(ch, sentences, coined))
         phrases = [_strip_coined(p, coined) for p in candidate_phrases(ch.text, 5)]
         phrases = [p for p in phrases if p and p.lower() not in problem.name.lower()]
         if not phrases:
@@ -436,31 +521,42 @@ class HeuristicExtractor:
         phrase = _trim_words(ranked[0][0], 5)
         if not phrase:
             return None
-        context = _trim_words(problem.name, 4).lower()
         head = phrase if DIFFICULTY_WORDS.search(phrase) else f"{ch.prefix or 'Limitations of'} {phrase.lower()}"
         name = head if context and context in head.lower() else f"{head} in {context}"
-        name = _cap(_trim_words(name, 9))
+        return NodeText(name=_cap(_trim_words(name, 10)), description=self._challenge_desc(ch, sentences, coined))
+
+    def _challenge_desc(self, ch: _Scored, sentences: list[tuple[str, str]], coined: set[str]) -> str:
         desc = ch.text
         nxt = ch.index + 1
         if len(desc.split()) < 20 and nxt < len(sentences) and sentences[nxt][0] == sentences[ch.index][0]:
             desc = f"{desc} {sentences[nxt][1]}"
-        return NodeText(name=name, description=self._decoin(desc, coined))
+        return self._decoin(desc, coined)
 
     def _solution_node(self, co: _Scored, problem: NodeText, coined: set[str]) -> NodeText | None:
         obj = ""
         m = _CONTRIB_OBJECT.search(co.text)
         if m:
-            obj = _OBJECT_END.split(m.group(1), maxsplit=1)[0]
+            obj = _OBJECT_END.split(m.group(1), maxsplit=1)[0].split(". ")[0].rstrip(" .")
             obj = _LEADING_FILLER.sub("", _strip_coined(obj, coined).strip())
             obj = _trim_words(obj, 10)
         keyphrases = [p for p in (_strip_coined(x, coined) for x in candidate_phrases(co.text, 5)) if p]
         ranked = self._rank(keyphrases, co.text) if keyphrases else []
         if not obj or _GENERIC_HEADS.match(obj) or len(obj.split()) < 3:
-            head = (obj.split()[0] if obj else "method").lower()
-            tops = [p for p, _ in ranked if p.lower() not in problem.name.lower()][:2]
+            first = obj.split()[0].lower() if obj else ""
+            head = first if _GENERIC_HEADS.match(first) else "method"
+            tops: list[str] = []
+            pwords = {w.lower() for w in problem.name.split()}
+            for p, _ in ranked:
+                low = p.lower()
+                if set(low.split()) <= pwords or any(low in t or t in low for t in tops):
+                    continue
+                tops.append(low)
+                if len(tops) == 2:
+                    break
             if not tops:
                 return None
-            obj = f"{head} using {' and '.join(t.lower() for t in tops)}"
+            tail = _trim_words(" and ".join(tops), 8)
+            return NodeText(name=_cap(f"{head} based on {tail}"), description=self._decoin(co.text, coined))
         if len(obj.split()) < 6:
             obj = f"{obj} for {_trim_words(problem.name, 4).lower()}"
         name = _cap(_trim_words(obj, 11))
