@@ -272,3 +272,10 @@ def test_stale_pidfile_naming_another_data_dirs_server_is_left_alone(
     st = server.start()
     assert st.running and st.pid != other_pid
     assert falkordb_server.is_running() and falkordb_server.read_pid() == other_pid
+
+
+def test_data_dir_with_spaces_and_quotes(tmp_path: Path, servers: Callable[[Path], EmbeddedFalkorDB]) -> None:
+    server = servers(tmp_path / "my data" / "it's here")
+    st = server.start()
+    assert st.running and " " in st.socket
+    assert server.stop() is True
