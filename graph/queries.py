@@ -214,11 +214,13 @@ RETURN sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created, count(*) AS matched
 
 
 def iter_parents(label: str) -> str:
+    """Nodes with PARENT_OF edges and their children, by key. Any level: a parent whose name matched
+    an extracted (level 0) node merged into it and keeps that level, but its edges still count."""
     lb = _label(label, PARENT_LABELS)
     return f"""
-MATCH (par:{lb}) WHERE par.key > $after AND par.level >= 1
-WITH par ORDER BY par.key LIMIT $limit
-OPTIONAL MATCH (par)-[:PARENT_OF]->(ch:{lb})
+MATCH (par:{lb})-[:PARENT_OF]->(:{lb}) WHERE par.key > $after
+WITH DISTINCT par ORDER BY par.key LIMIT $limit
+MATCH (par)-[:PARENT_OF]->(ch:{lb})
 WITH par, collect(ch.key) AS children
 RETURN par.key AS key, par.name AS name, par.description AS description, par.level AS level, children
 ORDER BY key

@@ -594,8 +594,6 @@ class CypherGraphStore:
             while True:
                 rows = self._read(Q.iter_parents(lb), {"after": after, "limit": 1000})
                 for r in rows:
-                    if not r["children"]:
-                        continue  # a parent whose children are all gone has nothing to export
                     yield ParentIn(
                         type=TYPE_OF_LABEL[lb],  # type: ignore[arg-type]
                         parent=NodeIn(name=r["name"], description=r.get("description") or "", key=r["key"]),

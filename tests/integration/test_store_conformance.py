@@ -338,6 +338,12 @@ class TestConformance:
         with pytest.raises(ValueError):
             gstore.add_parents([ParentIn(type="problem", parent=NodeIn(name="x"), level=1,
                                          children=["challenge:domain shift"])])
+        # a parent whose name is an extracted node merges into it (keeps level 0) and still exports
+        gstore.add_parents([ParentIn(type="challenge", parent=NodeIn(name="Domain shift"), level=1,
+                                     children=["challenge:scarce labelled data"])])
+        merged = {p.parent.key: p for p in gstore.iter_parents()}["challenge:domain shift"]
+        assert merged.children == ["challenge:scarce labelled data"] and merged.level == 1
+        assert gstore.find_nodes("challenge:domain shift")[0].level == 0
 
     # ------------------------------------------------------------------ random
     def _many(self, gstore: GraphStore, n: int = 30) -> None:
