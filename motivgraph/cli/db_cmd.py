@@ -82,7 +82,7 @@ def start(
 def stop(
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds to wait for the server to save and exit."),
 ) -> None:
-    """Save the graph (SHUTDOWN SAVE) and stop the embedded FalkorDB."""
+    """Save the graph (AOF fsync + RDB snapshot, as SHUTDOWN SAVE does) and stop the embedded FalkorDB."""
     if _server(load_settings()).stop(timeout_s=timeout):
         console.print("embedded FalkorDB stopped (data saved)")
     else:
