@@ -292,16 +292,19 @@ class EmbeddedFalkorDB:
             "--logfile", str(self.logfile),
         ]  # fmt: skip
         log.info("starting embedded FalkorDB in %s", self.db_dir)
+        launch_log = self.db_dir / "launch.log"
         try:
-            # With --daemonize the launcher forks the server and exits at once.
-            proc = subprocess.run(args, cwd=self.db_dir, capture_output=True, text=True, timeout=30,
-                                  start_new_session=True, check=False)
+            # With --daemonize the launcher forks the server and exits at once. Its output goes to a
+            # file, not a pipe: a pipe inherited by the daemon would keep us waiting for EOF.
+            with open(launch_log, "w") as out:
+                proc = subprocess.run(args, cwd=self.db_dir, stdin=subprocess.DEVNULL, stdout=out,
+                                      stderr=subprocess.STDOUT, timeout=30, start_new_session=True, check=False)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise BackendUnavailable(f"Could not launch {server}: {e}") from e
         if proc.returncode != 0:
             raise BackendUnavailable(
                 f"redis-server exited with code {proc.returncode} while starting the embedded FalkorDB:\n"
-                f"{(proc.stdout + proc.stderr).strip()[-2000:]}\n{_tail(self.logfile)}"
+                f"{_tail(launch_log)}\n{_tail(self.logfile)}"
             )
         self._wait_ready(None)
 

@@ -279,3 +279,53 @@ def test_data_dir_with_spaces_and_quotes(tmp_path: Path, servers: Callable[[Path
     st = server.start()
     assert st.running and " " in st.socket
     assert server.stop() is True
+
+
+def test_start_timeout_when_the_server_never_answers(
+    tmp_path: Path, servers: Callable[[Path], EmbeddedFalkorDB], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server process that stays alive but never opens its socket: start() gives up after its
+    bounded timeout with BackendUnavailable instead of hanging."""
+    import graph.embedded as emb
+
+    fake = tmp_path / "bin" / "redis-server"
+    fake.parent.mkdir()
+    fake.write_text(
+        f"#!{sys.executable}\n"
+        "import os, sys, time\n"
+        "args = sys.argv[1:]\n"
+        "pidfile = args[args.index('--pidfile') + 1]\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    open(pidfile, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+    )
+    fake.chmod(0o755)
+    _, module = emb._binaries()
+    monkeypatch.setattr(emb, "_binaries", lambda: (fake, module))
+    server = servers(tmp_path / "d", start_timeout_s=1.5)
+    try:
+        with pytest.raises(BackendUnavailable, match="did not answer"):
+            server.start()
+    finally:
+        pid = server.read_pid()
+        if pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_launcher_failure_quotes_its_output(
+    tmp_path: Path, servers: Callable[[Path], EmbeddedFalkorDB], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import graph.embedded as emb
+
+    fake = tmp_path / "bin" / "redis-server"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho '*** FATAL CONFIG FILE ERROR: Bad directive'\nexit 1\n")
+    fake.chmod(0o755)
+    _, module = emb._binaries()
+    monkeypatch.setattr(emb, "_binaries", lambda: (fake, module))
+    with pytest.raises(BackendUnavailable, match="FATAL CONFIG FILE ERROR") as err:
+        servers(tmp_path / "d").start()
+    assert "exited with code 1" in str(err.value)
