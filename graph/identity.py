@@ -1,7 +1,8 @@
 """Node identity: `key = "<type>:<normalized name>"`.
 
 Normalisation folds what does not change meaning — unicode form, case, punctuation, dashes,
-whitespace — so "Low-Resource  NER", "low resource NER" and "Low‑resource NER." share one key.
+whitespace — so "Low-Resource  NER", "low resource NER" and "Low‑resource NER." share one key,
+while "C++", "C#" and "C" stay three keys.
 It keeps word order and every alphanumeric character: no stemming, so that
 "graph network" and "graph networks" stay apart here and are left to embedding-based resolution.
 """
@@ -17,7 +18,9 @@ NODE_TYPES: tuple[str, ...] = ("problem", "challenge", "solution")
 LABELS: dict[str, str] = {"problem": "Problem", "challenge": "Challenge", "solution": "Solution"}
 TYPE_OF_LABEL: dict[str, str] = {v: k for k, v in LABELS.items()}
 
-_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+# '+' and '#' survive when attached to a word: "C++", "C#" and "C" are different things.
+_NON_WORD = re.compile(r"[^\w+#]+", re.UNICODE)
+_LONE_SYMBOLS = re.compile(r"(?<!\S)[+#]+(?!\S)")
 _SPACES = re.compile(r"\s+")
 
 
@@ -30,6 +33,7 @@ def normalize_name(name: str) -> str:
     text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     text = text.casefold().replace("_", " ")
     text = _NON_WORD.sub(" ", text)
+    text = _LONE_SYMBOLS.sub(" ", text)
     text = _SPACES.sub(" ", text).strip()
     if not text:
         raise ValueError(f"node name {name!r} has no letters or digits")

@@ -38,9 +38,13 @@ def test_distinct_names_stay_apart(a: str, b: str) -> None:
     assert normalize_name(a) != normalize_name(b)
 
 
-def test_symbol_only_differences_fold_together() -> None:
-    # A known limit of string normalisation: names that differ only in punctuation merge.
-    assert normalize_name("C++") == normalize_name("C#") == "c"
+def test_language_symbols_keep_names_apart() -> None:
+    assert len({normalize_name("C++"), normalize_name("C#"), normalize_name("C")}) == 3
+    assert normalize_name("C++ compilers") == "c++ compilers"
+    # A lone symbol between words is punctuation, not part of a name.
+    assert normalize_name("A + B") == normalize_name("a b") == "a b"
+    with pytest.raises(ValueError):
+        normalize_name("+ # +")
 
 
 def test_normalised_form_is_idempotent_and_plain() -> None:
