@@ -21,7 +21,10 @@ the first description. Every decision — with both scores and the reason — go
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -99,6 +102,48 @@ class Resolver:
         # Nodes created since the index last received them (the sink adds them in batches, because
         # every index write is a new generation on disk); searched alongside the index.
         self.recent: dict[str, list[tuple[str, np.ndarray]]] = {k: [] for k in KINDS}
+        self._vec_memo: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._memo_lock = threading.Lock()
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings through a bounded memo: `prefetch` fills it outside the sink's lock, so the
+        serialised `resolve` mostly looks vectors up instead of running the model."""
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        with self._memo_lock:  # prefetch runs in worker threads
+            todo = list(dict.fromkeys(t for t in texts if t not in self._vec_memo))
+            if todo:
+                for t, v in zip(todo, self.embedder.embed(todo), strict=True):
+                    self._vec_memo[t] = v
+            out = np.vstack([self._vec_memo[t] for t in texts])
+            while len(self._vec_memo) > 50_000:
+                self._vec_memo.popitem(last=False)
+            return out
+
+    async def prefetch(self, triples: Sequence[ExtractedTriple]) -> None:
+        """Outside the lock: embed the mentions and the descriptions of same-name nodes, and ask the
+        resolver LLM about mentions in the band, caching the verdicts. `resolve` then decides with
+        (almost) no model or LLM latency while it holds the lock; if the graph changed meanwhile it
+        simply asks what is still missing."""
+        seen: set[tuple[str, str]] = set()
+        for t in triples:
+            for kind in KINDS:
+                node: NodeText = getattr(t, kind)
+                mk = (kind, normalize_name(node.name))
+                if mk in seen:
+                    continue
+                seen.add(mk)
+                vec = await asyncio.to_thread(self._embed, [node.text()])
+                same_name = await asyncio.to_thread(self.store.find_nodes, node.name, [kind])  # type: ignore[list-item]
+                if same_name:
+                    descs = [node.description, *[n.description for n in same_name if n.description]]
+                    await asyncio.to_thread(self._embed, [d for d in descs if d])
+                    continue
+                cand_key, score = await asyncio.to_thread(self._search, kind, vec[0])
+                if cand_key and self.cfg.merge_llm_threshold <= score < self.cfg.merge_auto_threshold:
+                    existing = await asyncio.to_thread(self._record, kind, cand_key)
+                    if existing is not None:
+                        await self._ask(kind, existing, node)
 
     def forget_recent(self) -> None:
         """The index now holds every node created so far."""
@@ -151,7 +196,7 @@ class Resolver:
                 node: NodeText = getattr(t, kind)
                 mentions.setdefault((kind, normalize_name(node.name)), node)
         order = list(mentions)
-        vecs = self.embedder.embed([mentions[m].text() for m in order])
+        vecs = self._embed([mentions[m].text() for m in order])
         vec_of = {m: vecs[i] for i, m in enumerate(order)}
 
         final: dict[tuple[str, str], NodeIn] = {}
@@ -193,7 +238,7 @@ class Resolver:
                 how = D.EXACT if best.key == mkey else D.ALIAS
                 return MergeDecision(**base, decision=how, final_key=best.key, candidate_key=best.key,
                                      reason="same normalised name; no description to compare")
-            dv = self.embedder.embed([node.description, *[n.description for n in with_desc]])
+            dv = self._embed([node.description, *[n.description for n in with_desc]])
             sims = dv[1:] @ dv[0]
             i = int(np.argmax(sims))
             best, ds = with_desc[i], float(sims[i])
@@ -206,7 +251,7 @@ class Resolver:
             earlier = {r["final_key"] for r in self.log.merges(decision=D.HOMONYM, mention_key=mkey)}
             records = [r for r in (self._record(kind, k) for k in sorted(earlier)) if r is not None and r.description]
             if records:
-                hv = self.embedder.embed([node.description, *[r.description for r in records]])
+                hv = self._embed([node.description, *[r.description for r in records]])
                 hs = hv[1:] @ hv[0]
                 j = int(np.argmax(hs))
                 if float(hs[j]) >= self.cfg.homonym_min_desc_similarity:

@@ -182,6 +182,7 @@ class MinerSink:
                 paper.paper_id, "ok", None, {"triples": len(result.triples), "extractor": result.extractor},
                 run_id=self.run_id,
             )
+        await self.resolver.prefetch(result.triples)  # embeddings and band LLM calls, outside the lock
         t1 = time.perf_counter()
         async with self._lock:
             counts = await self._store(paper, result)
