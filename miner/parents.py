@@ -188,17 +188,23 @@ async def run_pass(
     focal: set[int] | None = None,
     concurrency: int = 1,
     window: int | None = None,
+    relaxed: bool = False,
     on_parent: Callable[[ParentIn], None] | None = None,
 ) -> PassResult:
     """One B.4 pass (see module doc). `focal`: indices allowed as focal nodes (default: all).
-    `on_parent` is called for each parent as soon as it is known (in completion order)."""
+    `on_parent` is called for each parent as soon as it is known (in completion order).
+
+    `relaxed=True` trades the order-exact result for throughput: any focal node not reserved by an
+    in-flight task is dispatched, with the reserved nodes left out of its candidates (B.4 allows
+    any selection order; the result then depends on reply timing, and a resumed run may ask some
+    questions again because candidate lists differ)."""
     res = PassResult(kind=kind, level=level)
     keys = [it.key for it in items]
     nbrs = knn(vectors, cfg.parent_k, cfg.parent_min_similarity)
     order = [i for i in focal_order(keys, cfg.seed, kind, level) if focal is None or i in focal]
     working = set(range(len(items)))
     queue: deque[int] = deque(order)
-    window = window or max(8, 4 * concurrency)
+    window = window or min(1024, max(64, 16 * concurrency))
     inflight: dict[asyncio.Task[tuple[int, list[int], ParentIn | None]], set[int]] = {}
     done_by_focal: dict[int, ParentIn] = {}
     position = {i: p for p, i in enumerate(order)}
@@ -252,11 +258,17 @@ async def run_pass(
             if i not in working:
                 queue.remove(i)
                 continue
-            cands = candidates(i)
-            span = {i, *(j for j, _ in cands)}
-            if span & reserved or span & blocked:
-                blocked |= span
-                continue
+            if relaxed:
+                if i in reserved:
+                    continue
+                cands = [(j, s) for j, s in candidates(i) if j not in reserved]
+                span = {i, *(j for j, _ in cands)}
+            else:
+                cands = candidates(i)
+                span = {i, *(j for j, _ in cands)}
+                if span & reserved or span & blocked:
+                    blocked |= span
+                    continue
             queue.remove(i)
             res.focal_processed += 1
             if not cands:
@@ -300,6 +312,7 @@ class ParentBuilder:
         client: LLMClient | None = None,
         index: NodeIndex | None = None,
         concurrency: int = 1,
+        relaxed: bool = False,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -307,6 +320,7 @@ class ParentBuilder:
         self.decisions = decisions
         self.index = index
         self.concurrency = concurrency
+        self.relaxed = relaxed
         self.judge: Judge
         if client is not None and client.is_configured(ROLE):
             self.judge = LLMJudge(client)
@@ -392,7 +406,8 @@ class ParentBuilder:
             written: list[ParentIn] = []
             r = await run_pass(
                 kind, level, items, vecs, self.judge, self.cfg, self.decisions,
-                focal=focal, concurrency=self.concurrency, on_parent=lambda p: written.append(self._write(p)),
+                focal=focal, concurrency=self.concurrency, relaxed=self.relaxed,
+                on_parent=lambda p: written.append(self._write(p)),
             )
             r.joined = res.joined
             r.judge_calls += res.judge_calls

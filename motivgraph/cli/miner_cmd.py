@@ -96,6 +96,9 @@ def parents_build_cmd(
     offline: bool = typer.Option(False, "--offline", help="Cluster by embeddings only, even if an LLM is set."),
     concurrency: int = typer.Option(None, "--concurrency", min=1, max=256, help="Judge calls in flight."),
     budget_usd: float = typer.Option(None, "--budget-usd", min=0, help="Stop cleanly when this spend is reached."),
+    relaxed: bool = typer.Option(
+        False, "--relaxed", help="Dispatch focal nodes freely for throughput (result depends on reply timing)."
+    ),
 ) -> None:
     """Add parent nodes over the graph's problems and challenges (B.4); incremental and resumable."""
     from miner.decisions import DecisionLog
@@ -116,7 +119,7 @@ def parents_build_cmd(
     try:
         builder = ParentBuilder(
             rt.store, rt.embedder, settings.miner, decisions, client=client, index=rt.node_index,
-            concurrency=concurrency or settings.llm.concurrency,
+            concurrency=concurrency or settings.llm.concurrency, relaxed=relaxed,
         )
         if builder.offline:
             err_console.print("[yellow]offline parent addition[/yellow]: embedding clustering, parents named after "
