@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -174,7 +175,7 @@ class MinerSink:
         if not result.triples:
             self.stats.papers_without_triples += 1
             reason = result.reason or "no triples"
-            self.stats.no_triple_reasons[reason.split(":")[0][:60]] += 1
+            self.stats.no_triple_reasons[re.sub(r"\d+", "N", reason)[:70]] += 1
             self.decisions.log_extraction(paper.paper_id, "no_triples", reason, run_id=self.run_id)
         else:
             self.stats.papers_with_triples += 1

@@ -168,7 +168,6 @@ def ingest_with_miner(
     from motivgraph.errors import BudgetExceeded
     from motivgraph.runtime import Runtime
 
-    rt = Runtime(settings)
     if dry_run:
         from miner.sink import OFFLINE_NOTICE
         from motivgraph.llm import LLMClient
@@ -197,6 +196,7 @@ def ingest_with_miner(
         return run_ingest(paths, settings, parser=parser, concurrency=concurrency, limit=limit,  # type: ignore[arg-type]
                           dry_run=True, retry_failed=retry_failed)
 
+    rt = Runtime(settings)
     sink = build_sink(rt, budget_usd=budget_usd)
     style = "bold" if sink.mode == "llm" else "bold yellow"
     err_console.print(f"[{style}]{sink.banner()}[/{style}]", highlight=False)
