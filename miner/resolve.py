@@ -140,6 +140,12 @@ class Resolver:
                     await asyncio.to_thread(self._embed, [d for d in descs if d])
                     continue
                 cand_key, score = await asyncio.to_thread(self._search, kind, vec[0])
+                recent = list(self.recent[kind])  # nodes written since the last index flush
+                if recent:
+                    sims = np.vstack([v for _, v in recent]) @ vec[0]
+                    j = int(np.argmax(sims))
+                    if float(sims[j]) > score:
+                        cand_key, score = recent[j][0], float(sims[j])
                 if cand_key and self.cfg.merge_llm_threshold <= score < self.cfg.merge_auto_threshold:
                     existing = await asyncio.to_thread(self._record, kind, cand_key)
                     if existing is not None:
