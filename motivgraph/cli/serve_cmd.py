@@ -44,5 +44,7 @@ def serve(
     if settings.api.api_key is None and host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print("[yellow]warning:[/yellow] serving on a public address without MOTIVGRAPH_API_API_KEY")
     console.print(f"serving on http://{host}:{port}  (docs: /docs, explorer: /explorer)")
-    uvicorn.run("api.app:serve_factory", factory=True, host=host, port=port, workers=workers,
+    from api.server import HTTP_PROTOCOL
+
+    uvicorn.run("api.app:serve_factory", factory=True, host=host, port=port, workers=workers, http=HTTP_PROTOCOL,
                 access_log=False, log_level=settings.log_level.lower(), timeout_graceful_shutdown=10)
