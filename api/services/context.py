@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.tools.models import NodeBrief, TripleOut
+from api.services.batching import Batcher
 from motivgraph.errors import BackendUnavailable, IndexCorrupt, IndexMissing, MotivGraphError
 from motivgraph.runtime import Runtime
 from motivgraph.settings import Settings
@@ -109,6 +110,7 @@ class ToolContext:
         self._nodes = _LRU(node_cache_size)
         self._embeds = _LRU(2048)
         self._warned_stale: int | None = None
+        self._searchers: dict[tuple[Any, ...], Batcher] = {}
 
     # ------------------------------------------------------------------------------ services
     @property
@@ -197,15 +199,32 @@ class ToolContext:
     def embed(self, text: str) -> np.ndarray:
         v = self._embeds.get(text)
         if v is None:
-            v = self.embedder.embed([text])[0]
+            v = self._embed_batcher(text)
             self._embeds.put(text, v)
         return v
+
+    @cached_property
+    def _embed_batcher(self) -> Batcher[str, np.ndarray]:
+        return Batcher(lambda texts: list(self.embedder.embed(texts)))
+
+    def _search_batcher(self, k: int, types: tuple[str, ...] | None, min_score: float | None) -> Batcher:
+        key = (k, types, min_score)
+        b = self._searchers.get(key)
+        if b is None:
+            with self._lock:
+                b = self._searchers.get(key)
+                if b is None:
+                    index = self.node_index
+                    b = Batcher(lambda vecs: index.search_vectors(np.stack(vecs), k, types, min_score, check=False))
+                    if len(self._searchers) < 256:  # bounded: parameters come from clients
+                        self._searchers[key] = b
+        return b
 
     def search(
         self, text: str, k: int, types: Sequence[str] | None = None, min_score: float | None = None
     ) -> tuple[list[IndexHit], bool]:
         stale = self.ready_index()
-        hits = self.node_index.search_vectors(self.embed(text)[None, :], k, types, min_score, check=False)[0]  # type: ignore[arg-type]
+        hits = self._search_batcher(k, tuple(types) if types else None, min_score)(self.embed(text))
         return hits, stale
 
     def suggestions(self, text: str, k: int = 5, types: Sequence[str] | None = None) -> list[str]:
