@@ -71,6 +71,19 @@ class PaperIndex(GroupedIndex):
 
         return self._add_items(items, new_version)
 
+    def catch_up(self) -> int:
+        """Bring the index up to the graph after an ingest: build it when missing or unreadable,
+        else embed only the papers it lacks. Returns how many papers were embedded."""
+        st = self.status()
+        if st.state in ("missing", "corrupt"):
+            self.rebuild()
+            return int(sum(self.status().counts.values()))
+        if st.state == "ok":
+            return 0
+        grp = self._groups.get(GROUP)
+        have = set(grp.pos) if grp is not None else set()
+        return self.add([p for p in self.store.iter_papers() if p.paper_id not in have])
+
     def search(self, text: str, k: int = 10, min_score: float | None = None, *, check: bool = True) -> list[PaperHit]:
         """Top-k papers by cosine similarity of `text` to their title + abstract."""
         q = self.embedder.embed([text])

@@ -153,12 +153,31 @@ def run_cmd(
     finally:
         if prog is not None and prog.task is not None:
             prog.stop()
+    if not dry_run and summary.processed:
+        _catch_up_paper_index(settings)
     for m in summary.missing:
         err_console.print(f"[yellow]not found:[/yellow] {m}", highlight=False)
     console.print(_summary_table(summary))
     if summary.failed:
         console.print("see failures: [bold]motivgraph ingest report[/bold]")
         raise typer.Exit(EXIT_FAILED)
+
+
+def _catch_up_paper_index(settings: Any) -> None:
+    """Keep the offline literature search (title + abstract index) in step with the papers stored."""
+    from graph.paper_index import PaperIndex
+    from motivgraph.errors import MotivGraphError
+    from motivgraph.runtime import Runtime
+
+    rt = Runtime(settings)
+    try:
+        added = PaperIndex.open(settings, rt.store, rt.embedder).catch_up()
+        if added:
+            console.print(f"paper index: {added} papers embedded")
+    except MotivGraphError as e:  # the graph is complete; only the derived index lags
+        err_console.print(f"[yellow]paper index not updated[/yellow] ({e}); run `motivgraph reindex`")
+    finally:
+        rt.close()
 
 
 @app.command("status")

@@ -334,3 +334,18 @@ def test_paper_index_search_and_staleness(settings, embedder, mem):
     assert pidx.search("masked language model pretraining", k=1)[0].paper_id == "p3"
     # node and paper indexes live side by side without touching each other
     assert NodeIndex.open(settings, mem, embedder).status().state == "missing"
+
+
+def test_paper_index_catch_up_builds_then_embeds_only_new_papers(settings, embedder, mem):
+    mem.papers = {
+        "p1": PaperRecord(paper_id="p1", title="Longformer", abstract="Sparse attention for long documents."),
+        "p2": PaperRecord(paper_id="p2", title="AlphaFold", abstract="Protein structure prediction."),
+    }
+    pidx = PaperIndex.open(settings, mem, embedder)
+    assert pidx.catch_up() == 2 and pidx.status().state == "ok"
+    assert pidx.catch_up() == 0
+    mem.papers["p3"] = PaperRecord(paper_id="p3", title="BERT", abstract="Masked language model pretraining.")
+    assert pidx.status().state == "stale"
+    assert pidx.catch_up() == 1
+    assert pidx.status().state == "ok"
+    assert pidx.search("masked language model", k=1)[0].paper_id == "p3"
