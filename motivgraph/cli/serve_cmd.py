@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from motivgraph.cli.common import cli_errors, console, err_console, load_settings
@@ -44,6 +46,10 @@ def serve(
     if settings.api.api_key is None and host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print("[yellow]warning:[/yellow] serving on a public address without MOTIVGRAPH_API_API_KEY")
     console.print(f"serving on http://{host}:{port}  (docs: /docs, explorer: /explorer)")
+    # Worker processes inherit these before torch / FAISS / BLAS create their thread pools; idle
+    # spinning pools of one worker would otherwise steal the cores of the other.
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(settings.api.compute_threads))
     from api.server import HTTP_PROTOCOL
 
     uvicorn.run("api.app:serve_factory", factory=True, host=host, port=port, workers=workers, http=HTTP_PROTOCOL,
