@@ -69,6 +69,10 @@ class GraphStore(Protocol):
         """The node with typed neighbours (each list sorted by key, capped at `cap`), its source papers
         and up to `triples` stated triples through it; None for an unknown or malformed key."""
 
+    def get_nodes(self, keys: Sequence[str]) -> list[NodeRecord | None]:
+        """Full records for keys of any type, in the order given (None for a missing key), in one
+        round trip per label — the API's hot path reads search hits this way."""
+
     def find_nodes(self, name_or_key: str, types: Sequence[NodeType] | None = None) -> list[NodeRecord]:
         """Exact key, or name / alias equal after normalisation; exact names first. ValueError for an
         unknown type."""

@@ -257,16 +257,4 @@ class ToolContext:
         return out
 
     def _fetch(self, keys: list[str]) -> list[NodeRecord]:
-        store = self.store
-        many = getattr(store, "get_nodes", None)
-        if callable(many):
-            return [r for r in many(keys) if r is not None]
-        # Stop-gap until the GraphStore protocol has a public batch read: the Cypher backends'
-        # one-query-per-label record fetch (one round trip instead of one per key).
-        batch = getattr(store, "_records_for", None)
-        if callable(batch):
-            return [r for r in batch(keys) if r is not None]
-        out: list[NodeRecord] = []
-        for k in keys:
-            out.extend(r for r in store.find_nodes(k) if r.key == k)
-        return out
+        return [r for r in self.store.get_nodes(keys) if r is not None]

@@ -470,9 +470,9 @@ class CypherGraphStore:
         )
         rows.sort(key=lambda r: ((float(r["rnd"]) - start) % 1.0, r["key"]))
         keys = [r["key"] for r in rows[:n]]
-        return [r for r in self._records_for(keys) if r is not None]
+        return [r for r in self.get_nodes(keys) if r is not None]
 
-    def _records_for(self, keys: Sequence[str]) -> list[NodeRecord | None]:
+    def get_nodes(self, keys: Sequence[str]) -> list[NodeRecord | None]:
         """Full records for keys (any types), in the order given; None for a missing key."""
         by_label: dict[str, list[str]] = {lb: [] for lb in Q.NODE_LABELS}
         for k in keys:

@@ -236,6 +236,14 @@ class TestConformance:
         with pytest.raises(ValueError):
             gstore.find_nodes("domain shift", types=["paper"])  # type: ignore[list-item]
 
+    def test_get_nodes_batch_keeps_order_and_marks_missing(self, gstore: GraphStore) -> None:
+        gstore.upsert_triples([T("p", 0, "Domain shift", "Label noise", "Domain adaptation")])
+        keys = ["solution:domain adaptation", "problem:nope", "problem:domain shift", "challenge:label noise"]
+        got = gstore.get_nodes(keys)
+        assert [r.key if r else None for r in got] == [keys[0], None, keys[2], keys[3]]
+        assert got[2] is not None and got[2].name == "Domain shift" and got[2].sources == ["p"]
+        assert gstore.get_nodes([]) == []
+
     def test_untrusted_text_is_data_not_cypher(self, gstore: GraphStore) -> None:
         evil = "x'}) DETACH DELETE n // \"; MATCH (m) RETURN m"
         gstore.upsert_triples([T("p'1\"", 0, evil, "c $param {}", "s\\n\u0000-free")])
