@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from graph import open_store
     from graph.embedded import EmbeddedFalkorDB
     from graph.interchange import export_to
-    from graph.vector_index import Group, NodeIndex, build_faiss
+    from graph.vector_index import Group, NodeIndex, build_faiss, choose_kind
     from motivgraph.embeddings import get_embedder
     from motivgraph.settings import EmbeddingSettings, GraphSettings, Settings
 
@@ -195,20 +195,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"{emb.texts / emb.seconds:,.0f} texts/s; FAISS + reading the graph + writing {t_build - emb.seconds:.1f}s)"
         )
 
-        # -- HNSW from the same vectors (no second embedding pass) -----------------------------------
-        hsettings = settings.model_copy(deep=True)
-        hsettings.data_dir = data_dir / "hnsw"
-        hsettings.index.kind = "hnsw"
-        hidx = NodeIndex(hsettings, store, emb)
-        t = time.perf_counter()
-        groups = {}
-        for gname, grp in idx._groups.items():
-            groups[gname] = Group(
-                ids=list(grp.ids), labels=list(grp.labels), levels=list(grp.levels), vectors=grp.vectors,
-                kind="hnsw", index=build_faiss(grp.vectors, "hnsw", hsettings.index, emb.dim), pos=dict(grp.pos),
-            )
-        t_hnsw = time.perf_counter() - t
-        hidx._commit(groups, status.index_version)  # same vectors, same graph version
+        # -- HNSW, and the default `auto` choice, from the same vectors (no second embedding pass) -----
+        def derived(kind_of: Any, subdir: str, kind_setting: str) -> tuple[NodeIndex, Settings, float]:
+            dsettings = settings.model_copy(deep=True)
+            dsettings.data_dir = data_dir / subdir
+            dsettings.index.kind = kind_setting
+            didx = NodeIndex(dsettings, store, emb)
+            t0 = time.perf_counter()
+            groups = {}
+            for gname, grp in idx._groups.items():
+                kind = kind_of(dsettings, grp)
+                groups[gname] = Group(
+                    ids=list(grp.ids), labels=list(grp.labels), levels=list(grp.levels), vectors=grp.vectors,
+                    kind=kind, index=build_faiss(grp.vectors, kind, dsettings.index, emb.dim), pos=dict(grp.pos),
+                )
+            took = time.perf_counter() - t0
+            didx._commit(groups, status.index_version)  # same vectors, same graph version
+            return didx, dsettings, took
+
+        hidx, hsettings, t_hnsw = derived(lambda _s, _g: "hnsw", "hnsw", "hnsw")
         fig["index_hnsw"] = {
             "build_s": t_hnsw, "m": hsettings.index.hnsw_m, "ef_construction": hsettings.index.hnsw_ef_construction,
             "ef_search": hsettings.index.hnsw_ef_search,
@@ -217,6 +222,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"HNSW index (M={hsettings.index.hnsw_m}, efC={hsettings.index.hnsw_ef_construction}) "
             f"built in {t_hnsw:.1f}s"
         )
+        aidx, asettings, _ = derived(lambda s_, g_: choose_kind(s_.index, len(g_)), "auto", "auto")
+        auto_kinds = {gname: grp.kind for gname, grp in aidx._groups.items()}
+        fig["index_auto_kinds"] = auto_kinds
+        say(f"default index (kind=auto, hnsw_threshold={asettings.index.hnsw_threshold}): {auto_kinds}")
 
         # -- search latency ----------------------------------------------------------------------------
         rng = random.Random(args.seed)
@@ -227,7 +236,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             rng.shuffle(words)  # a fuzzy paraphrase, not the stored text
             queries.append(" ".join(words[: max(2, len(words) - 1)]))
         recall: list[float] = []
-        for name, index in (("exact", idx), ("hnsw", hidx)):
+        for name, index in (("exact", idx), ("hnsw", hidx), ("auto", aidx)):
             for check in (False, True):
                 index.search(queries[0], k=10, check=check)  # warm
                 lat = []
