@@ -76,8 +76,7 @@ class PaperIndex(GroupedIndex):
         else embed only the papers it lacks. Returns how many papers were embedded."""
         st = self.status()
         if st.state in ("missing", "corrupt"):
-            self.rebuild()
-            return int(sum(self.status().counts.values()))
+            return int(sum(self.rebuild().counts.values()))
         if st.state == "ok":
             return 0
         grp = self._groups.get(GROUP)

@@ -13,6 +13,7 @@ from motivgraph.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from graph.base import GraphStore
+    from graph.paper_index import PaperIndex
     from graph.vector_index import NodeIndex
     from motivgraph.embeddings.base import Embedder
 
@@ -38,6 +39,12 @@ class Runtime:
         from graph.vector_index import NodeIndex
 
         return NodeIndex.open(self.settings, self.store, self.embedder)
+
+    @cached_property
+    def paper_index(self) -> PaperIndex:
+        from graph.paper_index import PaperIndex
+
+        return PaperIndex.open(self.settings, self.store, self.embedder)
 
     def close(self) -> None:
         if "store" in self.__dict__:

@@ -28,6 +28,7 @@ from motivgraph.settings import Settings
 if TYPE_CHECKING:
     from graph.base import GraphStore
     from graph.models import NodeRecord, NodeRef, TripleView
+    from graph.paper_index import PaperIndex
     from graph.vector_index import IndexHit, IndexStatus, NodeIndex
     from motivgraph.embeddings.base import Embedder
 
@@ -130,14 +131,9 @@ class ToolContext:
     def node_index(self) -> NodeIndex:
         return self.runtime.node_index
 
-    @cached_property
-    def paper_index(self) -> Any:
-        existing = getattr(type(self.runtime), "paper_index", None)
-        if existing is not None:
-            return self.runtime.paper_index  # type: ignore[attr-defined]
-        from graph.paper_index import PaperIndex
-
-        return PaperIndex.open(self.settings, self.store, self.embedder)
+    @property
+    def paper_index(self) -> PaperIndex:
+        return self.runtime.paper_index
 
     @property
     def s2_client(self) -> Any:

@@ -165,13 +165,12 @@ def run_cmd(
 
 def _catch_up_paper_index(settings: Any) -> None:
     """Keep the offline literature search (title + abstract index) in step with the papers stored."""
-    from graph.paper_index import PaperIndex
     from motivgraph.errors import MotivGraphError
     from motivgraph.runtime import Runtime
 
     rt = Runtime(settings)
     try:
-        added = PaperIndex.open(settings, rt.store, rt.embedder).catch_up()
+        added = rt.paper_index.catch_up()
         if added:
             console.print(f"paper index: {added} papers embedded")
     except MotivGraphError as e:  # the graph is complete; only the derived index lags
