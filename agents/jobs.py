@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from agents.runs import COMPLETED, FAILED, INTERRUPTED, RunDir, RunStateError, mark_interrupted
+from motivgraph.agents.runs import COMPLETED, FAILED, INTERRUPTED, RunDir, RunStateError, mark_interrupted
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -56,14 +56,14 @@ class JobManager:
     # ------------------------------------------------------------------ control
     def start(self, config: Any, *, run_id: str | None = None) -> RunDir:
         """Create the run directory and schedule the session; returns at once (status 'queued')."""
-        from agents.soiq.session import METHOD
+        from motivgraph.agents.soiq.session import METHOD
 
         run = RunDir.create(self.runs_dir, METHOD, config.topic, config.model_dump(), run_id=run_id)
         self._spawn(run, config)
         return run
 
     def resume(self, run_id: str) -> RunDir:
-        from agents.soiq.session import SessionConfig
+        from motivgraph.agents.soiq.session import SessionConfig
 
         run = RunDir.open(self.runs_dir, run_id)
         st = run.status()
@@ -83,7 +83,7 @@ class JobManager:
         task.add_done_callback(lambda t, rid=run.id: self._tasks.pop(rid, None) if self._tasks.get(rid) is t else None)
 
     async def _run(self, run: RunDir, config: Any) -> None:
-        from agents.soiq.session import SoiqSession
+        from motivgraph.agents.soiq.session import SoiqSession
 
         async with self._semaphore():
             client = llm = None

@@ -15,11 +15,11 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from api import errors
-from api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
-from api.routes import explorer, health, nodes, papers, stats, tools, triples
-from api.services import ToolService
 from motivgraph import __version__
+from motivgraph.api import errors
+from motivgraph.api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
+from motivgraph.api.routes import explorer, health, nodes, papers, stats, tools, triples
+from motivgraph.api.services import ToolService
 from motivgraph.runtime import Runtime
 from motivgraph.settings import Settings
 
@@ -91,7 +91,7 @@ def create_app(
 def _include_optional(app: FastAPI) -> None:
     """Routers owned by other areas, included when their module is present."""
     try:
-        from api.routes import ideation
+        from motivgraph.api.routes import ideation
     except ImportError:
         return
     app.include_router(ideation.router)

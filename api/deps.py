@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 from pydantic import AfterValidator, StringConstraints
 
-from agents.tools.models import _clean_text
-from api.services import ToolService
-from api.services.context import ToolContext
+from motivgraph.agents.tools.models import _clean_text
+from motivgraph.api.services import ToolService
+from motivgraph.api.services.context import ToolContext
 
 
 def get_service(request: Request) -> ToolService:

@@ -13,8 +13,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agents.tools.base import ToolArgumentError
-from api.services.errors import InvalidCursor, PaperNotFound
+from motivgraph.agents.tools.base import ToolArgumentError
+from motivgraph.api.services.errors import InvalidCursor, PaperNotFound
 from motivgraph.errors import (
     BackendUnavailable,
     ConfigError,

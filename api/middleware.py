@@ -14,7 +14,7 @@ from typing import Any
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-access_log = logging.getLogger("api.access")
+access_log = logging.getLogger("motivgraph.api.access")
 log = logging.getLogger(__name__)
 
 

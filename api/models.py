@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agents.tools.models import *  # noqa: F403 - the tool models are part of this API's surface
-from api.errors import ErrorDetail, ErrorResponse
-from api.services.browse import (
+from motivgraph.agents.tools.models import *  # noqa: F403 - the tool models are part of this API's surface
+from motivgraph.api.errors import ErrorDetail, ErrorResponse
+from motivgraph.api.services.browse import (
     ComponentHealth,
     Health,
     IndexInfo,

@@ -27,4 +27,4 @@ class NoDelayHttpProtocol(_HttpProtocol):
         super().connection_made(transport)
 
 
-HTTP_PROTOCOL = "api.server:NoDelayHttpProtocol"
+HTTP_PROTOCOL = "motivgraph.api.server:NoDelayHttpProtocol"

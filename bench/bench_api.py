@@ -89,10 +89,10 @@ def request_bodies(rng: random.Random, names: list[str], n: int) -> dict[str, li
 
 
 def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str) -> dict[str, Any]:
-    from graph import open_store
-    from graph.paper_index import PaperIndex
-    from graph.vector_index import NodeIndex
     from motivgraph.embeddings import get_embedder
+    from motivgraph.graph import open_store
+    from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.vector_index import NodeIndex
     from motivgraph.settings import EmbeddingSettings
 
     settings = make_settings(data_dir, server_url)
@@ -153,7 +153,7 @@ def time_calls(fn: Callable[[Any], Any], args: list[Any]) -> list[float]:
 
 def bench_store(settings: Any, names: list[str], n: int) -> dict[str, Any]:
     """Raw store queries the tools are built from (one round trip each unless noted)."""
-    from graph import open_store
+    from motivgraph.graph import open_store
 
     store = open_store(settings, ensure_schema=False)
     rng = random.Random(5)
@@ -173,8 +173,8 @@ def bench_store(settings: Any, names: list[str], n: int) -> dict[str, Any]:
 
 
 def bench_inprocess(settings: Any, bodies: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    from agents.tools.models import NodeRelationRequest, NodeSearchRequest, RandomNodesRequest
-    from api.services import ToolService
+    from motivgraph.agents.tools.models import NodeRelationRequest, NodeSearchRequest, RandomNodesRequest
+    from motivgraph.api.services import ToolService
 
     svc = ToolService(settings)
     models = {"node_search": (svc.node_search, NodeSearchRequest),
@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from graph.embedded import EmbeddedFalkorDB
+    from motivgraph.graph.embedded import EmbeddedFalkorDB
 
     keep = args.data is not None
     data_dir = args.data or Path(tempfile.mkdtemp(prefix="mg-bench-api-"))
@@ -341,7 +341,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     try:
         fig["graph"] = build_or_reuse(data_dir, args.scale, args.seed, server.url)
         settings = make_settings(data_dir, server.url)
-        from graph import open_store
+        from motivgraph.graph import open_store
 
         store = open_store(settings, ensure_schema=False)
         names = [r.name for r in store.random_nodes(500, seed=args.seed)]

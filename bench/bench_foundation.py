@@ -100,11 +100,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from graph import open_store
-    from graph.embedded import EmbeddedFalkorDB
-    from graph.interchange import export_to
-    from graph.vector_index import Group, NodeIndex, build_faiss, choose_kind
     from motivgraph.embeddings import get_embedder
+    from motivgraph.graph import open_store
+    from motivgraph.graph.embedded import EmbeddedFalkorDB
+    from motivgraph.graph.interchange import export_to
+    from motivgraph.graph.vector_index import Group, NodeIndex, build_faiss, choose_kind
     from motivgraph.settings import EmbeddingSettings, GraphSettings, Settings
 
     wall0 = time.perf_counter()

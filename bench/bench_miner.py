@@ -31,7 +31,7 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from ingest.models import Paper, Section
+from motivgraph.ingest.models import Paper, Section
 from motivgraph.llm.tokens import content_text
 from motivgraph.settings import GraphSettings, Settings
 
@@ -100,8 +100,8 @@ def fresh_settings(root: Path, fdb_url: str) -> Settings:
 
 
 async def ingest_run(settings: Settings, papers: list[Paper], latency: float, concurrency: int) -> dict[str, Any]:
-    from miner.sink import MinerSink
     from motivgraph.llm import LLMClient, ScriptedChatModel
+    from motivgraph.miner.sink import MinerSink
     from motivgraph.runtime import Runtime
 
     model = ScriptedChatModel(default=reply_router, latency_s=latency, model_name="gpt-4o-mini")
@@ -171,10 +171,10 @@ def _bench_judge(messages: list[Any]) -> str:
 
 def part_parents(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     from bench.synthetic import SyntheticGraph
-    from miner.parents import Item, LLMJudge, knn, run_pass
-    from miner.schemas import NodeText
     from motivgraph.embeddings import get_embedder
     from motivgraph.llm import LLMClient, ScriptedChatModel
+    from motivgraph.miner.parents import Item, LLMJudge, knn, run_pass
+    from motivgraph.miner.schemas import NodeText
 
     g = SyntheticGraph(scale=args.scale, seed=7)
     settings = Settings(data_dir=tmp / "parents", _env_file=None)  # type: ignore[call-arg]
@@ -260,7 +260,7 @@ def main() -> None:
     args.latency = args.latency if args.latency is not None else (0.1 if args.quick else 1.0)
     args.scale = args.scale or (0.1 if args.quick else 1.0)
 
-    from graph.embedded import EmbeddedFalkorDB
+    from motivgraph.graph.embedded import EmbeddedFalkorDB
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_miner_"))
     figures: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}

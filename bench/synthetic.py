@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from graph.identity import node_key
-from graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
+from motivgraph.graph.identity import node_key
+from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
 
 FULL = {"problem": 12_000, "challenge": 31_000, "solution": 25_500, "parent": 7_000, "triple": 70_000}
 TRIPLES_PER_PAPER = 5

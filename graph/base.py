@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
-from graph.models import (
+from motivgraph.graph.models import (
     GraphStats,
     NodeDetail,
     NodeRecord,

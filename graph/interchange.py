@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from graph.identity import NODE_TYPES, split_key
-from graph.models import NodeIn, NodeRecord, PaperRecord, ParentIn, TripleIn
+from motivgraph.graph.identity import NODE_TYPES, split_key
+from motivgraph.graph.models import NodeIn, NodeRecord, PaperRecord, ParentIn, TripleIn
 
 if TYPE_CHECKING:
-    from graph.base import GraphStore
+    from motivgraph.graph.base import GraphStore
 
 log = logging.getLogger(__name__)
 

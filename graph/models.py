@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from graph.identity import node_key
+from motivgraph.graph.identity import node_key
 
 NodeType = Literal["problem", "challenge", "solution"]
 

@@ -44,14 +44,14 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 import numpy as np
 from pydantic import BaseModel, Field
 
-from graph.identity import LABELS, NODE_TYPES, check_type
-from graph.models import NodeRef, NodeType
 from motivgraph.errors import IndexCorrupt, IndexError_, IndexMissing, IndexStale
+from motivgraph.graph.identity import LABELS, NODE_TYPES, check_type
+from motivgraph.graph.models import NodeRef, NodeType
 from motivgraph.settings import IndexSettings, Settings
 
 if TYPE_CHECKING:
-    from graph.base import GraphStore
     from motivgraph.embeddings.base import Embedder
+    from motivgraph.graph.base import GraphStore
 
 log = logging.getLogger(__name__)
 

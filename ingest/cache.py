@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ingest.models import Paper
+from motivgraph.ingest.models import Paper
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from graph.models import PaperRecord
+from motivgraph.graph.models import PaperRecord
 
 SectionRole = Literal["introduction", "related_work", "method", "experiments", "conclusion", "other"]
 

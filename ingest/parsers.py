@@ -13,11 +13,11 @@ from typing import Literal, Protocol
 
 import httpx
 
-from ingest.grobid import GrobidClient
-from ingest.models import Paper
-from ingest.tei import tei_to_paper
-from ingest.workers import ProcessParserPool
 from motivgraph.errors import ConfigError, ExternalServiceError, ParseError
+from motivgraph.ingest.grobid import GrobidClient
+from motivgraph.ingest.models import Paper
+from motivgraph.ingest.tei import tei_to_paper
+from motivgraph.ingest.workers import ProcessParserPool
 from motivgraph.settings import IngestSettings
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.models import (
+from motivgraph.errors import ParseError
+from motivgraph.ingest.models import (
     Paper,
     Reference,
     Section,
@@ -28,8 +29,7 @@ from ingest.models import (
     find_arxiv_id,
     stable_paper_id,
 )
-from ingest.pdf_layout import Line, page_lines
-from motivgraph.errors import ParseError
+from motivgraph.ingest.pdf_layout import Line, page_lines
 
 log = logging.getLogger(__name__)
 

@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from ingest.cache import ParsedCache
-from ingest.ledger import Ledger
-from ingest.models import Paper
-from ingest.parsers import DocumentParser, ParserName, make_parser
-from ingest.semantic_scholar import SemanticScholarClient
-from ingest.walker import sha256_file, walk
 from motivgraph.errors import BudgetExceeded, ExternalServiceError, IngestError, MotivGraphError, ParseError
+from motivgraph.ingest.cache import ParsedCache
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.models import Paper
+from motivgraph.ingest.parsers import DocumentParser, ParserName, make_parser
+from motivgraph.ingest.semantic_scholar import SemanticScholarClient
+from motivgraph.ingest.walker import sha256_file, walk
 from motivgraph.settings import Settings
 
 if TYPE_CHECKING:
-    from graph.base import GraphStore
+    from motivgraph.graph.base import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -251,7 +251,7 @@ async def ingest_async(
         own_store = False
         if sink is None:
             if store is None:
-                from graph import open_store
+                from motivgraph.graph import open_store
 
                 store = await asyncio.to_thread(open_store, settings)
                 await asyncio.to_thread(store.ensure_schema)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ingest.models import Paper
+from motivgraph.ingest.models import Paper
 
 
 @dataclass

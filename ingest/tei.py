@@ -12,8 +12,8 @@ import logging
 import re
 import xml.etree.ElementTree as ET
 
-from ingest.models import Paper, Reference, Section, assign_roles, clean_doi, find_arxiv_id, stable_paper_id
 from motivgraph.errors import ParseError
+from motivgraph.ingest.models import Paper, Reference, Section, assign_roles, clean_doi, find_arxiv_id, stable_paper_id
 
 log = logging.getLogger(__name__)
 

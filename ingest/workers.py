@@ -15,8 +15,8 @@ import traceback
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ingest.models import Paper
 from motivgraph.errors import ParseError
+from motivgraph.ingest.models import Paper
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ def _worker_main(conn: Connection, memory_mb: int | None) -> None:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ImportError, ValueError, OSError):  # not on every platform
             pass
-    from ingest.pdf import parse_pdf
+    from motivgraph.ingest.pdf import parse_pdf
 
     while True:
         try:

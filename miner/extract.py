@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 
 from langchain_core.messages import AIMessage
 
-from miner.prompts import extraction_messages, reask_message
-from miner.schemas import ExtractedTriple, ExtractionReply, ExtractionResult, RejectedTriple
-from miner.text import ExtractionInput, select_input
-from miner.validation import dedupe, validate
 from motivgraph.errors import BudgetExceeded, StructuredOutputError
+from motivgraph.miner.prompts import extraction_messages, reask_message
+from motivgraph.miner.schemas import ExtractedTriple, ExtractionReply, ExtractionResult, RejectedTriple
+from motivgraph.miner.text import ExtractionInput, select_input
+from motivgraph.miner.validation import dedupe, validate
 
 if TYPE_CHECKING:
-    from ingest.models import Paper
     from motivgraph.embeddings.base import Embedder
+    from motivgraph.ingest.models import Paper
     from motivgraph.llm import Estimate, LLMClient
     from motivgraph.settings import MinerSettings
 

@@ -45,13 +45,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from miner.schemas import ExtractedTriple, ExtractionResult, NodeText, RejectedTriple
-from miner.text import CONTRIBUTION_CUES, select_input, split_paragraphs, split_sentences
-from miner.validation import coined_terms, dedupe, validate
+from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult, NodeText, RejectedTriple
+from motivgraph.miner.text import CONTRIBUTION_CUES, select_input, split_paragraphs, split_sentences
+from motivgraph.miner.validation import coined_terms, dedupe, validate
 
 if TYPE_CHECKING:
-    from ingest.models import Paper
     from motivgraph.embeddings.base import Embedder
+    from motivgraph.ingest.models import Paper
     from motivgraph.settings import MinerSettings
 
 log = logging.getLogger(__name__)
@@ -452,7 +452,7 @@ class HeuristicExtractor:
         return NodeText(name=name, description=self._problem_description(name, sentences))
 
     def _problem_description(self, name: str, sentences: list[tuple[str, str]]) -> str:
-        from miner.validation import _PROBLEM_DESC_BANNED
+        from motivgraph.miner.validation import _PROBLEM_DESC_BANNED
 
         for _, s in sentences[:15]:
             if _SELF_REFERENCE.search(s) or _PROBLEM_DESC_BANNED.search(s) or _CONTRAST.search(s):

@@ -45,17 +45,17 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from graph.identity import node_key
-from graph.models import NodeIn, NodeRecord, NodeRef, ParentIn
-from miner.decisions import DecisionLog, qhash
-from miner.prompts import join_messages, parent_messages
-from miner.schemas import JoinVerdict, NodeText, ParentVerdict
 from motivgraph.errors import BudgetExceeded, LLMError
+from motivgraph.graph.identity import node_key
+from motivgraph.graph.models import NodeIn, NodeRecord, NodeRef, ParentIn
+from motivgraph.miner.decisions import DecisionLog, qhash
+from motivgraph.miner.prompts import join_messages, parent_messages
+from motivgraph.miner.schemas import JoinVerdict, NodeText, ParentVerdict
 
 if TYPE_CHECKING:
-    from graph.base import GraphStore
-    from graph.vector_index import NodeIndex
     from motivgraph.embeddings.base import Embedder
+    from motivgraph.graph.base import GraphStore
+    from motivgraph.graph.vector_index import NodeIndex
     from motivgraph.llm import LLMClient
     from motivgraph.settings import MinerSettings
 

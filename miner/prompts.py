@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from miner.schemas import NodeText
+from motivgraph.miner.schemas import NodeText
 
 EXTRACTOR_SYSTEM = """You read the opening of a scientific paper and record its motivation as \
 (problem, challenge, solution) triples for a research knowledge graph.

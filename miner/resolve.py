@@ -31,18 +31,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graph.identity import node_key, normalize_name
-from graph.models import NodeIn, NodeRecord
-from miner import decisions as D
-from miner.decisions import DecisionLog, MergeDecision, qhash
-from miner.prompts import resolver_messages
-from miner.schemas import ExtractedTriple, NodeText, SameConceptVerdict
 from motivgraph.errors import BudgetExceeded, LLMError
+from motivgraph.graph.identity import node_key, normalize_name
+from motivgraph.graph.models import NodeIn, NodeRecord
+from motivgraph.miner import decisions as D
+from motivgraph.miner.decisions import DecisionLog, MergeDecision, qhash
+from motivgraph.miner.prompts import resolver_messages
+from motivgraph.miner.schemas import ExtractedTriple, NodeText, SameConceptVerdict
 
 if TYPE_CHECKING:
-    from graph.base import GraphStore
-    from graph.vector_index import NodeIndex
     from motivgraph.embeddings.base import Embedder
+    from motivgraph.graph.base import GraphStore
+    from motivgraph.graph.vector_index import NodeIndex
     from motivgraph.llm import LLMClient
     from motivgraph.settings import MinerSettings
 
@@ -67,7 +67,7 @@ class Resolved:
 
 def _qualifier(name: str, description: str, embedder: Embedder) -> str:
     """A short keyphrase of the description that the name does not already say (for homonyms)."""
-    from miner.heuristic import candidate_phrases
+    from motivgraph.miner.heuristic import candidate_phrases
 
     name_words = {w.casefold() for w in name.split()}
     cands = [

@@ -22,16 +22,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from graph.models import NodeRef, TripleIn
-from ingest.pipeline import SinkResult
-from miner.decisions import DecisionLog
-from miner.extract import LLMExtractor
-from miner.heuristic import HeuristicExtractor
-from miner.resolve import Resolver
 from motivgraph.errors import BudgetExceeded, LLMError
+from motivgraph.graph.models import NodeRef, TripleIn
+from motivgraph.ingest.pipeline import SinkResult
+from motivgraph.miner.decisions import DecisionLog
+from motivgraph.miner.extract import LLMExtractor
+from motivgraph.miner.heuristic import HeuristicExtractor
+from motivgraph.miner.resolve import Resolver
 
 if TYPE_CHECKING:
-    from ingest.models import Paper
+    from motivgraph.ingest.models import Paper
     from motivgraph.llm import LLMClient
     from motivgraph.runtime import Runtime
     from motivgraph.settings import Settings
@@ -290,9 +290,9 @@ async def dry_run_estimate(
 ) -> IngestEstimate:
     """`ingest --dry-run` with the LLM miner: parse what is not in the parsed cache (nothing is written),
     and estimate the extraction tokens and cost of every paper the ledger has not stored yet."""
-    from ingest.parsers import make_parser
-    from ingest.pipeline import cache_for, ledger_for
-    from ingest.walker import sha256_file, walk
+    from motivgraph.ingest.parsers import make_parser
+    from motivgraph.ingest.pipeline import cache_for, ledger_for
+    from motivgraph.ingest.walker import sha256_file, walk
 
     walked = walk(paths)
     cache = cache_for(settings)

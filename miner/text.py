@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ingest.models import Paper
+    from motivgraph.ingest.models import Paper
     from motivgraph.settings import MinerSettings
 
 CHARS_PER_TOKEN = 4

@@ -20,8 +20,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from graph.identity import normalize_name
-from miner.schemas import ExtractedTriple
+from motivgraph.graph.identity import normalize_name
+from motivgraph.miner.schemas import ExtractedTriple
 
 if TYPE_CHECKING:
     from motivgraph.embeddings.base import Embedder

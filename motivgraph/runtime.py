@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 from motivgraph.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from graph.base import GraphStore
-    from graph.paper_index import PaperIndex
-    from graph.vector_index import NodeIndex
     from motivgraph.embeddings.base import Embedder
+    from motivgraph.graph.base import GraphStore
+    from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.vector_index import NodeIndex
 
 
 class Runtime:
@@ -24,7 +24,7 @@ class Runtime:
 
     @cached_property
     def store(self) -> GraphStore:
-        from graph import open_store
+        from motivgraph.graph import open_store
 
         return open_store(self.settings)
 
@@ -36,13 +36,13 @@ class Runtime:
 
     @cached_property
     def node_index(self) -> NodeIndex:
-        from graph.vector_index import NodeIndex
+        from motivgraph.graph.vector_index import NodeIndex
 
         return NodeIndex.open(self.settings, self.store, self.embedder)
 
     @cached_property
     def paper_index(self) -> PaperIndex:
-        from graph.paper_index import PaperIndex
+        from motivgraph.graph.paper_index import PaperIndex
 
         return PaperIndex.open(self.settings, self.store, self.embedder)
 

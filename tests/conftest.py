@@ -27,9 +27,9 @@ import pytest
 from motivgraph.settings import GraphSettings, Settings
 
 if TYPE_CHECKING:
-    from graph.base import GraphStore
-    from graph.embedded import EmbeddedFalkorDB
     from motivgraph.embeddings.base import Embedder
+    from motivgraph.graph.base import GraphStore
+    from motivgraph.graph.embedded import EmbeddedFalkorDB
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -44,7 +44,7 @@ def _stop_embedded_servers_left_running(tmp_path_factory: pytest.TempPathFactory
     """Servers started by code under test in tmp data dirs (CLI commands, Runtime(settings).store)
     outlive the test; stop them all when the session ends."""
     yield
-    from graph.embedded import EmbeddedFalkorDB
+    from motivgraph.graph.embedded import EmbeddedFalkorDB
 
     for pidfile in tmp_path_factory.getbasetemp().glob("**/falkordb/falkordb.pid"):
         with contextlib.suppress(Exception):
@@ -56,7 +56,7 @@ def settings(tmp_path: Path) -> Iterator[Settings]:
     s = Settings(data_dir=tmp_path / "data", graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
     yield s
     if (s.data_dir / "falkordb" / "falkordb.pid").exists():  # an embedded server was started for it
-        from graph.embedded import EmbeddedFalkorDB
+        from motivgraph.graph.embedded import EmbeddedFalkorDB
 
         with contextlib.suppress(Exception):
             EmbeddedFalkorDB(s.data_dir).stop(timeout_s=10)
@@ -72,7 +72,7 @@ def embedder() -> Embedder:
 
 @pytest.fixture(scope="session")
 def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedFalkorDB]:
-    from graph.embedded import EmbeddedFalkorDB
+    from motivgraph.graph.embedded import EmbeddedFalkorDB
 
     server = EmbeddedFalkorDB(tmp_path_factory.mktemp("fdb"))
     server.start()
@@ -84,7 +84,7 @@ def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedd
 
 @pytest.fixture
 def store(settings: Settings, falkordb_server: EmbeddedFalkorDB) -> Iterator[GraphStore]:
-    from graph import open_store
+    from motivgraph.graph import open_store
 
     settings.graph.falkordb_url = falkordb_server.url
     settings.graph.name = f"t_{uuid.uuid4().hex[:12]}"

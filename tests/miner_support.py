@@ -7,10 +7,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ingest.models import Paper, Section
-from miner.parents import Item
-from miner.schemas import NodeText
+from motivgraph.ingest.models import Paper, Section
 from motivgraph.llm.tokens import content_text
+from motivgraph.miner.parents import Item
+from motivgraph.miner.schemas import NodeText
 from motivgraph.settings import Settings
 
 INTRO = (

@@ -1,4 +1,4 @@
-"""What a SoIQ session costs in LLM calls and tokens: `python -m agents.soiq.cost`.
+"""What a SoIQ session costs in LLM calls and tokens: `python -m motivgraph.agents.soiq.cost`.
 
 Runs complete sessions with the default settings (3 ideas, 5 mentor rounds, 12 exploration tool
 calls, 4 per round, 24k-token context budget) where every agent is the scripted model and token
@@ -25,7 +25,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from agents.tools.models import (
+from motivgraph.agents.tools.models import (
     LiteraturePaper,
     LiteratureSearchResult,
     NodeBrief,
@@ -125,8 +125,8 @@ def script(ideas: int, explore_calls: int, rounds: int, calls_per_round: int, ac
 
 
 async def measure(name: str, **kw: Any) -> dict[str, Any]:
-    from agents.runs import RunDir
-    from agents.soiq.session import SessionConfig, SoiqSession
+    from motivgraph.agents.runs import RunDir
+    from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
     from motivgraph.llm import LLMClient, ScriptedChatModel
     from motivgraph.settings import Settings
 

@@ -14,8 +14,8 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graph.identity import node_key, normalize_name
 from motivgraph.errors import MotivGraphError, NodeNotFound
+from motivgraph.graph.identity import node_key, normalize_name
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ def match_citation(c: Citation, papers: list[dict[str, Any]]) -> bool:
 
 async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], list[dict[str, Any]]]:
     """(resolved, unresolved-with-reason) — resolved against the graph through the ToolClient."""
-    from agents.tools.models import NodeRelationRequest
+    from motivgraph.agents.tools.models import NodeRelationRequest
 
     resolved: list[Link] = []
     unresolved: list[dict[str, Any]] = []

@@ -29,9 +29,9 @@ from langchain_core.messages import (
     messages_to_dict,
 )
 
-from agents.soiq import prompts
-from agents.soiq.protocol import CallError, ParsedCall, parse_text_calls, strip_after_last_marker
-from agents.soiq.toolbox import Toolbox
+from motivgraph.agents.soiq import prompts
+from motivgraph.agents.soiq.protocol import CallError, ParsedCall, parse_text_calls, strip_after_last_marker
+from motivgraph.agents.soiq.toolbox import Toolbox
 from motivgraph.llm.tokens import content_text, count_message_tokens
 
 log = logging.getLogger(__name__)

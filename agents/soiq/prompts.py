@@ -5,7 +5,7 @@ Placeholders are filled with `str.format`; literal braces are doubled.
 
 from __future__ import annotations
 
-from agents.soiq.idea import IDEA_FIELDS
+from motivgraph.agents.soiq.idea import IDEA_FIELDS
 
 # --------------------------------------------------------------------------- tools (text protocol)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from agents.soiq import prompts
-from agents.soiq.idea import IDEA_FIELDS, Idea, IdeaParseError, parse_idea
-from agents.soiq.loop import ChatAgent
+from motivgraph.agents.soiq import prompts
+from motivgraph.agents.soiq.idea import IDEA_FIELDS, Idea, IdeaParseError, parse_idea
+from motivgraph.agents.soiq.loop import ChatAgent
 
 log = logging.getLogger(__name__)
 

@@ -18,14 +18,14 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, Field, field_validator
 
-from agents.runs import COMPLETED, FAILED, INTERRUPTED, RUNNING, RunDir, RunStateError, pid_alive
-from agents.soiq import prompts
-from agents.soiq.grounding import check_idea
-from agents.soiq.idea import Idea
-from agents.soiq.loop import ChatAgent, Invoke
-from agents.soiq.mentor import ACCEPT, REJECT, Mentor
-from agents.soiq.researcher import IdeaReply, Researcher
-from agents.soiq.toolbox import ABLATIONS, SeenRecord, Toolbox, parse_ablations
+from motivgraph.agents.runs import COMPLETED, FAILED, INTERRUPTED, RUNNING, RunDir, RunStateError, pid_alive
+from motivgraph.agents.soiq import prompts
+from motivgraph.agents.soiq.grounding import check_idea
+from motivgraph.agents.soiq.idea import Idea
+from motivgraph.agents.soiq.loop import ChatAgent, Invoke
+from motivgraph.agents.soiq.mentor import ACCEPT, REJECT, Mentor
+from motivgraph.agents.soiq.researcher import IdeaReply, Researcher
+from motivgraph.agents.soiq.toolbox import ABLATIONS, SeenRecord, Toolbox, parse_ablations
 from motivgraph.llm.tokens import content_text, count_message_tokens, count_tokens
 from motivgraph.settings import Settings
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agents.tools.models import (
+from motivgraph.agents.tools.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,
@@ -29,7 +29,7 @@ from agents.tools.models import (
     TransferRequest,
     TransferResult,
 )
-from agents.tools.specs import BY_NAME
+from motivgraph.agents.tools.specs import BY_NAME
 from motivgraph.errors import MotivGraphError
 
 R = TypeVar("R", bound=BaseModel)

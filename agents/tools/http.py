@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel
 
-from agents.tools.base import ToolArgumentError, ToolClient
-from agents.tools.models import (
+from motivgraph.agents.tools.base import ToolArgumentError, ToolClient
+from motivgraph.agents.tools.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from agents.tools.base import ToolClient
-from agents.tools.models import (
+from motivgraph.agents.tools.base import ToolClient
+from motivgraph.agents.tools.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,
@@ -22,7 +22,7 @@ from agents.tools.models import (
 )
 
 if TYPE_CHECKING:
-    from api.services import ToolService
+    from motivgraph.api.services import ToolService
     from motivgraph.runtime import Runtime
     from motivgraph.settings import Settings
 
@@ -34,7 +34,7 @@ class InProcessToolClient(ToolClient):
     blocking, so they run in a worker thread and never stall the caller's event loop."""
 
     def __init__(self, service: ToolService | Runtime | Settings | None = None, *, owns: bool | None = None) -> None:
-        from api.services import ToolService
+        from motivgraph.api.services import ToolService
 
         if isinstance(service, ToolService):
             self.service = service

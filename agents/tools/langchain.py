@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agents.tools.render import DEFAULT_CAP, render
-from agents.tools.specs import TOOLS
+from motivgraph.agents.tools.render import DEFAULT_CAP, render
+from motivgraph.agents.tools.specs import TOOLS
 from motivgraph.errors import MotivGraphError
 
 if TYPE_CHECKING:
     from langchain_core.tools import StructuredTool
 
-    from agents.tools.base import ToolClient
+    from motivgraph.agents.tools.base import ToolClient
 
 
 def langchain_tools(client: ToolClient, *, token_cap: int = DEFAULT_CAP,

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agents.tools.models import (
+from motivgraph.agents.tools.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,

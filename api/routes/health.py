@@ -3,9 +3,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from api.deps import Context
-from api.errors import ErrorResponse
-from api.services.browse import Health, health
+from motivgraph.api.deps import Context
+from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.services.browse import Health, health
 
 router = APIRouter(tags=["health"])
 

@@ -16,9 +16,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.jobs import JobManager
-from agents.runs import RunNotFound, RunStateError
-from agents.soiq.toolbox import ABLATIONS, parse_ablations
+from motivgraph.agents.jobs import JobManager
+from motivgraph.agents.runs import RunNotFound, RunStateError
+from motivgraph.agents.soiq.toolbox import ABLATIONS, parse_ablations
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def ensure_jobs(app: Any) -> JobManager:
     when the app runs without lifespan events)."""
     jobs = getattr(app.state, "ideation_jobs", None)
     if jobs is None:
-        from agents.tools.inprocess import InProcessToolClient
+        from motivgraph.agents.tools.inprocess import InProcessToolClient
         from motivgraph.llm import LLMClient
 
         settings = app.state.settings
@@ -124,7 +124,7 @@ def _not_found(e: RunNotFound) -> HTTPException:
 async def start_session(body: SessionRequest, request: Request, jobs: Jobs) -> SessionCreated:
     """Start a SoIQ session as a background job; poll `GET /ideation/sessions/{id}` or stream
     `GET /ideation/sessions/{id}/events`. The session keeps running if the client goes away."""
-    from agents.soiq.session import SessionConfig
+    from motivgraph.agents.soiq.session import SessionConfig
 
     _check_llm(request)
     settings = request.app.state.settings

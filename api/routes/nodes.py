@@ -4,10 +4,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from agents.tools.models import NodeRelation
-from api.deps import Context, KeyText
-from api.errors import ErrorResponse
-from api.services.browse import get_node
+from motivgraph.agents.tools.models import NodeRelation
+from motivgraph.api.deps import Context, KeyText
+from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.services.browse import get_node
 
 router = APIRouter(tags=["graph"])
 

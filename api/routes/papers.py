@@ -4,9 +4,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from api.deps import Context, KeyText
-from api.errors import ErrorResponse
-from api.services.browse import PaperView, get_paper
+from motivgraph.api.deps import Context, KeyText
+from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.services.browse import PaperView, get_paper
 
 router = APIRouter(tags=["graph"])
 

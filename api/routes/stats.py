@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.deps import Context
-from api.errors import ErrorResponse
-from api.services.browse import Stats, stats
+from motivgraph.api.deps import Context
+from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.services.browse import Stats, stats
 
 router = APIRouter(tags=["graph"])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from agents.tools.models import (
+from motivgraph.agents.tools.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,
@@ -16,10 +16,10 @@ from agents.tools.models import (
     TransferRequest,
     TransferResult,
 )
-from agents.tools.specs import BY_NAME, openai_tools
-from api.deps import Service
-from api.errors import ErrorResponse
-from api.models import ToolsList
+from motivgraph.agents.tools.specs import BY_NAME, openai_tools
+from motivgraph.api.deps import Service
+from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.models import ToolsList
 
 router = APIRouter(prefix="/tools", tags=["tools"])
 

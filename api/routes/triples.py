@@ -4,10 +4,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from api.deps import Context, CursorText, FilterText
-from api.errors import ErrorResponse
-from api.services.browse import TriplesPage, page_triples
-from graph.models import TripleFilter
+from motivgraph.api.deps import Context, CursorText, FilterText
+from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.services.browse import TriplesPage, page_triples
+from motivgraph.graph.models import TripleFilter
 
 router = APIRouter(tags=["graph"])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.tools.models import (
+from motivgraph.agents.tools.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,
@@ -17,7 +17,7 @@ from agents.tools.models import (
     TransferRequest,
     TransferResult,
 )
-from api.services.context import ToolContext
+from motivgraph.api.services.context import ToolContext
 from motivgraph.runtime import Runtime
 from motivgraph.settings import Settings
 
@@ -33,27 +33,27 @@ class ToolService:
         return self.ctx.settings
 
     def node_search(self, req: NodeSearchRequest) -> NodeSearchResult:
-        from api.services.node_search import node_search
+        from motivgraph.api.services.node_search import node_search
 
         return node_search(self.ctx, req)
 
     def node_relation(self, req: NodeRelationRequest) -> NodeRelationResult:
-        from api.services.node_relation import node_relation
+        from motivgraph.api.services.node_relation import node_relation
 
         return node_relation(self.ctx, req)
 
     def random_nodes(self, req: RandomNodesRequest) -> RandomNodesResult:
-        from api.services.random_nodes import random_nodes
+        from motivgraph.api.services.random_nodes import random_nodes
 
         return random_nodes(self.ctx, req)
 
     async def literature_search(self, req: LiteratureSearchRequest) -> LiteratureSearchResult:
-        from api.services.literature import literature_search
+        from motivgraph.api.services.literature import literature_search
 
         return await literature_search(self.ctx, req)
 
     def transfer_candidates(self, req: TransferRequest) -> TransferResult:
-        from api.services.transfer import transfer_candidates
+        from motivgraph.api.services.transfer import transfer_candidates
 
         return transfer_candidates(self.ctx, req)
 

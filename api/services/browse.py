@@ -8,12 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agents.tools.models import NodeRelation, PaperBrief, TripleOut
-from api.services.context import ToolContext, triple_out
-from api.services.errors import InvalidCursor, PaperNotFound
-from api.services.node_relation import relation_of
-from graph.models import PaperRecord, TripleFilter
+from motivgraph.agents.tools.models import NodeRelation, PaperBrief, TripleOut
+from motivgraph.api.services.context import ToolContext, triple_out
+from motivgraph.api.services.errors import InvalidCursor, PaperNotFound
+from motivgraph.api.services.node_relation import relation_of
 from motivgraph.errors import MotivGraphError, NodeNotFound
+from motivgraph.graph.models import PaperRecord, TripleFilter
 
 log = logging.getLogger(__name__)
 

@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.tools.models import NodeBrief, TripleOut
-from api.services.batching import Batcher
+from motivgraph.agents.tools.models import NodeBrief, TripleOut
+from motivgraph.api.services.batching import Batcher
 from motivgraph.errors import BackendUnavailable, IndexCorrupt, IndexMissing, MotivGraphError
 from motivgraph.runtime import Runtime
 from motivgraph.settings import Settings
 
 if TYPE_CHECKING:
-    from graph.base import GraphStore
-    from graph.models import NodeRecord, NodeRef, TripleView
-    from graph.paper_index import PaperIndex
-    from graph.vector_index import IndexHit, IndexStatus, NodeIndex
     from motivgraph.embeddings.base import Embedder
+    from motivgraph.graph.base import GraphStore
+    from motivgraph.graph.models import NodeRecord, NodeRef, TripleView
+    from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.vector_index import IndexHit, IndexStatus, NodeIndex
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ class ToolContext:
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._s2_client is None or self._s2_loop is not loop:
-                from api.services.literature import make_s2_client
+                from motivgraph.api.services.literature import make_s2_client
 
                 self._s2_client, self._s2_loop = make_s2_client(self.settings), loop
             return self._s2_client

@@ -8,7 +8,7 @@ words used as a problem and as a challenge) returns each of them. Unknown names 
 
 from __future__ import annotations
 
-from agents.tools.models import (
+from motivgraph.agents.tools.models import (
     NodeBrief,
     NodeRelation,
     NodeRelationRequest,
@@ -16,9 +16,9 @@ from agents.tools.models import (
     PaperBrief,
     Unresolved,
 )
-from api.services.context import ToolContext, brief, triple_out
-from graph.models import NodeDetail
+from motivgraph.api.services.context import ToolContext, brief, triple_out
 from motivgraph.errors import NodeNotFound
+from motivgraph.graph.models import NodeDetail
 
 
 def relation_of(detail: NodeDetail, query: str, max_triples: int = 20, max_neighbours: int = 30) -> NodeRelation:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agents.tools.models import NodeSearchRequest, NodeSearchResult, ScoredNode
-from api.services.context import ToolContext
+from motivgraph.agents.tools.models import NodeSearchRequest, NodeSearchResult, ScoredNode
+from motivgraph.api.services.context import ToolContext
 
 
 def node_search(ctx: ToolContext, req: NodeSearchRequest) -> NodeSearchResult:

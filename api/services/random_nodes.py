@@ -11,8 +11,8 @@ import secrets
 
 import numpy as np
 
-from agents.tools.models import RandomNode, RandomNodesRequest, RandomNodesResult, TripleOut
-from api.services.context import ToolContext, brief, triple_out
+from motivgraph.agents.tools.models import RandomNode, RandomNodesRequest, RandomNodesResult, TripleOut
+from motivgraph.api.services.context import ToolContext, brief, triple_out
 
 OVERSAMPLE = (4, 16, 64)  # candidates drawn per wanted item, widened while too few pass
 

@@ -8,9 +8,9 @@ obstacle met elsewhere, and what solved it there. Ranked by topic_similarity × 
 
 from __future__ import annotations
 
-from agents.tools.models import TransferCandidate, TransferRequest, TransferResult
-from api.services.context import ToolContext, brief
-from graph.models import NodeDetail
+from motivgraph.agents.tools.models import TransferCandidate, TransferRequest, TransferResult
+from motivgraph.api.services.context import ToolContext, brief
+from motivgraph.graph.models import NodeDetail
 
 SOURCES_PER_TARGET = 10
 

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from graph import queries as Q
-from graph.identity import LABELS, TYPE_OF_LABEL, normalize_name, split_key, stable_random
-from graph.models import (
+from motivgraph.graph import queries as Q
+from motivgraph.graph.identity import LABELS, TYPE_OF_LABEL, normalize_name, split_key, stable_random
+from motivgraph.graph.models import (
     GraphStats,
     NodeDetail,
     NodeIn,

@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from graph import queries as Q
-from graph.backends.cypher import CypherGraphStore, Row, Statement
 from motivgraph.errors import BackendUnavailable, GraphError
+from motivgraph.graph import queries as Q
+from motivgraph.graph.backends.cypher import CypherGraphStore, Row, Statement
 
 if TYPE_CHECKING:
     from motivgraph.settings import Settings
@@ -83,7 +83,7 @@ class FalkorDBStore(CypherGraphStore):
             hint = f"check that the server is running or fix {URL_SETTING}"
             db = cls._connect_url(url, where, hint)
         else:
-            from graph.embedded import EmbeddedFalkorDB
+            from motivgraph.graph.embedded import EmbeddedFalkorDB
 
             server = EmbeddedFalkorDB(settings.data_dir)
             server.start()

@@ -11,9 +11,9 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from graph import queries as Q
-from graph.backends.cypher import CypherGraphStore, Row, Statement
 from motivgraph.errors import BackendUnavailable, ConfigError, GraphError
+from motivgraph.graph import queries as Q
+from motivgraph.graph.backends.cypher import CypherGraphStore, Row, Statement
 
 if TYPE_CHECKING:
     from motivgraph.settings import Settings

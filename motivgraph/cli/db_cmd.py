@@ -11,8 +11,8 @@ import json
 import typer
 from rich.table import Table
 
-from graph.embedded import EmbeddedFalkorDB, ServerStatus
 from motivgraph.cli.common import EXIT_UNAVAILABLE, cli_errors, console, err_console, load_settings
+from motivgraph.graph.embedded import EmbeddedFalkorDB, ServerStatus
 from motivgraph.settings import Settings
 
 app = typer.Typer(

@@ -48,7 +48,7 @@ def export(
     out: str = typer.Argument(..., help="File to write (JSONL), or '-' for standard output."),
 ) -> None:
     """Write the whole graph (nodes, papers, triples with provenance, parent links) as JSONL."""
-    from graph.interchange import export_to
+    from motivgraph.graph.interchange import export_to
 
     rt = Runtime(load_settings())
     try:
@@ -86,7 +86,7 @@ def import_(
 ) -> None:
     """Import a JSONL export. Bad lines are reported by number and skipped; the rest are imported;
     the exit code is 1 when any line was bad. Safe to re-run after an interruption."""
-    from graph.interchange import import_lines
+    from motivgraph.graph.interchange import import_lines
 
     if not path.is_file():
         raise ConfigError(f"No such file: {path}")
@@ -145,8 +145,8 @@ def push(
     replace: bool = typer.Option(False, "--replace", help="Delete the target graph first (default: merge)."),
 ) -> None:
     """Copy the configured (usually embedded) graph into Neo4j through the export/import path."""
-    from graph import open_store
-    from graph.interchange import copy_graph
+    from motivgraph.graph import open_store
+    from motivgraph.graph.interchange import copy_graph
 
     settings = load_settings()
     target_settings = _neo4j_settings(settings, neo4j_uri, neo4j_user, neo4j_password, database)
@@ -177,8 +177,8 @@ def push(
 @cli_errors
 def stats(as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON.")) -> None:
     """Count nodes per label, relationships per type and triples; show the vector index state."""
-    from graph.paper_index import PaperIndex
-    from graph.vector_index import NodeIndex
+    from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.vector_index import NodeIndex
 
     settings = load_settings()
     rt = Runtime(settings)

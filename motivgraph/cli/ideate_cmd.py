@@ -78,10 +78,10 @@ class DialoguePrinter:
 
 def _tool_client(settings: Any) -> Any:
     if settings.api.url:
-        from agents.tools.http import HttpToolClient
+        from motivgraph.agents.tools.http import HttpToolClient
 
         return HttpToolClient.from_settings(settings)
-    from agents.tools.inprocess import InProcessToolClient
+    from motivgraph.agents.tools.inprocess import InProcessToolClient
 
     return InProcessToolClient(settings)
 
@@ -98,7 +98,7 @@ def _require_llm(settings: Any) -> None:
 
 
 async def _run(settings: Any, config: Any, run: Any, printer: DialoguePrinter) -> Any:
-    from agents.soiq.session import SoiqSession
+    from motivgraph.agents.soiq.session import SoiqSession
     from motivgraph.llm import LLMClient
 
     llm = LLMClient(settings, run_id=run.id)
@@ -130,9 +130,9 @@ def ideate(
 
     Writes <out>/<run id>/ with transcript.jsonl, ideas.json, summary.md and state for --resume.
     """
-    from agents.runs import RunDir
-    from agents.soiq.session import SessionConfig
-    from agents.soiq.toolbox import parse_ablations
+    from motivgraph.agents.runs import RunDir
+    from motivgraph.agents.soiq.session import SessionConfig
+    from motivgraph.agents.soiq.toolbox import parse_ablations
 
     if method != "soiq":
         raise ConfigError(f"--method {method!r} is not available here; use --method soiq")

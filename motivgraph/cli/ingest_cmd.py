@@ -23,7 +23,7 @@ from typer.core import TyperGroup
 from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
 
 if TYPE_CHECKING:
-    from ingest.pipeline import DocOutcome, IngestSummary
+    from motivgraph.ingest.pipeline import DocOutcome, IngestSummary
 
 
 class _DefaultRunGroup(TyperGroup):
@@ -130,8 +130,8 @@ def run_cmd(
     ),
 ) -> None:
     """Parse PDFs, extract motivation triples and store them in the graph; resumable (re-run the same command)."""
-    from ingest.pipeline import run_ingest
     from motivgraph.errors import ConfigError
+    from motivgraph.ingest.pipeline import run_ingest
 
     if parser is not None and parser not in ("auto", "grobid", "pdf"):
         raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")
@@ -183,7 +183,7 @@ def _catch_up_paper_index(settings: Any) -> None:
 @cli_errors
 def status_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
     """Documents per ledger state (queued, parsed, extracted, stored, failed)."""
-    from ingest.pipeline import ledger_for
+    from motivgraph.ingest.pipeline import ledger_for
 
     settings = load_settings()
     ledger = ledger_for(settings)
@@ -208,7 +208,7 @@ def status_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON i
 @cli_errors
 def report_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables.")) -> None:
     """Failed documents grouped by reason, with file names and errors."""
-    from ingest.pipeline import ledger_for
+    from motivgraph.ingest.pipeline import ledger_for
 
     settings = load_settings()
     ledger = ledger_for(settings)
@@ -245,9 +245,9 @@ def parse_cmd(
     parser: str = typer.Option(None, "--parser", help=_PARSER_HELP),
 ) -> None:
     """Parse one PDF and print the structured paper (nothing is stored)."""
-    from ingest.parsers import make_parser
-    from ingest.walker import sha256_file
     from motivgraph.errors import ConfigError, ParseError
+    from motivgraph.ingest.parsers import make_parser
+    from motivgraph.ingest.walker import sha256_file
 
     if parser is not None and parser not in ("auto", "grobid", "pdf"):
         raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")

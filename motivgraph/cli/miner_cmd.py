@@ -24,12 +24,12 @@ def extract_cmd(
     parser: str = typer.Option(None, "--parser", help="Parser: auto, grobid or pdf (offline)."),
 ) -> None:
     """Parse one paper and print its (problem, challenge, solution) triples; nothing is stored."""
-    from ingest.walker import sha256_file
-    from miner.extract import LLMExtractor
-    from miner.heuristic import HeuristicExtractor
     from motivgraph.embeddings import get_embedder
     from motivgraph.errors import ConfigError, ParseError
+    from motivgraph.ingest.walker import sha256_file
     from motivgraph.llm import LLMClient
+    from motivgraph.miner.extract import LLMExtractor
+    from motivgraph.miner.heuristic import HeuristicExtractor
 
     if not file.is_file():
         raise ParseError(f"no such file: {file}")
@@ -46,11 +46,11 @@ def extract_cmd(
 
     async def go() -> Any:
         if file.name.endswith(".xml"):
-            from ingest.tei import tei_to_paper
+            from motivgraph.ingest.tei import tei_to_paper
 
             paper = tei_to_paper(file.read_bytes(), source_path=str(file))
         else:
-            from ingest.parsers import make_parser
+            from motivgraph.ingest.parsers import make_parser
 
             p = await make_parser(settings.ingest, parser, workers=1)  # type: ignore[arg-type]
             try:
@@ -101,10 +101,10 @@ def parents_build_cmd(
     ),
 ) -> None:
     """Add parent nodes over the graph's problems and challenges (B.4); incremental and resumable."""
-    from miner.decisions import DecisionLog
-    from miner.parents import ParentBuilder
     from motivgraph.errors import BudgetExceeded, ConfigError
     from motivgraph.llm import LLMClient
+    from motivgraph.miner.decisions import DecisionLog
+    from motivgraph.miner.parents import ParentBuilder
     from motivgraph.runtime import Runtime
 
     if node_type is not None and node_type not in ("problem", "challenge"):
@@ -163,14 +163,14 @@ def ingest_with_miner(
     """`motivgraph ingest` with extraction: says which extractor runs, runs the ingest pipeline with
     the miner's sink (or, with --dry-run, estimates tokens and cost first), prints the miner report.
     Returns the pipeline's IngestSummary for the ingest command's own summary table."""
-    from ingest.pipeline import run_ingest
-    from miner.sink import build_sink, dry_run_estimate
     from motivgraph.errors import BudgetExceeded
+    from motivgraph.ingest.pipeline import run_ingest
+    from motivgraph.miner.sink import build_sink, dry_run_estimate
     from motivgraph.runtime import Runtime
 
     if dry_run:
-        from miner.sink import OFFLINE_NOTICE
         from motivgraph.llm import LLMClient
+        from motivgraph.miner.sink import OFFLINE_NOTICE
 
         client = LLMClient(settings, budget_usd=budget_usd)
         try:

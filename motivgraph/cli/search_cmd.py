@@ -14,7 +14,7 @@ from motivgraph.errors import ConfigError
 from motivgraph.runtime import Runtime
 
 if TYPE_CHECKING:
-    from graph.vector_index import IndexStatus
+    from motivgraph.graph.vector_index import IndexStatus
 
 NODE_TYPES = ("problem", "challenge", "solution")
 
@@ -92,8 +92,8 @@ def reindex(
     ),
 ) -> None:
     """Rebuild the FAISS indexes from the graph (re-embeds every node and paper)."""
-    from graph.paper_index import PaperIndex
-    from graph.vector_index import NodeIndex
+    from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.vector_index import NodeIndex
 
     settings = load_settings()
     if kind is not None:

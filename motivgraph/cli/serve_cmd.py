@@ -30,8 +30,8 @@ def serve(
     port = port or settings.api.port
     workers = workers or settings.api.workers
     if check:
-        from api.services.browse import health
-        from api.services.context import ToolContext
+        from motivgraph.api.services.browse import health
+        from motivgraph.api.services.context import ToolContext
 
         ctx = ToolContext(settings)
         try:
@@ -50,7 +50,8 @@ def serve(
     # spinning pools of one worker would otherwise steal the cores of the other.
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, str(settings.api.compute_threads))
-    from api.server import HTTP_PROTOCOL
+    from motivgraph.api.server import HTTP_PROTOCOL
 
-    uvicorn.run("api.app:serve_factory", factory=True, host=host, port=port, workers=workers, http=HTTP_PROTOCOL,
-                access_log=False, log_level=settings.log_level.lower(), timeout_graceful_shutdown=10)
+    uvicorn.run("motivgraph.api.app:serve_factory", factory=True, host=host, port=port, workers=workers,
+                http=HTTP_PROTOCOL, access_log=False, log_level=settings.log_level.lower(),
+                timeout_graceful_shutdown=10)

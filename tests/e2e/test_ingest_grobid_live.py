@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.grobid import GrobidClient
-from ingest.parsers import GrobidParser
+from motivgraph.ingest.grobid import GrobidClient
+from motivgraph.ingest.parsers import GrobidParser
 from motivgraph.settings import IngestSettings
 
 pytestmark = pytest.mark.e2e

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from graph import open_store
-from graph.interchange import copy_graph, export_lines
 from motivgraph.cli import app
+from motivgraph.graph import open_store
+from motivgraph.graph.interchange import copy_graph, export_lines
 from tests.e2e.test_neo4j_conformance import neo4j_settings  # noqa: F401  (fixture)
 from tests.integration.test_interchange import fill_small_graph
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from graph.base import GraphStore
+from motivgraph.graph.base import GraphStore
 from motivgraph.settings import GraphSettings, Neo4jSettings, Settings
 from tests.integration.test_store_conformance import TestConformance as _Conformance
 
@@ -60,7 +60,7 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
 
 @pytest.fixture
 def gstore(neo4j_settings: Settings) -> Iterator[GraphStore]:
-    from graph import open_store
+    from motivgraph.graph import open_store
 
     store = open_store(neo4j_settings)
     store.clear()

@@ -9,7 +9,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from graph.models import NodeIn, PaperRecord, TripleIn
+from motivgraph.graph.models import NodeIn, PaperRecord, TripleIn
 
 PAPERS = [
     PaperRecord(paper_id="p-gnn", title="Deeper Graph Networks without Oversmoothing", year=2021,
@@ -55,8 +55,8 @@ GOOD_CITE = "(Silva et al., 2021)"
 
 def build_graph(settings: Any, store: Any, embedder: Any) -> Any:
     """Write the small graph, build both FAISS indexes, return a Runtime sharing store and embedder."""
-    from graph.paper_index import PaperIndex
-    from graph.vector_index import NodeIndex
+    from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.vector_index import NodeIndex
     from motivgraph.runtime import Runtime
 
     store.upsert_papers(PAPERS)
@@ -70,8 +70,8 @@ def build_graph(settings: Any, store: Any, embedder: Any) -> Any:
 
 
 def tool_client(rt: Any) -> Any:
-    from agents.tools.inprocess import InProcessToolClient
-    from api.services import ToolService
+    from motivgraph.agents.tools.inprocess import InProcessToolClient
+    from motivgraph.api.services import ToolService
 
     return InProcessToolClient(ToolService(rt), owns=False)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from graph.embedded import EmbeddedFalkorDB
 from motivgraph.cli import app
+from motivgraph.graph.embedded import EmbeddedFalkorDB
 
 
 @pytest.fixture

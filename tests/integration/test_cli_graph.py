@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from bench.synthetic import SyntheticGraph
-from graph import open_store
-from graph.models import NodeIn, TripleIn
-from graph.vector_index import node_text
 from motivgraph.cli import app
+from motivgraph.graph import open_store
+from motivgraph.graph.models import NodeIn, TripleIn
+from motivgraph.graph.vector_index import node_text
 
 runner = CliRunner()
 
@@ -139,7 +139,7 @@ def test_import_missing_file(env):
 
 
 def test_push_to_unreachable_neo4j_names_the_problem(env, graph):
-    pytest.importorskip("graph.backends.neo4j", reason="the Neo4j backend module is not there yet")
+    pytest.importorskip("motivgraph.graph.backends.neo4j", reason="the Neo4j backend module is not there yet")
     res = runner.invoke(
         app, ["graph", "push", "--neo4j-uri", "bolt://127.0.0.1:9", "--neo4j-password", "x"], catch_exceptions=False
     )

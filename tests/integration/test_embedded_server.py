@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import redis
 
-from graph import open_store
-from graph.embedded import MAX_SOCKET_PATH, EmbeddedFalkorDB, _pid_alive
-from graph.models import NodeIn, TripleIn
 from motivgraph.errors import BackendUnavailable, ConfigError
+from motivgraph.graph import open_store
+from motivgraph.graph.embedded import MAX_SOCKET_PATH, EmbeddedFalkorDB, _pid_alive
+from motivgraph.graph.models import NodeIn, TripleIn
 from motivgraph.settings import GraphSettings, Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -170,7 +170,7 @@ def test_long_data_dir_uses_short_socket(tmp_path: Path, servers: Callable[[Path
 def test_start_failure_quotes_the_server_log(
     tmp_path: Path, servers: Callable[[Path], EmbeddedFalkorDB], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import graph.embedded as emb
+    import motivgraph.graph.embedded as emb
 
     real_server, _ = emb._binaries()
     bogus = tmp_path / "not-a-module.so"
@@ -286,7 +286,7 @@ def test_start_timeout_when_the_server_never_answers(
 ) -> None:
     """A server process that stays alive but never opens its socket: start() gives up after its
     bounded timeout with BackendUnavailable instead of hanging."""
-    import graph.embedded as emb
+    import motivgraph.graph.embedded as emb
 
     fake = tmp_path / "bin" / "redis-server"
     fake.parent.mkdir()
@@ -318,7 +318,7 @@ def test_start_timeout_when_the_server_never_answers(
 def test_launcher_failure_quotes_its_output(
     tmp_path: Path, servers: Callable[[Path], EmbeddedFalkorDB], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import graph.embedded as emb
+    import motivgraph.graph.embedded as emb
 
     fake = tmp_path / "bin" / "redis-server"
     fake.parent.mkdir()

@@ -3,10 +3,10 @@ step with writes through node_version, and report staleness after writes they di
 
 from __future__ import annotations
 
-from graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
-from graph.paper_index import PaperIndex
-from graph.vector_index import NodeIndex
 from motivgraph.errors import IndexStale
+from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
+from motivgraph.graph.paper_index import PaperIndex
+from motivgraph.graph.vector_index import NodeIndex
 from motivgraph.runtime import Runtime
 
 

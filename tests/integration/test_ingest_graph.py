@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from graph.base import GraphStore
-from ingest.ledger import Ledger
-from ingest.pipeline import ingest_async
 from motivgraph.cli import app
+from motivgraph.graph.base import GraphStore
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.pipeline import ingest_async
 from motivgraph.settings import GraphSettings, IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_encrypted, write_paper
 
@@ -58,8 +58,8 @@ async def test_default_sink_stores_paper_nodes(settings: Settings, store: GraphS
 _CHILD = textwrap.dedent(
     """
     import asyncio, sys, time
-    from ingest.pipeline import GraphPaperSink, run_ingest
-    from graph import open_store
+    from motivgraph.ingest.pipeline import GraphPaperSink, run_ingest
+    from motivgraph.graph import open_store
     from motivgraph.settings import GraphSettings, IngestSettings, Settings
 
     s = Settings(data_dir=sys.argv[2], ingest=IngestSettings(parser="pdf"),
@@ -131,7 +131,7 @@ async def test_kill_9_mid_run_resumes_to_the_same_end_state(
         data_dir=tmp_path / "ref", ingest=IngestSettings(parser="pdf"),
         graph=GraphSettings(falkordb_url=url, name=name + "_ref"), _env_file=None,
     )
-    from graph import open_store
+    from motivgraph.graph import open_store
 
     ref_store = open_store(ref)
     try:

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic import SyntheticGraph
-from graph import open_store
-from graph.base import GraphStore
-from graph.interchange import copy_graph, export_lines, export_to, import_lines, parse_lines
-from graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
+from motivgraph.graph import open_store
+from motivgraph.graph.base import GraphStore
+from motivgraph.graph.interchange import copy_graph, export_lines, export_to, import_lines, parse_lines
+from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
 from motivgraph.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -227,7 +227,7 @@ def test_import_killed_with_sigkill_then_rerun_gives_the_same_graph(store, setti
 def test_push_code_path_writes_everything_to_neo4j_as_parameterised_batches(store):
     """`graph push` = copy_graph into a Neo4jStore. Here the Neo4j driver is the recording fake of
     the backend's unit tests (the real-server run is tests/e2e/test_interchange_neo4j.py)."""
-    from graph.backends.neo4j import Neo4jStore
+    from motivgraph.graph.backends.neo4j import Neo4jStore
     from tests.unit.test_neo4j_backend import FakeDriver
     from tests.unit.test_neo4j_backend import settings as neo_settings
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from miner.heuristic import HeuristicExtractor, candidate_phrases
-from miner.text import select_input
-from miner.validation import validate
+from motivgraph.miner.heuristic import HeuristicExtractor, candidate_phrases
+from motivgraph.miner.text import select_input
+from motivgraph.miner.validation import validate
 from motivgraph.settings import MinerSettings
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "pdf"
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus PDFs not fo
 
 @pytest.fixture(scope="module")
 def papers():  # type: ignore[no-untyped-def]
-    from ingest.pdf import parse_pdf
+    from motivgraph.ingest.pdf import parse_pdf
 
     return {name: parse_pdf(CORPUS / name) for name in SAMPLE if (CORPUS / name).exists()}
 
@@ -62,7 +62,7 @@ def test_known_paper_gets_its_task_as_problem(papers, embedder) -> None:  # type
 
 
 def test_non_research_text_yields_no_triples(embedder) -> None:  # type: ignore[no-untyped-def]
-    from ingest.models import Paper, Section
+    from motivgraph.ingest.models import Paper, Section
 
     notice = Paper(paper_id="n", title="Retraction", abstract="",
                    sections=[Section(heading="", role="introduction",

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.pipeline import ingest_async, ledger_for
-from miner.sink import MinerSink
 from motivgraph.errors import BudgetExceeded
+from motivgraph.ingest.pipeline import ingest_async, ledger_for
 from motivgraph.llm.tokens import content_text
+from motivgraph.miner.sink import MinerSink
 from motivgraph.runtime import Runtime
 from tests.miner_support import GOOD_TRIPLE, scripted_client
 
@@ -61,7 +61,7 @@ async def test_llm_ingest_stores_merges_and_records_failures(settings, store, pd
     stats = store.stats()
     assert stats.triples == 2 and stats.nodes["Problem"] == 1  # both papers state the same problem
     assert sink.stats.merges >= 2  # problem and solution of the second paper
-    from miner.decisions import DecisionLog
+    from motivgraph.miner.decisions import DecisionLog
 
     log = DecisionLog.for_data_dir(settings.data_dir)
     assert "extraction failed" not in log.extractions(outcome="failed")[0]["reason"]  # the LLM error itself

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from graph.models import NodeIn, TripleIn
-from miner.decisions import DecisionLog
-from miner.parents import ParentBuilder
 from motivgraph.errors import BudgetExceeded
+from motivgraph.graph.models import NodeIn, TripleIn
+from motivgraph.miner.decisions import DecisionLog
+from motivgraph.miner.parents import ParentBuilder
 from motivgraph.runtime import Runtime
 from tests.miner_support import GROUP_OF, NEW_TRANSLATION, NODES, judge_reply, scripted_client
 

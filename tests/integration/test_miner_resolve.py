@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from miner.schemas import ExtractedTriple, ExtractionResult, NodeText
-from miner.sink import MinerSink
+from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult, NodeText
+from motivgraph.miner.sink import MinerSink
 from motivgraph.runtime import Runtime
 from tests.miner_support import make_paper, scripted_client
 

@@ -14,9 +14,9 @@ import time
 import httpx
 import pytest
 
-from agents.runs import RunDir
-from api.app import create_app
-from api.services import ToolService
+from motivgraph.agents.runs import RunDir
+from motivgraph.api.app import create_app
+from motivgraph.api.services import ToolService
 from motivgraph.llm import reset_scripted_models
 from tests.integration.soiq_support import build_graph, idea_dict, idea_text
 
@@ -209,8 +209,8 @@ async def test_shutdown_interrupts_running_sessions(app_factory, settings):
 
 async def test_session_through_http_tool_client(app_factory, settings):
     """The agents reach the graph over HTTP (HttpToolClient) exactly as in process."""
-    from agents.soiq.session import SessionConfig, SoiqSession
-    from agents.tools.http import HttpToolClient
+    from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
+    from motivgraph.agents.tools.http import HttpToolClient
     from motivgraph.llm import ScriptedChatModel
     from tests.integration.soiq_support import llm_client, tc
 

@@ -8,8 +8,8 @@ import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 
-from agents.runs import RunDir
-from api.app import create_app
+from motivgraph.agents.runs import RunDir
+from motivgraph.api.app import create_app
 from motivgraph.settings import Settings
 from tests.schemathesis_support import MODES, check_no_server_errors
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from agents.runs import RunDir
+from motivgraph.agents.runs import RunDir
 from motivgraph.cli import app
 from motivgraph.llm import reset_scripted_models
 from tests.integration.soiq_support import build_graph, idea_dict, idea_text

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from agents.runs import RunDir, mark_interrupted
-from agents.soiq.session import SessionConfig, SoiqSession
+from motivgraph.agents.runs import RunDir, mark_interrupted
+from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
 from motivgraph.errors import LLMError
 from motivgraph.llm import ScriptedChatModel
 from tests.integration.soiq_support import build_graph, idea_dict, idea_text, llm_client, tc, tool_client
@@ -189,7 +189,7 @@ async def test_resume_refused_for_completed_or_live_run(settings, graph_rt):
     import subprocess
     import sys
 
-    from agents.runs import RunStateError
+    from motivgraph.agents.runs import RunStateError
 
     model = ScriptedChatModel([idea_text(idea_dict(cite="")), "<ACCEPT>"])
     session, _run, _ = make_session(settings, graph_rt, model)

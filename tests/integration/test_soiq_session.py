@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from agents.runs import RunDir
-from agents.soiq.session import SessionConfig, SoiqSession
+from motivgraph.agents.runs import RunDir
+from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
 from motivgraph.llm import ScriptedChatModel
 from tests.integration.soiq_support import (
     BAD_LINK,

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from graph.base import GraphStore
-from graph.identity import node_key, stable_random
-from graph.models import NodeIn, NodeRecord, PaperRecord, ParentIn, TripleFilter, TripleIn
 from motivgraph.errors import GraphError
+from motivgraph.graph.base import GraphStore
+from motivgraph.graph.identity import node_key, stable_random
+from motivgraph.graph.models import NodeIn, NodeRecord, PaperRecord, ParentIn, TripleFilter, TripleIn
 
 
 @pytest.fixture

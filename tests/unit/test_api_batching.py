@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from api.services.batching import Batcher
+from motivgraph.api.services.batching import Batcher
 
 
 def test_results_and_batches_under_concurrency():

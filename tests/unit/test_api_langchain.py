@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from agents.tools.base import ToolClient
-from agents.tools.langchain import langchain_tools
-from agents.tools.models import NodeSearchResult, ScoredNode
-from agents.tools.specs import BY_NAME
+from motivgraph.agents.tools.base import ToolClient
+from motivgraph.agents.tools.langchain import langchain_tools
+from motivgraph.agents.tools.models import NodeSearchResult, ScoredNode
+from motivgraph.agents.tools.specs import BY_NAME
 from motivgraph.errors import NodeNotFound
 
 

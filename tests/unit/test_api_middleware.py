@@ -7,9 +7,9 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 
-from api.errors import Redactor
-from api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
-from api.services.context import one_line
+from motivgraph.api.errors import Redactor
+from motivgraph.api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
+from motivgraph.api.services.context import one_line
 
 
 def _app() -> FastAPI:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from agents.tools.base import ToolArgumentError, build_request
-from agents.tools.models import (
+from motivgraph.agents.tools.base import ToolArgumentError, build_request
+from motivgraph.agents.tools.models import (
     LiteratureSearchRequest,
     NodeRelationRequest,
     NodeSearchRequest,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.tools.models import (
+from motivgraph.agents.tools.models import (
     LiteraturePaper,
     LiteratureSearchResult,
     NodeBrief,
@@ -18,7 +18,7 @@ from agents.tools.models import (
     TripleOut,
     Unresolved,
 )
-from agents.tools.render import render
+from motivgraph.agents.tools.render import render
 from motivgraph.llm.tokens import count_tokens
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph.identity import check_type, node_key, normalize_name, split_key, stable_random
-from graph.models import NodeIn
+from motivgraph.graph.identity import check_type, node_key, normalize_name, split_key, stable_random
+from motivgraph.graph.models import NodeIn
 
 
 @pytest.mark.parametrize(

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from ingest.grobid import GrobidClient
-from ingest.ledger import Ledger
-from ingest.models import Paper
-from ingest.parsers import AutoParser, GrobidParser, OfflineParser, make_parser
-from ingest.pipeline import SinkResult, ingest_async
 from motivgraph.errors import ConfigError, ExternalServiceError, ParseError
+from motivgraph.ingest.grobid import GrobidClient
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.models import Paper
+from motivgraph.ingest.parsers import AutoParser, GrobidParser, OfflineParser, make_parser
+from motivgraph.ingest.pipeline import SinkResult, ingest_async
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.models import Paper, Section, assign_roles, classify_heading, clean_doi, stable_paper_id
+from motivgraph.ingest.models import Paper, Section, assign_roles, classify_heading, clean_doi, stable_paper_id
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.pdf import parse_pdf
-from ingest.quality import intro_quality
 from motivgraph.errors import ParseError
+from motivgraph.ingest.pdf import parse_pdf
+from motivgraph.ingest.quality import intro_quality
 from tests.fixtures.ingest.pdfgen import write_encrypted, write_image_only, write_paper, write_truncated
 
 REPO = Path(__file__).resolve().parents[2]

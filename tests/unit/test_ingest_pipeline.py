@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ingest.cache import ParsedCache
-from ingest.ledger import Ledger
-from ingest.models import Paper
-from ingest.pipeline import DocOutcome, SinkResult, ingest_async, run_ingest
-from ingest.walker import walk
+from motivgraph.ingest.cache import ParsedCache
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.models import Paper
+from motivgraph.ingest.pipeline import DocOutcome, SinkResult, ingest_async, run_ingest
+from motivgraph.ingest.walker import walk
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_encrypted, write_image_only, write_paper, write_truncated
 

@@ -9,10 +9,10 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from ingest.models import Paper
-from ingest.pipeline import SinkResult, ingest_async
-from ingest.semantic_scholar import SemanticScholarClient
 from motivgraph.errors import ExternalServiceError, RateLimited
+from motivgraph.ingest.models import Paper
+from motivgraph.ingest.pipeline import SinkResult, ingest_async
+from motivgraph.ingest.semantic_scholar import SemanticScholarClient
 from motivgraph.settings import IngestSettings, SemanticScholarSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 

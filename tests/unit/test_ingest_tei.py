@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.tei import tei_to_paper
 from motivgraph.errors import ParseError
+from motivgraph.ingest.tei import tei_to_paper
 
 TEI_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "tei"
 TEI_FILES = sorted(TEI_DIR.glob("*.xml")) if TEI_DIR.is_dir() else []

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from miner.extract import LLMExtractor
 from motivgraph.errors import BudgetExceeded, LLMError, StructuredOutputError
 from motivgraph.llm import rate_limit_error, server_error
 from motivgraph.llm.tokens import content_text
+from motivgraph.miner.extract import LLMExtractor
 from tests.miner_support import COINED_TRIPLE, GOOD_TRIPLE, make_paper, reply, scripted_client
 
 

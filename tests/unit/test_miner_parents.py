@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from miner.decisions import DecisionLog
-from miner.parents import LLMJudge, OfflineJudge, focal_order, knn, run_pass
+from motivgraph.miner.decisions import DecisionLog
+from motivgraph.miner.parents import LLMJudge, OfflineJudge, focal_order, knn, run_pass
 from motivgraph.settings import MinerSettings
 from tests.miner_support import GROUP_OF, NODES, items, judge_reply, scripted_client
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ingest.models import Paper, Section
-from miner.schemas import ExtractedTriple
-from miner.text import estimate_tokens, select_input
-from miner.validation import check_triple, coined_terms, validate
+from motivgraph.ingest.models import Paper, Section
+from motivgraph.miner.schemas import ExtractedTriple
+from motivgraph.miner.text import estimate_tokens, select_input
+from motivgraph.miner.validation import check_triple, coined_terms, validate
 from motivgraph.settings import MinerSettings
 from tests.miner_support import COINED_TRIPLE, GOOD_TRIPLE, INTRO, make_paper
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from graph.backends.neo4j import Neo4jStore
-from graph.models import NodeIn, ParentIn, TripleFilter, TripleIn
 from motivgraph.errors import BackendUnavailable, ConfigError, GraphError
+from motivgraph.graph.backends.neo4j import Neo4jStore
+from motivgraph.graph.models import NodeIn, ParentIn, TripleFilter, TripleIn
 from motivgraph.settings import GraphSettings, Neo4jSettings, Settings
 
 PASSWORD = "pa55-w0rd-never-shown"
@@ -263,7 +263,7 @@ def test_real_driver_against_closed_port_is_backend_unavailable(caplog: pytest.L
     """The real driver over real Bolt to a port nobody listens on: one clear error, no password."""
     import socket
 
-    from graph import open_store
+    from motivgraph.graph import open_store
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -275,7 +275,7 @@ def test_real_driver_against_closed_port_is_backend_unavailable(caplog: pytest.L
 
 
 def test_query_builders_accept_only_schema_labels() -> None:
-    from graph import queries as Q
+    from motivgraph.graph import queries as Q
 
     builders = [Q.upsert_nodes, Q.restore_nodes, Q.add_aliases, Q.upsert_states, Q.node_detail,
                 Q.get_node_by_key, Q.iter_nodes, Q.upsert_parent_edges, Q.iter_parents, Q.count_parents]

@@ -1,9 +1,9 @@
 """Session cost accounting with the default settings (the figures the README quotes).
-Run with -s to see them; `python -m agents.soiq.cost` prints the full table."""
+Run with -s to see them; `python -m motivgraph.agents.soiq.cost` prints the full table."""
 
 from __future__ import annotations
 
-from agents.soiq.cost import measure
+from motivgraph.agents.soiq.cost import measure
 
 
 async def test_default_session_calls_follow_the_settings():

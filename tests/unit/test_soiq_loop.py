@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from langchain_core.messages import ToolMessage
 
-from agents.soiq.loop import ChatAgent, digest
-from agents.soiq.toolbox import Toolbox
-from agents.tools.models import (
+from motivgraph.agents.soiq.loop import ChatAgent, digest
+from motivgraph.agents.soiq.toolbox import Toolbox
+from motivgraph.agents.tools.models import (
     LiteraturePaper,
     LiteratureSearchResult,
     NodeSearchResult,

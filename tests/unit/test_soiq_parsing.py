@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from agents.soiq.grounding import GroundingReport, extract_citations, extract_links, match_citation
-from agents.soiq.idea import IdeaParseError, parse_idea
-from agents.soiq.mentor import parse_aspect, parse_decision
-from agents.soiq.protocol import CallError, ParsedCall, parse_text_calls, strip_after_last_marker
-from agents.soiq.toolbox import parse_ablations
+from motivgraph.agents.soiq.grounding import GroundingReport, extract_citations, extract_links, match_citation
+from motivgraph.agents.soiq.idea import IdeaParseError, parse_idea
+from motivgraph.agents.soiq.mentor import parse_aspect, parse_decision
+from motivgraph.agents.soiq.protocol import CallError, ParsedCall, parse_text_calls, strip_after_last_marker
+from motivgraph.agents.soiq.toolbox import parse_ablations
 
 IDEA = {
     "Name": "x", "Title": "A title here", "Motivation": "m" * 30, "Related Work": "r" * 30,

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graph.identity import LABELS, node_key
-from graph.models import GraphStats, NodeRecord, PaperRecord
-from graph.paper_index import PaperIndex
-from graph.vector_index import NodeIndex, node_text
 from motivgraph.errors import IndexCorrupt, IndexMissing, IndexStale
+from motivgraph.graph.identity import LABELS, node_key
+from motivgraph.graph.models import GraphStats, NodeRecord, PaperRecord
+from motivgraph.graph.paper_index import PaperIndex
+from motivgraph.graph.vector_index import NodeIndex, node_text
 from motivgraph.settings import Settings
 
 NODES = [

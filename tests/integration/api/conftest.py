@@ -17,7 +17,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
+from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
 from motivgraph.settings import GraphSettings, Settings
 
 QUANT = "solution:model quantization for large language models"
@@ -117,9 +117,9 @@ PARENTS = [
 
 def build_graph(settings: Settings, embedder: Any) -> None:
     """Write the test graph into the store `settings` points at and build both indexes."""
-    from graph import open_store
-    from graph.paper_index import PaperIndex
-    from graph.vector_index import NodeIndex
+    from motivgraph.graph import open_store
+    from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.vector_index import NodeIndex
 
     store = open_store(settings)
     try:
@@ -147,7 +147,7 @@ def api_settings(tmp_path_factory: pytest.TempPathFactory, falkordb_server: Any,
     s = make_settings(tmp_path_factory.mktemp("api"), falkordb_server.url)
     build_graph(s, embedder)
     yield s
-    from graph import open_store
+    from motivgraph.graph import open_store
 
     store = open_store(s)
     try:
@@ -158,7 +158,7 @@ def api_settings(tmp_path_factory: pytest.TempPathFactory, falkordb_server: Any,
 
 @pytest.fixture(scope="module")
 def service(api_settings: Settings) -> Iterator[Any]:
-    from api.services import ToolService
+    from motivgraph.api.services import ToolService
 
     svc = ToolService(api_settings)
     yield svc
@@ -171,7 +171,7 @@ def asgi_client(app: Any, **kw: Any) -> httpx.AsyncClient:
 
 @pytest_asyncio.fixture
 async def client(service: Any) -> AsyncIterator[httpx.AsyncClient]:
-    from api.app import create_app
+    from motivgraph.api.app import create_app
 
     async with asgi_client(create_app(service)) as c:
         yield c

@@ -63,8 +63,8 @@ class FakeS2:
 
 def make_service(api_settings: Any, tmp_path: Any, fake: FakeS2, sleeps: list[float] | None = None,
                  **s2: Any) -> Any:
-    from api.services import ToolService
-    from ingest.semantic_scholar import SemanticScholarClient
+    from motivgraph.api.services import ToolService
+    from motivgraph.ingest.semantic_scholar import SemanticScholarClient
 
     settings = api_settings.model_copy(deep=True)  # same graph and indexes, S2 switched on
     settings.s2.enabled = True
@@ -83,7 +83,7 @@ def make_service(api_settings: Any, tmp_path: Any, fake: FakeS2, sleeps: list[fl
 
 
 async def _search(svc: Any, **body: Any) -> httpx.Response:
-    from api.app import create_app
+    from motivgraph.api.app import create_app
 
     async with asgi_client(create_app(svc)) as c:
         return await c.post("/tools/literature_search", json=body)

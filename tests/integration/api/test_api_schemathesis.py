@@ -15,7 +15,7 @@ MAX_EXAMPLES = 30  # per operation and mode: bounded so the suite stays quick on
 
 def _operation_labels() -> list[str]:
     # The spec does not depend on the graph: a settings-only app gives the operation list.
-    from api.app import create_app
+    from motivgraph.api.app import create_app
     from motivgraph.settings import Settings
 
     app = create_app(Settings(data_dir="/nonexistent-motivgraph-spec-only", _env_file=None))  # type: ignore[call-arg]
@@ -29,7 +29,7 @@ LABELS = _operation_labels()
 
 @pytest.fixture(scope="module")
 def api_schema(service):
-    from api.app import create_app
+    from motivgraph.api.app import create_app
 
     config = SchemathesisConfig.from_dict({"generation": {"max-examples": MAX_EXAMPLES}})
     return schemathesis.openapi.from_asgi("/openapi.json", create_app(service), config=config)

@@ -8,15 +8,15 @@ import logging
 import pytest
 from pydantic import SecretStr
 
-from graph.models import NodeIn, TripleIn
+from motivgraph.graph.models import NodeIn, TripleIn
 from tests.integration.api.conftest import TRIPLES, asgi_client
 
 pytestmark = pytest.mark.asyncio
 
 
 def _app(settings, service=None, **api):
-    from api.app import create_app
-    from api.services import ToolService
+    from motivgraph.api.app import create_app
+    from motivgraph.api.services import ToolService
 
     s = settings.model_copy(deep=True)
     for k, v in api.items():
@@ -91,8 +91,8 @@ async def test_backend_down_is_503(tmp_path):
 
 
 async def test_stale_and_missing_index(settings, store, embedder):
-    from api.services import ToolService
-    from graph.vector_index import NodeIndex
+    from motivgraph.api.services import ToolService
+    from motivgraph.graph.vector_index import NodeIndex
 
     store.upsert_triples(TRIPLES[:3])
     svc = ToolService(settings, version_ttl_s=0)
@@ -125,7 +125,7 @@ async def test_stale_and_missing_index(settings, store, embedder):
 
 
 async def test_unexpected_error_is_json_500_without_trace(api_settings, caplog, monkeypatch):
-    from api.services import ToolService
+    from motivgraph.api.services import ToolService
 
     svc = ToolService(api_settings.model_copy(deep=True))
 
@@ -144,7 +144,7 @@ async def test_unexpected_error_is_json_500_without_trace(api_settings, caplog, 
 
 
 async def test_errors_do_not_leak_secrets(api_settings, monkeypatch):
-    from api.services import ToolService
+    from motivgraph.api.services import ToolService
     from motivgraph.errors import BackendUnavailable
 
     s = api_settings.model_copy(deep=True)
@@ -162,7 +162,7 @@ async def test_errors_do_not_leak_secrets(api_settings, monkeypatch):
 
 
 async def test_access_log_line(client, caplog):
-    with caplog.at_level(logging.INFO, logger="api.access"):
+    with caplog.at_level(logging.INFO, logger="motivgraph.api.access"):
         await client.post("/tools/node_search", json={"query": "routing", "k": 2})
-    rec = next(r for r in caplog.records if r.name == "api.access")
+    rec = next(r for r in caplog.records if r.name == "motivgraph.api.access")
     assert rec.status == 200 and rec.path == "/tools/node_search" and rec.latency_ms > 0 and rec.request_id

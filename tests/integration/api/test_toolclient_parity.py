@@ -6,10 +6,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from agents.tools.base import ToolArgumentError
-from agents.tools.http import HttpToolClient
-from agents.tools.inprocess import InProcessToolClient
-from agents.tools.models import NodeSearchRequest, NodeSearchResult, RandomNodesResult
+from motivgraph.agents.tools.base import ToolArgumentError
+from motivgraph.agents.tools.http import HttpToolClient
+from motivgraph.agents.tools.inprocess import InProcessToolClient
+from motivgraph.agents.tools.models import NodeSearchRequest, NodeSearchResult, RandomNodesResult
 from motivgraph.errors import NodeNotFound
 from tests.integration.api.conftest import QUANT, S_ACO
 
@@ -29,7 +29,7 @@ CALLS = [
 
 @pytest.fixture
 async def clients(service):
-    from api.app import create_app
+    from motivgraph.api.app import create_app
 
     app = create_app(service)
     http = HttpToolClient("http://testserver", transport=httpx.ASGITransport(app=app), retries=0)
@@ -83,8 +83,8 @@ async def test_http_maps_server_side_errors(service):
     """422/401/503 answered by a server become the same exceptions the in-process client raises."""
     from pydantic import SecretStr
 
-    from api.app import create_app
-    from api.services import ToolService
+    from motivgraph.api.app import create_app
+    from motivgraph.api.services import ToolService
     from motivgraph.errors import BackendUnavailable, ConfigError
 
     s = service.settings.model_copy(deep=True)
