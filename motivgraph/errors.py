@@ -80,6 +80,14 @@ class StructuredOutputError(LLMError):
     """The LLM's reply could not be parsed into the expected schema after repair and one re-ask."""
 
 
+class LLMTimeout(LLMError):
+    """An LLM call did not finish within its time limit, even after the retries with a longer limit."""
+
+
+class ContextOverflow(LLMError):
+    """A prompt does not fit the model's context window (with room for the reply); nothing was sent."""
+
+
 class ExternalServiceError(MotivGraphError):
     """An external HTTP service (GROBID, Semantic Scholar) failed or is unreachable."""
 

@@ -116,13 +116,18 @@ class RoleOverride(BaseModel):
     api_key: SecretStr | None = Field(None, description="API key for this role's endpoint (from env only).")
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature for this role.")
     max_tokens: int | None = Field(None, ge=1, description="Reply token cap for this role.")
+    context_tokens: int | None = Field(
+        None, ge=256, description="Prompt token cap for this role (agents trim their context to it)."
+    )
 
 
 class LLMSettings(BaseModel):
     model: str | None = Field(
         None,
         description="Default chat model as provider:model, e.g. 'openai:gpt-4o-mini', "
-        "'deepseek:deepseek-chat', 'openai:Qwen2.5-7B-Instruct' with base_url for vLLM/Ollama. "
+        "'deepseek:deepseek-chat', 'openai:Qwen2.5-7B-Instruct' with base_url for vLLM/Ollama, "
+        "'anthropic:claude-3-5-haiku-latest' (any LangChain init_chat_model provider, with its extra), "
+        "'local:smollm2' or 'local:/path/model.gguf' (a llama.cpp server MotivGraph starts itself). "
         "Unset: no LLM (offline extractor where one exists).",
     )
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint (vLLM, Ollama, DeepSeek).")
@@ -151,11 +156,44 @@ class LLMSettings(BaseModel):
     )
     retry_base_s: float = Field(1.0, ge=0, description="First retry backoff; doubles per attempt, with jitter.")
     retry_max_s: float = Field(60.0, ge=0, description="Longest wait between retries (caps Retry-After too).")
-    structured_method: Literal["auto", "tool", "json_mode", "text"] = Field(
+    structured_method: Literal["auto", "constrained", "tool", "json_mode", "text"] = Field(
         "auto",
-        description="How structured output is requested: 'tool' (forced tool call), 'json_mode' (JSON "
-        "response format + schema in the prompt), 'text' (schema in the prompt), or auto: tool for "
-        "openai/deepseek, json_mode for vllm/ollama, text for scripted.",
+        description="How structured output is requested: 'constrained' (the strongest schema-constrained "
+        "mode of the provider's dialect: OpenAI strict json_schema, vLLM/llama-server json_schema, "
+        "llama-cpp-python json_object+schema, Ollama format, Anthropic forced tool use, Gemini "
+        "response_schema), 'tool' (forced tool call), 'json_mode' (JSON response format + schema in the "
+        "prompt), 'text' (schema in the prompt), or auto (= constrained; text for scripted models).",
+    )
+    dialect: Literal[
+        "auto", "openai", "openai_compatible", "vllm", "llama_cpp_python", "llama_server", "ollama"
+    ] = Field(
+        "auto",
+        description="Which server speaks at base_url, for its structured-output request body. auto: from "
+        "the provider (local: llama_cpp_python, vllm:, ollama:, openai: without base_url = openai; "
+        "openai: with base_url = openai_compatible, which falls back to JSON mode if the server "
+        "rejects json_schema).",
+    )
+    context_window: int | None = Field(
+        None, ge=512, description="The model's context window in tokens (prompt + reply); calls that "
+        "cannot fit fail before sending, and replies are capped to fit. local: presets set it.",
+    )
+    timeout_retries: int = Field(
+        1, ge=0, le=5, description="Retries after a call timed out, each with twice the time limit (after "
+        "waiting for a single-slot local server to finish the abandoned reply); then the call fails.",
+    )
+    local_dir: Path | None = Field(
+        None, description="Where local: model servers keep pid, port and log files (default <data_dir>/llm); "
+        "processes pointing at the same directory share one server per model.",
+    )
+    local_port: int = Field(
+        8089, ge=0, le=65535, description="Preferred loopback port of the local: model server (0 or busy: a "
+        "free port is picked and recorded). Differs from `motivgraph serve`'s 8000.",
+    )
+    local_threads: int | None = Field(None, ge=1, le=256, description="CPU threads of the local: model "
+                                      "server (default: the machine's cores, at most 4).")
+    models_dir: Path | None = Field(
+        None, description="Where local: model presets (GGUF files) are looked up first; then <data_dir>/models "
+        "and <venv>/share/motivgraph/models (where scripts/setup.sh --with-local-llm puts them).",
     )
 
     @field_validator("roles")
