@@ -1,0 +1,172 @@
+"""Parse-quality benchmark of the offline PDF parser against the hand-written ground truth, with
+parse throughput beside raw pypdfium2 text extraction on the same files in the same run.
+
+    .venv/bin/python bench/bench_parse_quality.py [--shared ../shared] [--rounds 2] [--json out.json] [-v]
+
+Figures (never pass/fail):
+- per-field accuracy with denominators on the papers of tests/fixtures/ingest/parse_truth.json
+  (title, first body heading, first body words, first body section = both, abstract start,
+  abstract that does not swallow the body);
+- coverage on every PDF of corpus/pdf and corpus/journals: a non-empty title and at least one
+  section, or a ParseError reason (no crash);
+- throughput: parse_pdf (in this process) vs raw pypdfium2 (open, pages, textpage, get_text_range,
+  close) over the same files and page cap; best of --rounds; the ratio parse/raw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from motivgraph.errors import ParseError
+from motivgraph.ingest.models import Paper
+from motivgraph.ingest.pdf import parse_pdf
+from motivgraph.ingest.quality import FIELDS, truth_scores
+
+REPO = Path(__file__).resolve().parents[1]
+TRUTH_PATH = REPO / "tests" / "fixtures" / "ingest" / "parse_truth.json"
+FOLDERS = ("journals", "pdf")
+
+
+def raw_extract(path: Path, max_pages: int) -> int:
+    """What any pypdfium2 user pays to get the text: open, every page's textpage, the text."""
+    doc = pdfium.PdfDocument(str(path))
+    n = 0
+    try:
+        for i in range(min(len(doc), max_pages)):
+            page = doc[i]
+            tp = page.get_textpage()
+            n += len(tp.get_text_range())
+            tp.close()
+            page.close()
+    finally:
+        doc.close()
+    return n
+
+
+def parse_or_reason(path: Path, max_pages: int) -> Paper | str:
+    try:
+        return parse_pdf(path, max_pages=max_pages)
+    except ParseError as e:
+        return f"ParseError: {e}"
+
+
+def quality(shared: Path, verbose: bool) -> dict[str, object]:
+    truth = json.loads(TRUTH_PATH.read_text())
+    totals = dict.fromkeys(FIELDS, 0)
+    n = 0
+    misses: dict[str, list[str]] = {f: [] for f in FIELDS}
+    for folder in FOLDERS:
+        for name, entry in truth[folder].items():
+            path = shared / "corpus" / folder / name
+            if not path.exists():
+                print(f"  missing {path}: skipped")
+                continue
+            n += 1
+            got = parse_or_reason(path, 60)
+            if isinstance(got, str):
+                scores = dict.fromkeys(FIELDS, False)
+                detail = got
+            else:
+                scores = truth_scores(got, entry)
+                first = got.sections[0] if got.sections else None
+                detail = (
+                    f"title={got.title[:70]!r} first={(first.number, first.heading[:40]) if first else None} "
+                    f"text={(first.text[:50] if first else '')!r} abstract={got.abstract[:40]!r}"
+                )
+            for f in FIELDS:
+                totals[f] += scores[f]
+                if not scores[f]:
+                    misses[f].append(f"{folder}/{name}")
+            if verbose and not all(scores.values()):
+                bad = [f for f in FIELDS if not scores[f]]
+                print(f"  {folder}/{name}: wrong {bad}\n      {detail}")
+    return {"n": n, "correct": totals, "misses": misses}
+
+
+def coverage(shared: Path) -> dict[str, object]:
+    rows: dict[str, str] = {}
+    for folder in FOLDERS:
+        for path in sorted((shared / "corpus" / folder).glob("*.pdf")):
+            try:
+                got = parse_or_reason(path, 60)
+            except Exception as e:  # a crash is exactly what this counts
+                rows[f"{folder}/{path.name}"] = f"CRASH {type(e).__name__}: {e}"
+                continue
+            if isinstance(got, str):
+                rows[f"{folder}/{path.name}"] = f"reason: {got}"
+            elif got.title.strip() and got.sections:
+                rows[f"{folder}/{path.name}"] = "ok"
+            else:
+                rows[f"{folder}/{path.name}"] = f"EMPTY title={got.title!r} sections={len(got.sections)}"
+    return rows
+
+
+def throughput(shared: Path, rounds: int, max_pages: int) -> dict[str, float]:
+    files = [p for folder in FOLDERS for p in sorted((shared / "corpus" / folder).glob("*.pdf"))]
+    best_raw = best_parse = float("inf")
+    pages = sum(min(len(pdfium.PdfDocument(str(f))), max_pages) for f in files)
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for f in files:
+            raw_extract(f, max_pages)
+        best_raw = min(best_raw, time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        for f in files:
+            parse_or_reason(f, max_pages)
+        best_parse = min(best_parse, time.perf_counter() - t0)
+    return {
+        "files": len(files),
+        "pages": pages,
+        "raw_s": best_raw,
+        "parse_s": best_parse,
+        "raw_pages_per_s": pages / best_raw,
+        "parse_pages_per_s": pages / best_parse,
+        "ratio": best_parse / best_raw,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--max-pages", type=int, default=60)
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every paper with a wrong field")
+    ap.add_argument("--no-speed", action="store_true")
+    args = ap.parse_args()
+    if not (args.shared / "corpus").is_dir():
+        raise SystemExit(f"shared corpus not found at {args.shared}/corpus")
+
+    q = quality(args.shared, args.verbose)
+    n = q["n"]
+    print(f"parse quality on {n} hand-checked papers ({TRUTH_PATH.name}):")
+    for f in FIELDS:
+        print(f"  {f:15s} {q['correct'][f]:3d}/{n}")  # type: ignore[index]
+    cov = coverage(args.shared)
+    ok = sum(v == "ok" for v in cov.values())
+    reasons = {k: v for k, v in cov.items() if v.startswith("reason")}
+    bad = {k: v for k, v in cov.items() if v != "ok" and not v.startswith("reason")}
+    print(f"coverage: {ok}/{len(cov)} with a title and >=1 section, {len(reasons)} with a recorded reason, "
+          f"{len(bad)} neither")
+    for k, v in {**reasons, **bad}.items():
+        print(f"  {k}: {v[:150]}")
+    result: dict[str, object] = {"quality": q, "coverage": cov}
+    if not args.no_speed:
+        t = throughput(args.shared, args.rounds, args.max_pages)
+        print(
+            f"throughput on {t['files']:.0f} files / {t['pages']:.0f} pages (one process, best of {args.rounds}): "
+            f"raw pypdfium2 {t['raw_s']:.2f}s ({t['raw_pages_per_s']:.0f} pages/s), "
+            f"parse_pdf {t['parse_s']:.2f}s ({t['parse_pages_per_s']:.0f} pages/s), ratio {t['ratio']:.2f}x"
+        )
+        result["throughput"] = t
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
