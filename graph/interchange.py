@@ -4,6 +4,11 @@ Export is deterministic (fixed line order, fixed key order, no timestamps of its
 export → import into an empty graph → export gives the same bytes. Import validates every line
 first, reports bad ones by line number and imports the rest; every write is an idempotent MERGE
 in batches, so an import killed part-way and run again ends with the same graph as one clean run.
+
+Import text is never repaired: a lone surrogate, NUL, control character or invalid UTF-8 byte makes
+its line a bad line (stripping a NUL could merge two keys; replacing a byte changes an identity).
+Nothing is written until every batch has been shaped and checked, so bad input cannot stop an
+import half-way.
 """
 
 from __future__ import annotations
@@ -12,12 +17,15 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
+from motivgraph.errors import ImportFormatError
 from motivgraph.graph.identity import NODE_TYPES, split_key
 from motivgraph.graph.models import NodeIn, NodeRecord, PaperRecord, ParentIn, TripleIn
+from motivgraph.limits import MAX_DESCRIPTION_CHARS, MAX_KEY_CHARS, MAX_NAME_CHARS
+from motivgraph.text_hygiene import TextHygieneError, find_problem
 
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore
@@ -118,10 +126,10 @@ def export_to(store: GraphStore, fh: Any, progress: Progress | None = None) -> d
 
 class _NodeLine(BaseModel):
     type: str
-    key: str
-    name: str
-    description: str = ""
-    aliases: list[str] = []
+    key: str = Field(max_length=MAX_KEY_CHARS)
+    name: str = Field(max_length=MAX_NAME_CHARS)
+    description: str = Field("", max_length=MAX_DESCRIPTION_CHARS)
+    aliases: list[Annotated[str, Field(max_length=MAX_NAME_CHARS)]] = []
     level: int = 0
     created_at: str | None = None
 
@@ -144,6 +152,38 @@ def _reason(e: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _text_problem(value: Any, where: str = "") -> str | None:
+    """The first string (value or object key) in a parsed line that is not clean text, described with its
+    field path; None when every string is clean."""
+    if isinstance(value, str):
+        problem = find_problem(value)
+        if problem is None:
+            return None
+        return f"{where or 'line'}: {problem[1]} at character {problem[0] + 1}"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            path = f"{where}.{k}" if where else str(k)
+            found = _text_problem(k, f"{where or 'line'} field name") or _text_problem(v, path)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _text_problem(v, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _decode(raw: str | bytes) -> str:
+    """A line as text: bytes must be valid UTF-8 (never replaced: U+FFFD would change names and keys)."""
+    if isinstance(raw, str):
+        return raw
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise TextHygieneError(f"invalid UTF-8 byte 0x{raw[e.start]:02X}", e.start + 1, unit="byte") from None
+
+
 def _check_ref(ref: dict[str, Any], node_type: str, what: str) -> NodeIn:
     if not isinstance(ref, dict):
         raise ValueError(f"{what} must be an object with key, name, description")
@@ -155,15 +195,20 @@ def _check_ref(ref: dict[str, Any], node_type: str, what: str) -> NodeIn:
     return n
 
 
-def parse_lines(lines: Iterable[str]) -> Parsed:
-    """Validate every line. Bad lines go to `errors` as (line number, reason); the rest are kept."""
+def parse_lines(lines: Iterable[str | bytes]) -> Parsed:
+    """Validate every line (text, or bytes as read from a file in binary mode). Bad lines go to `errors` as
+    (line number, reason); the rest are kept."""
     out = Parsed()
     saw_header = False
     end_counts: dict[str, int] | None = None
     end_line = 0
     for lineno, raw in enumerate(lines, start=1):
         out.lines = lineno
-        line = raw.strip()
+        try:
+            line = _decode(raw).strip()
+        except TextHygieneError as e:
+            out.errors.append((lineno, str(e)))
+            continue
         if not line:
             continue
         try:
@@ -175,6 +220,11 @@ def parse_lines(lines: Iterable[str]) -> Parsed:
             out.errors.append((lineno, "a line must be a JSON object"))
             continue
         kind = obj.pop("kind", None)
+        # JSON escapes (\u0000, \ud835) decode to text no store can hold unchanged: reject, never repair
+        problem = _text_problem(obj)
+        if problem is not None:
+            out.errors.append((lineno, f"invalid {kind if isinstance(kind, str) else 'line'}: {problem}"))
+            continue
         try:
             if lineno == 1 or kind == "header":
                 if lineno != 1 or kind != "header":
@@ -203,7 +253,10 @@ def parse_lines(lines: Iterable[str]) -> Parsed:
                 out.papers.append((lineno, PaperRecord.model_validate(obj)))
             elif kind == "triple":
                 refs = {t: _check_ref(obj.get(t), t, t) for t in NODE_TYPES}  # type: ignore[arg-type]
-                out.triples.append((lineno, TripleIn.model_validate({**obj, **refs})))
+                triple = TripleIn.model_validate({**obj, **refs})
+                for t in NODE_TYPES:  # a name with no letters or digits has no key: a bad line, not a crash later
+                    getattr(triple, t).key_for(t)
+                out.triples.append((lineno, triple))
             elif kind == "parent":
                 ptype = obj.get("type")
                 if ptype not in ("problem", "challenge"):
@@ -264,9 +317,29 @@ def _batches(items: list[Any], size: int) -> Iterator[list[Any]]:
         yield items[i : i + size]
 
 
+def _known_papers(store: GraphStore, in_file: set[str], wanted: set[str], replace: bool) -> set[str]:
+    """Paper ids a triple may name: those in the file, plus (when merging) those already in the graph."""
+    known = set(in_file)
+    if not replace:
+        known.update(pid for pid in sorted(wanted - in_file) if store.get_paper(pid) is not None)
+    return known
+
+
+def _check_batches(phases: list[tuple[str, list[Any], Callable[[list[Any]], Any]]], batch_size: int) -> None:
+    """Every record of every batch must serialise to UTF-8 before the first write, so no input can stop an
+    import half-way (parse_lines already rejects such lines; this guards records built by callers)."""
+    for phase, items, _ in phases:
+        for chunk in _batches(items, batch_size):
+            for item in chunk:
+                try:
+                    item.model_dump_json().encode("utf-8")
+                except (UnicodeEncodeError, ValueError) as e:
+                    raise ImportFormatError(f"{phase}: a record cannot be stored ({e}); nothing was written") from e
+
+
 def import_lines(
     store: GraphStore,
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     *,
     batch_size: int = 500,
     replace: bool = False,
@@ -281,9 +354,20 @@ def import_lines(
     parsed = parse_lines(lines)
     errors = list(parsed.errors)
 
+    # a triple must name a paper of the file or of the graph: writing it would create an empty Paper
+    in_file = {p.paper_id for _, p in parsed.papers}
+    known_papers = _known_papers(store, in_file, {t.paper_id for _, t in parsed.triples}, replace)
+    triples_ok: list[tuple[int, TripleIn]] = []
+    for lineno, t in parsed.triples:
+        if t.paper_id in known_papers:
+            triples_ok.append((lineno, t))
+        else:
+            where = "no paper line in the file" + ("" if replace else " and not in the graph")
+            errors.append((lineno, f"invalid triple: unknown paper {t.paper_id!r} ({where})"))
+
     # parent children must exist once everything before the parents is written
     known = {n.key for _, n in parsed.nodes}
-    for _, t in parsed.triples:
+    for _, t in triples_ok:
         known.update(
             (t.problem.key_for("problem"), t.challenge.key_for("challenge"), t.solution.key_for("solution"))
         )
@@ -299,10 +383,7 @@ def import_lines(
 
     nodes = [n for _, n in parsed.nodes]
     papers = [p for _, p in parsed.papers]
-    triples = [t for _, t in parsed.triples]
-    if replace:
-        store.clear()
-        store.ensure_schema()
+    triples = [t for _, t in triples_ok]
     phases: list[tuple[str, list[Any], Callable[[list[Any]], Any]]] = [
         ("nodes", nodes, store.restore_nodes),
         ("papers", papers, store.upsert_papers),
@@ -310,6 +391,10 @@ def import_lines(
         ("parents", parents, store.add_parents),
         ("finalise", nodes, store.restore_nodes),
     ]
+    _check_batches(phases, batch_size)
+    if replace:
+        store.clear()
+        store.ensure_schema()
     for phase, items, write in phases:
         done = 0
         if progress:

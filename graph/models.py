@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.graph.identity import node_key
+from motivgraph.limits import MAX_DESCRIPTION_CHARS, MAX_KEY_CHARS, MAX_NAME_CHARS, MAX_PAPER_ID_CHARS
 
 NodeType = Literal["problem", "challenge", "solution"]
 
@@ -18,9 +19,9 @@ class NodeIn(BaseModel):
     """A node as a writer offers it. `key` is derived from the name unless identity resolution
     decided this mention is an existing node (then `key` points there and `name` becomes an alias)."""
 
-    name: str = Field(min_length=1, max_length=300)
-    description: str = Field("", max_length=4000)
-    key: str | None = None
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    description: str = Field("", max_length=MAX_DESCRIPTION_CHARS)
+    key: str | None = Field(None, max_length=MAX_KEY_CHARS)
 
     @field_validator("name", "description")
     @classmethod
@@ -47,7 +48,7 @@ class NodeRecord(NodeRef):
 
 
 class PaperRecord(BaseModel):
-    paper_id: str = Field(min_length=1, max_length=300)
+    paper_id: str = Field(min_length=1, max_length=MAX_PAPER_ID_CHARS)
     title: str = ""
     abstract: str = ""
     year: int | None = None
@@ -66,7 +67,7 @@ class PaperRef(BaseModel):
 class TripleIn(BaseModel):
     """One (problem, challenge, solution) statement of one paper, with provenance."""
 
-    paper_id: str = Field(min_length=1, max_length=300)
+    paper_id: str = Field(min_length=1, max_length=MAX_PAPER_ID_CHARS)
     index: int = Field(ge=0, description="position of the triple within its paper")
     problem: NodeIn
     challenge: NodeIn

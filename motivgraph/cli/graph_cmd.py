@@ -17,7 +17,7 @@ from rich.table import Table
 
 from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
 from motivgraph.errors import ConfigError, ImportFormatError
-from motivgraph.runtime import Runtime
+from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
 
 app = typer.Typer(help="Export, import, copy and count the graph.", no_args_is_help=True)
@@ -93,7 +93,8 @@ def import_(
     settings = load_settings()
     rt = Runtime(settings)
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh, _progress() as tick:
+        # bytes: the importer rejects invalid UTF-8 by line number instead of replacing it (keys must not change)
+        with open(path, "rb") as fh, _progress() as tick:
             report = import_lines(
                 rt.store, fh, batch_size=batch_size or settings.graph.batch_size, replace=replace, progress=tick
             )

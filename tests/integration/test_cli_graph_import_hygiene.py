@@ -25,7 +25,6 @@ def env(settings, store, monkeypatch, tmp_path):
     return monkeypatch
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #7: the CLI decoded with errors='replace' (café -> caf\ufffd)")
 def test_invalid_utf8_line_is_reported_by_number_and_not_imported(env, store, tmp_path):
     def node(key: str, name: str) -> bytes:
         return json.dumps({"kind": "node", "type": "problem", "key": key, "name": name}).encode()

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from motivgraph.graph.interchange import export_lines, import_lines
 from motivgraph.graph.models import PaperRecord
 
@@ -22,7 +20,6 @@ def _end(nodes: int = 0, papers: int = 0, triples: int = 0) -> str:
     return json.dumps({"kind": "end", "counts": {"node": nodes, "paper": papers, "triple": triples, "parent": 0}})
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #4: lone surrogate crashed the import part-way (9 of 49 nodes)")
 def test_lone_surrogate_node_line_is_reported_and_every_other_line_imported(store):
     nodes = _nodes(49)
     nodes[9] = json.dumps({"kind": "node", "type": "problem", "key": "problem:mu", "name": "mu \ud835 bad"})
@@ -35,7 +32,6 @@ def test_lone_surrogate_node_line_is_reported_and_every_other_line_imported(stor
         assert store.get_nodes(["problem:mu"]) == [None]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #7: a triple naming an unknown paper created an empty Paper")
 def test_triple_with_unknown_paper_is_a_bad_line_without_phantom_paper(store):
     store.upsert_papers([PaperRecord(paper_id="already:here", title="Stored before the import")])
     paper = json.dumps({"kind": "paper", "paper_id": "in:file", "title": "In the file"})

@@ -1,0 +1,19 @@
+"""Size limits shared by every way text enters the graph (ingest, miner, triples, `graph import`, the API).
+
+One place, so a node name the miner may write is also one the importer and the API accept, and the other
+way round: a 1 MB name can reach the graph by no route.
+"""
+
+from __future__ import annotations
+
+MAX_NAME_CHARS = 300
+"""A node name, alias or node reference (problem / challenge / solution, parent)."""
+
+MAX_KEY_CHARS = 400
+"""A node key: `<type>:<normalised name>` — the name limit plus the longest type prefix, with room to spare."""
+
+MAX_DESCRIPTION_CHARS = 4000
+"""A node description."""
+
+MAX_PAPER_ID_CHARS = 300
+"""A paper id (`arxiv:…`, `doi:…`, a file-derived id)."""
