@@ -101,6 +101,12 @@ class Paper(BaseModel):
     parser: str = Field("", description="'grobid', 'pdf' (offline) or 'tei'.")
     sha256: str | None = None
     source_path: str | None = None
+    text_repairs: dict[str, int] = Field(
+        default_factory=dict, description="Characters the text-hygiene pass fixed (motivgraph.text_hygiene.Repairs)."
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="What the reader should know about this paper's text (e.g. abstract only)."
+    )
 
     def section(self, role: SectionRole) -> str:
         """Text of the first section with this role, together with the subsections that directly

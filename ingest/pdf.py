@@ -30,6 +30,7 @@ from motivgraph.ingest.models import (
     stable_paper_id,
 )
 from motivgraph.ingest.pdf_layout import Line, page_lines
+from motivgraph.text_hygiene import Repairs
 
 log = logging.getLogger(__name__)
 
@@ -470,10 +471,11 @@ def parse_pdf(
         if n_pages == 0:
             raise ParseError("PDF has no pages")
         lines: list[Line] = []
+        repairs: list[Repairs] = []
         for pn in range(min(n_pages, max_pages)):
             page = doc[pn]
             try:
-                lines.extend(page_lines(page, pn))
+                lines.extend(page_lines(page, pn, repairs))
             finally:
                 page.close()
     finally:
@@ -575,4 +577,5 @@ def parse_pdf(
         parser="pdf",
         sha256=sha256,
         source_path=source_path or str(p),
+        text_repairs=sum(repairs, Repairs()).as_dict(),
     )

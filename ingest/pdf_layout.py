@@ -9,10 +9,16 @@ headings and the references.
 from __future__ import annotations
 
 import ctypes
+import re
 from dataclasses import dataclass, field
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
+
+from motivgraph.text_hygiene import Repairs, repair_text
+
+# surrogates, C0/C1 controls, noncharacters: the only things repair_text changes
+_NEEDS_REPAIR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
 
 
 @dataclass
@@ -31,6 +37,7 @@ class Line:
     col: int = 0  # 0 full width / single column, 1 left, 2 right (set by the parser's column pass)
     centered: bool = False  # centred in its column (set by the parser's column pass)
     chars: int = field(default=0)
+    weight: int = 0  # font weight pdfium reports for the line's first char (700 = bold; -1 unknown)
 
     @property
     def width(self) -> float:
@@ -67,74 +74,116 @@ def _effective_size(tp: pdfium_c.FPDF_TEXTPAGE, i: int, matrix: pdfium_c.FS_MATR
     return round(size * 2) / 2
 
 
-def page_lines(page: pdfium.PdfPage, page_no: int) -> list[Line]:
-    """Text lines of one page in content-stream order."""
+def _code_units(tp: pdfium.PdfTextPage, n: int) -> list[int] | None:
+    """The page's UTF-16 code units, one per pdfium char index (characters outside the BMP take two
+    indexes: pdfium counts UTF-16 units). None when the bulk text does not line up with the chars."""
+    bulk = tp.get_text_range()
+    if len(bulk) == n:
+        return [ord(ch) for ch in bulk]
+    raw = bulk.encode("utf-16-le", "surrogatepass")
+    units = memoryview(raw).cast("H").tolist()
+    return units if len(units) == n else None
+
+
+def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None = None) -> list[Line]:
+    """Text lines of one page in content-stream order. Text is repaired with the shared hygiene
+    function (surrogate halves rejoined, controls dropped); counts are added to `repairs`."""
     width, height = page.get_size()
     tp = page.get_textpage()
     try:
         raw = tp.raw
         n = pdfium_c.FPDFText_CountChars(raw)
         lines: list[Line] = []
-        buf: list[str] = []
-        sizes: dict[float, int] = {}
-        box = [1e9, 1e9, -1e9, -1e9]
-        first_idx = -1
-        last_base: float | None = None
-        last_x1: float | None = None
         rect = pdfium_c.FS_RECTF()
         rect_ref = ctypes.byref(rect)
         matrix = pdfium_c.FS_MATRIX()
         get_box = pdfium_c.FPDFText_GetLooseCharBox
+        get_unicode = pdfium_c.FPDFText_GetUnicode
         # one call for the page's text; per-char calls only when it does not line up with the chars
-        bulk = tp.get_text_range()
-        use_bulk = len(bulk) == n
+        units = _code_units(tp, n)
+
+        buf: list[str] = []
+        sizes: dict[float, int] = {}
+        bx0 = by0 = 1e9
+        bx1 = by1 = -1e9
+        first_idx = -1
+        last_base: float | None = None
+        last_x1: float | None = None
+        size = 0.0
+        new_word = True
 
         def flush() -> None:
-            nonlocal buf, sizes, box, first_idx
+            nonlocal buf, sizes, bx0, by0, bx1, by1, first_idx
             text = "".join(buf).strip()
             if text and first_idx >= 0:
-                size = max(sizes.items(), key=lambda kv: kv[1])[0] if sizes else 0.0
+                if _NEEDS_REPAIR.search(text):
+                    text, rep = repair_text(text)
+                    if repairs is not None:
+                        repairs.append(rep)
+                dom = max(sizes.items(), key=lambda kv: kv[1])[0] if sizes else 0.0
                 font = _font_name(raw, first_idx)
+                weight = pdfium_c.FPDFText_GetFontWeight(raw, first_idx)
                 lines.append(
-                    Line(page_no, box[0], box[1], box[2], box[3], size, _is_bold_name(font), " ".join(text.split()),
-                         font, width, height, chars=sum(sizes.values()))
+                    Line(page_no, bx0, by0, bx1, by1, dom, _is_bold_name(font) or weight >= 600,
+                         " ".join(text.split()), font, width, height, chars=sum(sizes.values()), weight=weight)
                 )
-            buf, sizes, box, first_idx = [], {}, [1e9, 1e9, -1e9, -1e9], -1
+            buf, sizes, first_idx = [], {}, -1
+            bx0 = by0 = 1e9
+            bx1 = by1 = -1e9
 
         for i in range(n):
-            cp = ord(bulk[i]) if use_bulk else pdfium_c.FPDFText_GetUnicode(raw, i)
-            if cp in (10, 13):
+            cp = units[i] if units is not None else get_unicode(raw, i)
+            if cp == 10 or cp == 13:
                 flush()
                 last_base = None
+                new_word = True
                 continue
-            ch = chr(cp) if cp else ""
-            if cp == 0xFFFE or cp == 2:  # soft hyphen markers pdfium reports at line ends
+            if cp == 0xFFFE or cp == 2:  # the soft-hyphen markers pdfium reports at line ends
                 ch = "-"
-            if ch.isspace() or not ch:
+            elif cp == 0xAD:  # a soft hyphen: a break opportunity, printed only at a line end
+                nxt = units[i + 1] if units is not None and i + 1 < n else 10
+                ch = "-" if nxt in (10, 13) else ""
+            else:
+                ch = chr(cp) if cp else " "  # an unmapped glyph separates words
+            if not ch:
+                continue
+            if ch.isspace():
                 if buf:
                     buf.append(" ")
+                new_word = True
                 continue
             if not get_box(raw, i, rect_ref):
                 continue
             base = rect.bottom
-            x0, x1 = rect.left, rect.right
+            x0 = rect.left
+            x1 = rect.right
             if last_base is not None and buf and (
-                abs(base - last_base) > max(2.0, (rect.top - rect.bottom) * 0.6)
-                or (last_x1 is not None and x0 < last_x1 - 50)
-                or (last_x1 is not None and x0 - last_x1 > 40)
+                abs(base - last_base) > max(2.0, (rect.top - base) * 0.6)
+                or x0 < last_x1 - 50  # type: ignore[operator]
+                or x0 - last_x1 > 40  # type: ignore[operator]
             ):
                 flush()
-            size = _effective_size(raw, i, matrix)
-            if buf and last_x1 is not None and x0 - last_x1 > 0.25 * max(size, 4.0) and buf[-1] != " ":
+                new_word = True
+            if new_word:
+                # the font size is read once per word: a size change inside a word is rare, and this
+                # call was a third of the per-character cost
+                size = _effective_size(raw, i, matrix)
+                new_word = False
+            if buf and last_x1 is not None and x0 - last_x1 > 0.25 * (size if size > 4.0 else 4.0) and buf[-1] != " ":
                 buf.append(" ")  # word gap without an explicit space char
+                size = _effective_size(raw, i, matrix)
             if first_idx < 0:
                 first_idx = i
             buf.append(ch)
             sizes[size] = sizes.get(size, 0) + 1
-            box[0] = min(box[0], x0)
-            box[1] = min(box[1], rect.bottom)
-            box[2] = max(box[2], x1)
-            box[3] = max(box[3], rect.top)
+            if x0 < bx0:
+                bx0 = x0
+            if base < by0:
+                by0 = base
+            if x1 > bx1:
+                bx1 = x1
+            if rect.top > by1:
+                by1 = rect.top
             last_base = base
             last_x1 = x1
         flush()
