@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from motivgraph.errors import BackendUnavailable, ConfigError
+from motivgraph.private import PRIVATE_UMASK, private_dir, tighten
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +146,11 @@ class EmbeddedFalkorDB:
 
     def _prepare_dirs(self) -> None:
         try:
-            self.db_dir.mkdir(parents=True, exist_ok=True)
+            # private by default (700/600), also for a data dir made before that rule or under a loose umask
+            private_dir(self.data_dir)
+            private_dir(self.db_dir)
+            for p in self.db_dir.rglob("*"):
+                tighten(p, 0o700 if p.is_dir() else 0o600)
             if self.socket_path.parent != self.db_dir:
                 self.socket_path.parent.mkdir(mode=0o700, exist_ok=True)
                 st = self.socket_path.parent.stat()
@@ -296,9 +301,11 @@ class EmbeddedFalkorDB:
         try:
             # With --daemonize the launcher forks the server and exits at once. Its output goes to a
             # file, not a pipe: a pipe inherited by the daemon would keep us waiting for EOF.
-            with open(launch_log, "w") as out:
+            with open(launch_log, "w", opener=lambda path, flags: os.open(path, flags, 0o600)) as out:
+                # umask in the server: its AOF/RDB files must be 600 whatever the caller's umask is
                 proc = subprocess.run(args, cwd=self.db_dir, stdin=subprocess.DEVNULL, stdout=out,
-                                      stderr=subprocess.STDOUT, timeout=30, start_new_session=True, check=False)
+                                      stderr=subprocess.STDOUT, timeout=30, start_new_session=True, check=False,
+                                      umask=PRIVATE_UMASK)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise BackendUnavailable(f"Could not launch {server}: {e}") from e
         if proc.returncode != 0:

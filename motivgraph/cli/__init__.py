@@ -55,4 +55,7 @@ def _root(
 
 
 def main() -> None:
+    from motivgraph.private import set_private_umask
+
+    set_private_umask()  # private by default: everything this process (and the servers it starts) writes is 600/700
     app()

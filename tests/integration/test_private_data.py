@@ -31,7 +31,6 @@ def loose_umask() -> Iterator[None]:
         os.umask(old)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #6: falkordb/ was 755 and AOF/RDB 644")
 def test_embedded_db_dir_and_files_are_private(tmp_path: Path, loose_umask: None) -> None:
     data = tmp_path / "data"
     server = EmbeddedFalkorDB(data)
@@ -53,7 +52,6 @@ def test_embedded_db_dir_and_files_are_private(tmp_path: Path, loose_umask: None
             server.stop(timeout_s=20)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #6: an existing 755 data dir stayed readable by others")
 def test_existing_open_data_dir_is_tightened(tmp_path: Path, loose_umask: None) -> None:
     data = tmp_path / "data"
     (data / "falkordb").mkdir(parents=True, mode=0o755)
@@ -67,7 +65,6 @@ def test_existing_open_data_dir_is_tightened(tmp_path: Path, loose_umask: None) 
             server.stop(timeout_s=20)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #6: the CLI kept the user's umask (ledger, cache, transcripts 644)")
 def test_cli_entry_point_sets_a_private_umask(tmp_path: Path) -> None:
     code = (
         "import os, sys\n"
