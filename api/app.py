@@ -20,7 +20,7 @@ from motivgraph.api import errors
 from motivgraph.api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
 from motivgraph.api.routes import explorer, health, nodes, papers, stats, tools, triples
 from motivgraph.api.services import ToolService
-from motivgraph.runtime import Runtime
+from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,6 @@ def create_app(
     errors.install(app, errors.Redactor(_secrets(settings)))
     for module in (health, stats, tools, triples, nodes, papers, explorer):
         app.include_router(module.router)
-    _include_optional(app)
 
     # add_middleware puts each new one outside the previous ones
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.api.max_body_bytes)
@@ -86,26 +85,6 @@ def create_app(
                            allow_headers=["Content-Type", "X-API-Key"], expose_headers=["X-Request-ID"])
     app.add_middleware(AccessLogMiddleware)
     return app
-
-
-def _include_optional(app: FastAPI) -> None:
-    """Routers owned by other areas, included when their module is present."""
-    try:
-        from motivgraph.api.routes import ideation
-    except ImportError:
-        return
-    app.include_router(ideation.router)
-
-
-def serve_factory() -> FastAPI:
-    """Entry point for uvicorn workers (`motivgraph serve`): settings from env, plain log lines."""
-    from motivgraph.logging import setup_logging
-    from motivgraph.settings import get_settings
-
-    settings = get_settings()
-    setup_logging(settings.log_level, rich=False)
-    set_compute_threads(settings.api.compute_threads)
-    return create_app(settings)
 
 
 def set_compute_threads(n: int) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from pydantic import AfterValidator, StringConstraints
 
-from motivgraph.agents.tools.models import _clean_text
+from motivgraph.api.contract.models import _clean_text
 from motivgraph.api.services import ToolService
 from motivgraph.api.services.context import ToolContext
 

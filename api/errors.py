@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from motivgraph.agents.tools.base import ToolArgumentError
+from motivgraph.api.contract.errors import ToolArgumentError
 from motivgraph.api.services.errors import InvalidCursor, PaperNotFound
 from motivgraph.errors import (
     BackendUnavailable,

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from motivgraph.agents.tools.models import *  # noqa: F403 - the tool models are part of this API's surface
+from motivgraph.api.contract.models import *  # noqa: F403 - the tool models are part of this API's surface
 from motivgraph.api.errors import ErrorDetail, ErrorResponse
 from motivgraph.api.services.browse import (
     ComponentHealth,

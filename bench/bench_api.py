@@ -173,7 +173,7 @@ def bench_store(settings: Any, names: list[str], n: int) -> dict[str, Any]:
 
 
 def bench_inprocess(settings: Any, bodies: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    from motivgraph.agents.tools.models import NodeRelationRequest, NodeSearchRequest, RandomNodesRequest
+    from motivgraph.api.contract.models import NodeRelationRequest, NodeSearchRequest, RandomNodesRequest
     from motivgraph.api.services import ToolService
 
     svc = ToolService(settings)

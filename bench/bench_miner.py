@@ -100,9 +100,9 @@ def fresh_settings(root: Path, fdb_url: str) -> Settings:
 
 
 async def ingest_run(settings: Settings, papers: list[Paper], latency: float, concurrency: int) -> dict[str, Any]:
+    from motivgraph.graph.runtime import Runtime
     from motivgraph.llm import LLMClient, ScriptedChatModel
     from motivgraph.miner.sink import MinerSink
-    from motivgraph.runtime import Runtime
 
     model = ScriptedChatModel(default=reply_router, latency_s=latency, model_name="gpt-4o-mini")
     settings.llm.concurrency = max(concurrency, 1)

@@ -23,9 +23,9 @@ from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import DocumentParser, ParserName, make_parser
-from motivgraph.ingest.semantic_scholar import SemanticScholarClient
 from motivgraph.ingest.walker import sha256_file, walk
 from motivgraph.settings import Settings
+from motivgraph.sources.semantic_scholar import SemanticScholarClient
 
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore

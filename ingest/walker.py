@@ -1,46 +1,117 @@
-"""Corpus walking: files, folders (recursive) and glob patterns → the PDF files to ingest."""
+"""Corpus walking: files, folders (recursive) and glob patterns → the input files to ingest.
+
+Nothing is skipped silently: files of other kinds are counted; FIFOs, sockets, devices and dangling
+links are listed in `skipped` with the reason; folders that cannot be listed are listed in
+`unreadable` (the pipeline records them as failures). Names are never decoded strictly, so a file
+name that is not valid UTF-8 is walked like any other (see `motivgraph.fsutil.path_to_text`).
+"""
 
 from __future__ import annotations
 
 import glob
 import hashlib
 import logging
-from collections.abc import Iterable
+import os
+import stat
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from motivgraph.fsutil import path_to_text
 
 log = logging.getLogger(__name__)
 
 _GLOB_CHARS = set("*?[")
+DEFAULT_SUFFIXES: tuple[str, ...] = (".pdf",)
 
 
 @dataclass
 class WalkResult:
-    pdfs: list[Path] = field(default_factory=list)
-    non_pdf_skipped: int = 0
+    pdfs: list[Path] = field(default_factory=list)  # the input files (PDFs, or any suffix asked for)
+    non_pdf_skipped: int = 0  # regular files of other kinds
     missing: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path text, why): FIFOs, dangling links, ...
+    unreadable: list[tuple[Path, str]] = field(default_factory=list)  # folders that could not be listed
+
+    @property
+    def files(self) -> list[Path]:
+        return self.pdfs
 
 
-def _is_pdf_name(p: Path) -> bool:
-    return p.suffix.lower() == ".pdf"
+def _special_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device file"
+    return "not a regular file"
 
 
-def walk(paths: Iterable[str | Path]) -> WalkResult:
-    """Expand paths into PDF files (sorted, each once). Non-PDF files are counted, not returned;
-    a path that matches nothing is listed in `missing`."""
+def _reason(e: OSError) -> str:
+    return f"{e.strerror or type(e).__name__}".lower() if isinstance(e, OSError) else str(e)
+
+
+def walk(paths: Iterable[str | Path], suffixes: Collection[str] = DEFAULT_SUFFIXES) -> WalkResult:
+    """Expand paths into input files (sorted, each once), by file-name suffix (case-insensitive).
+    A path that matches nothing is listed in `missing`."""
     res = WalkResult()
     seen: set[Path] = set()
+    wanted = tuple(s.lower() for s in suffixes)
 
-    def add(p: Path) -> None:
-        if not p.is_file():
+    def add(p: Path, *, explicit: bool = False) -> None:
+        try:
+            st = p.stat()
+        except FileNotFoundError:
+            if p.is_symlink():
+                res.skipped.append((path_to_text(p), f"dangling symbolic link (to {path_to_text(os.readlink(p))})"))
+            elif explicit:
+                res.missing.append(str(p))
             return
-        if not _is_pdf_name(p):
-            res.non_pdf_skipped += 1
+        except OSError as e:
+            if p.name.lower().endswith(wanted):
+                res.unreadable.append((p, f"cannot stat: {_reason(e)}"))
+            return
+        if stat.S_ISDIR(st.st_mode):
+            return
+        if not p.name.lower().endswith(wanted):
+            if stat.S_ISREG(st.st_mode):
+                res.non_pdf_skipped += 1
+            return
+        if not stat.S_ISREG(st.st_mode):
+            res.skipped.append((path_to_text(p), _special_kind(st.st_mode)))
             return
         rp = p.resolve()
         if rp not in seen:
             seen.add(rp)
             res.pdfs.append(rp)
+
+    def add_tree(root: Path) -> None:
+        visited: set[tuple[int, int]] = set()
+
+        def onerror(e: OSError) -> None:
+            where = Path(e.filename) if e.filename else root
+            res.unreadable.append((where.resolve() if where.is_absolute() else where, f"cannot list: {_reason(e)}"))
+
+        for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=True):
+            try:
+                st = os.stat(dirpath)
+                ident = (st.st_dev, st.st_ino)
+            except OSError:
+                ident = None
+            if ident is not None:
+                if ident in visited:  # a symlink loop: each folder is walked once
+                    dirnames[:] = []
+                    continue
+                visited.add(ident)
+            dirnames.sort()
+            here = Path(dirpath)
+            for name in sorted(filenames):
+                add(here / name)
+            for name in dirnames:  # a dangling link or unreadable entry shows up as a "dir" only via lstat
+                d = here / name
+                if d.is_symlink() and not d.exists():
+                    res.skipped.append((path_to_text(d), "dangling symbolic link"))
 
     for raw in paths:
         s = str(raw)
@@ -51,20 +122,20 @@ def walk(paths: Iterable[str | Path]) -> WalkResult:
             for m in matches:
                 mp = Path(m)
                 if mp.is_dir():
-                    for f in sorted(mp.rglob("*")):
-                        add(f)
+                    add_tree(mp)
                 else:
                     add(mp)
             continue
         p = Path(s).expanduser()
         if p.is_dir():
-            for f in sorted(p.rglob("*")):
-                add(f)
-        elif p.is_file():
-            add(p)
+            add_tree(p)
+        elif p.exists() or p.is_symlink():
+            add(p, explicit=True)
         else:
             res.missing.append(s)
     res.pdfs.sort()
+    res.skipped.sort()
+    res.unreadable.sort()
     return res
 
 

@@ -33,7 +33,7 @@ from motivgraph.miner.resolve import Resolver
 if TYPE_CHECKING:
     from motivgraph.ingest.models import Paper
     from motivgraph.llm import LLMClient
-    from motivgraph.runtime import Runtime
+    from motivgraph.graph.runtime import Runtime
     from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     LiteraturePaper,
     LiteratureSearchResult,
     NodeBrief,

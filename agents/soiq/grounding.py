@@ -147,7 +147,7 @@ def match_citation(c: Citation, papers: list[dict[str, Any]]) -> bool:
 
 async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], list[dict[str, Any]]]:
     """(resolved, unresolved-with-reason) — resolved against the graph through the ToolClient."""
-    from motivgraph.agents.tools.models import NodeRelationRequest
+    from motivgraph.api.contract.models import NodeRelationRequest
 
     resolved: list[Link] = []
     unresolved: list[dict[str, Any]] = []

@@ -292,7 +292,7 @@ class Toolbox:
     async def _node_search(self, a: NodeSearchArgs) -> tuple[str, Any]:
         if "no_graph" in self.ablations:
             return await self._papers_for(a.query, a.k, "node_search")
-        from motivgraph.agents.tools.models import NodeSearchRequest
+        from motivgraph.api.contract.models import NodeSearchRequest
 
         res = await self.client.node_search(NodeSearchRequest(query=a.query, k=a.k))
         if not res.hits:
@@ -311,7 +311,7 @@ class Toolbox:
                 texts.append(t)
                 datas.append(d)
             return "\n\n".join(texts), datas
-        from motivgraph.agents.tools.models import NodeRelationRequest
+        from motivgraph.api.contract.models import NodeRelationRequest
 
         res = await self.client.node_relation(NodeRelationRequest(names=a.names, max_triples=8, max_neighbours=10))
         out: list[str] = []
@@ -340,7 +340,7 @@ class Toolbox:
         return "node_relation:\n" + "\n\n".join(out), res.model_dump()
 
     async def _random_nodes(self, a: RandomNodesArgs) -> tuple[str, Any]:
-        from motivgraph.agents.tools.models import RandomNodesRequest
+        from motivgraph.api.contract.models import RandomNodesRequest
 
         seed = self._next_seed()
         if "no_graph" in self.ablations:
@@ -375,7 +375,7 @@ class Toolbox:
         topic = a.topic or self.topic
         if "no_graph" in self.ablations:
             return await self._papers_for(topic, a.k, "transfer_candidates")
-        from motivgraph.agents.tools.models import TransferRequest
+        from motivgraph.api.contract.models import TransferRequest
 
         res = await self.client.transfer_candidates(TransferRequest(topic=topic, k=a.k))
         if not res.candidates:
@@ -393,7 +393,7 @@ class Toolbox:
 
     # ------------------------------------------------------------------ literature
     async def _search_papers(self, query: str, limit: int, source: str = "auto") -> Any:
-        from motivgraph.agents.tools.models import LiteratureSearchRequest
+        from motivgraph.api.contract.models import LiteratureSearchRequest
 
         return await self.client.literature_search(LiteratureSearchRequest(query=query, limit=limit, source=source))
 

@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.errors import ToolArgumentError, validation_problems
+from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,
@@ -29,27 +30,9 @@ from motivgraph.agents.tools.models import (
     TransferRequest,
     TransferResult,
 )
-from motivgraph.agents.tools.specs import BY_NAME
-from motivgraph.errors import MotivGraphError
+from motivgraph.api.contract.tools import BY_NAME
 
 R = TypeVar("R", bound=BaseModel)
-
-
-class ToolArgumentError(MotivGraphError, ValueError):
-    """Tool arguments that break a limit or have the wrong type; the message names each problem."""
-
-    def __init__(self, tool: str, problems: list[str]) -> None:
-        self.tool = tool
-        self.problems = problems
-        super().__init__(f"Invalid arguments for {tool}: " + "; ".join(problems))
-
-
-def validation_problems(e: ValidationError) -> list[str]:
-    out = []
-    for err in e.errors(include_url=False):
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "arguments"
-        out.append(f"{loc}: {err.get('msg', 'invalid')}")
-    return out
 
 
 def build_request(tool: str, model: type[R], req: R | None, kwargs: dict[str, Any]) -> R:

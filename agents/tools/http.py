@@ -13,7 +13,7 @@ import httpx
 from pydantic import BaseModel
 
 from motivgraph.agents.tools.base import ToolArgumentError, ToolClient
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,

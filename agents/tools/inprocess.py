@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 
 from motivgraph.agents.tools.base import ToolClient
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,
@@ -23,7 +23,7 @@ from motivgraph.agents.tools.models import (
 
 if TYPE_CHECKING:
     from motivgraph.api.services import ToolService
-    from motivgraph.runtime import Runtime
+    from motivgraph.graph.runtime import Runtime
     from motivgraph.settings import Settings
 
 T = TypeVar("T")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from motivgraph.agents.tools.render import DEFAULT_CAP, render
-from motivgraph.agents.tools.specs import TOOLS
+from motivgraph.api.contract.tools import TOOLS
 from motivgraph.errors import MotivGraphError
 
 if TYPE_CHECKING:

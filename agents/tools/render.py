@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     LiteratureSearchResult,
     NodeBrief,
     NodeRelationResult,

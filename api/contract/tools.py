@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,

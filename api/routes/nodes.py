@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from motivgraph.agents.tools.models import NodeRelation
+from motivgraph.api.contract.models import NodeRelation
 from motivgraph.api.deps import Context, KeyText
 from motivgraph.api.errors import ErrorResponse
 from motivgraph.api.services.browse import get_node

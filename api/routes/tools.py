@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,
@@ -16,7 +16,7 @@ from motivgraph.agents.tools.models import (
     TransferRequest,
     TransferResult,
 )
-from motivgraph.agents.tools.specs import BY_NAME, openai_tools
+from motivgraph.api.contract.tools import BY_NAME, openai_tools
 from motivgraph.api.deps import Service
 from motivgraph.api.errors import ErrorResponse
 from motivgraph.api.models import ToolsList

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
     NodeRelationRequest,
@@ -18,7 +18,7 @@ from motivgraph.agents.tools.models import (
     TransferResult,
 )
 from motivgraph.api.services.context import ToolContext
-from motivgraph.runtime import Runtime
+from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from motivgraph.agents.tools.models import NodeRelation, PaperBrief, TripleOut
+from motivgraph.api.contract.models import NodeRelation, PaperBrief, TripleOut
 from motivgraph.api.services.context import ToolContext, triple_out
 from motivgraph.api.services.errors import InvalidCursor, PaperNotFound
 from motivgraph.api.services.node_relation import relation_of

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from motivgraph.agents.tools.models import NodeBrief, TripleOut
+from motivgraph.api.contract.models import NodeBrief, TripleOut
 from motivgraph.api.services.batching import Batcher
 from motivgraph.errors import BackendUnavailable, IndexCorrupt, IndexMissing, MotivGraphError
-from motivgraph.runtime import Runtime
+from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
 
 if TYPE_CHECKING:
@@ -146,9 +146,9 @@ class ToolContext:
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._s2_client is None or self._s2_loop is not loop:
-                from motivgraph.api.services.literature import make_s2_client
+                from motivgraph.sources.semantic_scholar import client_from_settings
 
-                self._s2_client, self._s2_loop = make_s2_client(self.settings), loop
+                self._s2_client, self._s2_loop = client_from_settings(self.settings), loop
             return self._s2_client
 
     # ------------------------------------------------------------------------------ versions

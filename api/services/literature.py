@@ -14,21 +14,11 @@ from typing import Any
 
 import anyio
 
-from motivgraph.agents.tools.models import LiteraturePaper, LiteratureSearchRequest, LiteratureSearchResult
+from motivgraph.api.contract.models import LiteraturePaper, LiteratureSearchRequest, LiteratureSearchResult
 from motivgraph.api.services.context import ToolContext
 from motivgraph.errors import ExternalServiceError, IndexError_, MotivGraphError
-from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
-
-
-def make_s2_client(settings: Settings) -> Any:
-    """The ingest layer's Semantic Scholar client configured from settings (None when disabled)."""
-    if not settings.s2.enabled:
-        return None
-    from motivgraph.ingest.semantic_scholar import SemanticScholarClient
-
-    return SemanticScholarClient(settings.s2, cache_dir=settings.cache_dir)
 
 
 def _get(obj: Any, *names: str) -> Any:

@@ -8,7 +8,7 @@ words used as a problem and as a challenge) returns each of them. Unknown names 
 
 from __future__ import annotations
 
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     NodeBrief,
     NodeRelation,
     NodeRelationRequest,

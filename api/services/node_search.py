@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from motivgraph.agents.tools.models import NodeSearchRequest, NodeSearchResult, ScoredNode
+from motivgraph.api.contract.models import NodeSearchRequest, NodeSearchResult, ScoredNode
 from motivgraph.api.services.context import ToolContext
 
 

@@ -11,7 +11,7 @@ import secrets
 
 import numpy as np
 
-from motivgraph.agents.tools.models import RandomNode, RandomNodesRequest, RandomNodesResult, TripleOut
+from motivgraph.api.contract.models import RandomNode, RandomNodesRequest, RandomNodesResult, TripleOut
 from motivgraph.api.services.context import ToolContext, brief, triple_out
 
 OVERSAMPLE = (4, 16, 64)  # candidates drawn per wanted item, widened while too few pass

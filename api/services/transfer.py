@@ -8,7 +8,7 @@ obstacle met elsewhere, and what solved it there. Ranked by topic_similarity × 
 
 from __future__ import annotations
 
-from motivgraph.agents.tools.models import TransferCandidate, TransferRequest, TransferResult
+from motivgraph.api.contract.models import TransferCandidate, TransferRequest, TransferResult
 from motivgraph.api.services.context import ToolContext, brief
 from motivgraph.graph.models import NodeDetail
 

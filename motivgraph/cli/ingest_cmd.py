@@ -166,7 +166,7 @@ def run_cmd(
 def _catch_up_paper_index(settings: Any) -> None:
     """Keep the offline literature search (title + abstract index) in step with the papers stored."""
     from motivgraph.errors import MotivGraphError
-    from motivgraph.runtime import Runtime
+    from motivgraph.graph.runtime import Runtime
 
     rt = Runtime(settings)
     try:

@@ -102,10 +102,10 @@ def parents_build_cmd(
 ) -> None:
     """Add parent nodes over the graph's problems and challenges (B.4); incremental and resumable."""
     from motivgraph.errors import BudgetExceeded, ConfigError
+    from motivgraph.graph.runtime import Runtime
     from motivgraph.llm import LLMClient
     from motivgraph.miner.decisions import DecisionLog
     from motivgraph.miner.parents import ParentBuilder
-    from motivgraph.runtime import Runtime
 
     if node_type is not None and node_type not in ("problem", "challenge"):
         raise ConfigError(f"--type must be problem or challenge (got {node_type!r})")
@@ -164,9 +164,9 @@ def ingest_with_miner(
     the miner's sink (or, with --dry-run, estimates tokens and cost first), prints the miner report.
     Returns the pipeline's IngestSummary for the ingest command's own summary table."""
     from motivgraph.errors import BudgetExceeded
+    from motivgraph.graph.runtime import Runtime
     from motivgraph.ingest.pipeline import run_ingest
     from motivgraph.miner.sink import build_sink, dry_run_estimate
-    from motivgraph.runtime import Runtime
 
     if dry_run:
         from motivgraph.llm import LLMClient

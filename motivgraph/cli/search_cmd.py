@@ -11,7 +11,7 @@ from rich.table import Table
 
 from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
 from motivgraph.errors import ConfigError
-from motivgraph.runtime import Runtime
+from motivgraph.graph.runtime import Runtime
 
 if TYPE_CHECKING:
     from motivgraph.graph.vector_index import IndexStatus

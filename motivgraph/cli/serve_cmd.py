@@ -52,6 +52,6 @@ def serve(
         os.environ.setdefault(var, str(settings.api.compute_threads))
     from motivgraph.api.server import HTTP_PROTOCOL
 
-    uvicorn.run("motivgraph.api.app:serve_factory", factory=True, host=host, port=port, workers=workers,
+    uvicorn.run("motivgraph.service:serve_factory", factory=True, host=host, port=port, workers=workers,
                 http=HTTP_PROTOCOL, access_log=False, log_level=settings.log_level.lower(),
                 timeout_graceful_shutdown=10)

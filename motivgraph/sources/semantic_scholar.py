@@ -25,7 +25,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from motivgraph.errors import ExternalServiceError, RateLimited
-from motivgraph.settings import SemanticScholarSettings
+from motivgraph.settings import SemanticScholarSettings, Settings
 
 log = logging.getLogger(__name__)
 
@@ -236,3 +236,10 @@ def _retry_after(value: str | None) -> float | None:
             return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
         except (TypeError, ValueError):
             return None
+
+
+def client_from_settings(settings: Settings) -> SemanticScholarClient | None:
+    """The Semantic Scholar client configured from settings (None when disabled)."""
+    if not settings.s2.enabled:
+        return None
+    return SemanticScholarClient(settings.s2, cache_dir=settings.cache_dir)

@@ -56,8 +56,8 @@ GOOD_CITE = "(Silva et al., 2021)"
 def build_graph(settings: Any, store: Any, embedder: Any) -> Any:
     """Write the small graph, build both FAISS indexes, return a Runtime sharing store and embedder."""
     from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.runtime import Runtime
     from motivgraph.graph.vector_index import NodeIndex
-    from motivgraph.runtime import Runtime
 
     store.upsert_papers(PAPERS)
     store.upsert_triples(TRIPLES)

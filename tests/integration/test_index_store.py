@@ -6,8 +6,8 @@ from __future__ import annotations
 from motivgraph.errors import IndexStale
 from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
 from motivgraph.graph.paper_index import PaperIndex
+from motivgraph.graph.runtime import Runtime
 from motivgraph.graph.vector_index import NodeIndex
-from motivgraph.runtime import Runtime
 
 
 def _triple(paper: str, i: int, p: str, c: str, s: str) -> TripleIn:

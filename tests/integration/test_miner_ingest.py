@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from motivgraph.errors import BudgetExceeded
+from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.pipeline import ingest_async, ledger_for
 from motivgraph.llm.tokens import content_text
 from motivgraph.miner.sink import MinerSink
-from motivgraph.runtime import Runtime
 from tests.miner_support import GOOD_TRIPLE, scripted_client
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "pdf"

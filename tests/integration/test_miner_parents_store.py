@@ -7,9 +7,9 @@ import pytest
 
 from motivgraph.errors import BudgetExceeded
 from motivgraph.graph.models import NodeIn, TripleIn
+from motivgraph.graph.runtime import Runtime
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.parents import ParentBuilder
-from motivgraph.runtime import Runtime
 from tests.miner_support import GROUP_OF, NEW_TRANSLATION, NODES, judge_reply, scripted_client
 
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from motivgraph.graph.runtime import Runtime
 from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult, NodeText
 from motivgraph.miner.sink import MinerSink
-from motivgraph.runtime import Runtime
 from tests.miner_support import make_paper, scripted_client
 
 NMT = ("Low-resource neural machine translation",

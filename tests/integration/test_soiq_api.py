@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from motivgraph.agents.runs import RunDir
-from motivgraph.api.app import create_app
 from motivgraph.api.services import ToolService
 from motivgraph.llm import reset_scripted_models
+from motivgraph.service import create_service_app as create_app
 from tests.integration.soiq_support import build_graph, idea_dict, idea_text
 
 

@@ -9,7 +9,7 @@ import schemathesis
 from schemathesis.config import SchemathesisConfig
 
 from motivgraph.agents.runs import RunDir
-from motivgraph.api.app import create_app
+from motivgraph.service import create_service_app as create_app
 from motivgraph.settings import Settings
 from tests.schemathesis_support import MODES, check_no_server_errors
 

@@ -7,8 +7,8 @@ import pytest
 
 from motivgraph.agents.tools.base import ToolClient
 from motivgraph.agents.tools.langchain import langchain_tools
-from motivgraph.agents.tools.models import NodeSearchResult, ScoredNode
-from motivgraph.agents.tools.specs import BY_NAME
+from motivgraph.api.contract.models import NodeSearchResult, ScoredNode
+from motivgraph.api.contract.tools import BY_NAME
 from motivgraph.errors import NodeNotFound
 
 

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from motivgraph.agents.tools.base import ToolArgumentError, build_request
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     NodeRelationRequest,
     NodeSearchRequest,

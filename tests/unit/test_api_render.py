@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from motivgraph.agents.tools.models import (
+from motivgraph.agents.tools.render import render
+from motivgraph.api.contract.models import (
     LiteraturePaper,
     LiteratureSearchResult,
     NodeBrief,
@@ -18,7 +19,6 @@ from motivgraph.agents.tools.models import (
     TripleOut,
     Unresolved,
 )
-from motivgraph.agents.tools.render import render
 from motivgraph.llm.tokens import count_tokens
 
 

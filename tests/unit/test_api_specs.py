@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from motivgraph.agents.tools.specs import TOOLS, inline_schema, openai_tools
+from motivgraph.api.contract.tools import TOOLS, inline_schema, openai_tools
 
 
 def test_openai_tools_shape():

@@ -7,7 +7,7 @@ from langchain_core.messages import ToolMessage
 
 from motivgraph.agents.soiq.loop import ChatAgent, digest
 from motivgraph.agents.soiq.toolbox import Toolbox
-from motivgraph.agents.tools.models import (
+from motivgraph.api.contract.models import (
     LiteraturePaper,
     LiteratureSearchResult,
     NodeSearchResult,

@@ -12,8 +12,8 @@ from pydantic import SecretStr
 from motivgraph.errors import ExternalServiceError, RateLimited
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.pipeline import SinkResult, ingest_async
-from motivgraph.ingest.semantic_scholar import SemanticScholarClient
 from motivgraph.settings import IngestSettings, SemanticScholarSettings, Settings
+from motivgraph.sources.semantic_scholar import SemanticScholarClient
 from tests.fixtures.ingest.pdfgen import write_paper
 
 TITLE = "Sparse Information Extraction: Unsupervised Language Models to the Rescue"

@@ -64,7 +64,7 @@ class FakeS2:
 def make_service(api_settings: Any, tmp_path: Any, fake: FakeS2, sleeps: list[float] | None = None,
                  **s2: Any) -> Any:
     from motivgraph.api.services import ToolService
-    from motivgraph.ingest.semantic_scholar import SemanticScholarClient
+    from motivgraph.sources.semantic_scholar import SemanticScholarClient
 
     settings = api_settings.model_copy(deep=True)  # same graph and indexes, S2 switched on
     settings.s2.enabled = True

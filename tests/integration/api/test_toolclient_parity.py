@@ -9,7 +9,7 @@ import pytest
 from motivgraph.agents.tools.base import ToolArgumentError
 from motivgraph.agents.tools.http import HttpToolClient
 from motivgraph.agents.tools.inprocess import InProcessToolClient
-from motivgraph.agents.tools.models import NodeSearchRequest, NodeSearchResult, RandomNodesResult
+from motivgraph.api.contract.models import NodeSearchRequest, NodeSearchResult, RandomNodesResult
 from motivgraph.errors import NodeNotFound
 from tests.integration.api.conftest import QUANT, S_ACO
 

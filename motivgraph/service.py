@@ -1,0 +1,37 @@
+"""The serve composition root: the tool API plus the routes the agents contribute.
+
+`motivgraph.api` knows nothing of agents (layers point down), so the app that `motivgraph serve` runs is
+assembled here, above both: the API's app factory first, then every agent router mounted on it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from motivgraph.api.services import ToolService
+    from motivgraph.settings import Settings
+
+
+def create_service_app(source: Settings | ToolService | None = None) -> FastAPI:
+    """The full HTTP service: tool API routes and the agents' ideation routes."""
+    from motivgraph.agents.sessions.routes import router as sessions_router
+    from motivgraph.api.app import create_app
+
+    app = create_app(source)
+    app.include_router(sessions_router)
+    return app
+
+
+def serve_factory() -> FastAPI:
+    """Entry point for uvicorn workers (`motivgraph serve`): settings from env, plain log lines."""
+    from motivgraph.api.app import set_compute_threads
+    from motivgraph.logging import setup_logging
+    from motivgraph.settings import get_settings
+
+    settings = get_settings()
+    setup_logging(settings.log_level, rich=False)
+    set_compute_threads(settings.api.compute_threads)
+    return create_service_app(settings)
