@@ -1,7 +1,18 @@
 """LLMClient: the one door every LLM call goes through.
 
-    cache (SQLite, free on hit) -> budget check -> concurrency limit -> rate limit
-        -> call with timeout, retried with backoff on 429/5xx/timeouts -> usage + cost -> cache
+    cache (SQLite, free on hit) -> budget check -> concurrency limit (and the server's slots)
+        -> context-window check -> rate limit -> call with a time limit, retried with backoff on
+        429/5xx -> usage + cost -> cache
+
+A timeout is not retried blindly: the call is repeated at most `timeout_retries` times, each with
+twice the limit, and against a single-slot local server only once that server has finished the
+abandoned reply (else the retry would queue behind it and time out too). Then LLMTimeout is raised,
+which a run records as its failure reason. A prompt that cannot fit the model's context window
+raises ContextOverflow before anything is sent; a reply cap that would overflow it is lowered.
+
+Structured output (`structured`) asks in the strongest mode of the provider's dialect
+(llm/dialects.py); a server that rejects that request (HTTP 400/422) is asked in a weaker mode from
+then on. Replies are repaired and validated, with one corrective re-ask.
 
 Async first (`chat`, `structured`); `chat_sync` / `structured_sync` wrap them for plain code.
 A run's budget (`budget_usd`, default settings.llm.budget_usd) is checked before every paid call:
@@ -12,6 +23,7 @@ answers still flow, so re-running resumes where the run stopped without paying t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import uuid
@@ -24,12 +36,21 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel
 
-from motivgraph.errors import BudgetExceeded, ConfigError, LLMError, MotivGraphError, StructuredOutputError
+from motivgraph.errors import (
+    BudgetExceeded,
+    ConfigError,
+    ContextOverflow,
+    LLMError,
+    LLMTimeout,
+    MotivGraphError,
+    StructuredOutputError,
+)
 from motivgraph.llm import structured as so
 from motivgraph.llm.cache import LLMCache, cache_key, cache_path
+from motivgraph.llm.dialects import StructuredRequest, dialect_for, structured_request, weaker
 from motivgraph.llm.factory import ModelSpec, build_chat_model, is_configured, resolve_spec
 from motivgraph.llm.limiter import RateLimiter
-from motivgraph.llm.retry import RetriesExhausted, RetryPolicy, describe, retry_call, status_code
+from motivgraph.llm.retry import RetriesExhausted, RetryPolicy, describe, is_timeout, retry_call, status_code
 from motivgraph.llm.tokens import content_text, count_message_tokens, count_tokens
 from motivgraph.llm.usage import Usage, cost_usd, price_for
 from motivgraph.settings import Settings
@@ -45,6 +66,11 @@ _HINTS = {
     403: "access denied — check MOTIVGRAPH_LLM_API_KEY and the model's permissions",
     404: "model or endpoint not found — check MOTIVGRAPH_LLM_MODEL and MOTIVGRAPH_LLM_BASE_URL",
 }
+_CONTEXT_WORDS = ("context window", "context length", "maximum context", "exceed context", "too many tokens",
+                  "prompt is too long")
+# Our token counts are estimates (MiniLM word pieces), not the model's tokenizer: keep a margin.
+CONTEXT_MARGIN = 1.15
+MIN_REPLY_TOKENS = 32
 
 
 @dataclass(frozen=True)
@@ -55,6 +81,14 @@ class Estimate:
     output_tokens: int
     cost_usd: float
     cached: bool
+
+
+class _Final(Exception):
+    """Carries an error the retry loop must not retry (its classifier goes by class names)."""
+
+    def __init__(self, error: MotivGraphError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 @dataclass
@@ -102,6 +136,8 @@ class LLMClient:
         self._limiter = RateLimiter(self.cfg.requests_per_minute, burst=self.cfg.concurrency, sleep=sleep)
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
+        self._slot_sems: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore]] = {}
+        self._weaker: dict[str, str] = {}  # model id -> structured method after a rejected request
         self._pending: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[AIMessage]]] = {}
         self.cache = LLMCache(cache_path(settings))
 
@@ -123,11 +159,12 @@ class LLMClient:
                 name = str(getattr(injected, "model_name", None) or getattr(injected, "model", None) or "model")
                 provider = "scripted" if injected._llm_type == "scripted" else injected._llm_type
                 spec = ModelSpec(role, provider, name, None, None, self.cfg.temperature, self.cfg.max_tokens,
-                                 self.cfg.timeout_s)
+                                 self.cfg.timeout_s, dialect=dialect_for(provider, None, self.cfg.dialect),
+                                 context_window=self.cfg.context_window)
                 self._bound[role] = _Bound(spec, injected)
             else:
-                spec = resolve_spec(self.cfg, role)
-                self._bound[role] = _Bound(spec, build_chat_model(spec))
+                spec = resolve_spec(self.cfg, role, self.settings.data_dir)
+                self._bound[role] = _Bound(spec, build_chat_model(spec, timeout_retries=self.cfg.timeout_retries))
             spec = self._bound[role].spec
             if self.budget_usd is not None and price_for(spec.model, self.cfg.prices) == (0.0, 0.0):
                 log.warning("No price for model %r in MOTIVGRAPH_LLM_PRICES: its calls count as $0, so the "
@@ -142,8 +179,20 @@ class LLMClient:
         return self._model(role).model
 
     def supports_tools(self, role: str | None = None) -> bool:
-        """True when the role's model implements native tool calling (bind_tools)."""
-        return type(self.chat_model(role)).bind_tools is not BaseChatModel.bind_tools
+        """True when the role's model should get native tool calls (bind_tools); False for models
+        that implement none and for presets that use the text protocol (local: models)."""
+        b = self._model(role)
+        return b.spec.native_tools and type(b.model).bind_tools is not BaseChatModel.bind_tools
+
+    def prompt_budget(self, role: str | None = None) -> int | None:
+        """Most prompt tokens (estimated) a call of `role` should send, or None when unlimited:
+        the role's context cap and what the model's context window leaves after the reply cap.
+        Agents trim their conversation to min(their own budget, this)."""
+        budget = self._model(role).spec.prompt_budget
+        return int(budget / CONTEXT_MARGIN) if budget is not None else None
+
+    def spec(self, role: str | None = None) -> ModelSpec:
+        return self._model(role).spec
 
     # -- the call pipeline -------------------------------------------------------------------
     def _semaphore(self) -> asyncio.Semaphore:
@@ -151,6 +200,18 @@ class LLMClient:
         if self._sem is None or self._sem_loop is not loop:  # asyncio.run() in sync wrappers: new loop
             self._sem, self._sem_loop = asyncio.Semaphore(self.cfg.concurrency), loop
         return self._sem
+
+    def _slots(self, spec: ModelSpec) -> asyncio.Semaphore | None:
+        """The server's own limit (a local model has one slot: more calls would only queue there,
+        where their time limits would run out waiting)."""
+        if not spec.slots:
+            return None
+        loop = asyncio.get_running_loop()
+        held = self._slot_sems.get(spec.model_id)
+        if held is None or held[0] is not loop:
+            held = (loop, asyncio.Semaphore(spec.slots))
+            self._slot_sems[spec.model_id] = held
+        return held[1]
 
     def _key(self, b: _Bound, messages: list[BaseMessage], tools: list[dict], params: dict[str, Any]) -> str:
         full = {"temperature": b.spec.temperature, "max_tokens": b.spec.max_tokens, "base_url": b.spec.base_url,
@@ -236,6 +297,7 @@ class LLMClient:
     ) -> AIMessage:
         """Budget check, concurrency slot, rate limit, timeout, retries, accounting: one paid call."""
         self._check_budget(role)
+        params = {**params, **self._fit_reply(role, b, msgs, tool_schemas)}
         runnable: Any = b.model
         if tool_schemas:
             try:
@@ -246,21 +308,24 @@ class LLMClient:
             runnable = runnable.bind(**params)
 
         async def attempt() -> AIMessage:
-            await self._limiter.acquire()
-            out = await asyncio.wait_for(runnable.ainvoke(msgs), timeout=self.cfg.timeout_s)
-            if not isinstance(out, AIMessage):
-                raise LLMError(f"{b.spec.model_id} returned {type(out).__name__}, not an AIMessage")
-            return out
+            try:
+                return await self._attempt(role, b, runnable, msgs)
+            except LLMTimeout as e:  # final: carried past the retry loop, which would retry any "*Timeout*"
+                raise _Final(e) from e
 
         def on_retry(n: int, e: BaseException, wait: float) -> None:
             self.usage.record_retry(role)
             log.warning("LLM %s (%s) retry %d/%d in %.1fs: %s", role, b.spec.model_id, n,
                         self._policy.max_retries, wait, self._redact(describe(e), b.spec))
 
-        async with self._semaphore():
+        slots = self._slots(b.spec)
+        async with self._semaphore(), (slots if slots is not None else contextlib.nullcontext()):
             self._check_budget(role)  # spend may have grown while this call waited for a slot
             try:
                 msg = await retry_call(attempt, self._policy, sleep=self._sleep, rng=self._rng, on_retry=on_retry)
+            except _Final as e:
+                self.usage.record_failure(role)
+                raise e.error from e.error.__cause__
             except RetriesExhausted as e:
                 self.usage.record_failure(role)
                 raise LLMError(
@@ -272,6 +337,13 @@ class LLMClient:
                 raise
             except Exception as e:
                 self.usage.record_failure(role)
+                text = str(e).lower()
+                if status_code(e) in (400, 413, 422) and any(w in text for w in _CONTEXT_WORDS):
+                    raise ContextOverflow(
+                        f"LLM {role} ({b.spec.model_id}): the prompt does not fit the model's context window "
+                        f"({self._redact(describe(e), b.spec)}); shorten the input (e.g. "
+                        "MOTIVGRAPH_MINER_INPUT_TOKEN_BUDGET, MOTIVGRAPH_AGENTS_CONTEXT_TOKEN_BUDGET)"
+                    ) from e
                 hint = _HINTS.get(status_code(e) or 0, "")
                 raise LLMError(
                     f"LLM {role} ({b.spec.model_id}) failed: {self._redact(describe(e), b.spec)}"
@@ -279,6 +351,72 @@ class LLMClient:
                 ) from e
         self._account(role, b, msgs, tool_schemas, msg)
         return msg
+
+    async def _attempt(self, role: str, b: _Bound, runnable: Any, msgs: list[BaseMessage]) -> AIMessage:
+        """One call under the timeout policy (see module docstring). Errors other than timeouts
+        propagate to the retry loop unchanged."""
+        limit = b.spec.timeout_s
+        for n in range(self.cfg.timeout_retries + 1):
+            await self._limiter.acquire()
+            try:
+                out = await asyncio.wait_for(runnable.ainvoke(msgs), timeout=limit)
+            except Exception as e:
+                if not is_timeout(e):
+                    raise
+                if n >= self.cfg.timeout_retries:
+                    tries = f" ({n + 1} attempts, the last with a {limit:.0f}s limit)" if n else ""
+                    raise LLMTimeout(
+                        f"LLM {role} ({b.spec.model_id}) did not answer within {limit:.0f}s{tries}; the model is "
+                        f"too slow for this call: lower its reply cap (now {b.spec.max_tokens} tokens; "
+                        "MOTIVGRAPH_LLM_MAX_TOKENS or the role's max_tokens) or raise MOTIVGRAPH_LLM_TIMEOUT_S"
+                    ) from e
+                self.usage.record_retry(role)
+                log.warning("LLM %s (%s) timed out after %.0fs; retrying once more with a %.0fs limit", role,
+                            b.spec.model_id, limit, limit * 2)
+                if b.spec.slots == 1:
+                    await self._wait_idle(b, limit * 2)
+                else:
+                    await self._sleep(self._policy.delay(n + 1, e, self._rng))
+                limit *= 2
+                continue
+            if not isinstance(out, AIMessage):
+                raise LLMError(f"{b.spec.model_id} returned {type(out).__name__}, not an AIMessage")
+            return out
+        raise AssertionError("unreachable")
+
+    async def _wait_idle(self, b: _Bound, timeout_s: float) -> None:
+        """A single-slot server keeps generating the reply nobody waits for any more; a retry sent
+        now would queue behind it. Wait until it is free (bounded by `timeout_s`)."""
+        base_url = getattr(b.model, "openai_api_base", None)
+        if not base_url:
+            return
+        key = getattr(b.model, "openai_api_key", None)
+        from motivgraph.llm.local import wait_idle
+
+        if not await wait_idle(base_url, key.get_secret_value() if key else None, timeout_s):
+            log.warning("LLM server at %s still busy after %.0fs", base_url, timeout_s)
+
+    def _fit_reply(self, role: str, b: _Bound, msgs: list[BaseMessage], tools: list[dict]) -> dict[str, Any]:
+        """Context-window check before sending: ContextOverflow when the prompt leaves no room for a
+        reply; {"max_tokens": n} when the reply cap must shrink to fit; {} otherwise."""
+        window = b.spec.context_window
+        if not window:
+            return {}
+        prompt = int(count_message_tokens(msgs, tools) * CONTEXT_MARGIN)
+        room = window - prompt
+        if room < MIN_REPLY_TOKENS:
+            self.usage.record_failure(role)
+            raise ContextOverflow(
+                f"LLM {role} ({b.spec.model_id}): the prompt (~{prompt} tokens) leaves no room for a reply in the "
+                f"model's {window}-token context window; nothing was sent. Shorten the input (e.g. "
+                "MOTIVGRAPH_MINER_INPUT_TOKEN_BUDGET, MOTIVGRAPH_AGENTS_CONTEXT_TOKEN_BUDGET) or use a model with a "
+                "larger window (MOTIVGRAPH_LLM_CONTEXT_WINDOW)"
+            )
+        if room < b.spec.max_tokens:
+            log.info("LLM %s: reply cap lowered from %d to %d tokens to fit the %d-token context window", role,
+                     b.spec.max_tokens, room, window)
+            return {"max_tokens": room}
+        return {}
 
     def _account(self, role: str, b: _Bound, msgs: list[BaseMessage], tools: list[dict], msg: AIMessage) -> None:
         meta = msg.usage_metadata
@@ -295,30 +433,63 @@ class LLMClient:
 
     # -- structured output -------------------------------------------------------------------
     def structured_method(self, role: str) -> str:
+        """The method structured calls of `role` use now: constrained, tool, json_mode or text."""
         method = self.cfg.structured_method
-        if method != "auto":
-            return method
         spec = self._model(role).spec
-        if "reasoner" in spec.model:  # reasoning models (deepseek-reasoner) reject forced tool calls
-            return "text"
-        return {"openai": "tool", "deepseek": "tool", "vllm": "json_mode", "ollama": "json_mode"}.get(
-            spec.provider, "text"
-        )
+        if method == "auto":
+            method = "text" if spec.dialect == "scripted" else "constrained"
+            if "reasoner" in spec.model:  # reasoning models (deepseek-reasoner) reject forced tool calls
+                method = "text"
+        return self._weaker.get(spec.model_id, method) if method == "constrained" else method
 
-    def _structured_call(self, role: str, messages: Messages, schema: type[BaseModel]) -> tuple[list, dict]:
+    def structured_request(self, role: str, schema: type[BaseModel], method: str | None = None) -> StructuredRequest:
+        """What a structured call of `role` sends for `schema` (see llm/dialects.py)."""
+        spec = self._model(role).spec
+        return structured_request(spec.dialect, method or self.structured_method(role), schema)
+
+    def _structured_call(self, role: str, messages: Messages, schema: type[BaseModel],
+                         method: str | None = None) -> tuple[list, dict]:
         """(messages, chat kwargs) that `structured` sends for `schema`."""
+        req = self.structured_request(role, schema, method)
         msgs = _as_messages(messages)
-        method = self.structured_method(role)
-        if method == "tool":
-            return msgs, {"tools": [schema], "tool_choice": so.schema_name(schema)}
-        msgs = so.with_instruction(msgs, so.schema_instruction(schema))
-        return msgs, ({"response_format": {"type": "json_object"}} if method == "json_mode" else {})
+        if req.instruct:
+            msgs = so.with_instruction(msgs, so.schema_instruction(schema))
+        kwargs: dict[str, Any] = dict(req.kwargs)
+        if req.tools:
+            kwargs.update(tools=list(req.tools), tool_choice=req.tool_choice)
+        return msgs, kwargs
 
-    async def structured(self, role: str, messages: Messages, schema: type[M], *, reask: bool = True) -> M:
+    async def structured(self, role: str, messages: Messages, schema: type[M], *, reask: bool = True,
+                         method: str | None = None) -> M:
         """A `schema` instance from the model: parse (repairing broken JSON) and validate; on
         failure ask once more quoting the problems; then StructuredOutputError (with `.raw` and
-        `.problems` attributes holding the replies and what was wrong with them)."""
-        msgs, kwargs = self._structured_call(role, messages, schema)
+        `.problems` attributes holding the replies and what was wrong with them). `method`
+        overrides the structured method for this call (benchmarks compare them)."""
+        while True:
+            used = method or self.structured_method(role)
+            try:
+                return await self._structured(role, messages, schema, reask=reask, method=used)
+            except ContextOverflow:
+                raise
+            except LLMError as e:
+                if method is not None or not self._rejected(e, used):
+                    raise
+                fallback = weaker(used)
+                if fallback is None:
+                    raise
+                spec = self._model(role).spec
+                log.warning("LLM %s (%s) rejected the %s structured-output request (%s); using %s from now on",
+                            role, spec.model_id, used, e, fallback)
+                self._weaker[spec.model_id] = fallback
+
+    @staticmethod
+    def _rejected(e: LLMError, method: str) -> bool:
+        """True when the server refused the request format itself (not the prompt or the key)."""
+        cause = e.__cause__
+        return method != "text" and cause is not None and status_code(cause) in (400, 422)
+
+    async def _structured(self, role: str, messages: Messages, schema: type[M], *, reask: bool, method: str) -> M:
+        msgs, kwargs = self._structured_call(role, messages, schema, method)
         raws: list[str] = []
         problems: list[str] = []
         for turn in range(2 if reask else 1):

@@ -5,10 +5,15 @@ Model strings are `provider:model` (init_chat_model style). Providers:
   deepseek:  https://api.deepseek.com by default; key DEEPSEEK_API_KEY
   vllm:      OpenAI-compatible vLLM server, default http://localhost:8000/v1; key optional
   ollama:    Ollama's OpenAI endpoint, default http://localhost:11434/v1; key optional
+  local:     local:smollm2 or local:/path/model.gguf: a llama.cpp server MotivGraph starts itself on
+             loopback (see llm/local.py); text-mode tool calls, the model's context window, one slot
   scripted:  scripted:PATH.json -> ScriptedChatModel.from_file (tests, CLI/HTTP end-to-end runs)
-A string without a provider is treated as `openai:`. All real providers go through
-langchain_openai.ChatOpenAI (imported only when needed), with retries switched off there:
-LLMClient owns retrying.
+  anything else LangChain's init_chat_model knows (anthropic, google_genai, google_vertexai,
+             azure_openai, bedrock_converse, mistralai, groq, ...) through an optional extra,
+             e.g. pip install 'motivgraph[anthropic]'; the provider reads its own key variables.
+A string without a provider is treated as `openai:`. The OpenAI-compatible providers go through
+langchain_openai.ChatOpenAI (imported only when needed); every model has its own retries switched
+off: LLMClient owns retrying.
 
 Role overrides (`settings.llm.roles[role]`) replace model/base_url/api_key/temperature/max_tokens.
 A role whose model names a different provider than the default does not inherit the default's
@@ -19,19 +24,44 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from motivgraph.errors import ConfigError
+from motivgraph.llm.dialects import dialect_for
 from motivgraph.settings import LLM_ROLES, LLMSettings
 
 log = logging.getLogger(__name__)
 
 ROLES = LLM_ROLES
-PROVIDERS = ("openai", "deepseek", "vllm", "ollama", "scripted")
+OWN_PROVIDERS = ("openai", "deepseek", "vllm", "ollama", "local", "scripted")
+# LangChain init_chat_model providers: (module the provider needs, pip extra of motivgraph, pip package).
+LANGCHAIN_PROVIDERS: dict[str, tuple[str, str, str]] = {
+    "anthropic": ("langchain_anthropic", "anthropic", "langchain-anthropic"),
+    "azure_openai": ("langchain_openai", "azure", "langchain-openai"),
+    "azure_ai": ("langchain_azure_ai", "azure-ai", "langchain-azure-ai"),
+    "google_genai": ("langchain_google_genai", "google", "langchain-google-genai"),
+    "google_vertexai": ("langchain_google_vertexai", "vertexai", "langchain-google-vertexai"),
+    "bedrock": ("langchain_aws", "bedrock", "langchain-aws"),
+    "bedrock_converse": ("langchain_aws", "bedrock", "langchain-aws"),
+    "mistralai": ("langchain_mistralai", "mistral", "langchain-mistralai"),
+    "groq": ("langchain_groq", "groq", "langchain-groq"),
+    "fireworks": ("langchain_fireworks", "fireworks", "langchain-fireworks"),
+    "together": ("langchain_together", "together", "langchain-together"),
+    "cohere": ("langchain_cohere", "cohere", "langchain-cohere"),
+    "huggingface": ("langchain_huggingface", "huggingface", "langchain-huggingface"),
+    "xai": ("langchain_xai", "xai", "langchain-xai"),
+    "nvidia": ("langchain_nvidia_ai_endpoints", "nvidia", "langchain-nvidia-ai-endpoints"),
+    "ibm": ("langchain_ibm", "ibm", "langchain-ibm"),
+    "perplexity": ("langchain_perplexity", "perplexity", "langchain-perplexity"),
+    "openrouter": ("langchain_openrouter", "openrouter", "langchain-openrouter"),
+}
+PROVIDERS = (*OWN_PROVIDERS, *LANGCHAIN_PROVIDERS)
 DEFAULT_BASE_URLS = {
     "deepseek": "https://api.deepseek.com",
     "vllm": "http://localhost:8000/v1",
@@ -43,8 +73,10 @@ PLACEHOLDER_KEY = "not-needed"
 
 NO_MODEL_MESSAGE = (
     "No LLM configured: set MOTIVGRAPH_LLM_MODEL (e.g. 'openai:gpt-4o-mini', 'deepseek:deepseek-chat', "
-    "'vllm:Qwen/Qwen2.5-7B-Instruct', 'ollama:llama3.1'), plus MOTIVGRAPH_LLM_BASE_URL for a self-hosted "
-    "OpenAI-compatible server and MOTIVGRAPH_LLM_API_KEY (or OPENAI_API_KEY / DEEPSEEK_API_KEY) for a paid API."
+    "'vllm:Qwen/Qwen2.5-7B-Instruct', 'ollama:llama3.1', 'anthropic:claude-3-5-haiku-latest', or "
+    "'local:smollm2' for the offline local model after ./scripts/setup.sh --with-local-llm), plus "
+    "MOTIVGRAPH_LLM_BASE_URL for a self-hosted OpenAI-compatible server and MOTIVGRAPH_LLM_API_KEY (or "
+    "OPENAI_API_KEY / DEEPSEEK_API_KEY) for a paid API."
 )
 
 
@@ -60,10 +92,25 @@ class ModelSpec:
     temperature: float
     max_tokens: int
     timeout_s: float
+    dialect: str = "openai_compatible"  # structured-output request body (llm/dialects.py)
+    context_window: int | None = None  # prompt + reply tokens the model holds (None: unknown)
+    context_tokens: int | None = None  # this role's prompt cap (RoleOverride.context_tokens)
+    native_tools: bool = True  # False: agents use the text tool-call protocol
+    slots: int | None = None  # calls the server runs at once (None: no limit beyond concurrency)
+    local: Any = field(default=None, compare=False)  # llm.local.LocalServer for local: models
 
     @property
     def model_id(self) -> str:
         return f"{self.provider}:{self.model}"
+
+    @property
+    def prompt_budget(self) -> int | None:
+        """Most prompt tokens a call of this role may send: the role's cap, and what the context
+        window leaves after the reply cap (None: no limit known)."""
+        caps = [c for c in (self.context_tokens,) if c]
+        if self.context_window:
+            caps.append(max(0, self.context_window - self.max_tokens))
+        return min(caps) if caps else None
 
     def __repr__(self) -> str:  # never show the key, even masked, in reprs that end up in logs
         return f"ModelSpec(role={self.role!r}, model={self.model_id!r}, base_url={self.base_url!r})"
@@ -90,8 +137,9 @@ def is_configured(settings: LLMSettings, role: str | None = None) -> bool:
     return bool((override and override.model) or settings.model)
 
 
-def resolve_spec(settings: LLMSettings, role: str | None = None) -> ModelSpec:
-    """The model spec for `role` (None: the default), or ConfigError naming the settings to set."""
+def resolve_spec(settings: LLMSettings, role: str | None = None, data_dir: Path | None = None) -> ModelSpec:
+    """The model spec for `role` (None: the default), or ConfigError naming the settings to set.
+    `data_dir` locates local: model files and servers (default: the process settings' data dir)."""
     if role is not None and role not in ROLES:
         raise ConfigError(f"Unknown LLM role {role!r}; roles are: {', '.join(ROLES)}")
     override = settings.roles.get(role) if role else None
@@ -102,7 +150,12 @@ def resolve_spec(settings: LLMSettings, role: str | None = None) -> ModelSpec:
     same_provider = settings.model is not None and split_model(settings.model)[0] == provider
     base_url = (override.base_url if override else None) or (settings.base_url if same_provider else None)
     api_key = (override.api_key if override else None) or (settings.api_key if same_provider else None)
-    if provider != "scripted":
+    temperature = override.temperature if override and override.temperature is not None else settings.temperature
+    max_tokens = override.max_tokens if override and override.max_tokens is not None else settings.max_tokens
+    context_tokens = override.context_tokens if override else None
+    if provider == "local":
+        return _local_spec(settings, role, model, temperature, override, context_tokens, data_dir)
+    if provider in OWN_PROVIDERS and provider != "scripted":
         base_url = base_url or DEFAULT_BASE_URLS.get(provider)
         if api_key is None and KEY_ENV.get(provider) and os.environ.get(KEY_ENV[provider]):
             api_key = SecretStr(os.environ[KEY_ENV[provider]])
@@ -119,9 +172,38 @@ def resolve_spec(settings: LLMSettings, role: str | None = None) -> ModelSpec:
         model=model,
         base_url=base_url,
         api_key=api_key,
-        temperature=override.temperature if override and override.temperature is not None else settings.temperature,
-        max_tokens=override.max_tokens if override and override.max_tokens is not None else settings.max_tokens,
+        temperature=temperature,
+        max_tokens=max_tokens,
         timeout_s=settings.timeout_s,
+        dialect=dialect_for(provider, base_url, settings.dialect),
+        context_window=settings.context_window,
+        context_tokens=context_tokens,
+    )
+
+
+def _local_spec(settings: LLMSettings, role: str | None, value: str, temperature: float, override: Any,
+                context_tokens: int | None, data_dir: Path | None) -> ModelSpec:
+    """The spec of a local: model. Reply caps: an explicit setting wins (role, then
+    MOTIVGRAPH_LLM_MAX_TOKENS), else the preset's cap for the role."""
+    from motivgraph.llm.local import LocalServer, resolve_local, state_dir
+
+    if data_dir is None:
+        from motivgraph.settings import get_settings
+
+        data_dir = get_settings().data_dir
+    lm = resolve_local(value, data_dir, settings.models_dir, settings.context_window)
+    if override and override.max_tokens is not None:
+        max_tokens = override.max_tokens
+    elif "max_tokens" in settings.model_fields_set:
+        max_tokens = settings.max_tokens
+    else:
+        max_tokens = lm.role_max_tokens.get(role or "", lm.max_tokens)
+    server = LocalServer(lm, state_dir(data_dir, settings.local_dir), port=settings.local_port,
+                         threads=settings.local_threads)
+    return ModelSpec(
+        role=role, provider="local", model=lm.name, base_url=None, api_key=None, temperature=temperature,
+        max_tokens=max_tokens, timeout_s=settings.timeout_s, dialect=dialect_for("local", None, settings.dialect),
+        context_window=lm.context_window, context_tokens=context_tokens, native_tools=False, slots=1, local=server,
     )
 
 
@@ -143,28 +225,71 @@ def _scripted_model(path: str) -> BaseChatModel:
     return _scripted[key]
 
 
-def build_chat_model(spec: ModelSpec) -> BaseChatModel:
-    """A LangChain chat model for `spec` (no network traffic happens here)."""
+def http_timeout_s(spec: ModelSpec, timeout_retries: int) -> float:
+    """The transport timeout: past the longest limit LLMClient may give a call (it doubles per
+    timeout retry), so the client's own deadline is the one that fires."""
+    return spec.timeout_s * 2 ** timeout_retries + 30
+
+
+def build_chat_model(spec: ModelSpec, *, timeout_retries: int = 0) -> BaseChatModel:
+    """A LangChain chat model for `spec`. No network traffic, except that a local: model's server
+    is started here (or the running one reused)."""
     if spec.provider == "scripted":
         return _scripted_model(spec.model)
+    if spec.provider in LANGCHAIN_PROVIDERS:
+        return _langchain_model(spec, timeout_retries)
     try:
         from langchain_openai import ChatOpenAI
     except ImportError as e:
         raise ConfigError(
             f"{spec.model_id} needs langchain-openai: pip install 'motivgraph[openai]' (or langchain-openai)"
         ) from e
-    log.info("LLM %s -> %s at %s", spec.role or "default", spec.model_id, spec.base_url or "api.openai.com")
+    base_url, api_key = spec.base_url, spec.api_key
+    if spec.provider == "local":
+        st, reused = spec.local.start()
+        base_url, api_key = st.base_url, SecretStr(st.api_key)
+        log.info("LLM %s -> %s: %s local server at %s", spec.role or "default", spec.model_id,
+                 "reusing the" if reused else "started a", base_url)
+    else:
+        log.info("LLM %s -> %s at %s", spec.role or "default", spec.model_id, base_url or "api.openai.com")
     return ChatOpenAI(
         model=spec.model,
-        base_url=spec.base_url,
-        api_key=spec.api_key,
+        base_url=base_url,
+        api_key=api_key,
         temperature=spec.temperature,
         max_tokens=spec.max_tokens,
-        timeout=spec.timeout_s,
+        timeout=http_timeout_s(spec, timeout_retries),
         max_retries=0,
     )
 
 
+def missing_extra_message(provider: str, model: str) -> str:
+    _module, extra, package = LANGCHAIN_PROVIDERS[provider]
+    return (f"{provider}:{model} needs the '{extra}' extra: pip install 'motivgraph[{extra}]' "
+            f"(LangChain's init_chat_model with {package})")
+
+
+def _langchain_model(spec: ModelSpec, timeout_retries: int) -> BaseChatModel:
+    module = LANGCHAIN_PROVIDERS[spec.provider][0]
+    if find_spec("langchain") is None or find_spec(module) is None:
+        raise ConfigError(missing_extra_message(spec.provider, spec.model))
+    from langchain.chat_models import init_chat_model
+
+    kwargs: dict[str, Any] = {"temperature": spec.temperature, "max_tokens": spec.max_tokens,
+                              "timeout": http_timeout_s(spec, timeout_retries), "max_retries": 0}
+    if spec.api_key is not None:
+        kwargs["api_key"] = spec.api_key
+    if spec.base_url:
+        kwargs["base_url"] = spec.base_url
+    log.info("LLM %s -> %s via init_chat_model", spec.role or "default", spec.model_id)
+    try:
+        return init_chat_model(spec.model, model_provider=spec.provider, **kwargs)
+    except ImportError as e:
+        raise ConfigError(missing_extra_message(spec.provider, spec.model)) from e
+    except (ValueError, TypeError) as e:  # e.g. the provider's own missing-credentials check
+        raise ConfigError(f"{spec.model_id}: {e}") from e
+
+
 def chat_model_for(settings: LLMSettings, role: str | None = None) -> BaseChatModel:
     """Shortcut: resolve the spec for `role` and build its model."""
-    return build_chat_model(resolve_spec(settings, role))
+    return build_chat_model(resolve_spec(settings, role), timeout_retries=settings.timeout_retries)

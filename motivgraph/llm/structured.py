@@ -123,10 +123,26 @@ def _fit(obj: Any, schema: type[BaseModel]) -> Any:
     return obj
 
 
+def _drop_nulls(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _drop_nulls(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, list):
+        return [_drop_nulls(v) for v in obj]
+    return obj
+
+
 def validate_obj(obj: Any, schema: type[M]) -> M:
     try:
         return schema.model_validate(_fit(obj, schema))
     except ValidationError as e:
+        # Strict json_schema mode makes optional fields nullable-but-required: a null there means
+        # "not given", so the field's default applies.
+        cleaned = _drop_nulls(obj)
+        if cleaned != obj:
+            try:
+                return schema.model_validate(_fit(cleaned, schema))
+            except ValidationError:
+                pass
         problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in e.errors())
         raise ReplyProblem(f"the JSON does not match the schema: {problems}") from e
 

@@ -10,7 +10,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel
 
-from motivgraph.errors import BudgetExceeded, LLMError
+from motivgraph.errors import BudgetExceeded, ContextOverflow, LLMError, LLMTimeout
 from motivgraph.llm import (
     Delay,
     LLMClient,
@@ -142,16 +142,59 @@ def test_retry_cap_exhausted_raises_llm_error(settings: Settings) -> None:
     c.close()
 
 
-def test_timeout_is_retried_then_gives_up(settings: Settings) -> None:
+def test_timeout_is_retried_once_with_a_longer_limit_then_fails_with_a_reason(settings: Settings) -> None:
     settings.llm.timeout_s = 0.05
-    settings.llm.max_retries = 1
-    model = ScriptedChatModel([Delay(30, "too slow"), "in time"])
+    settings.llm.max_retries = 5  # transport retries do not apply to timeouts
+    model = ScriptedChatModel([Delay(30, "too slow"), Delay(0.07, "in time with the doubled limit")])
     c = _client(settings, model)
-    assert c.chat_sync("extractor", "q1").content == "in time"
+    assert c.chat_sync("extractor", "q1").content == "in time with the doubled limit"
     assert c.usage.role("extractor").retries == 1
-    model.add(Delay(30, "slow"), Delay(30, "slow"))
-    with pytest.raises(LLMError, match="TimeoutError"):
+    model.add(Delay(30, "slow"), Delay(30, "slow"), "never asked")
+    with pytest.raises(LLMTimeout, match=r"did not answer within 0s \(2 attempts") as e:
         c.chat_sync("extractor", "q2")
+    assert "MOTIVGRAPH_LLM_TIMEOUT_S" in str(e.value)
+    assert model.remaining == 1  # two attempts, not max_retries + 1
+    assert c.usage.role("extractor").failures == 1
+    c.close()
+
+
+def test_no_timeout_retry_when_disabled(settings: Settings) -> None:
+    settings.llm.timeout_s = 0.05
+    settings.llm.timeout_retries = 0
+    model = ScriptedChatModel([Delay(30, "slow"), "never asked"])
+    c = _client(settings, model)
+    with pytest.raises(LLMTimeout):
+        c.chat_sync("extractor", "q")
+    assert model.remaining == 1
+    c.close()
+
+
+def test_single_slot_server_calls_run_one_at_a_time(settings: Settings) -> None:
+    from dataclasses import replace
+
+    model = ScriptedChatModel(default=Delay(0.02, "ok"))
+    c = _client(settings, model)
+    c._model("extractor").spec = replace(c._model("extractor").spec, slots=1)
+
+    async def many() -> None:
+        await asyncio.gather(*(c.chat("extractor", f"q{i}", cache=False) for i in range(4)))
+
+    asyncio.run(many())
+    assert model.max_in_flight == 1
+    c.close()
+
+
+def test_context_window_caps_the_reply_and_refuses_prompts_that_cannot_fit(settings: Settings) -> None:
+    settings.llm.context_window = 600
+    settings.llm.max_tokens = 599
+    model = ScriptedChatModel(default="ok")
+    c = _client(settings, model)
+    c.chat_sync("extractor", "short question", cache=False)
+    assert 0 < model.call_kwargs[-1]["max_tokens"] < 600  # lowered to what the window leaves
+    with pytest.raises(ContextOverflow, match="context window"):
+        c.chat_sync("extractor", "word " * 2000, cache=False)
+    assert len(model.calls) == 1  # nothing was sent
+    assert c.prompt_budget("extractor") < 600 - 599 + 1
     c.close()
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from motivgraph.errors import LLMError
+from motivgraph.errors import ContextOverflow, LLMError
 from motivgraph.llm import LLMClient
 from motivgraph.settings import LLMSettings, Settings
 
@@ -109,11 +109,13 @@ class Verdict(BaseModel):
     reason: str
 
 
-def test_structured_uses_forced_tool_call(settings: Settings, fake: FakeOpenAI) -> None:
+def test_structured_tool_method_uses_forced_tool_call(settings: Settings, fake: FakeOpenAI) -> None:
     args = json.dumps({"same": True, "reason": "identical task"})
     fake.reply({"content": None, "tool_calls": [
         {"id": "call_1", "type": "function", "function": {"name": "Verdict", "arguments": args}}]})
-    c = LLMClient(_settings(settings, "openai:qwen", fake.url))
+    settings = _settings(settings, "openai:qwen", fake.url)
+    settings.llm.structured_method = "tool"
+    c = LLMClient(settings)
     assert c.structured_method("resolver") == "tool"
     out = c.structured_sync("resolver", "Same concept?", Verdict)
     assert out == Verdict(same=True, reason="identical task")
@@ -123,13 +125,92 @@ def test_structured_uses_forced_tool_call(settings: Settings, fake: FakeOpenAI) 
     c.close()
 
 
-def test_vllm_structured_uses_json_mode(settings: Settings, fake: FakeOpenAI) -> None:
+VERDICT_SCHEMA = Verdict.model_json_schema()
+STRICT_VERDICT = {**VERDICT_SCHEMA, "required": ["same", "reason"], "additionalProperties": False}
+
+
+@pytest.mark.parametrize(
+    ("model", "dialect", "expected"),
+    [
+        # OpenAI itself (dialect forced: the fake server stands in for api.openai.com): strict json_schema.
+        ("openai:gpt-4o-mini", "openai", {"response_format": {"type": "json_schema", "json_schema": {
+            "name": "Verdict", "strict": True, "schema": STRICT_VERDICT}}}),
+        ("vllm:qwen", "auto", {"response_format": {"type": "json_schema", "json_schema": {
+            "name": "Verdict", "schema": VERDICT_SCHEMA}}}),
+        # Any OpenAI-compatible server at a base_url: the same json_schema form.
+        ("openai:qwen", "auto", {"response_format": {"type": "json_schema", "json_schema": {
+            "name": "Verdict", "schema": VERDICT_SCHEMA}}}),
+        ("ollama:llama3.1", "auto", {"response_format": {"type": "json_schema", "json_schema": {
+            "name": "Verdict", "schema": VERDICT_SCHEMA}}}),
+        ("openai:smollm2", "llama_cpp_python", {"response_format": {"type": "json_object", "schema": VERDICT_SCHEMA}}),
+        ("openai:qwen", "llama_server", {"json_schema": VERDICT_SCHEMA}),
+    ],
+)
+def test_constrained_request_body_per_dialect(settings: Settings, fake: FakeOpenAI, model: str, dialect: str,
+                                              expected: dict[str, Any]) -> None:
     fake.reply({"content": '{"same": false, "reason": "different data"}'})
-    c = LLMClient(_settings(settings, "vllm:qwen", fake.url))
+    settings = _settings(settings, model, fake.url)
+    settings.llm.dialect = dialect  # type: ignore[assignment]
+    c = LLMClient(settings)
+    assert c.structured_method("resolver") == "constrained"
+    assert c.structured_sync("resolver", "Same concept?", Verdict).same is False
+    body = fake.requests[0]["body"]
+    for key, value in expected.items():
+        assert body[key] == value
+    assert "tools" not in body and "tool_choice" not in body
+    # The strict OpenAI schema is enforced by the server; the others also get it in the prompt.
+    assert ("JSON Schema" in body["messages"][0]["content"]) == (dialect != "openai")
+    c.close()
+
+
+def test_strict_reply_with_null_optional_field_gets_the_default(settings: Settings, fake: FakeOpenAI) -> None:
+    class WithDefault(BaseModel):
+        same: bool
+        members: list[int] = []
+
+    fake.reply({"content": '{"same": true, "members": null}'})
+    settings = _settings(settings, "openai:gpt-4o-mini", fake.url)
+    settings.llm.dialect = "openai"
+    c = LLMClient(settings)
+    assert c.structured_sync("resolver", "q", WithDefault) == WithDefault(same=True, members=[])
+    schema = fake.requests[0]["body"]["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["same", "members"] and schema["additionalProperties"] is False
+    assert {"type": "null"} in schema["properties"]["members"]["anyOf"]
+    c.close()
+
+
+def test_server_rejecting_json_schema_falls_back_to_json_mode(settings: Settings, fake: FakeOpenAI) -> None:
+    fake.error(400, "response_format type json_schema is not supported")
+    fake.reply({"content": '{"same": false, "reason": "different data"}'})
+    fake.reply({"content": '{"same": true, "reason": "same"}'})
+    c = LLMClient(_settings(settings, "openai:qwen", fake.url), sleep=Sleeps())
+    assert c.structured_sync("resolver", "Same concept?", Verdict).same is False
+    assert fake.requests[0]["body"]["response_format"]["type"] == "json_schema"
+    assert fake.requests[1]["body"]["response_format"] == {"type": "json_object"}
+    assert c.structured_method("resolver") == "json_mode"  # remembered for the next calls
+    assert c.structured_sync("resolver", "Another?", Verdict).same is True
+    assert fake.requests[2]["body"]["response_format"] == {"type": "json_object"}
+    c.close()
+
+
+def test_json_mode_method_sends_generic_json_mode(settings: Settings, fake: FakeOpenAI) -> None:
+    fake.reply({"content": '{"same": false, "reason": "different data"}'})
+    settings = _settings(settings, "vllm:qwen", fake.url)
+    settings.llm.structured_method = "json_mode"
+    c = LLMClient(settings)
     assert c.structured_sync("resolver", "Same concept?", Verdict).same is False
     body = fake.requests[0]["body"]
     assert body["response_format"] == {"type": "json_object"}
     assert "JSON Schema" in body["messages"][0]["content"]
+    c.close()
+
+
+def test_context_overflow_reply_from_server_is_named(settings: Settings, fake: FakeOpenAI) -> None:
+    fake.error(400, "Requested tokens (9000) exceed context window of 8192")
+    c = LLMClient(_settings(settings, "vllm:qwen", fake.url), sleep=Sleeps())
+    with pytest.raises(ContextOverflow, match="context window"):
+        c.chat_sync("extractor", "ping")
+    assert len(fake.requests) == 1
     c.close()
 
 

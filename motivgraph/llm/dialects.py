@@ -1,0 +1,201 @@
+"""Structured-output request bodies, per provider dialect.
+
+A dialect is how one kind of server asks for schema-constrained output. `structured_request`
+returns what the client binds to the chat model for one structured call; whatever the method,
+the reply is then parsed, repaired and validated by `structured.parse_reply` (plus one re-ask).
+
+    dialect            constrained request (the strongest mode it supports)
+    openai             response_format {"type": "json_schema", "json_schema": {name, strict: true, schema}}
+                       with the schema made strict (every property required, no extra properties)
+    vllm               response_format {"type": "json_schema", "json_schema": {name, schema}} (guided decoding)
+    openai_compatible  the same as vllm: LM Studio, SGLang, llama-server and Ollama accept it; a server
+                       that rejects it (HTTP 400/422) is asked in JSON mode from then on
+    llama_cpp_python   response_format {"type": "json_object", "schema": schema} (llama-cpp-python's grammar)
+    llama_server       top-level "json_schema": schema (llama.cpp's llama-server)
+    ollama             response_format json_schema on Ollama's OpenAI endpoint; Ollama turns it into its
+                       native `format: <schema>`
+    anthropic          forced tool use: the schema as the only tool, tool_choice naming it
+    google             response_mime_type "application/json" + response_schema (refs inlined)
+    tool_calling       any other LangChain provider: forced tool use
+    scripted           schema in the prompt (the scripted test model ignores request parameters)
+
+Weaker methods, chosen by MOTIVGRAPH_LLM_STRUCTURED_METHOD or after a rejection: `tool` (forced
+tool call), `json_mode` (the dialect's generic JSON mode + schema in the prompt) and `text`
+(schema in the prompt only).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+DIALECTS = (
+    "openai", "vllm", "openai_compatible", "llama_cpp_python", "llama_server", "ollama", "anthropic", "google",
+    "tool_calling", "scripted",
+)  # fmt: skip
+METHODS = ("constrained", "tool", "json_mode", "text")
+# Dialects whose JSON mode is response_format {"type": "json_object"} (the OpenAI wire format).
+_OPENAI_WIRE = {"openai", "vllm", "openai_compatible", "llama_cpp_python", "llama_server", "ollama"}
+# Keywords OpenAI's strict mode rejects or that mean nothing once every property is required.
+_STRICT_DROP = {"default", "minLength", "maxLength", "uniqueItems", "examples"}
+
+
+@dataclass(frozen=True)
+class StructuredRequest:
+    """What one structured call sends: `kwargs` are bound to the chat model (they end up in the
+    request body); `tools`/`tool_choice` force a tool call; `instruct` adds the schema to the prompt."""
+
+    dialect: str
+    method: str  # the method actually used: json_schema, json_object_schema, tool, json_mode, text, ...
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    tools: list[type[BaseModel]] = field(default_factory=list)
+    tool_choice: str | None = None
+    instruct: bool = True
+
+    @property
+    def constrained(self) -> bool:
+        """True when the server itself constrains the reply to the schema."""
+        return self.method not in ("json_mode", "text")
+
+
+def dialect_for(provider: str, base_url: str | None, setting: str = "auto") -> str:
+    """The dialect for a provider (`setting` wins unless it is 'auto')."""
+    if setting != "auto":
+        return setting
+    if provider == "openai":
+        if base_url is None or "api.openai.com" in base_url:
+            return "openai"
+        return "openai_compatible"
+    return {
+        "local": "llama_cpp_python",
+        "vllm": "vllm",
+        "ollama": "ollama",
+        "deepseek": "tool_calling",  # DeepSeek has JSON mode and tool calls, no schema-constrained mode
+        "azure_openai": "openai",
+        "anthropic": "anthropic",
+        "google_genai": "google",
+        "google_vertexai": "google",
+        "scripted": "scripted",
+    }.get(provider, "tool_calling")
+
+
+def schema_name(schema: type[BaseModel]) -> str:
+    return schema.__name__
+
+
+def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    return schema.model_json_schema()
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI strict-mode form of a JSON schema: every object closed (additionalProperties false)
+    and every property required; a property that was optional becomes nullable (a null reply is
+    dropped again before validation, so the pydantic default applies)."""
+    out = copy.deepcopy(schema)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for x in node:
+                walk(x)
+            return
+        if not isinstance(node, dict):
+            return
+        for k in _STRICT_DROP & node.keys():
+            del node[k]
+        props = node.get("properties")
+        if isinstance(props, dict):
+            required = set(node.get("required", []))
+            for name, sub in props.items():
+                if name not in required and not _nullable(sub):
+                    props[name] = {"anyOf": [sub, {"type": "null"}]}
+            node["required"] = list(props)
+            node["additionalProperties"] = False
+        for v in list(node.values()):
+            walk(v)
+
+    walk(out)
+    return out
+
+
+def _nullable(sub: Any) -> bool:
+    if not isinstance(sub, dict):
+        return False
+    if sub.get("type") == "null" or (isinstance(sub.get("type"), list) and "null" in sub["type"]):
+        return True
+    return any(isinstance(x, dict) and x.get("type") == "null" for x in sub.get("anyOf", []))
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with every local `$ref` replaced by its definition and `$defs` removed (for
+    dialects that do not resolve references, e.g. Gemini's response_schema)."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node: Any, depth: int = 0) -> Any:
+        if depth > 20:  # recursive models cannot be inlined; leave the ref
+            return node
+        if isinstance(node, list):
+            return [resolve(x, depth) for x in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+            merged = {**defs[ref[8:]], **{k: v for k, v in node.items() if k != "$ref"}}
+            return resolve(merged, depth + 1)
+        return {k: resolve(v, depth) for k, v in node.items() if k != "$defs"}
+
+    return resolve(schema)
+
+
+def _constrained(dialect: str, schema: type[BaseModel]) -> StructuredRequest:
+    name, js = schema_name(schema), json_schema(schema)
+    if dialect == "openai":
+        fmt = {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": strict_schema(js)}}
+        return StructuredRequest(dialect, "json_schema_strict", {"response_format": fmt}, instruct=False)
+    if dialect in ("vllm", "openai_compatible", "ollama"):
+        fmt = {"type": "json_schema", "json_schema": {"name": name, "schema": js}}
+        return StructuredRequest(dialect, "json_schema", {"response_format": fmt})
+    if dialect == "llama_cpp_python":
+        return StructuredRequest(dialect, "json_object_schema", {"response_format": {"type": "json_object",
+                                                                                     "schema": js}})
+    if dialect == "llama_server":
+        return StructuredRequest(dialect, "json_schema", {"extra_body": {"json_schema": js}})
+    if dialect == "google":
+        kwargs = {"response_mime_type": "application/json", "response_schema": inline_refs(js)}
+        return StructuredRequest(dialect, "response_schema", kwargs, instruct=False)
+    if dialect == "scripted":
+        return StructuredRequest(dialect, "text")
+    return _tool(dialect, schema)  # anthropic, tool_calling
+
+
+def _tool(dialect: str, schema: type[BaseModel]) -> StructuredRequest:
+    return StructuredRequest(dialect, "tool", tools=[schema], tool_choice=schema_name(schema), instruct=False)
+
+
+def structured_request(dialect: str, method: str, schema: type[BaseModel]) -> StructuredRequest:
+    """The request for `schema` in `dialect` with `method` (constrained, tool, json_mode or text)."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown structured-output dialect {dialect!r}; one of {', '.join(DIALECTS)}")
+    if method == "constrained":
+        return _constrained(dialect, schema)
+    if method == "tool":
+        return _tool(dialect, schema)
+    if method == "json_mode":
+        if dialect in _OPENAI_WIRE or dialect == "scripted":
+            return StructuredRequest(dialect, "json_mode", {"response_format": {"type": "json_object"}})
+        if dialect == "google":
+            return StructuredRequest(dialect, "json_mode", {"response_mime_type": "application/json"})
+        return StructuredRequest(dialect, "text")  # no JSON mode: the prompt carries the schema
+    if method == "text":
+        return StructuredRequest(dialect, "text")
+    raise ValueError(f"unknown structured-output method {method!r}; one of {', '.join(METHODS)}")
+
+
+def weaker(method: str) -> str | None:
+    """The next method to try after a server rejected `method`'s request (None: nothing weaker)."""
+    order = ["constrained", "json_mode", "text"]
+    if method == "tool":
+        return "json_mode"
+    return order[order.index(method) + 1] if method in order[:-1] else None
