@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from motivgraph.data_format import check_data_dir
 from motivgraph.errors import BackendUnavailable, ConfigError
 from motivgraph.private import PRIVATE_UMASK, private_dir, tighten
 
@@ -147,6 +148,7 @@ class EmbeddedFalkorDB:
     def _prepare_dirs(self) -> None:
         try:
             # private by default (700/600), also for a data dir made before that rule or under a loose umask
+            check_data_dir(self.data_dir)  # a data dir of a newer format is never opened (DataFormatError)
             private_dir(self.data_dir)
             private_dir(self.db_dir)
             for p in self.db_dir.rglob("*"):

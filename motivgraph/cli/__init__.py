@@ -43,15 +43,27 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show version."),
 ) -> None:
-    from motivgraph.cli.common import load_settings
+    from motivgraph.cli.common import EXIT_CONFIG, err_console, load_settings
+    from motivgraph.data_format import DataFormatError, check_data_dir
     from motivgraph.logging import setup_logging
 
     try:
-        setup_logging(load_settings().log_level)
+        settings = load_settings()
+        setup_logging(settings.log_level)
     except Exception:  # a bad setting is reported by the command that loads settings
         setup_logging("INFO")
+        return
+    if ctx.invoked_subcommand == "config":  # inspecting settings must work whatever the data dir holds
+        return
+    try:
+        # before any command reads or writes the data dir: refuse a newer format, migrate an older one
+        check_data_dir(settings.data_dir, create=False)
+    except DataFormatError as e:
+        err_console.print(f"[red]{e}[/red]", highlight=False)
+        raise typer.Exit(EXIT_CONFIG) from None
 
 
 def main() -> None:

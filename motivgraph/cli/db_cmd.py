@@ -97,3 +97,15 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print the status 
     _print_status(st, as_json)
     if not st.running:
         raise typer.Exit(EXIT_UNAVAILABLE)
+
+
+@app.command("upgrade")
+@cli_errors
+def upgrade() -> None:
+    """Migrate the data directory to this version's format (FORMAT.json); refuses one written by a newer version.
+    (Every command runs the automatic steps too; this one also creates and stamps a missing data dir.)"""
+    from motivgraph.data_format import check_data_dir
+
+    settings = load_settings()
+    version = check_data_dir(settings.data_dir)
+    console.print(f"{settings.data_dir} is in format version {version} (current)")

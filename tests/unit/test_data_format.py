@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-pytestmark = pytest.mark.xfail(strict=True, reason="issue 12: the data dir had no format version")
-
 
 def _stamp(data: Path) -> dict:
     from motivgraph.data_format import STAMP_NAME
@@ -93,3 +91,19 @@ def test_cli_refuses_a_newer_data_dir(tmp_path: Path, monkeypatch) -> None:
     assert res.exit_code == 3, res.output
     assert "newer" in res.output and str(DATA_FORMAT_VERSION + 5) in res.output
     assert not (data / "falkordb").exists()  # nothing started or written
+
+
+def test_cli_upgrade_stamps_an_old_data_dir(tmp_path: Path, monkeypatch) -> None:
+    from motivgraph.cli import app
+    from motivgraph.data_format import DATA_FORMAT_VERSION
+
+    data = tmp_path / "data"
+    (data / "index").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    for k in [k for k in os.environ if k.startswith("MOTIVGRAPH_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("MOTIVGRAPH_DATA_DIR", str(data))
+    res = CliRunner().invoke(app, ["db", "upgrade"])
+    assert res.exit_code == 0, res.output
+    assert f"format version {DATA_FORMAT_VERSION}" in " ".join(res.output.split())
+    assert _stamp(data)["version"] == DATA_FORMAT_VERSION

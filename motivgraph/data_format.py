@@ -1,0 +1,145 @@
+"""The format version of a data directory (graph store files, ledger, vector indexes, run dirs, caches).
+
+`$MOTIVGRAPH_DATA_DIR/FORMAT.json` records the layout version the directory was written in. Every process
+that opens a data dir checks it first:
+
+* no stamp, empty or new directory → stamped with the current version;
+* older → the registered migration steps run in order (each re-stamps when done), or — for a step that
+  needs more than file moves — the error names the command that does it;
+* newer → refused with a message saying which version wrote it: an older MotivGraph must not half-read
+  (or rewrite) a layout it does not know.
+
+Version history (one line per bump; add a `_MIGRATIONS` entry with each):
+  0 — before stamping (same layout as 1).
+  1 — falkordb/ (AOF+RDB), ledger.sqlite, index/, cache/, runs/ as of issue 12.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from motivgraph import __version__
+from motivgraph.errors import ConfigError
+from motivgraph.private import private_dir
+
+FORMAT_NAME = "motivgraph-data"
+DATA_FORMAT_VERSION = 1
+STAMP_NAME = "FORMAT.json"
+UPGRADE_COMMAND = "motivgraph db upgrade"
+
+
+class DataFormatError(ConfigError):
+    """The data dir's format version cannot be used by this MotivGraph as it stands."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step from `from_version` to `from_version + 1`. `run` None: the step needs `command`."""
+
+    from_version: int
+    what: str
+    run: Callable[[Path], None] | None = None
+    command: str | None = None
+
+
+def _nothing_to_move(_: Path) -> None:
+    """Version 0 had the layout of version 1, only without the stamp."""
+
+
+_MIGRATIONS: dict[int, Migration] = {
+    0: Migration(0, "stamp a data dir from before format versions", _nothing_to_move),
+}
+
+
+def _read(stamp: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(stamp.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise DataFormatError(
+            f"Cannot read the data dir format stamp {stamp}: {e}. Restore it from a backup, or if you know the "
+            f"directory is format {DATA_FORMAT_VERSION}, write "
+            f'{{"format": "{FORMAT_NAME}", "version": {DATA_FORMAT_VERSION}}} to it'
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT_NAME or not isinstance(data.get("version"), int):
+        raise DataFormatError(f"{stamp} is not a MotivGraph data dir format stamp (expected format {FORMAT_NAME!r} "
+                              "and an integer version)")
+    return data
+
+
+def _write(data_dir: Path, version: int, **extra: Any) -> None:
+    body = {"format": FORMAT_NAME, "version": version, "written_by": __version__,
+            "written_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), **extra}
+    fd, tmp = tempfile.mkstemp(dir=data_dir, prefix=f".{STAMP_NAME}.", suffix=".tmp")  # mkstemp: mode 600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(body, fh, indent=1)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, data_dir / STAMP_NAME)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def data_dir_version(data_dir: Path) -> int | None:
+    """The stamped version; 0 for an unstamped dir with content; None when there is nothing there yet."""
+    stamp = data_dir / STAMP_NAME
+    if stamp.exists():
+        return int(_read(stamp)["version"])
+    if data_dir.is_dir() and any(True for p in data_dir.iterdir() if not p.name.startswith(f".{STAMP_NAME}.")):
+        return 0
+    return None
+
+
+def check_data_dir(data_dir: Path, *, create: bool = True, migrate: bool = True) -> int | None:
+    """Make sure `data_dir` is in the current format; returns the version (None: absent and `create` False).
+
+    `migrate` False only checks (never writes). Raises DataFormatError for a newer or un-migratable dir."""
+    data_dir = Path(data_dir).expanduser()
+    if not data_dir.exists() and not create:
+        return None
+    version = data_dir_version(data_dir)
+    if version is None:
+        if not migrate:
+            return None
+        private_dir(data_dir)
+        _write(data_dir, DATA_FORMAT_VERSION)
+        return DATA_FORMAT_VERSION
+    if version > DATA_FORMAT_VERSION:
+        written_by = _read(data_dir / STAMP_NAME).get("written_by") or "a newer version"
+        raise DataFormatError(
+            f"The data dir {data_dir} is in format version {version} (written by MotivGraph {written_by}), newer "
+            f"than this MotivGraph {__version__} reads (version {DATA_FORMAT_VERSION}). Upgrade MotivGraph, or set "
+            "MOTIVGRAPH_DATA_DIR to another directory; nothing was changed."
+        )
+    if version == DATA_FORMAT_VERSION:
+        return version
+    if not migrate:
+        raise DataFormatError(
+            f"The data dir {data_dir} is in format version {version}; this MotivGraph uses version "
+            f"{DATA_FORMAT_VERSION}. Run `{UPGRADE_COMMAND}` to migrate it."
+        )
+    start = version
+    while version < DATA_FORMAT_VERSION:
+        step = _MIGRATIONS.get(version)
+        if step is None or step.run is None:
+            how = f"run `{step.command}`" if step and step.command else "export the graph with an older " \
+                "MotivGraph (`motivgraph graph export`) and import it into a new data dir"
+            raise DataFormatError(
+                f"The data dir {data_dir} is in format version {version} and cannot be migrated to version "
+                f"{DATA_FORMAT_VERSION} automatically: {how}."
+            )
+        step.run(data_dir)
+        version += 1
+        _write(data_dir, version, migrated_from=start)
+    return version
