@@ -28,10 +28,23 @@ from motivgraph.api.contract.models import (
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """One tool. `name` is the one canonical name shown to models and used as the HTTP route;
+    `aliases` are other names a model may write for it (accepted, never shown); `arg_aliases` maps
+    argument spellings models commonly use onto the request's fields; `positional` names the fields
+    a text-protocol call may give without a keyword, in order."""
+
     name: str
     description: str
     request: type[BaseModel]
     result: type[BaseModel]
+    aliases: tuple[str, ...] = ()
+    arg_aliases: tuple[tuple[str, str], ...] = ()
+    positional: tuple[str, ...] = ()
+
+    def signature(self) -> str:
+        """`name(required, optional=default)` for the text protocol's tool list (the request's fields)."""
+        parts = [n if f.is_required() else f"{n}={f.default!r}" for n, f in self.request.model_fields.items()]
+        return f"{self.name}({', '.join(parts)})"
 
     def parameters(self) -> dict[str, Any]:
         return inline_schema(self.request.model_json_schema())
@@ -50,6 +63,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "worth exploring; filter with `types` to get only problems, challenges or solutions.",
         NodeSearchRequest,
         NodeSearchResult,
+        aliases=("search_nodes", "graph_search"),
+        arg_aliases=(("search_query", "query"), ("q", "query"), ("text", "query"), ("top_k", "k"), ("limit", "k"),
+                     ("n", "k"), ("number", "k")),
+        positional=("query", "k"),
     ),
     ToolSpec(
         "node_relation",
@@ -60,6 +77,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "'did you mean' suggestions.",
         NodeRelationRequest,
         NodeRelationResult,
+        aliases=("node_relations", "get_node", "relation"),
+        arg_aliases=(("entity_name_list", "names"), ("entity_names", "names"), ("nodes", "names"), ("name", "names"),
+                     ("node", "names"), ("keys", "names")),
+        positional=("names",),
     ),
     ToolSpec(
         "random_nodes",
@@ -69,6 +90,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "only material unrelated to it, and `seed` to repeat a draw.",
         RandomNodesRequest,
         RandomNodesResult,
+        aliases=("get_random_nodes", "get_random_node", "random_node"),
+        arg_aliases=(("number", "n"), ("k", "n"), ("count", "n")),
+        positional=("n",),
     ),
     ToolSpec(
         "literature_search",
@@ -78,6 +102,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "find papers to cite; rephrase the query if nothing comes back.",
         LiteratureSearchRequest,
         LiteratureSearchResult,
+        aliases=("semantic_search", "paper_search", "search_papers"),
+        arg_aliases=(("search_query", "query"), ("q", "query"), ("text", "query"), ("k", "limit"), ("n", "limit"),
+                     ("number", "limit"), ("top_k", "limit")),
+        positional=("query", "limit"),
     ),
     ToolSpec(
         "transfer_candidates",
@@ -86,10 +114,20 @@ TOOLS: tuple[ToolSpec, ...] = (
         "yet been linked to the first challenge — with the similarity scores behind each suggestion.",
         TransferRequest,
         TransferResult,
+        aliases=("transfers", "get_transfers"),
+        arg_aliases=(("query", "topic"), ("challenge", "topic")),
+        positional=("topic", "k"),
     ),
 )
 
 BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
+# Canonical names and every alias, lower-case: what a model may write.
+BY_ANY_NAME: dict[str, ToolSpec] = {**{a: t for t in TOOLS for a in t.aliases}, **BY_NAME}
+
+
+def resolve_tool(name: str) -> ToolSpec | None:
+    """The tool a model meant by `name` (canonical or alias, any case), or None."""
+    return BY_ANY_NAME.get((name or "").strip().lower())
 
 
 def openai_tools() -> list[dict[str, Any]]:
