@@ -1,0 +1,161 @@
+"""Swiss tournament -> ELO (SoIQ seed), per dimension and overall, with bootstrap intervals.
+
+Players are ideas. Each round pairs players with equal or close points (then rating), avoiding
+rematches where possible; an odd player out gets a bye (one point, no rating change). Every pairing is
+judged in BOTH presentation orders and the two verdicts are averaged, so a judge that only prefers
+the first-shown idea produces draws, not a winner. Rounds = max(requested, ceil(log2 N)).
+
+The tournament is a small state machine (`pairs()` then `record()`) so async callers can judge a
+whole round concurrently; `run_swiss` drives it with a synchronous judge.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from motivgraph.agents.evaluation.metrics.stats import Estimate, mean, percentile
+
+# A verdict is the score of the FIRST-shown idea: 1 win, 0.5 tie, 0 loss.
+Judge = Callable[[str, str], float]
+
+
+@dataclass(frozen=True)
+class Match:
+    a: str
+    b: str
+    score_a: float  # after averaging both presentation orders
+
+
+def expected(r_a: float, r_b: float) -> float:
+    return 1.0 / (1.0 + 10 ** ((r_b - r_a) / 400.0))
+
+
+def elo_ratings(players: Sequence[str], matches: Sequence[Match], *, k: float = 32.0,
+                start: float = 1000.0) -> dict[str, float]:
+    """Sequential ELO over `matches` in order."""
+    r = {p: float(start) for p in players}
+    for m in matches:
+        e = expected(r[m.a], r[m.b])
+        delta = k * (m.score_a - e)
+        r[m.a] += delta
+        r[m.b] -= delta
+    return r
+
+
+def rounds_for(n_players: int, requested: int = 0) -> int:
+    return max(requested, math.ceil(math.log2(n_players)) if n_players > 1 else 0)
+
+
+def combine_orders(first: float, second_swapped: float) -> float:
+    """Score of idea A from verdict(A shown first) and verdict(B shown first)."""
+    return (first + (1.0 - second_swapped)) / 2.0
+
+
+@dataclass
+class SwissTournament:
+    players: list[str]
+    k: float = 32.0
+    start: float = 1000.0
+    rounds: int = 0
+    seed: int = 0
+    matches: list[Match] = field(default_factory=list)
+    points: dict[str, float] = field(default_factory=dict)
+    ratings: dict[str, float] = field(default_factory=dict)
+    played: set[frozenset[str]] = field(default_factory=set)
+    round_no: int = 0
+
+    def __post_init__(self) -> None:
+        if len(set(self.players)) != len(self.players):
+            raise ValueError("player ids must be unique")
+        self.rounds = rounds_for(len(self.players), self.rounds)
+        self.points = {p: 0.0 for p in self.players}
+        self.ratings = {p: float(self.start) for p in self.players}
+        # Round 1 order is a seeded shuffle of the sorted ids: independent of how the caller listed them.
+        self._order = sorted(self.players)
+        random.Random(self.seed).shuffle(self._order)
+
+    @property
+    def done(self) -> bool:
+        return self.round_no >= self.rounds
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """This round's pairings, each as (a, b) with a < b in id order (presentation is decided by the judge calls)."""
+        rank = {p: i for i, p in enumerate(self._order)}
+        standing = sorted(self.players, key=lambda p: (-self.points[p], -self.ratings[p], rank[p]))
+        unpaired = list(standing)
+        out: list[tuple[str, str]] = []
+        while len(unpaired) >= 2:
+            a = unpaired.pop(0)
+            j = next((i for i, b in enumerate(unpaired) if frozenset((a, b)) not in self.played), 0)
+            b = unpaired.pop(j)
+            out.append((min(a, b), max(a, b)))
+        self._bye = unpaired[0] if unpaired else None
+        return out
+
+    def record(self, results: Mapping[tuple[str, str], float]) -> None:
+        """Scores of the first of each pair (both orders already combined) for this round's pairs."""
+        for (a, b), s in results.items():
+            if not 0.0 <= s <= 1.0:
+                raise ValueError(f"match score must be in [0, 1], got {s}")
+            m = Match(a, b, s)
+            self.matches.append(m)
+            self.played.add(frozenset((a, b)))
+            self.points[a] += s
+            self.points[b] += 1.0 - s
+            e = expected(self.ratings[a], self.ratings[b])
+            delta = self.k * (s - e)
+            self.ratings[a] += delta
+            self.ratings[b] -= delta
+        if getattr(self, "_bye", None):
+            self.points[self._bye] += 1.0
+        self.round_no += 1
+
+
+def run_swiss(players: Sequence[str], judge: Judge, *, rounds: int = 0, k: float = 32.0, start: float = 1000.0,
+              seed: int = 0) -> SwissTournament:
+    """Play a full tournament; `judge(first, second)` is asked for both presentation orders of every pair."""
+    t = SwissTournament(list(players), k=k, start=start, rounds=rounds, seed=seed)
+    while not t.done:
+        pairs = t.pairs()
+        t.record({(a, b): combine_orders(judge(a, b), judge(b, a)) for a, b in pairs})
+    return t
+
+
+def group_elo(ratings: Mapping[str, float], group_of: Mapping[str, str]) -> dict[str, float]:
+    """Mean rating of each group's players (a method's ideas)."""
+    by: dict[str, list[float]] = {}
+    for p, r in ratings.items():
+        by.setdefault(group_of[p], []).append(r)
+    return {g: mean(v) for g, v in sorted(by.items())}
+
+
+def bootstrap_group_elo(
+    players: Sequence[str],
+    matches: Sequence[Match],
+    group_of: Mapping[str, str],
+    *,
+    k: float = 32.0,
+    start: float = 1000.0,
+    n_boot: int = 500,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict[str, Estimate]:
+    """Group ELO with intervals from resampling the match list (with replacement, shuffled order)."""
+    point = group_elo(elo_ratings(players, matches, k=k, start=start), group_of)
+    if not matches:
+        return {g: Estimate(v, v, v, 0) for g, v in point.items()}
+    rng = random.Random(seed)
+    samples: dict[str, list[float]] = {g: [] for g in point}
+    for _ in range(n_boot):
+        sample = [matches[rng.randrange(len(matches))] for _ in matches]
+        for g, v in group_elo(elo_ratings(players, sample, k=k, start=start), group_of).items():
+            samples[g].append(v)
+    n_of = {g: sum(1 for p in players if group_of[p] == g) for g in point}
+    return {
+        g: Estimate(point[g], percentile(sorted(samples[g]), alpha / 2), percentile(sorted(samples[g]), 1 - alpha / 2),
+                    n_of[g])
+        for g in point
+    }
