@@ -1,0 +1,97 @@
+"""LLM roles namespaced by method (`soiq.researcher`, `ideagent.critic`, `eval.judge`) over the one
+LLMClient, with a shared default.
+
+A namespaced role takes its model from the settings' override for its last part when that is a
+known role (`soiq.researcher` → MOTIVGRAPH_LLM_ROLES.researcher), else the default model; its calls,
+tokens and cost are accounted under the full namespaced name in `LLMClient.usage` — the only
+usage count (nothing re-counts tokens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage
+from pydantic import BaseModel
+
+from motivgraph.llm import LLMClient
+from motivgraph.llm.client import DEFAULT_ROLE, Estimate
+from motivgraph.llm.factory import ModelSpec
+from motivgraph.llm.factory import is_configured as _configured
+from motivgraph.settings import LLM_ROLES
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def model_role(role: str) -> str | None:
+    """The settings role a (namespaced) role takes its model from; None = the default model."""
+    base = role.rsplit(".", 1)[-1]
+    return base if base in LLM_ROLES else None
+
+
+class PlatformLLMClient(LLMClient):
+    """LLMClient that accepts namespaced roles: the model is the base role's (shared, bound once),
+    the accounting key the full name."""
+
+    accepts_namespaced_roles = True
+
+    def _model(self, role: str | None) -> Any:
+        if role is None or role == DEFAULT_ROLE or "." not in role or role in self._injected:
+            return super()._model(role)
+        if role not in self._bound:
+            self._bound[role] = super()._model(model_role(role))
+        return self._bound[role]
+
+    def is_configured(self, role: str | None = None) -> bool:
+        if role is not None and "." in role and role not in self._injected:
+            base = model_role(role)
+            return bool(self._default_model or base in self._injected or _configured(self.cfg, base))
+        return super().is_configured(role)
+
+
+def account_role(client: Any, role: str) -> str:
+    """The role name to pass to `client`: the namespaced one when it understands those."""
+    if getattr(client, "accepts_namespaced_roles", False):
+        return role
+    return model_role(role) or DEFAULT_ROLE
+
+
+class RoleLLM:
+    """One role's view of the run's LLMClient: `await llm.chat(messages, tools=...)`."""
+
+    def __init__(self, client: LLMClient, role: str) -> None:
+        self.client = client
+        self.role = role
+        self._key = account_role(client, role)
+
+    async def chat(self, messages: Sequence[BaseMessage] | str, *, tools: Sequence[Any] | None = None,
+                   **kw: Any) -> AIMessage:
+        return await self.client.chat(self._key, messages, tools=tools, **kw)
+
+    async def structured(self, messages: Sequence[BaseMessage] | str, schema: type[M], **kw: Any) -> M:
+        return await self.client.structured(self._key, messages, schema, **kw)
+
+    def estimate(self, messages: Sequence[BaseMessage] | str, expected_output_tokens: int = 256,
+                 **kw: Any) -> Estimate:
+        return self.client.estimate(self._key, messages, expected_output_tokens, **kw)
+
+    def supports_tools(self) -> bool:
+        return self.client.supports_tools(self._key)
+
+    def prompt_budget(self) -> int | None:
+        return self.client.prompt_budget(self._key)
+
+    def spec(self) -> ModelSpec:
+        return self.client.spec(self._key)
+
+    def require(self) -> ModelSpec:
+        return self.client.require(self._key)
+
+    @property
+    def model_id(self) -> str:
+        return self.client.model_id(self._key)
+
+    async def invoke(self, role: str, messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
+        """The `Invoke` signature of `agents.core.loop.ChatAgent` (the role argument is ignored)."""
+        return await self.chat(messages, tools=tools or None)

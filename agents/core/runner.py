@@ -1,0 +1,213 @@
+"""Running a method in a run directory: the one place that turns a RunSpec into ideas, used by the
+CLI and the JobManager alike.
+
+Status is never left `running`: every way out of `run_method` records a terminal status with the
+reason in status.json — `completed`; `stopped` (the budget was reached: resumable with a higher
+budget); `interrupted` (Ctrl-C, cancellation); `failed` (any other exception, e.g. an LLM call that
+could not finish: `LLMTimeout: ...`). The event is written before the status, so a reader that sees
+the terminal status has every event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from motivgraph.agents.core.background import TopicBackground
+from motivgraph.agents.core.context import Listener, RunContext, RunSpec
+from motivgraph.agents.core.idea import IdeaRecord
+from motivgraph.agents.core.method import CostPlan, Method
+from motivgraph.agents.core.registry import get_method
+from motivgraph.agents.core.repro import build_record, render_markdown
+from motivgraph.agents.core.rundir import (
+    COMPLETED,
+    FAILED,
+    INTERRUPTED,
+    RUNNING,
+    STOPPED,
+    RunDir,
+    RunStateError,
+    pid_alive,
+)
+from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
+from motivgraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    status: str
+    ideas: list[IdeaRecord]
+    usage: dict[str, Any]
+    run_dir: Path
+
+
+def make_method(spec: RunSpec) -> Method[Any, Any]:
+    cls = get_method(spec.method)
+    return cls(cls.config_model.model_validate(spec.config))
+
+
+def create_run(runs_dir: Path, spec: RunSpec, run_id: str | None = None) -> RunDir:
+    """A new run directory (status queued) for a validated spec."""
+    make_method(spec)  # validate the config before anything is written
+    Path(runs_dir).mkdir(parents=True, exist_ok=True)
+    run = RunDir.create(runs_dir, spec.method, spec.topic, spec.config, run_id=run_id)
+    run.update_status(spec=spec.model_dump(mode="json"))
+    return run
+
+
+def spec_of(run: RunDir) -> RunSpec:
+    """The RunSpec a run was started with (older SoIQ runs stored only method + config)."""
+    st = run.status()
+    if "spec" in st:
+        return RunSpec.model_validate(st["spec"])
+    cfg = dict(st.get("config") or {})
+    topic = cfg.pop("topic", st.get("topic"))
+    return RunSpec(method=st.get("method", "soiq"), topic=topic, config=cfg)
+
+
+async def load_background(spec: RunSpec, tool_client: Any | None) -> TopicBackground:
+    if spec.background_file:
+        return TopicBackground.from_file(Path(spec.background_file), topic=spec.topic, topic_id=spec.topic_id)
+    if tool_client is None:
+        return TopicBackground(topic=spec.topic)
+    try:
+        return await TopicBackground.from_graph(tool_client, spec.topic)
+    except MotivGraphError as e:  # an empty or unindexed graph: the method still runs from the topic
+        log.info("no graph background for %r: %s", spec.topic, e)
+        return TopicBackground(topic=spec.topic)
+
+
+def _summary(ctx: RunContext, status: str, ideas: list[IdeaRecord], repro: dict[str, Any], extra: str) -> str:
+    u = ctx.usage().get("total", {})
+    lines = [f"# {type(ctx.method).name} run {ctx.run_id}", "", f"- Topic: {ctx.topic}"
+             + (f" ({ctx.spec.topic_id})" if ctx.spec.topic_id else ""),
+             f"- Status: {status}; ideas: {sum(1 for i in ideas if i.status == 'accepted')} accepted, "
+             f"{sum(1 for i in ideas if i.status == 'rejected')} rejected",
+             f"- LLM calls: {u.get('calls', 0)}, tokens in/out: {u.get('input_tokens', 0)}/"
+             f"{u.get('output_tokens', 0)}, "
+             f"cost ${u.get('cost_usd', 0.0):.4f}", ""]
+    if extra:
+        lines += [extra.rstrip(), ""]
+    for n, i in enumerate(ideas, 1):
+        g = i.grounding
+        lines.append(f"## {n}. {i.title} — {i.status}")
+        lines.append(f"- Graph links resolved: {g.links_resolved}/{len(g.links)}; citations matched: "
+                     f"{g.citations_resolved}/{len(g.citations)}" + ("; **flagged**" if g.flagged else ""))
+        lines += ["", i.abstract or i.motivation, ""]
+    lines.append(render_markdown(repro))
+    return "\n".join(lines)
+
+
+async def run_method(
+    settings: Settings,
+    run: RunDir,
+    *,
+    llm: Any,
+    tool_client: Any | None,
+    listener: Listener | None = None,
+    budget_usd: float | None = None,
+    argv: list[str] | None = None,
+) -> RunOutcome:
+    """Run (or resume) the run's method. `budget_usd` given on resume replaces the stored budget.
+    Raises what stopped the run after recording it (BudgetExceeded, CancelledError, ...)."""
+    st = run.status()
+    if st.get("status") == COMPLETED:
+        raise RunStateError(f"run {run.id} is already completed; start a new run instead")
+    owner = st.get("pid")
+    if st.get("status") == RUNNING and owner != os.getpid() and pid_alive(owner):
+        raise RunStateError(f"run {run.id} is being run by process {owner}; wait for it or stop it first")
+    spec = spec_of(run)
+    if budget_usd is not None:
+        spec = spec.model_copy(update={"budget_usd": budget_usd})
+        run.update_status(spec=spec.model_dump(mode="json"))
+    method = make_method(spec)
+    cls = type(method)
+    prior = dict(st.get("usage") or {})
+    if cls.uses_tools is False:
+        tool_client = None
+    ctx = RunContext(settings=settings, run=run, method=method, spec=spec, llm=llm, tool_client=tool_client,
+                     background=None, listener=listener, prior_usage=prior)
+    if spec.budget_usd is not None:
+        # The client's budget is what is left of the run's: spend of earlier segments counts.
+        llm.budget_usd = max(0.0, spec.budget_usd - ctx.spent_usd())
+    resumed = run.load_state() is not None
+    repro = build_record(settings=settings, llm=llm, method=method, roles=cls.llm_roles(), seed=spec.seed, argv=argv)
+    run.write_json("repro.json", repro)
+    run.update_status(status=RUNNING, pid=os.getpid(), error=None)
+    ideas: list[IdeaRecord] = []
+    try:
+        ctx.background = await load_background(spec, tool_client)
+        run.write_json("background.json", ctx.background.model_dump(mode="json"))
+        ctx.emit({"type": "status", "status": RUNNING, "method": cls.name, "resumed": resumed,
+                  "tools": tool_client is not None, "background": ctx.background.source,
+                  "background_papers": len(ctx.background.papers), "budget_usd": spec.budget_usd})
+        ideas = list(await method.run(ctx))
+        for i in ideas:
+            if not isinstance(i, IdeaRecord):
+                raise TypeError(f"{cls.name}.run returned {type(i).__name__}, not IdeaRecord")
+    except BaseException as e:
+        ctx.scope = {}
+        if isinstance(e, BudgetExceeded):
+            kind = STOPPED
+        elif isinstance(e, KeyboardInterrupt | asyncio.CancelledError):
+            kind = INTERRUPTED
+        else:
+            kind = FAILED
+        msg = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        if kind == INTERRUPTED and not str(e):
+            msg = "interrupted before the run finished"
+        try:
+            ctx.emit({"type": "status", "status": kind, "error": msg, "usage": ctx.usage()})
+        finally:
+            run.update_status(status=kind, error=msg, usage=ctx.usage())
+        raise
+    ctx.scope = {}
+    ctx.write_ideas(ideas)
+    extra = ""
+    summarize = getattr(method, "summary_section", None)
+    if callable(summarize):
+        extra = str(summarize(ideas) or "")
+    run.write_summary(_summary(ctx, COMPLETED, ideas, repro, extra))
+    ctx.emit({"type": "status", "status": COMPLETED, "ideas": len(ideas),
+              "accepted": sum(1 for i in ideas if i.status == "accepted"), "usage": ctx.usage()})
+    run.update_status(status=COMPLETED, usage=ctx.usage())
+    return RunOutcome(run.id, COMPLETED, ideas, ctx.usage(), run.path)
+
+
+def dry_run(settings: Settings, spec: RunSpec, llm: Any) -> CostPlan:
+    """What the run would cost per role for the configured models, without calling any model."""
+    from motivgraph.agents.core.llm import account_role, model_role
+    from motivgraph.llm.factory import resolve_spec
+    from motivgraph.llm.tokens import count_tokens
+    from motivgraph.llm.usage import cost_usd
+
+    method = make_method(spec)
+    prices = settings.llm.prices
+
+    def price(role: str, t_in: int, t_out: int) -> tuple[str, float]:
+        full = type(method).role(role)
+        try:
+            if llm is not None:
+                model = llm.spec(account_role(llm, full)).model
+            else:
+                model = resolve_spec(settings.llm, model_role(full), settings.data_dir).model
+        except ConfigError:
+            return "(no model configured)", 0.0
+        return model, cost_usd(model, prices, t_in, t_out)
+
+    plan = CostPlan(price=price, qualify=type(method).role)
+    bg_tokens = 0
+    if spec.background_file:
+        bg = TopicBackground.from_file(Path(spec.background_file), topic=spec.topic, topic_id=spec.topic_id)
+        bg_tokens = count_tokens(bg.as_text())
+    method.estimate(plan, topic=spec.topic, background_tokens=bg_tokens)
+    if any(r.model == "(no model configured)" for r in plan.roles.values()):
+        plan.notes.append("no model configured for some roles: set MOTIVGRAPH_LLM_MODEL to price them")
+    return plan
