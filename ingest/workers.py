@@ -3,6 +3,11 @@
 A PDF can make pdfium spin or allocate without bound; running each parse in a child process
 means a timeout can kill it (and a memory cap can stop it) without touching the batch. Workers
 are long-lived (import once) and replaced when killed or crashed.
+
+Workers die with the process that started them: on Linux each asks the kernel for SIGKILL when its
+parent dies (PR_SET_PDEATHSIG), so a `kill -9` of an ingest never leaves a parse running. Only the
+workers do this; the shared servers (embedded DB, local LLM) are started in their own sessions and
+are meant to outlive a command.
 """
 
 from __future__ import annotations
@@ -11,17 +16,40 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing as mp
+import os
+import signal
+import sys
 import traceback
 from multiprocessing.connection import Connection
 from typing import Any
 
 from motivgraph.errors import ParseError
+from motivgraph.fsutil import path_to_text
 from motivgraph.ingest.models import Paper
 
 log = logging.getLogger(__name__)
 
+_PR_SET_PDEATHSIG = 1
 
-def _worker_main(conn: Connection, memory_mb: int | None) -> None:
+
+def die_with_parent(parent_pid: int) -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux; elsewhere a no-op). If the
+    parent is already gone (it died before we got here), exit now."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError) as e:  # no libc prctl: the closed pipe still ends an idle worker
+            log.debug("PR_SET_PDEATHSIG unavailable: %s", e)
+    if os.getppid() != parent_pid:
+        os._exit(0)
+
+
+def _worker_main(conn: Connection, memory_mb: int | None, parent_pid: int | None = None) -> None:
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
     if memory_mb:
         try:
             import resource
@@ -52,9 +80,12 @@ def _worker_main(conn: Connection, memory_mb: int | None) -> None:
 
 
 class _Worker:
+    """One parser process. Started from the event-loop thread, never a pool thread: the kernel's
+    parent-death signal fires when the *thread* that forked the child exits."""
+
     def __init__(self, ctx: Any, memory_mb: int | None) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, memory_mb), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, memory_mb, os.getpid()), daemon=True)
         self.proc.start()
         child.close()
 
@@ -79,7 +110,7 @@ class ProcessParserPool:
         if self._idle is None:
             self._idle = asyncio.Queue()
             for _ in range(self.size):
-                w = await asyncio.to_thread(_Worker, self._ctx, self.memory_mb)
+                w = _Worker(self._ctx, self.memory_mb)  # see _Worker: started from this (long-lived) thread
                 self._all.append(w)
                 self._idle.put_nowait(w)
         return self._idle
@@ -91,7 +122,9 @@ class ProcessParserPool:
         w = await idle.get()
         replace = False
         try:
-            w.conn.send((path, max_pages, sha256, source_path))
+            # the path itself travels pickled (undecodable bytes intact); the label goes into JSON
+            label = path_to_text(source_path) if source_path is not None else None
+            w.conn.send((path, max_pages, sha256, label))
             ready = await asyncio.to_thread(w.conn.poll, timeout)
             if not ready:
                 replace = True
@@ -117,7 +150,7 @@ class ProcessParserPool:
             if replace:
                 await asyncio.to_thread(w.kill)
                 self._all.remove(w)
-                w = await asyncio.to_thread(_Worker, self._ctx, self.memory_mb)
+                w = _Worker(self._ctx, self.memory_mb)
                 self._all.append(w)
             idle.put_nowait(w)
 

@@ -223,7 +223,8 @@ from motivgraph.ingest.workers import ProcessParserPool
 
 async def main():
     pool = ProcessParserPool(1)
-    await pool._ensure()
+    # one parse first: the worker is past its start-up (where it arms the parent-death signal)
+    await pool.parse(sys.argv[1], max_pages=2, sha256=None, source_path=sys.argv[1], timeout=120)
     for w in pool._all:
         print(w.proc.pid, flush=True)
     await asyncio.sleep(600)
@@ -241,9 +242,9 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal is Linux-only")
-@pytest.mark.xfail(strict=True, reason="issue 12 #8: a busy parser worker outlives a killed ingest")
-def test_parser_workers_die_with_their_parent() -> None:
-    proc = subprocess.Popen([sys.executable, "-c", _POOL_CHILD], stdout=subprocess.PIPE, text=True, cwd=REPO,
+def test_parser_workers_die_with_their_parent(tmp_path: Path) -> None:
+    pdf = write_paper(tmp_path / "warmup.pdf")
+    proc = subprocess.Popen([sys.executable, "-c", _POOL_CHILD, str(pdf)], stdout=subprocess.PIPE, text=True, cwd=REPO,
                             env={**os.environ, "PYTHONPATH": str(REPO)})
     assert proc.stdout is not None
     worker = int(proc.stdout.readline())
