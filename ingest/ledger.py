@@ -3,6 +3,11 @@
 States: queued → parsed → extracted → stored, or failed (+ error, reason kind, attempts).
 Every transition is its own committed transaction, so a Ctrl-C or kill -9 at any point leaves
 each document in its last completed state and a re-run picks up from there.
+
+A document's key (column `sha256`, kept for compatibility) is the sha256 of the file for PDFs, a stable
+record id for record inputs, or `path:<path>` for an input that could not be read at all. Paths are
+stored in the reversible text form of `motivgraph.fsutil.path_to_text` (valid UTF-8 even when the
+file name is not); callers pass that form.
 """
 
 from __future__ import annotations
@@ -136,6 +141,27 @@ class Ledger:
                 "WHERE sha256=?",
                 (error[:2000], reason, time.time(), sha256),
             )
+
+    def record_failure(self, key: str, path: str, error: str, reason: str) -> None:
+        """Register `key` if new and mark it failed, in one transaction (inputs that never got further
+        than the walk: unreadable files and folders)."""
+        now = time.time()
+        with self._tx() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO documents(sha256, path, size, state, created_at, updated_at) "
+                "VALUES (?, ?, NULL, 'queued', ?, ?)",
+                (key, path, now, now),
+            )
+            c.execute(
+                "UPDATE documents SET state='failed', error=?, reason=?, attempts=attempts+1, updated_at=? "
+                "WHERE sha256=?",
+                (error[:2000], reason, now, key),
+            )
+
+    def forget(self, key: str) -> bool:
+        """Drop a document's row (a `path:` failure whose file has become readable and got a real key)."""
+        with self._tx() as c:
+            return bool(c.execute("DELETE FROM documents WHERE sha256=?", (key,)).rowcount)
 
     def requeue_failed(self) -> int:
         with self._tx() as c:

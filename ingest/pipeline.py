@@ -1,9 +1,17 @@
-"""Ingest orchestration: walk → hash/dedupe → ledger → (cache | parse) → sink, with resume.
+"""Ingest execution: a plan (ingest/plan.py) → ledger → (cache | load/parse) → sink, with resume.
 
-The per-document work is a pure function of one PDF (parse) followed by a sink: the default sink
-upserts the Paper node into the graph; the miner plugs in its own sink that extracts triples.
+`plan()` decides what to do without writing anything; `execute(plan, sink)` does it. The
+per-document work is a pure function of one input (parse or load) followed by a sink: the default
+sink upserts the Paper node into the graph; the miner plugs in its own sink that extracts triples.
 Every state change is committed to the ledger as it happens, so a re-run after Ctrl-C or kill -9
 continues from the last completed step and reaches the same end state.
+
+Failures come in two kinds (`motivgraph.outbound.is_transient`): a bad document is recorded as
+failed and the batch goes on; a transient failure (store unreachable, LLM endpoint or GROBID
+down, network, spent budget) never marks a document failed — the batch pauses, reconnects
+(restarting the embedded database if it died) and retries the document, and after
+`ingest.transient_max_consecutive` consecutive transient failures it stops with IngestInterrupted
+("re-run to resume"). A spent budget stops at once (BudgetExceeded), also resumable.
 """
 
 from __future__ import annotations
@@ -11,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -23,7 +31,8 @@ from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import DocumentParser, ParserName, make_parser
-from motivgraph.ingest.walker import sha256_file, walk
+from motivgraph.ingest.plan import IngestPlan, WorkItem, input_kinds, plan_async
+from motivgraph.outbound import describe, is_transient
 from motivgraph.settings import Settings
 from motivgraph.sources.semantic_scholar import SemanticScholarClient
 
@@ -40,7 +49,10 @@ class SinkResult(BaseModel):
 
 
 class PaperSink(Protocol):
-    """What happens to a parsed Paper. Must be idempotent: a resumed run may call it again."""
+    """What happens to a parsed Paper. Must be idempotent: a resumed run may call it again.
+
+    A sink may also define `async def recover(self) -> None`, called after a transient failure
+    before the document is retried (e.g. to reopen a connection)."""
 
     async def process(self, paper: Paper) -> SinkResult: ...
 
@@ -64,10 +76,14 @@ class NullSink:
         return SinkResult(status="stored", counts={})
 
 
+class IngestInterrupted(MotivGraphError):
+    """The batch stopped after repeated transient failures; nothing was marked failed: re-run to resume."""
+
+
 @dataclass
 class DocOutcome:
-    path: str
-    sha256: str
+    path: str  # the path text (reversible escaped form, see motivgraph.fsutil)
+    sha256: str  # the ledger key
     state: str
     reason: str | None = None
     error: str | None = None
@@ -87,6 +103,7 @@ class IngestSummary:
     found: int = 0
     non_pdf_skipped: int = 0
     missing: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path text, why): FIFOs, dangling links
     duplicates: int = 0
     already_done: int = 0
     skipped_failed: int = 0
@@ -97,6 +114,7 @@ class IngestSummary:
     parsed: int = 0
     from_cache: int = 0
     pages: int = 0
+    transient_pauses: int = 0
     elapsed_s: float = 0.0
     dry_run: bool = False
     states: dict[str, int] = field(default_factory=dict)
@@ -158,86 +176,129 @@ async def _fill_metadata(paper: Paper, s2: SemanticScholarClient) -> None:
     # paper_id stays as parsed: it must not depend on whether the API answered this time
 
 
-async def ingest_async(
-    paths: Sequence[str | Path],
-    settings: Settings,
-    *,
+# -- transient failures: pause, reconnect, retry, or stop cleanly -------------------------------------------------
+
+
+def embedded_store_recovery(settings: Settings, store: GraphStore | None) -> Callable[[], Awaitable[None]]:
+    """Reconnect to the graph: (re)start the embedded FalkorDB when it is the configured backend
+    (a no-op when it is alive), then ping. Raises when the store is still unreachable."""
+
+    async def recover() -> None:
+        if settings.graph.backend != "neo4j" and not settings.graph.falkordb_url:
+            from motivgraph.graph.embedded import EmbeddedFalkorDB
+
+            await asyncio.to_thread(EmbeddedFalkorDB(settings.data_dir).start)
+        if store is not None and hasattr(store, "ping"):
+            await asyncio.to_thread(store.ping)
+
+    return recover
+
+
+class _TransientGate:
+    """One pause for the whole batch: the first document to meet a transient failure waits (backoff),
+    recovers and reopens the gate; documents that failed during the same outage just retry."""
+
+    def __init__(self, settings: Settings, recover: Sequence[Callable[[], Awaitable[None]]],
+                 progress_note: Callable[[str], None] | None) -> None:
+        self.max_consecutive = settings.ingest.transient_max_consecutive
+        self.base_s = settings.ingest.transient_backoff_s
+        self.recover = list(recover)
+        self.note = progress_note
+        self.consecutive = 0
+        self.generation = 0
+        self.pauses = 0
+        self._lock = asyncio.Lock()
+        self._open = asyncio.Event()
+        self._open.set()
+
+    async def wait_open(self) -> int:
+        await self._open.wait()
+        return self.generation
+
+    def succeeded(self) -> None:
+        self.consecutive = 0
+
+    async def failed(self, exc: BaseException, generation: int, item: WorkItem) -> None:
+        async with self._lock:
+            if generation != self.generation:
+                return  # recovered since this attempt began: just retry
+            self.consecutive += 1
+            if self.consecutive > self.max_consecutive:
+                raise IngestInterrupted(
+                    f"stopped after {self.max_consecutive} consecutive transient failures (last: {describe(exc)}, "
+                    f"on {item.display}); no document was marked failed — re-run the same command to resume"
+                ) from exc
+            self._open.clear()
+            self.pauses += 1
+            wait = min(60.0, self.base_s * 2 ** (self.consecutive - 1))
+            msg = (f"transient failure ({describe(exc)}); pausing {wait:.1f}s, then reconnecting "
+                   f"({self.consecutive}/{self.max_consecutive})")
+            log.warning(msg)
+            if self.note:
+                self.note(msg)
+            try:
+                await asyncio.sleep(wait)
+                for fn in self.recover:
+                    try:
+                        await fn()
+                    except Exception as e:  # still down: the retry fails again and counts
+                        log.warning("reconnect failed: %s", describe(e))
+            finally:
+                self.generation += 1
+                self._open.set()
+
+
+# -- execution ------------------------------------------------------------------------------------------------------
+
+
+def _record_plan(ledger: Ledger, p: IngestPlan) -> None:
+    """The plan's ledger writes: requeue, new documents, moved files, copies, unreadable inputs."""
+    if p.retry_failed:
+        ledger.requeue_failed()
+    for key in p.readable_again:
+        ledger.forget(key)  # was unreadable; now it has a content key of its own
+    for item in p.todo:
+        if item.state is None:
+            ledger.register(item.key, item.display, item.size)
+    for item in p.moved:
+        ledger.update_path(item.key, item.display)
+    for path_text, key in p.duplicates:
+        ledger.register(key, path_text, None)  # known key: records the path as a copy
+    for u in p.unreadable:
+        ledger.record_failure(u.key, u.path, u.error, u.reason)
+
+
+async def execute(
+    p: IngestPlan,
     sink: PaperSink | None = None,
+    *,
     parser: ParserName | DocumentParser | None = None,
     concurrency: int | None = None,
-    limit: int | None = None,
-    dry_run: bool = False,
-    retry_failed: bool = False,
     progress: IngestProgress | None = None,
     store: GraphStore | None = None,
+    recover: Callable[[], Awaitable[None]] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> IngestSummary:
+    """Carry out a plan: register it in the ledger, then load/parse and sink every document.
+
+    Without a sink, Paper nodes are upserted into `store` (opened from settings when not given).
+    `recover` is called after a transient failure, before the retry (default: restart the embedded
+    DB if it is the backend, ping the store; plus the sink's own `recover()` if it has one)."""
     t0 = time.perf_counter()
+    settings = p.settings
     conc = concurrency or settings.ingest.concurrency
-    summary = IngestSummary(dry_run=dry_run)
-    walked = walk(paths)
-    summary.found = len(walked.pdfs)
-    summary.non_pdf_skipped = walked.non_pdf_skipped
-    summary.missing = walked.missing
-
-    # hash every file (dedupe by content); threads overlap the disk reads
-    sem = asyncio.Semaphore(max(2, conc))
-
-    async def hash_one(p: Path) -> tuple[Path, str | None, int | None]:
-        async with sem:
-            try:
-                return p, await asyncio.to_thread(sha256_file, p), p.stat().st_size
-            except OSError:
-                return p, None, None
-
-    hashed = await asyncio.gather(*(hash_one(p) for p in walked.pdfs))
-    unique: dict[str, tuple[Path, int | None]] = {}
-    vanished: list[Path] = []
-    for p, sha, size in hashed:
-        if sha is None:
-            vanished.append(p)
-            continue
-        if sha in unique:
-            summary.duplicates += 1
-            continue
-        unique[sha] = (p, size)
-    summary.missing.extend(f"{p} (vanished before it could be read)" for p in vanished)
-
+    summary = IngestSummary(
+        found=p.found, non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
+        duplicates=len(p.duplicates), already_done=p.already_done, skipped_failed=p.skipped_failed,
+        to_process=p.to_process,
+    )
+    kinds = {k.name: k for k in input_kinds().values()}
     ledger = ledger_for(settings)
     try:
-        if retry_failed and not dry_run:
-            ledger.requeue_failed()
-        todo: list[tuple[str, Path, int | None]] = []
-        for sha, (p, size) in unique.items():
-            row = ledger.get(sha)
-            if row is None:
-                if not dry_run:
-                    ledger.register(sha, str(p), size)
-                todo.append((sha, p, size))
-            else:
-                if not dry_run and row.path != str(p) and not Path(row.path).exists():
-                    ledger.update_path(sha, str(p))  # the file moved; follow it
-                if row.state == "stored":
-                    summary.already_done += 1
-                elif row.state == "failed" and not retry_failed:
-                    summary.skipped_failed += 1
-                else:
-                    todo.append((sha, p, size))
-        if not dry_run:
-            for p, sha, _ in hashed:
-                if sha is not None and unique[sha][0] != p:
-                    ledger.register(sha, str(p), None)  # records the duplicate path
-        if limit is not None:
-            todo = todo[: max(0, limit)]
-        summary.to_process = len(todo)
-        if dry_run:
-            summary.states = ledger.counts()
-            summary.parser = str(parser if isinstance(parser, str) else getattr(parser, "name", settings.ingest.parser))
-            summary.elapsed_s = time.perf_counter() - t0
-            return summary
-
+        _record_plan(ledger, p)
         cache = cache_for(settings)
-        need_parse = any(sha not in cache for sha, _, _ in todo)
-        own_parser = not (parser is not None and not isinstance(parser, str))
+        need_parse = any(kinds[i.kind].needs_parser and i.key not in cache for i in p.todo)
+        own_parser = parser is None or isinstance(parser, str)
         doc_parser: DocumentParser | None = None
         if need_parse:
             doc_parser = (
@@ -247,82 +308,98 @@ async def ingest_async(
             )
             summary.parser = doc_parser.description
         else:
-            summary.parser = "none needed (all parsed papers cached)"
+            summary.parser = "none needed (all parsed papers cached)" if p.todo else "none needed"
         own_store = False
-        if sink is None:
+        if sink is None and p.todo:
             if store is None:
                 from motivgraph.graph import open_store
 
-                store = await asyncio.to_thread(open_store, settings)
-                await asyncio.to_thread(store.ensure_schema)
+                store = await asyncio.to_thread(open_store, settings)  # schema ensured once, here
                 own_store = True
             sink = GraphPaperSink(store)
+        recoveries: list[Callable[[], Awaitable[None]]] = [recover or embedded_store_recovery(settings, store)]
+        sink_recover = getattr(sink, "recover", None)
+        if sink_recover is not None:
+            recoveries.append(sink_recover)
+        gate = _TransientGate(settings, recoveries, note)
+        # one client for the whole run, so its rate limit and circuit breaker cover every document
+        s2 = SemanticScholarClient(settings.s2, settings.cache_dir) if settings.s2.enabled and need_parse else None
         if progress:
-            progress.start(len(todo), summary.parser)
+            progress.start(len(p.todo), summary.parser)
 
-        async def one(sha: str, path: Path, size: int | None) -> DocOutcome:
-            out = DocOutcome(str(path), sha, "queued")
-            try:
-                paper = cache.get(sha)
-                if paper is None:
-                    if not path.exists():
-                        raise ParseError(f"file disappeared before it was parsed: {path}")
-                    if size is not None and size > settings.ingest.max_file_mb * 1024 * 1024:
-                        raise ParseError(
-                            f"file larger than {settings.ingest.max_file_mb:g} MB "
-                            "(setting MOTIVGRAPH_INGEST_MAX_FILE_MB)"
-                        )
-                    assert doc_parser is not None
-                    paper = await doc_parser.parse(path, sha)
+        async def attempt(item: WorkItem, out: DocOutcome) -> None:
+            kind = kinds[item.kind]
+            paper = cache.get(item.key) if kind.needs_parser else None
+            if paper is None:
+                paper = await kind.load(item, doc_parser, settings)
+                paper.source_path = item.display  # storable text even when the name is not UTF-8
+                if kind.needs_parser:
                     if s2 is not None:
                         await _fill_metadata(paper, s2)
                     await asyncio.to_thread(cache.put, paper)
                     out.parsed = True
                     out.pages = min(paper.page_count or 0, settings.ingest.max_pages)
-                ledger.mark(sha, "parsed", paper_id=paper.paper_id, parser=paper.parser)
-                res = await sink.process(paper)
-                if res.status == "failed":
-                    raise IngestError(res.error or "the extraction stage failed")
-                ledger.mark(sha, res.status, counts=res.counts)
-                out.state = res.status
-            except (asyncio.CancelledError, BudgetExceeded):
-                raise  # a spent LLM budget stops the run; the document stays "parsed" and resumes next run
-            except Exception as e:
-                reason = classify_failure(e)
-                if reason == "internal error":
-                    log.exception("unexpected error on %s", path)
-                ledger.fail(sha, f"{e}", reason)
-                out.state, out.reason, out.error = "failed", reason, str(e)
-            return out
+            ledger.mark(item.key, "parsed", paper_id=paper.paper_id, parser=paper.parser)
+            assert sink is not None
+            res = await sink.process(paper)
+            if res.status == "failed":
+                raise IngestError(res.error or "the extraction stage failed")
+            ledger.mark(item.key, res.status, counts=res.counts)
+            out.state = res.status
 
-        # one client for the whole run, so its rate limit and circuit breaker cover every document
-        s2 = SemanticScholarClient(settings.s2, settings.cache_dir) if settings.s2.enabled else None
+        async def one(item: WorkItem) -> DocOutcome:
+            out = DocOutcome(item.display, item.key, "queued")
+            while True:
+                generation = await gate.wait_open()
+                try:
+                    await attempt(item, out)
+                    gate.succeeded()
+                    return out
+                except (asyncio.CancelledError, BudgetExceeded):
+                    raise  # a spent budget stops the run; the document stays resumable
+                except Exception as e:
+                    if is_transient(e):
+                        await gate.failed(e, generation, item)  # pauses, or raises IngestInterrupted
+                        continue
+                    reason = classify_failure(e)
+                    if reason == "internal error":
+                        log.exception("unexpected error on %s", item.display)
+                    ledger.fail(item.key, f"{e}", reason)
+                    out.state, out.reason, out.error = "failed", reason, str(e)
+                    return out
+
         work_sem = asyncio.Semaphore(conc)
 
-        async def guarded(item: tuple[str, Path, int | None]) -> DocOutcome:
+        async def guarded(item: WorkItem) -> DocOutcome:
             async with work_sem:
-                o = await one(*item)
+                o = await one(item)
             if progress:
                 progress.advance(o)
             return o
 
-        tasks = [asyncio.create_task(guarded(t)) for t in todo]
+        tasks = [asyncio.create_task(guarded(t)) for t in p.todo]
         try:
             outcomes = await asyncio.gather(*tasks)
         except BaseException:
-            # Ctrl-C, a spent budget, ...: stop the other documents where they are (the ledger
-            # already holds their last completed step) before the parser and store close
+            # Ctrl-C, a spent budget, a lasting outage: stop the other documents where they are (the
+            # ledger already holds their last completed step) before the parser and store close
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
         finally:
+            summary.transient_pauses = gate.pauses
             if doc_parser is not None and own_parser:
                 await doc_parser.aclose()
             if own_store and store is not None:
                 await asyncio.to_thread(store.close)
             if s2 is not None:
                 await s2.aclose()
+        for u in p.unreadable:
+            o = DocOutcome(u.path, u.key, "failed", reason=u.reason, error=u.error)
+            outcomes.append(o)
+            if progress:
+                progress.advance(o)
         for o in outcomes:
             summary.processed += 1
             if o.state == "failed":
@@ -340,6 +417,48 @@ async def ingest_async(
     return summary
 
 
+def dry_run_summary(p: IngestPlan, parser: ParserName | DocumentParser | None = None) -> IngestSummary:
+    """What `execute(p)` would do, for the dry-run report (nothing is written)."""
+    settings = p.settings
+    led_path = settings.data_dir / "ingest" / "ledger.sqlite"
+    states: dict[str, int] = {}
+    if led_path.exists():
+        led = Ledger(led_path)
+        try:
+            states = led.counts()
+        finally:
+            led.close()
+    return IngestSummary(
+        parser=str(parser if isinstance(parser, str) else getattr(parser, "name", settings.ingest.parser)),
+        found=p.found, non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
+        duplicates=len(p.duplicates), already_done=p.already_done, skipped_failed=p.skipped_failed,
+        to_process=p.to_process + len(p.unreadable), dry_run=True, states=states,
+    )
+
+
+async def ingest_async(
+    paths: Sequence[str | Path],
+    settings: Settings,
+    *,
+    sink: PaperSink | None = None,
+    parser: ParserName | DocumentParser | None = None,
+    concurrency: int | None = None,
+    limit: int | None = None,
+    dry_run: bool = False,
+    retry_failed: bool = False,
+    progress: IngestProgress | None = None,
+    store: GraphStore | None = None,
+) -> IngestSummary:
+    """`plan` then `execute` (or, with dry_run, the plan's report)."""
+    t0 = time.perf_counter()
+    p = await plan_async(paths, settings, retry_failed=retry_failed, limit=limit, concurrency=concurrency)
+    if dry_run:
+        s = dry_run_summary(p, parser)
+        s.elapsed_s = time.perf_counter() - t0
+        return s
+    return await execute(p, sink, parser=parser, concurrency=concurrency, progress=progress, store=store)
+
+
 def run_ingest(
     paths: Sequence[str | Path],
     settings: Settings,
@@ -353,10 +472,16 @@ def run_ingest(
     progress: IngestProgress | None = None,
     store: GraphStore | None = None,
 ) -> IngestSummary:
-    """Synchronous entry point (CLI, the miner's CLI with its own sink). See `ingest_async`."""
+    """Synchronous entry point (scripts, tests). See `ingest_async`."""
     return asyncio.run(
         ingest_async(
             paths, settings, sink=sink, parser=parser, concurrency=concurrency, limit=limit, dry_run=dry_run,
             retry_failed=retry_failed, progress=progress, store=store,
         )
     )
+
+
+__all__ = [
+    "DocOutcome", "GraphPaperSink", "IngestInterrupted", "IngestProgress", "IngestSummary", "NullSink",
+    "PaperSink", "SinkResult", "classify_failure", "dry_run_summary", "execute", "ingest_async", "run_ingest",
+]

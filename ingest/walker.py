@@ -74,12 +74,11 @@ def walk(paths: Iterable[str | Path], suffixes: Collection[str] = DEFAULT_SUFFIX
             return
         if stat.S_ISDIR(st.st_mode):
             return
-        if not p.name.lower().endswith(wanted):
-            if stat.S_ISREG(st.st_mode):
-                res.non_pdf_skipped += 1
-            return
-        if not stat.S_ISREG(st.st_mode):
+        if not stat.S_ISREG(st.st_mode):  # reading a FIFO would block forever: list it, never open it
             res.skipped.append((path_to_text(p), _special_kind(st.st_mode)))
+            return
+        if not p.name.lower().endswith(wanted):
+            res.non_pdf_skipped += 1
             return
         rp = p.resolve()
         if rp not in seen:
@@ -106,12 +105,8 @@ def walk(paths: Iterable[str | Path], suffixes: Collection[str] = DEFAULT_SUFFIX
                 visited.add(ident)
             dirnames.sort()
             here = Path(dirpath)
-            for name in sorted(filenames):
+            for name in sorted(filenames):  # dangling links and special files arrive here too
                 add(here / name)
-            for name in dirnames:  # a dangling link or unreadable entry shows up as a "dir" only via lstat
-                d = here / name
-                if d.is_symlink() and not d.exists():
-                    res.skipped.append((path_to_text(d), "dangling symbolic link"))
 
     for raw in paths:
         s = str(raw)

@@ -90,6 +90,14 @@ class IngestSettings(BaseModel):
     worker_memory_mb: int | None = Field(
         3072, ge=256, description="Address-space cap (MB) of each offline-parser worker process; unset: no cap."
     )
+    transient_max_consecutive: int = Field(
+        6, ge=1, le=100,
+        description="Consecutive transient failures (store, LLM endpoint, GROBID, network down) after which an "
+        "ingest stops cleanly (re-run to resume); documents are never marked failed for them.",
+    )
+    transient_backoff_s: float = Field(
+        1.0, ge=0, description="First pause before reconnecting after a transient failure (doubles, max 60 s)."
+    )
 
 
 class SemanticScholarSettings(BaseModel):

@@ -45,7 +45,6 @@ class KillDBAfterFirst:
             self.killed = pid
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #1: killing the DB mid-ingest fails every remaining document")
 async def test_db_killed_mid_ingest_is_restarted_and_nothing_is_lost(settings: Settings, tmp_path: Path) -> None:
     settings.ingest = IngestSettings(parser="pdf")
     inp = _papers(tmp_path / "in", 4)

@@ -62,7 +62,6 @@ class OutageSink:
 # -- defect 1: a transient failure never marks a document failed ----------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #1: a store outage marks the document failed")
 async def test_store_outage_pauses_reconnects_and_loses_nothing(tmp_path: Path) -> None:
     inp = _papers(tmp_path / "in", 4)
     s = _settings(tmp_path)
@@ -84,7 +83,6 @@ def _llm_down() -> LLMError:
         return err
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #1: an LLM endpoint outage marks the document failed")
 async def test_llm_outage_is_transient(tmp_path: Path) -> None:
     inp = _papers(tmp_path / "in", 3)
     s = _settings(tmp_path)
@@ -94,12 +92,11 @@ async def test_llm_outage_is_transient(tmp_path: Path) -> None:
                                                          "failed": 0}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #1: a lasting outage fails every remaining document")
 async def test_lasting_outage_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> None:
     inp = _papers(tmp_path / "in", 5)
     s = _settings(tmp_path)
-    s.ingest.transient_max_consecutive = 3  # type: ignore[attr-defined]
-    s.ingest.transient_backoff_s = 0.01  # type: ignore[attr-defined]
+    s.ingest.transient_max_consecutive = 3
+    s.ingest.transient_backoff_s = 0.01
     sink = OutageSink(BackendUnavailable("Cannot reach FalkorDB"), first=2, calls=10_000)
     with pytest.raises(MotivGraphError, match="re-run"):
         await ingest_async([inp], s, sink=sink, concurrency=2)
@@ -123,7 +120,6 @@ async def test_a_bad_document_is_still_a_permanent_failure(tmp_path: Path) -> No
 # -- defect 2: non-UTF-8 file names ---------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #2: a non-UTF-8 file name aborts the ingest")
 async def test_non_utf8_file_name_is_ingested_and_reported(tmp_path: Path) -> None:
     inp = _papers(tmp_path / "in", 1)
     raw = os.fsencode(inp) + b"/caf\xe9 \\x41.pdf"  # Latin-1 byte and a literal backslash sequence
@@ -171,7 +167,6 @@ print(json.dumps({
 """
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #7: unreadable inputs are 'vanished' or silently skipped")
 def _no_dac_override() -> None:
     """preexec: drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set, so a root test run
     is refused mode-000 files like any user (the exec'd child keeps uid 0 and can still read the stdlib)."""

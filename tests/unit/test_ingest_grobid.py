@@ -217,23 +217,27 @@ def _corpus(tmp_path: Path, n: int) -> list[Path]:
 
 
 async def test_server_dies_mid_batch_grobid_only(grobid: FakeGrobid, tmp_path: Path) -> None:
+    """GROBID down is a transient failure (issue 12 #1): the batch pauses and retries, then stops cleanly
+    with nothing marked failed; the same command finishes the job once GROBID is back."""
+    from motivgraph.ingest.pipeline import IngestInterrupted
+
     files = _corpus(tmp_path / "in", 4)
     grobid.die_after = 2
     s = Settings(data_dir=tmp_path / "data", ingest=_settings(grobid.url, grobid_max_retries=1), _env_file=None)  # type: ignore[call-arg]
+    s.ingest.transient_max_consecutive = 2
+    s.ingest.transient_backoff_s = 0.01
     sink = RecordingSink()
-    summary = await ingest_async([tmp_path / "in"], s, sink=sink, parser="grobid", concurrency=1)
-    assert summary.processed == 4 and summary.ok == 2 and summary.failed == 2
+    with pytest.raises(IngestInterrupted, match="re-run the same command"):
+        await ingest_async([tmp_path / "in"], s, sink=sink, parser="grobid", concurrency=1)
     led = Ledger.for_data_dir(s.data_dir)
-    fails = led.failures_by_reason()
-    assert list(fails) == ["GROBID error"]
-    assert all("GROBID" in r.error for r in fails["GROBID error"])
+    assert led.counts()["stored"] == 2 and led.counts()["failed"] == 0
     led.close()
     assert all(p.parser == "grobid" for p in sink.papers)
-    # GROBID back: --retry-failed finishes the batch; the two stored ones are not redone
+    # GROBID back: the same command finishes the batch; the two stored ones are not redone
     g2 = FakeGrobid()
     try:
         s.ingest.grobid_url = g2.url
-        summary = await ingest_async([tmp_path / "in"], s, sink=sink, parser="grobid", retry_failed=True)
+        summary = await ingest_async([tmp_path / "in"], s, sink=sink, parser="grobid")
         assert summary.ok == 2 and summary.already_done == 2 and len(g2.requests) == 2
     finally:
         g2.stop()
