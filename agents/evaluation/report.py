@@ -1,0 +1,334 @@
+"""The evaluation report: a results directory a person can open.
+
+    <out>/ideas.jsonl, ideas.csv        one row per delivered idea (every per-idea metric)
+    <out>/topics.jsonl, topics.csv      one row per (topic, method) (set-level metrics)
+    <out>/methods.csv                   one wide row per method (the headline numbers)
+    <out>/tables/<section>.csv          the long tables shown in report.html (method, metric, value, lo, hi, n)
+    <out>/plots/*.png                   ELO bars, Yield surfaces, diversity vs quality, cost
+    <out>/report.html                   every table and plot (plots inlined, so the file stands alone)
+    <out>/summary.md                    the headline table and where everything is
+
+All numbers are formatted once (tables.fmt), so the HTML cells equal the CSV cells.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: files only
+import matplotlib.pyplot as plt
+
+from motivgraph.agents.evaluation.metrics.reference import DIMENSIONS
+from motivgraph.agents.evaluation.metrics.stats import Estimate
+from motivgraph.agents.evaluation.tables import Table, fmt, write_jsonl
+from motivgraph.fsutil import atomic_write
+
+ELO_DIMS = ("novelty", "motivation", "experiment", "overall")
+
+# (section id, title, what it measures, metric names shown in its long table)
+SECTIONS: list[tuple[str, str, str, list[str]]] = [
+    ("direct-scores", "Direct LLM scores", "Judge scores 1-10 per idea (SoIQ seed), mean per method.",
+     ["score_novelty", "score_experiment", "score_motivation"]),
+    ("elo", "Swiss tournament ELO", "Per-topic Swiss tournaments among all methods' ideas, both presentation "
+     "orders; a method's ELO is the mean rating of its ideas (SoIQ seed). Intervals: bootstrap over matches.",
+     [f"elo_{d}" for d in ELO_DIMS]),
+    ("reference", "Reference-based pairwise vs target papers",
+     "Win rate against the topic's target papers on six dimensions, every judge in both orders, and "
+     "MOScore_PD / MOScore_PS with the configured weights (MindFlow seed).",
+     [f"wr_{d}" for d in DIMENSIONS] + ["moscore_pd", "moscore_ps"]),
+    ("diversity", "Embedding diversity and computable novelty",
+     "1 - mean pairwise cosine among a topic's ideas (all text, motivation, method) and 1 - similarity to "
+     "the nearest background paper (SoIQ and MindFlow seeds).",
+     ["diversity", "diversity_motivation", "diversity_method", "novelty", "novelty_motivation",
+      "novelty_method"]),
+    ("yield", "Quality gates, pairwise diversity and Yield",
+     "Gates 0-9 (non-obviousness, soundness, clarity), eight-axis pairwise diversity 0-9 and Yield = "
+     "largest set of gate-passing, pairwise-diverse ideas per topic (IDEAgent seed).",
+     ["gate_non_obviousness", "gate_soundness", "gate_clarity", "gate_pass_rate", "pair_diversity", "yield"]),
+    ("creative-utility", "Creative Utility",
+     "CU with gamma 0.9 in greedy order; quality = strict win rate against the target papers (set-level seed).",
+     ["creative_utility", "cu_quality", "cu_distance"]),
+    ("grounding", "Grounding fidelity",
+     "Share of kg: links resolving to nodes of the topic graph and of citations matching a background paper.",
+     ["grounding_links", "grounding_citations"]),
+]
+SUMMARY_COLUMNS = ["method", "n_topics", "n_ideas", "shortfall", "elo_overall", "score_novelty", "moscore_pd",
+                   "moscore_ps", "yield", "creative_utility", "diversity", "novelty", "grounding_links",
+                   "cost_usd"]
+
+
+@dataclass
+class EvalResults:
+    """Everything the report shows; built by the harness (or by tests, by hand)."""
+
+    meta: dict[str, Any]
+    methods: list[str]
+    ideas: list[dict[str, Any]] = field(default_factory=list)
+    topics: list[dict[str, Any]] = field(default_factory=list)
+    estimates: dict[str, dict[str, Estimate]] = field(default_factory=dict)  # method -> metric -> estimate
+    surfaces: dict[str, dict[str, Any]] = field(default_factory=dict)  # method -> {ks, ls, grid, m, tau}
+    yield_counts: list[dict[str, Any]] = field(default_factory=list)
+    cost: list[dict[str, Any]] = field(default_factory=list)
+    kappa: list[dict[str, Any]] = field(default_factory=list)
+    shortfalls: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _long_table(name: str, res: EvalResults, metrics: Sequence[str]) -> Table:
+    rows = []
+    for m in res.methods:
+        for metric in metrics:
+            e = res.estimates.get(m, {}).get(metric)
+            if e is None:
+                continue
+            rows.append({"method": m, "metric": metric, "value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n})
+    return Table(name, ["method", "metric", "value", "lo", "hi", "n"], rows)
+
+
+def _summary_table(res: EvalResults) -> Table:
+    rows = []
+    for m in res.methods:
+        est = res.estimates.get(m, {})
+        row: dict[str, Any] = {"method": m}
+        for c in SUMMARY_COLUMNS[1:]:
+            e = est.get(c)
+            row[c] = e.value if e is not None else None
+        for c in ("n_topics", "n_ideas", "shortfall"):
+            if row.get(c) is not None:
+                row[c] = int(row[c])
+        rows.append(row)
+    return Table("methods", SUMMARY_COLUMNS, rows)
+
+
+def build_tables(res: EvalResults) -> dict[str, Table]:
+    tables = {"methods": _summary_table(res)}
+    for sid, _, _, metrics in SECTIONS:
+        tables[sid] = _long_table(sid, res, metrics)
+    tables["yield-counts"] = Table("yield-counts", ["method", "topics", "yield_ge_1", "yield_ge_2", "yield_ge_3"],
+                                   res.yield_counts)
+    tables["cost"] = Table("cost", ["method", "scope", "calls", "input_tokens", "output_tokens", "cost_usd",
+                                    "cost_usd_per_idea"], res.cost)
+    tables["agreement"] = Table("agreement", ["dimension", "judge_a", "judge_b", "n", "kappa"], res.kappa)
+    tables["shortfalls"] = Table("shortfalls", ["method", "topic_id", "requested", "delivered", "reason"],
+                                 res.shortfalls)
+    return tables
+
+
+# -- plots ---------------------------------------------------------------------------------------------
+def _save(fig: Any, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _finite(x: float | None) -> bool:
+    return x is not None and not math.isnan(x)
+
+
+def plot_elo(res: EvalResults, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    width = 0.8 / max(1, len(ELO_DIMS))
+    for di, dim in enumerate(ELO_DIMS):
+        xs, ys, errs = [], [], [[], []]
+        for mi, m in enumerate(res.methods):
+            e = res.estimates.get(m, {}).get(f"elo_{dim}")
+            if e is None or not _finite(e.value):
+                continue
+            xs.append(mi + (di - (len(ELO_DIMS) - 1) / 2) * width)
+            ys.append(e.value)
+            errs[0].append(max(0.0, e.value - e.lo) if _finite(e.lo) else 0.0)
+            errs[1].append(max(0.0, e.hi - e.value) if _finite(e.hi) else 0.0)
+        ax.bar(xs, ys, width, yerr=errs, capsize=3, label=dim)
+    start = float(res.meta.get("elo_start", 1000.0))
+    ax.axhline(start, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xticks(range(len(res.methods)), res.methods, rotation=20)
+    ax.set_ylabel("ELO (95% bootstrap CI)")
+    ax.set_title("Swiss tournament ELO per dimension")
+    ax.legend(fontsize=8)
+    vals = [e.value for m in res.methods for k, e in res.estimates.get(m, {}).items() if k.startswith("elo_")
+            and _finite(e.value)]
+    if vals:
+        ax.set_ylim(min([*vals, start]) - 60, max([*vals, start]) + 60)
+    return _save(fig, path)
+
+
+def plot_surface(method: str, surface: dict[str, Any], path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(5, 4.2))
+    grid = surface["grid"]
+    im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto", vmin=0,
+                   vmax=max(1.0, max(max(r) for r in grid) if grid else 1.0))
+    ax.set_xticks(range(len(surface["ls"])), [fmt(x) if isinstance(x, float) else str(x) for x in surface["ls"]])
+    ax.set_yticks(range(len(surface["ks"])), [fmt(x) if isinstance(x, float) else str(x) for x in surface["ks"]])
+    ax.set_xlabel("soundness gate l")
+    ax.set_ylabel("non-obviousness gate k")
+    ax.set_title(f"{method}: mean Yield (C>={surface.get('m')}, D>={surface.get('tau')})", fontsize=9)
+    fig.colorbar(im, ax=ax)
+    return _save(fig, path)
+
+
+def plot_diversity_quality(res: EvalResults, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for m in res.methods:
+        pts = [(t.get("diversity"), t.get("quality")) for t in res.topics if t.get("method") == m]
+        pts = [(x, y) for x, y in pts if _finite(x) and _finite(y)]
+        if pts:
+            ax.scatter([p[0] for p in pts], [p[1] for p in pts], label=m, s=40, alpha=0.8)
+    ax.set_xlabel("embedding diversity (per topic)")
+    ax.set_ylabel("quality: mean direct score (per topic)")
+    ax.set_title("Diversity vs quality")
+    ax.grid(alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_cost(res: EvalResults, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(7, 4))
+    scopes = sorted({r["scope"] for r in res.cost})
+    bottom = [0.0] * len(res.methods)
+    for s in scopes:
+        vals = [sum(float(r.get("cost_usd") or 0.0) for r in res.cost if r["method"] == m and r["scope"] == s)
+                for m in res.methods]
+        ax.bar(res.methods, vals, bottom=bottom, label=s)
+        bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
+    ax.set_ylabel("USD")
+    ax.set_title("Cost per method (generation + evaluation)")
+    if scopes:
+        ax.legend(fontsize=8)
+    ax.tick_params(axis="x", rotation=20)
+    return _save(fig, path)
+
+
+def make_plots(res: EvalResults, out: Path) -> dict[str, list[Path]]:
+    plots = out / "plots"
+    by_section: dict[str, list[Path]] = {
+        "elo": [plot_elo(res, plots / "elo.png")],
+        "yield": [plot_surface(m, res.surfaces[m], plots / f"yield_surface_{_slug(m)}.png")
+                  for m in res.methods if m in res.surfaces],
+        "diversity": [plot_diversity_quality(res, plots / "diversity_vs_quality.png")],
+        "cost": [plot_cost(res, plots / "cost.png")],
+    }
+    return by_section
+
+
+def _slug(s: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in s)
+
+
+# -- html -------------------------------------------------------------------------------------------------
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}
+table{border-collapse:collapse;margin:0.6em 0 1.4em}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}
+th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}img{max-width:100%;margin:4px}
+section{margin-bottom:2em}p.note{color:#555;font-size:13px}"""
+
+
+def _html_table(t: Table) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in t.columns)
+    body = []
+    for cells in t.cells():
+        tds = "".join(f'<td class="num">{html.escape(c)}</td>' if _numeric(c) else f"<td>{html.escape(c)}</td>"
+                      for c in cells)
+        body.append(f"<tr>{tds}</tr>")
+    return (f'<table data-table="{html.escape(t.name)}"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def _numeric(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def _img(p: Path, out: Path) -> str:
+    data = base64.b64encode(p.read_bytes()).decode("ascii")
+    rel = p.relative_to(out).as_posix()
+    return f'<img alt="{html.escape(rel)}" data-file="{html.escape(rel)}" src="data:image/png;base64,{data}">'
+
+
+REPORT_SECTIONS = ["summary"] + [s[0] for s in SECTIONS] + ["cost", "agreement", "shortfalls"]
+
+
+def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, list[Path]], out: Path) -> str:
+    meta = res.meta
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>MotivGraph evaluation "
+             f"{html.escape(str(meta.get('eval_id', '')))}</title><style>{_CSS}</style></head><body>",
+             f"<h1>Evaluation {html.escape(str(meta.get('eval_id', '')))}</h1>",
+             "<p class='note'>" + html.escape(
+                 f"topics: {meta.get('n_topics')} · methods: {', '.join(res.methods)} · ideas per topic: "
+                 f"{meta.get('n_ideas')} · judges: {', '.join(meta.get('judges', []))} · "
+                 f"generated {meta.get('finished_at', '')}") + "</p>"]
+    for n in res.notes:
+        parts.append(f"<p class='note'>{html.escape(n)}</p>")
+    parts.append("<section id='summary'><h2>Summary</h2><p class='note'>Headline numbers per method "
+                 "(point values; intervals in the sections below).</p>" + _html_table(tables["methods"]))
+    parts.append("</section>")
+    for sid, title, desc, _ in SECTIONS:
+        parts.append(f"<section id='{sid}'><h2>{html.escape(title)}</h2><p class='note'>{html.escape(desc)}</p>")
+        parts.append(_html_table(tables[sid]))
+        if sid == "yield":
+            parts.append("<h3>Topics with Yield &ge; 1 / 2 / 3</h3>" + _html_table(tables["yield-counts"]))
+        parts.extend(_img(p, out) for p in plots.get(sid, []))
+        parts.append("</section>")
+    parts.append("<section id='cost'><h2>Cost</h2><p class='note'>Calls, tokens and USD per method: generation "
+                 "(the method's own run) and each evaluation metric (judge role).</p>" + _html_table(tables["cost"]))
+    parts.extend(_img(p, out) for p in plots.get("cost", []))
+    parts.append("</section>")
+    parts.append("<section id='agreement'><h2>Judge agreement</h2><p class='note'>Cohen's kappa per dimension "
+                 "where two panel judges rated the same items (quadratic weights for 0-9/1-10 scales).</p>"
+                 + _html_table(tables["agreement"]) + "</section>")
+    parts.append("<section id='shortfalls'><h2>Shortfalls</h2><p class='note'>Topics where a method delivered "
+                 "fewer ideas than requested.</p>" + _html_table(tables["shortfalls"]) + "</section>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def render_summary(res: EvalResults, tables: dict[str, Table]) -> str:
+    t = tables["methods"]
+    lines = [f"# Evaluation {res.meta.get('eval_id', '')}", "",
+             f"Topics: {res.meta.get('n_topics')}; methods: {', '.join(res.methods)}; "
+             f"ideas per topic: {res.meta.get('n_ideas')}; judges: {', '.join(res.meta.get('judges', []))}.", ""]
+    lines += [f"- {n}" for n in res.notes]
+    lines += ["", "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
+    lines += ["| " + " | ".join(c or "–" for c in row) + " |" for row in t.cells()]
+    lines += ["", "Full report: `report.html`; per idea: `ideas.csv`; per topic: `topics.csv`; "
+              "tables: `tables/*.csv`; plots: `plots/*.png`.", ""]
+    return "\n".join(lines)
+
+
+def _columns(rows: Sequence[dict[str, Any]]) -> list[str]:
+    cols: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in cols:
+                cols.append(k)
+    return cols
+
+
+def write_report(res: EvalResults, out: Path) -> dict[str, Any]:
+    """Write the whole results directory; returns {'html': path, 'plots': [...], 'tables': [...]}."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out / "ideas.jsonl", res.ideas)
+    write_jsonl(out / "topics.jsonl", res.topics)
+    Table("ideas", _columns(res.ideas), res.ideas).write_csv(out / "ideas.csv")
+    Table("topics", _columns(res.topics), res.topics).write_csv(out / "topics.csv")
+    tables = build_tables(res)
+    tables["methods"].write_csv(out / "methods.csv")
+    for name, t in tables.items():
+        t.write_csv(out / "tables" / f"{name}.csv")
+    plots = make_plots(res, out)
+    atomic_write(out / "report.html", render_html(res, tables, plots, out))
+    atomic_write(out / "summary.md", render_summary(res, tables))
+    return {"html": out / "report.html", "plots": [p for ps in plots.values() for p in ps],
+            "tables": sorted(tables)}

@@ -1,0 +1,101 @@
+"""Checks a written report: every section present, every inlined PNG decodes and is not blank, and every
+HTML table equals its CSV (tables/<name>.csv) cell for cell. Used by tests and `motivgraph eval check`."""
+
+from __future__ import annotations
+
+import base64
+import io
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from motivgraph.agents.evaluation.report import REPORT_SECTIONS
+from motivgraph.agents.evaluation.tables import read_csv
+
+
+class _Parser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: list[str] = []
+        self.images: list[tuple[str, str]] = []  # (file, src)
+        self.tables: dict[str, list[list[str]]] = {}
+        self._table: str | None = None
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "section" and a.get("id"):
+            self.sections.append(a["id"])
+        elif tag == "img":
+            self.images.append((a.get("data-file", ""), a.get("src", "")))
+        elif tag == "table":
+            self._table = a.get("data-table", f"table{len(self.tables)}")
+            self.tables[self._table] = []
+        elif tag == "tr" and self._table is not None:
+            self._row = []
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr" and self._row is not None and self._table is not None:
+            self.tables[self._table].append(self._row)
+            self._row = None
+        elif tag == "table":
+            self._table = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def png_problem(data: bytes) -> str | None:
+    """None when the PNG decodes and shows more than one colour with real variance."""
+    try:
+        img = Image.open(io.BytesIO(data))
+        img.load()
+    except Exception as e:  # any decoder failure is the finding
+        return f"does not decode: {e}"
+    px = np.asarray(img.convert("RGB"), dtype=np.float64).reshape(-1, 3)
+    colours = len(np.unique(px, axis=0))
+    if colours < 2 or float(px.std()) < 5.0:
+        return f"blank: {colours} colour(s), std {px.std():.2f}"
+    return None
+
+
+def check_report(out: Path) -> list[str]:
+    """Problems found in the report under `out` (empty list: the report is whole)."""
+    problems: list[str] = []
+    page = out / "report.html"
+    if not page.exists():
+        return [f"{page} missing"]
+    p = _Parser()
+    p.feed(page.read_text(encoding="utf-8"))
+    for sid in REPORT_SECTIONS:
+        if sid not in p.sections:
+            problems.append(f"section {sid!r} missing")
+    if not p.images:
+        problems.append("no plots in the report")
+    for name, src in p.images:
+        if not src.startswith("data:image/png;base64,"):
+            problems.append(f"image {name}: not an inlined PNG")
+            continue
+        data = base64.b64decode(src.split(",", 1)[1])
+        if (out / name).exists() and (out / name).read_bytes() != data:
+            problems.append(f"image {name}: differs from the file on disk")
+        why = png_problem(data)
+        if why:
+            problems.append(f"image {name}: {why}")
+    for name, rows in p.tables.items():
+        csv_path = out / "tables" / f"{name}.csv"
+        if not csv_path.exists():
+            problems.append(f"table {name}: no {csv_path.name}")
+            continue
+        if rows != read_csv(csv_path):
+            problems.append(f"table {name}: HTML cells differ from {csv_path.name}")
+    return problems

@@ -1,0 +1,65 @@
+"""Tables of the evaluation results: one formatting rule shared by the CSV files and report.html, so
+every number a person reads in the report is the exact string in the CSV next to it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def fmt(v: Any) -> str:
+    """Cell text: floats to 4 decimals, NaN/None empty, everything else str()."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return "" if math.isnan(v) or math.isinf(v) else f"{v:.4f}"
+    if isinstance(v, (list, dict)):
+        return json.dumps(v, ensure_ascii=False)
+    return str(v)
+
+
+@dataclass
+class Table:
+    name: str
+    columns: list[str]
+    rows: list[dict[str, Any]]
+
+    def cells(self) -> list[list[str]]:
+        return [[fmt(r.get(c)) for c in self.columns] for r in self.rows]
+
+    def to_csv(self) -> str:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(self.columns)
+        w.writerows(self.cells())
+        return buf.getvalue()
+
+    def write_csv(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_csv(), encoding="utf-8")
+
+
+def write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False, default=_json_default) + "\n")
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "as_dict"):
+        return o.as_dict()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def read_csv(path: Path) -> list[list[str]]:
+    with path.open(encoding="utf-8", newline="") as f:
+        return list(csv.reader(f))
