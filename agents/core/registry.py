@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 # One line per method: name -> "module:Class".
 BUILTIN: dict[str, str] = {
     "soiq": "motivgraph.agents.soiq.method:SoiqMethod",
+    "setlevel": "motivgraph.agents.setlevel.method:SetlevelMethod",
 }
 ENTRY_POINT_GROUP = "motivgraph.methods"
 
