@@ -16,12 +16,13 @@ if TYPE_CHECKING:
 
 
 def create_service_app(source: Settings | ToolService | None = None) -> FastAPI:
-    """The full HTTP service: tool API routes and the agents' ideation routes."""
-    from motivgraph.agents.sessions.routes import router as sessions_router
+    """The full HTTP service: tool API routes and the agents' ideation routes — for every method
+    registered now, with the routes each method contributes under /ideation/methods/<name>."""
+    from motivgraph.agents.sessions.routes import build_router
     from motivgraph.api.app import create_app
 
     app = create_app(source)
-    app.include_router(sessions_router)
+    app.include_router(build_router())
     return app
 
 

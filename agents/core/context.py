@@ -74,6 +74,7 @@ class RunContext:
         self.prior_usage = dict(prior_usage or {})
         self.scope: dict[str, Any] = {}  # merged into every event (e.g. {"idea": 2, "round": 3})
         self._toolbox: Toolbox | None = None
+        self._restored_calls = 0
         self.seen = SeenRecord()
 
     # ------------------------------------------------------------------ identity
@@ -96,7 +97,13 @@ class RunContext:
     # ------------------------------------------------------------------ LLM roles
     def llm(self, role: str) -> RoleLLM:
         """The LLM of a role: short names are namespaced by the method ('critic' → 'ideagent.critic')."""
-        return RoleLLM(self.llm_client, type(self.method).role(role))
+        return RoleLLM(self.llm_client, type(self.method).role(role), on_call=self._usage_event)
+
+    def _usage_event(self, role: str, delta: dict[str, Any], cache_hit: bool) -> None:
+        self.emit({"type": "usage", "agent": role.rsplit(".", 1)[-1], "role": role,
+                   "input_tokens": delta.get("input_tokens", 0), "output_tokens": delta.get("output_tokens", 0),
+                   "estimated": bool(delta.get("estimated_calls", 0)), "cost_usd": delta.get("cost_usd", 0.0),
+                   "cache_hit": cache_hit})
 
     def models(self) -> dict[str, str]:
         out = {}
@@ -122,6 +129,7 @@ class RunContext:
         if self._toolbox is None:
             self._toolbox = Toolbox(self.tool_client, topic=self.topic, seed=self.seed,
                                     token_cap=self.settings.api.render_token_cap, seen=self.seen)
+            self._toolbox.calls = self._restored_calls
         return self._toolbox
 
     def make_toolbox(self, **kw: Any) -> Toolbox:
@@ -131,7 +139,10 @@ class RunContext:
         kw.setdefault("seen", self.seen)
         kw.setdefault("seed", self.seed)
         kw.setdefault("token_cap", self.settings.api.render_token_cap)
-        return Toolbox(self.tool_client, topic=self.topic, **kw)
+        # The run's toolbox from now on: its call count (which seeds random draws) is checkpointed.
+        self._toolbox = Toolbox(self.tool_client, topic=self.topic, **kw)
+        self._toolbox.calls = self._restored_calls
+        return self._toolbox
 
     # ------------------------------------------------------------------ events
     def emit(self, event: dict[str, Any]) -> dict[str, Any]:
@@ -162,12 +173,13 @@ class RunContext:
         if raw is None:
             return None
         state = ckpt.read_state(self.method, raw, f"run {self.run_id}")
-        if raw.get("format") == ckpt.FORMAT:
-            seen = SeenRecord.from_dict(raw.get("seen"))
-            self.seen.nodes.update(seen.nodes)
-            self.seen.papers.extend(p for p in seen.papers if p not in self.seen.papers)
-            if raw.get("toolbox_calls"):
-                self.toolbox.calls = int(raw["toolbox_calls"]) if self.tool_client is not None else 0
+        # Older (untyped) checkpoints kept these beside the state too.
+        seen = SeenRecord.from_dict(raw.get("seen"))
+        self.seen.nodes.update(seen.nodes)
+        self.seen.papers.extend(p for p in seen.papers if p not in self.seen.papers)
+        self._restored_calls = int(raw.get("toolbox_calls") or 0)
+        if self._toolbox is not None:
+            self._toolbox.calls = self._restored_calls
         return state
 
     # ------------------------------------------------------------------ usage and budget

@@ -9,7 +9,8 @@ usage count (nothing re-counts tokens).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -60,14 +61,24 @@ def account_role(client: Any, role: str) -> str:
 class RoleLLM:
     """One role's view of the run's LLMClient: `await llm.chat(messages, tools=...)`."""
 
-    def __init__(self, client: LLMClient, role: str) -> None:
+    def __init__(self, client: LLMClient, role: str, *,
+                 on_call: Callable[[str, dict[str, Any], bool], None] | None = None) -> None:
+        """`on_call(role, usage_delta, cache_hit)` runs after each chat call with what LLMClient
+        accounted for it (the run turns it into a `usage` event)."""
         self.client = client
         self.role = role
         self._key = account_role(client, role)
+        self._on_call = on_call
 
     async def chat(self, messages: Sequence[BaseMessage] | str, *, tools: Sequence[Any] | None = None,
                    **kw: Any) -> AIMessage:
-        return await self.client.chat(self._key, messages, tools=tools, **kw)
+        before = asdict(self.client.usage.role(self._key))
+        reply = await self.client.chat(self._key, messages, tools=tools, **kw)
+        if self._on_call is not None:
+            after = asdict(self.client.usage.role(self._key))
+            delta = {k: after[k] - before.get(k, 0) for k in after}
+            self._on_call(self.role, delta, bool(reply.response_metadata.get("cache_hit")))
+        return reply
 
     async def structured(self, messages: Sequence[BaseMessage] | str, schema: type[M], **kw: Any) -> M:
         return await self.client.structured(self._key, messages, schema, **kw)

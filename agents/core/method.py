@@ -64,6 +64,7 @@ class CostPlan:
 
     price: Any  # Callable[[str, int, int], tuple[str, float]]
     qualify: Any = None  # Callable[[str], str]: short role -> namespaced role ('writer' -> 'toy.writer')
+    settings: Any = None  # the Settings the run would use (for defaults such as settings.agents.rounds)
     roles: dict[str, RoleCost] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -102,6 +103,7 @@ class Method(ABC, Generic[C, S]):
     state_version: ClassVar[int] = 1
     roles: ClassVar[tuple[str, ...]] = ()  # short names; the LLM role is f"{name}.{role}"
     uses_tools: ClassVar[bool] = True  # False: the run gets no Toolbox and needs no graph
+    graph_background: ClassVar[bool] = True  # build ctx.background from the graph when no --background file
     extra_model: ClassVar[type[BaseModel] | None] = None  # validates IdeaRecord.extra
 
     def __init__(self, config: C) -> None:

@@ -72,10 +72,10 @@ def spec_of(run: RunDir) -> RunSpec:
     return RunSpec(method=st.get("method", "soiq"), topic=topic, config=cfg)
 
 
-async def load_background(spec: RunSpec, tool_client: Any | None) -> TopicBackground:
+async def load_background(spec: RunSpec, tool_client: Any | None, from_graph: bool = True) -> TopicBackground:
     if spec.background_file:
         return TopicBackground.from_file(Path(spec.background_file), topic=spec.topic, topic_id=spec.topic_id)
-    if tool_client is None:
+    if tool_client is None or not from_graph:
         return TopicBackground(topic=spec.topic)
     try:
         return await TopicBackground.from_graph(tool_client, spec.topic)
@@ -143,7 +143,7 @@ async def run_method(
     run.update_status(status=RUNNING, pid=os.getpid(), error=None)
     ideas: list[IdeaRecord] = []
     try:
-        ctx.background = await load_background(spec, tool_client)
+        ctx.background = await load_background(spec, tool_client, cls.graph_background)
         run.write_json("background.json", ctx.background.model_dump(mode="json"))
         ctx.emit({"type": "status", "status": RUNNING, "method": cls.name, "resumed": resumed,
                   "tools": tool_client is not None, "background": ctx.background.source,
@@ -202,7 +202,7 @@ def dry_run(settings: Settings, spec: RunSpec, llm: Any) -> CostPlan:
             return "(no model configured)", 0.0
         return model, cost_usd(model, prices, t_in, t_out)
 
-    plan = CostPlan(price=price, qualify=type(method).role)
+    plan = CostPlan(price=price, qualify=type(method).role, settings=settings)
     bg_tokens = 0
     if spec.background_file:
         bg = TopicBackground.from_file(Path(spec.background_file), topic=spec.topic, topic_id=spec.topic_id)

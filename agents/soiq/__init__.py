@@ -1,4 +1,5 @@
 """MotivGraph-SoIQ: the Q-driven Socratic ideator (researcher explores and writes, mentor questions).
 
-Entry point: `agents.soiq.session.SoiqSession`; see README "Ideation sessions (SoIQ)".
+The registered method `soiq` (`agents.soiq.method.SoiqMethod`) on the ideation platform
+(`agents.core`); see README "Ideation sessions (SoIQ)".
 """

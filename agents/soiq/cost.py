@@ -109,7 +109,7 @@ def _call(name: str, args: dict[str, Any], seed: int) -> AIMessage:
 def script(ideas: int, explore_calls: int, rounds: int, calls_per_round: int, accept_after: int | None) -> list:
     """Replies in call order for a session (researcher and mentor share one scripted model)."""
     tools = [("node_search", {"query": "q"}), ("node_relation", {"names": ["a", "b"]}),
-             ("literature_search", {"query": "q"}), ("get_random_nodes", {"n": 10})]
+             ("literature_search", {"query": "q"}), ("random_nodes", {"n": 10})]
     out: list[Any] = []
     for i in range(ideas):
         s = 1000 * (i + 1)
@@ -125,9 +125,8 @@ def script(ideas: int, explore_calls: int, rounds: int, calls_per_round: int, ac
 
 
 async def measure(name: str, **kw: Any) -> dict[str, Any]:
-    from motivgraph.agents.runs import RunDir
-    from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
-    from motivgraph.llm import LLMClient, ScriptedChatModel
+    from motivgraph.agents.core import PlatformLLMClient, RunSpec, create_run, run_method
+    from motivgraph.llm import ScriptedChatModel
     from motivgraph.settings import Settings
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -136,19 +135,18 @@ async def measure(name: str, **kw: Any) -> dict[str, Any]:
         ideas = settings.agents.ideas
         replies = script(ideas, **kw)
         model = ScriptedChatModel(replies)
-        llm = LLMClient(settings, model=model)
-        config = SessionConfig(topic="robust graph learning under label noise", ideas=ideas)
-        run = RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
-        session = SoiqSession(settings, config, run, tool_client=SizedToolClient(), llm=llm)
-        result = await session.run()
+        llm = PlatformLLMClient(settings, model=model)
+        spec = RunSpec(method="soiq", topic="robust graph learning under label noise", config={"ideas": ideas})
+        run = create_run(settings.runs_dir, spec)
+        result = await run_method(settings, run, llm=llm, tool_client=SizedToolClient())
         events = list(run.events())
         trims = sum(1 for e in events if e["type"] == "context_trimmed")
         largest = max((e["input_tokens"] for e in events if e["type"] == "usage"), default=0)
         llm.close()
     u = result.usage
-    return {"scenario": name, "ideas": ideas, "researcher": u.get("researcher"), "mentor": u.get("mentor"),
+    return {"scenario": name, "ideas": ideas, "researcher": u.get("soiq.researcher"), "mentor": u.get("soiq.mentor"),
             "total": u["total"], "context_trims": trims, "largest_prompt": largest,
-            "accepted": len(result.ideas), "unused_replies": model.remaining}
+            "accepted": sum(1 for i in result.ideas if i.status == "accepted"), "unused_replies": model.remaining}
 
 
 def main() -> None:

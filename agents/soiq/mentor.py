@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.soiq import prompts
-from motivgraph.agents.soiq.loop import ChatAgent
 
 ACCEPT, REJECT = "ACCEPT", "REJECT"
 _DECISION = re.compile(r"<\s*(ACCEPT|REJECT)\s*>", re.IGNORECASE)

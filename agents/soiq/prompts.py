@@ -39,7 +39,7 @@ Tools:
 - node_search(query, k): graph nodes whose meaning is close to the query (names, types, keys).
 - node_relation(names): for given node names, their description, parents/children, connected
   problems/challenges/solutions and the triples and papers behind them.
-- get_random_nodes(n): random nodes or triples from anywhere in the graph — your source of novelty.
+- random_nodes(n): random nodes or triples from anywhere in the graph — your source of novelty.
 - literature_search(query, limit): papers (title, authors, year, abstract) for a query.
 - transfer_candidates(topic): solutions used for a similar challenge under a different problem,
   not yet linked to the topic's challenge — ready-made analogies to test.
@@ -68,11 +68,11 @@ no trailing commas.
 
 EXPLORE_TASK = """\
 Your research topic: {topic}
-
+{background}
 Work in three steps, using the tools as often as you need (you have {budget} tool calls in this phase):
 1. Understand the topic: search the graph for the problems, challenges and solutions around it, open
    the interesting nodes with node_relation, and look up the literature on the key technologies.
-2. Look for novelty: draw random nodes with get_random_nodes (and, if useful, transfer_candidates)
+2. Look for novelty: draw random nodes with random_nodes (and, if useful, transfer_candidates)
    and think about which of them could be carried over to the topic — a foreign challenge that reveals
    a new difficulty here, or a foreign solution that could attack one of the topic's challenges.
 3. Pick the most promising transfer, check it with a few more searches, and shape it into a coherent idea.
@@ -89,8 +89,18 @@ Ideas already produced on this topic — yours must be clearly different from ea
 
 NO_PREVIOUS = ""
 
+BACKGROUND = """\
+Background papers on the topic (given to you; cite them as (Surname et al., year) when they have authors):
+{papers}
+"""
+
+
+def templates() -> dict[str, str]:
+    """Every prompt template by name (hashed into each run's reproducibility record)."""
+    return {k: v for k, v in globals().items() if k.isupper() and isinstance(v, str)}
+
 DRAW_RANDOM_FIRST = """\
-Before settling on the idea: you have not drawn random nodes yet. Call get_random_nodes (you have
+Before settling on the idea: you have not drawn random nodes yet. Call random_nodes (you have
 {budget} tool calls left), consider seriously which of the drawn problems, challenges or solutions
 could be carried over to the topic, and then write the final idea in full (IDEA JSON: in a ```json
 block) — revised if a transfer improves it, unchanged otherwise.

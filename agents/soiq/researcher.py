@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.soiq import prompts
 from motivgraph.agents.soiq.idea import IDEA_FIELDS, Idea, IdeaParseError, parse_idea
-from motivgraph.agents.soiq.loop import ChatAgent
 
 log = logging.getLogger(__name__)
 
@@ -24,10 +24,12 @@ class IdeaReply:
 
 class Researcher:
     def __init__(
-        self, agent: ChatAgent, *, topic: str, idea_reasks: int = 2, require_random_draw: bool = False
+        self, agent: ChatAgent, *, topic: str, idea_reasks: int = 2, require_random_draw: bool = False,
+        background: str = "",
     ) -> None:
         self.agent = agent
         self.topic = topic
+        self.background = background
         self.idea_reasks = idea_reasks
         self.require_random_draw = require_random_draw
 
@@ -60,12 +62,13 @@ class Researcher:
         task = prompts.EXPLORE_TASK.format(
             topic=self.topic, budget=max_calls, idea_format=prompts.idea_format(),
             previous=prompts.previous_block(previous),
+            background=prompts.BACKGROUND.format(papers=self.background) if self.background else "",
         )
         tb = self.agent.toolbox
-        draws_before = tb.by_tool.get("get_random_nodes", 0) if tb is not None else 0
+        draws_before = tb.by_tool.get("random_nodes", 0) if tb is not None else 0
         res = await self.agent.turn(task, max_calls=max_calls)
         left = max_calls - res.tool_calls
-        drew = tb is not None and tb.by_tool.get("get_random_nodes", 0) > draws_before
+        drew = tb is not None and tb.by_tool.get("random_nodes", 0) > draws_before
         if not (self.require_random_draw and tb is not None and not drew and left > 0):
             return await self._with_idea(res.text, res.tool_calls)
         # The seed's novelty step was skipped: ask once for a random draw, keep the first idea

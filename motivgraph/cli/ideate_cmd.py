@@ -1,28 +1,43 @@
-"""`motivgraph ideate`: run (or resume) a grounded ideation session, streaming the dialogue."""
+"""`motivgraph ideate`: run (or resume) any registered ideation method, streaming its progress.
+
+Everything method-specific comes from the registry (`motivgraph.agents.core.registry`): the flags
+after `--method NAME` are generated from the method's config model, `--list-methods` shows them,
+`--dry-run` prints the method's cost estimate, and `motivgraph method NAME COMMAND` runs the
+sub-commands a method contributes.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
+import click
 import typer
+import typer.core
+import typer.main
 from rich.markup import escape
 from rich.panel import Panel
 
 from motivgraph.cli.common import EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
-from motivgraph.errors import ConfigError
+from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
 
 log = logging.getLogger(__name__)
 
 _COLOURS = {"researcher": "cyan", "mentor": "magenta"}
+_PALETTE = ("cyan", "magenta", "green", "blue", "yellow")
+
+
+def _colour(agent: str) -> str:
+    return _COLOURS.get(agent) or _PALETTE[sum(map(ord, agent)) % len(_PALETTE)]
 
 
 class DialoguePrinter:
-    """Prints session events as they happen: agent messages in panels, tool calls on one line,
-    tool results shortened (full text is in transcript.jsonl)."""
+    """Prints run events as they happen: agent messages in panels, tool calls on one line, tool
+    results shortened (full text is in transcript.jsonl); any method's events use these types."""
 
     def __init__(self, verbose: bool = False) -> None:
         self.verbose = verbose
@@ -40,7 +55,7 @@ class DialoguePrinter:
                 return
             title = f"{agent} · {where}" if where else agent
             console.print(Panel(escape(text.strip() or "(empty)"), title=title, title_align="left",
-                                border_style=_COLOURS.get(agent, "white")))
+                                border_style=_colour(agent)))
         elif kind == "message" and ev.get("role") == "user" and self.verbose:
             console.print(f"[dim]→ {agent}: {escape(ev.get('content', '')[:300])}[/dim]")
         elif kind == "tool_call":
@@ -74,108 +89,306 @@ class DialoguePrinter:
             console.print(f"[red]no valid idea: {escape(str(ev.get('error')))}[/red]")
         elif kind == "resumed":
             console.print(f"[yellow]resumed at stage {ev.get('stage')}, round {ev.get('round')}[/yellow]")
+        elif kind == "status" and ev.get("status") in ("failed", "stopped", "interrupted"):
+            console.print(f"[red]{ev['status']}[/red]: {escape(str(ev.get('error') or ''))}")
+        elif kind == "status" and ev.get("status") == "running":
+            bits = [f"method {ev.get('method')}", "resumed" if ev.get("resumed") else "",
+                    f"background: {ev.get('background')} ({ev.get('background_papers', 0)} papers)",
+                    "tools" if ev.get("tools") else "no tools"]
+            console.print("[dim]" + escape(", ".join(b for b in bits if b)) + "[/dim]")
 
 
-def _tool_client(settings: Any) -> Any:
+# ----------------------------------------------------------------------------- flags from a config
+def _unwrap(ann: Any) -> tuple[Any, bool]:
+    """(inner type, optional) for `X | None`."""
+    import types
+    import typing
+
+    args = typing.get_args(ann)
+    if (typing.get_origin(ann) in (typing.Union, types.UnionType)) and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        return (rest[0] if len(rest) == 1 else str), True
+    return ann, False
+
+
+def config_options(config_model: Any) -> list[click.Option]:
+    """One `--kebab-case` option per config field. Defaults stay None so only the flags given
+    override the config's own defaults; lists are comma-separated."""
+    import typing
+
+    opts: list[click.Option] = []
+    for name, f in config_model.model_fields.items():
+        flag = "--" + name.replace("_", "-")
+        ann, _ = _unwrap(f.annotation)
+        origin = typing.get_origin(ann)
+        default = None if f.is_required() else f.get_default(call_default_factory=True)
+        desc = (f.description or name).rstrip(".")
+        shown = f" [default: {default}]" if default not in (None, [], "") else ""
+        if ann is bool:
+            opts.append(click.Option([f"{flag}/--no-{name.replace('_', '-')}"], default=None, help=desc + shown))
+            continue
+        if origin is typing.Literal:
+            ptype: Any = click.Choice([str(x) for x in typing.get_args(ann)])
+        elif origin in (list, tuple, set):
+            ptype, desc = click.STRING, desc + " (comma-separated)"
+        elif ann in (int, float, str):
+            ptype = {int: click.INT, float: click.FLOAT, str: click.STRING}[ann]
+        else:
+            ptype, desc = click.STRING, desc + " (JSON)"
+        opts.append(click.Option([flag], type=ptype, default=None, help=desc + shown, required=False,
+                                 metavar=getattr(ptype, "name", "TEXT").upper()))
+    return opts
+
+
+def parse_config_args(cls: Any, args: list[str]) -> dict[str, Any]:
+    """The method's config fields given as flags in `args` (typer.BadParameter on anything else)."""
+    import typing
+
+    cmd = click.Command(cls.name, params=config_options(cls.config_model), add_help_option=False)
+    try:
+        ctx = cmd.make_context(f"ideate --method {cls.name}", list(args), resilient_parsing=False)
+    except click.UsageError as e:
+        flags = ", ".join(o.opts[0] for o in config_options(cls.config_model)) or "none"
+        raise typer.BadParameter(f"{e.format_message()} (flags of method {cls.name}: {flags})") from None
+    out: dict[str, Any] = {}
+    for name, value in ctx.params.items():
+        if value is None:
+            continue
+        ann, _ = _unwrap(cls.config_model.model_fields[name].annotation)
+        if typing.get_origin(ann) in (list, tuple, set):
+            value = [v.strip() for v in str(value).split(",") if v.strip()]
+        elif ann not in (int, float, str, bool) and typing.get_origin(ann) is not typing.Literal:
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as e:
+                raise typer.BadParameter(f"--{name.replace('_', '-')}: not JSON ({e.msg})") from None
+        out[name] = value
+    return out
+
+
+def _method_help(cls: Any) -> str:
+    lines = [f"[bold]{cls.name}[/bold] — {escape(cls.summary or '')}",
+             f"  LLM roles: {', '.join(cls.llm_roles()) or 'none'}; tools: {'yes' if cls.uses_tools else 'no'}"]
+    for o in config_options(cls.config_model):
+        names = "/".join(o.opts + o.secondary_opts)
+        lines.append(f"  {escape(names)} {'' if o.is_flag else o.metavar}  {escape(o.help or '')}")
+    sub = cls.cli()
+    if sub is not None:
+        cmds = ", ".join(sorted(typer.main.get_command(sub).commands)) if hasattr(
+            typer.main.get_command(sub), "commands") else cls.name
+        lines.append(f"  sub-commands: motivgraph method {cls.name} [{escape(cmds)}]")
+    return "\n".join(lines)
+
+
+def list_methods() -> None:
+    from motivgraph.agents.core.registry import all_methods
+
+    for cls in all_methods():
+        console.print(_method_help(cls), highlight=False)
+        console.print()
+
+
+# ----------------------------------------------------------------------------- running
+def _describe_error(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+async def _open_tools(settings: Any, background_file: str | None) -> Any | None:
+    """A ToolClient, or None when there is no graph to reach (then the method runs from its
+    background alone). A run on a background file with no graph never starts a store."""
     if settings.api.url:
         from motivgraph.agents.tools.http import HttpToolClient
 
         return HttpToolClient.from_settings(settings)
+    no_store = settings.graph.backend == "falkordb" and not settings.graph.falkordb_url and not settings.db_dir.exists()
+    if background_file and no_store:
+        return None
     from motivgraph.agents.tools.inprocess import InProcessToolClient
 
-    return InProcessToolClient(settings)
+    client = InProcessToolClient(settings)
+    if background_file:
+        try:  # a background run does not need the graph: use it only when it answers
+            await client.node_search(query="probe", k=1)
+        except MotivGraphError as e:
+            log.info("graph not usable (%s): running without tools", e)
+            await client.aclose()
+            return None
+    return client
 
 
-def _require_llm(settings: Any) -> None:
-    from motivgraph.llm import LLMClient
+def _require_llm(settings: Any, roles: list[str]) -> None:
+    from motivgraph.agents.core.llm import PlatformLLMClient
 
-    llm = LLMClient(settings)
+    llm = PlatformLLMClient(settings)
     try:
-        llm.require("researcher")
-        llm.require("mentor")
+        for role in roles:
+            llm.require(role)
     finally:
         llm.close()
 
 
-async def _run(settings: Any, config: Any, run: Any, printer: DialoguePrinter) -> Any:
-    from motivgraph.agents.soiq.session import SoiqSession
-    from motivgraph.llm import LLMClient
+async def _run(settings: Any, run: Any, printer: DialoguePrinter, budget_usd: float | None, uses_tools: bool,
+               background_file: str | None) -> Any:
+    from motivgraph.agents.core.llm import PlatformLLMClient
+    from motivgraph.agents.core.runner import run_method
 
-    llm = LLMClient(settings, run_id=run.id)
+    llm = PlatformLLMClient(settings, run_id=run.id)
+    client = None
     try:
-        async with _tool_client(settings) as client:
-            session = SoiqSession(settings, config, run, tool_client=client, llm=llm, emit=printer)
-            return await session.run()
+        client = await _open_tools(settings, background_file) if uses_tools else None
+        if uses_tools and client is None:
+            console.print("[yellow]no graph available: the method runs from the background alone[/yellow]")
+        return await run_method(settings, run, llm=llm, tool_client=client, listener=printer, budget_usd=budget_usd,
+                                argv=sys.argv)
     finally:
         llm.close()
+        if client is not None:
+            await client.aclose()
+
+
+def _print_plan(plan: Any, method: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"dry run: {method} (no model called)")
+    for col in ("role", "model", "calls", "tokens in", "tokens out", "USD"):
+        table.add_column(col, justify="right" if col not in ("role", "model") else "left")
+    for r in [*plan.roles.values(), plan.total]:
+        table.add_row(r.role, r.model, str(r.calls), str(r.input_tokens), str(r.output_tokens), f"{r.cost_usd:.4f}")
+    console.print(table)
+    for note in plan.notes:
+        console.print(f"[dim]{escape(note)}[/dim]")
 
 
 @cli_errors
 def ideate(
-    topic: str = typer.Argument(None, help="Research topic or task description (not needed with --resume)."),
-    method: str = typer.Option("soiq", "--method", help="Ideation method: soiq (Socratic researcher + mentor)."),
-    ideas: int = typer.Option(None, "--ideas", min=1, max=20,
-                              help="Ideas to attempt (default MOTIVGRAPH_AGENTS_IDEAS)."),
-    rounds: int = typer.Option(None, "--rounds", min=1, max=20,
-                               help="Mentor rounds before a forced decision (default MOTIVGRAPH_AGENTS_ROUNDS)."),
-    ablation: str = typer.Option("", "--ablation",
-                                 help="Comma-separated ablations: no_mentor, no_graph, no_lit_details."),
-    tool_mode: str = typer.Option("auto", "--tool-mode",
-                                  help="Tool calling: native, text (name(arg=value) <CALL>) or auto."),
+    ctx: typer.Context,
+    topic: str = typer.Argument(None, help="Research topic (not needed with --resume, or with a topics file)."),
+    method: str = typer.Option("soiq", "--method", help="Ideation method (see --list-methods)."),
+    list_methods_: bool = typer.Option(False, "--list-methods", help="List the methods and their flags, then exit."),
+    budget_usd: float = typer.Option(None, "--budget-usd", min=0,
+                                     help="Stop cleanly once the run has spent this much (resumable)."),
+    dry_run: bool = typer.Option(False, "--dry-run",
+                                 help="Print calls, tokens and dollars per LLM role without calling any model."),
+    background: Path = typer.Option(None, "--background",
+                                    help="Topic background: JSONL paper records, or a topics file with --topic-id."),
+    topic_id: str = typer.Option(None, "--topic-id", help="Topic of a topics file (only its background_papers "
+                                 "are used)."),
+    seed: int = typer.Option(None, "--seed", help="Run seed (default MOTIVGRAPH_MINER_SEED)."),
     out: Path = typer.Option(None, "--out", help="Directory for run directories (default <data_dir>/runs)."),
-    resume: str = typer.Option(None, "--resume", help="Continue an interrupted or failed session by its run id."),
+    resume: str = typer.Option(None, "--resume", help="Continue an interrupted, failed or stopped run by its id."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print prompts and longer tool results."),
 ) -> None:
-    """Run a grounded ideation session on TOPIC, streaming the researcher–mentor dialogue.
+    """Run an ideation method on TOPIC, streaming its progress. Method flags go after --method NAME
+    (e.g. `--method soiq --ideas 2 --rounds 3`); `--list-methods` shows every method's flags.
 
-    Writes <out>/<run id>/ with transcript.jsonl, ideas.json, summary.md and state for --resume.
+    Writes <out>/<run id>/ with transcript.jsonl, ideas.json (idea records), summary.md, repro.json
+    and a checkpoint for --resume.
     """
-    from motivgraph.agents.runs import RunDir
-    from motivgraph.agents.soiq.session import SessionConfig
-    from motivgraph.agents.soiq.toolbox import parse_ablations
+    from motivgraph.agents.core.background import TopicBackground
+    from motivgraph.agents.core.context import RunSpec
+    from motivgraph.agents.core.registry import get_method
+    from motivgraph.agents.core.rundir import RunDir
+    from motivgraph.agents.core.runner import create_run, spec_of
+    from motivgraph.agents.core.runner import dry_run as plan_run
 
-    if method != "soiq":
-        raise ConfigError(f"--method {method!r} is not available here; use --method soiq")
+    if list_methods_:
+        list_methods()
+        return
     settings = load_settings()
-    _require_llm(settings)  # before any run directory is created
     runs_dir = out or settings.runs_dir
     if resume:
+        if ctx.args:
+            raise typer.BadParameter(f"method flags cannot change a run being resumed: {' '.join(ctx.args)}")
         run = RunDir.open(runs_dir, resume)
-        config = SessionConfig.model_validate(run.status()["config"])
-        console.print(f"resuming [bold]{run.id}[/bold] ({run.status()['status']}): {escape(config.topic)}")
+        spec = spec_of(run)
+        cls = get_method(spec.method)
     else:
+        cls = get_method(method)
+        config = parse_config_args(cls, ctx.args)
+        bg_file = str(background.resolve()) if background else None
+        if topic_id and not background:
+            raise typer.BadParameter("--topic-id needs --background FILE (a topics file)")
         if not topic:
-            raise typer.BadParameter("give a TOPIC, or --resume RUN_ID")
+            if not background:
+                raise typer.BadParameter("give a TOPIC, or --resume RUN_ID")
+            topic = TopicBackground.from_file(background, topic_id=topic_id).topic  # a topics file names it
         try:
-            config = SessionConfig(topic=topic, ideas=ideas or settings.agents.ideas, rounds=rounds,
-                                   ablations=sorted(parse_ablations(ablation)), tool_mode=tool_mode)
+            spec = RunSpec(method=cls.name, topic=" ".join(topic.split()), topic_id=topic_id, config=config,
+                           budget_usd=budget_usd, seed=settings.miner.seed if seed is None else seed,
+                           background_file=bg_file)
+            cls.config_model.model_validate(spec.config)
         except ValueError as e:
             raise typer.BadParameter(str(e)) from e
-        runs_dir.mkdir(parents=True, exist_ok=True)
-        run = RunDir.create(runs_dir, method, config.topic, config.model_dump())
-        console.print(f"session [bold]{run.id}[/bold] → {run.path}")
+        if dry_run:
+            _print_plan(plan_run(settings, spec, None), cls.name)
+            return
+    if dry_run:
+        _print_plan(plan_run(settings, spec, None), cls.name)
+        return
+    _require_llm(settings, cls.llm_roles())  # before any run directory is created
+    if resume:
+        console.print(f"resuming [bold]{run.id}[/bold] ({run.status()['status']}): {escape(spec.topic)}")
+    else:
+        run = create_run(runs_dir, spec)
+        console.print(f"run [bold]{run.id}[/bold] ({cls.name}) → {run.path}")
     printer = DialoguePrinter(verbose)
+    hint = f"motivgraph ideate --resume {run.id}" + (f" --out {out}" if out else "")
     try:
-        result = asyncio.run(_run(settings, config, run, printer))
+        result = asyncio.run(_run(settings, run, printer, budget_usd, cls.uses_tools, spec.background_file))
     except KeyboardInterrupt:
-        err_console.print(f"[yellow]interrupted[/yellow] — continue with: motivgraph ideate --resume {run.id}"
-                          + (f" --out {out}" if out else ""))
+        err_console.print(f"[yellow]interrupted[/yellow] — continue with: {hint}")
         raise typer.Exit(EXIT_STOPPED) from None
-    except Exception:
-        hint = f"motivgraph ideate --resume {run.id}" + (f" --out {out}" if out else "")
-        err_console.print(f"[red]session stopped[/red]; transcript in {run.path}. Fix the cause, then: {hint}")
-        raise
-    u = result.usage["total"]
+    except BudgetExceeded as e:
+        err_console.print(f"[yellow]stopped: {escape(str(e))}[/yellow]\ncontinue with: {hint} --budget-usd <more>")
+        raise typer.Exit(EXIT_STOPPED) from None
+    except Exception as e:
+        err_console.print(f"[red]run stopped[/red] ({escape(_describe_error(e))}); transcript in {run.path}. "
+                          f"Fix the cause, then: {hint}")
+        if isinstance(e, MotivGraphError):
+            raise
+        raise typer.Exit(EXIT_FAILED) from None
+    u = result.usage.get("total", {})
+    accepted = [i for i in result.ideas if i.status == "accepted"]
     console.rule("[bold]result[/bold]")
-    console.print(f"{len(result.ideas)} accepted, {result.rejected} rejected — LLM calls {u['calls']}, "
-                  f"tokens in {u['input_tokens']} / out {u['output_tokens']}")
-    for rec in result.ideas:
-        flag = " [red](flagged: unresolved references)[/red]" if rec["flagged"] else ""
-        console.print(f"• [bold]{escape(rec['idea']['Title'])}[/bold]{flag}")
+    console.print(f"{len(accepted)} accepted, {len(result.ideas) - len(accepted)} rejected — LLM calls "
+                  f"{u.get('calls', 0)}, tokens in {u.get('input_tokens', 0)} / out {u.get('output_tokens', 0)}, "
+                  f"${u.get('cost_usd', 0.0):.4f}")
+    for rec in accepted:
+        flag = " [red](flagged: unresolved references)[/red]" if rec.grounding.flagged else ""
+        console.print(f"• [bold]{escape(rec.title)}[/bold]{flag}")
     console.print(f"ideas: {run.path / 'ideas.json'}\nsummary: {run.path / 'summary.md'}")
-    if not result.ideas:
+    if not accepted:
         raise typer.Exit(EXIT_FAILED)
 
 
+# ----------------------------------------------------------------------------- method sub-commands
+class MethodCommands(typer.core.TyperGroup):
+    """`motivgraph method NAME ...`: the sub-commands each method contributes, looked up in the
+    registry when invoked (so methods registered at run time appear too)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from motivgraph.agents.core.registry import all_methods
+
+        return [m.name for m in all_methods() if m.cli() is not None]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        from motivgraph.agents.core.registry import get_method
+
+        try:
+            sub = get_method(name).cli()
+        except ConfigError:
+            return None
+        if sub is None:
+            return None
+        cmd = typer.main.get_command(sub)
+        cmd.name = name
+        return cmd
+
+
+method_app = typer.Typer(cls=MethodCommands, help="Commands contributed by ideation methods (motivgraph method "
+                         "NAME COMMAND).", no_args_is_help=True)
+
+
 def register(app: typer.Typer) -> None:
-    app.command("ideate")(ideate)
+    app.command("ideate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(ideate)
+    app.add_typer(method_app, name="method")
