@@ -1,0 +1,278 @@
+"""The IDEAgent generation loop: B seeds, one lineage each, with repair, refinement and budget.
+
+Per seed b (processed to the end before seed b+1 starts):
+  draft -> stenographer signature -> quality, soundness panel, diversity judge -> routing
+  -> [repair: critic directive -> revision of the same lineage -> re-scored, re-routed]
+  -> accepted: up to two refinements (one if a repair was used) while below the soft targets
+  -> rejected: filed under a rejection family; a history duplicate or a known failure pattern
+     makes the next seed's prompt demand a change of mechanism/problem.
+At most `extra_drafts_per_seed` repair + refinement drafts per seed.
+
+State is checkpointed after every finished seed (`SearchState`, plain JSON). A run stopped by the
+LLM budget (BudgetExceeded, raised by the LLM layer before a paid call) resumes from the last
+finished seed; the calls of the interrupted seed are answered from the LLM cache, so the resumed
+run reaches the same final set as an uninterrupted one. Draft ids are deterministic for that.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from motivgraph.agents.ideagent import prompts as P
+from motivgraph.agents.ideagent.archive import Archive, Draft, DraftKind
+from motivgraph.agents.ideagent.config import IdeagentConfig
+from motivgraph.agents.ideagent.judges import IdeaText, Judges, RoleLLM, Roles, msgs
+from motivgraph.agents.ideagent.routing import (
+    Decision,
+    Duplicates,
+    Route,
+    needs_refinement,
+    pairwise_verdict,
+    pivot_needed,
+    refine_precheck,
+    route,
+)
+from motivgraph.errors import BudgetExceeded, StructuredOutputError
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+class IdeaWriter(Protocol):
+    """Writes one idea from the ideator's prompt (the platform's version lets it call tools first)."""
+
+    async def write(self, system: str, user: str, label: str) -> dict[str, Any]: ...
+
+
+class StructuredWriter:
+    """Ideator without tools: one structured call."""
+
+    def __init__(self, llm: RoleLLM, role: str) -> None:
+        self.llm, self.role = llm, role
+
+    async def write(self, system: str, user: str, label: str) -> dict[str, Any]:
+        return (await self.llm.structured(self.role, msgs(system, user), IdeaText)).model_dump()
+
+
+class SearchState(BaseModel):
+    """Everything needed to continue a search: the archive, where it stands, every draft so far."""
+
+    archive: Archive
+    next_seed: int = 0
+    pivot: str | None = None  # the change-direction directive for the next seed, if any
+    drafts: list[Draft] = Field(default_factory=list)  # every draft, in order: the lineage histories
+    decisions: list[dict[str, Any]] = Field(default_factory=list)  # every routing/refinement decision
+    resumed_at: list[int] = Field(default_factory=list)  # seeds at which a run resumed
+
+
+class IdeagentSearch:
+    def __init__(self, *, llm: RoleLLM, cfg: IdeagentConfig, topic: str, background: str, capacity: int,
+                 writer: IdeaWriter | None = None, roles: Roles | None = None, emit: Emit | None = None,
+                 checkpoint: Callable[[SearchState], Awaitable[None] | None] | None = None,
+                 tools_note: str = "") -> None:
+        self.cfg, self.topic, self.background, self.capacity = cfg, topic, background, capacity
+        self.roles = roles or Roles()
+        self.judges = Judges(llm, cfg, background, self.roles)
+        self.writer = writer or StructuredWriter(llm, self.roles.ideator)
+        self.emit: Emit = emit or (lambda e: None)
+        self._checkpoint = checkpoint
+        self.system = P.ideator_system(topic, background, tools_note)
+
+    def new_state(self) -> SearchState:
+        return SearchState(archive=Archive(capacity=self.capacity))
+
+    # -- the loop ----------------------------------------------------------------------------
+    async def run(self, state: SearchState | None = None) -> SearchState:
+        """Run (or continue) the search to B seeds. BudgetExceeded propagates with `state` as it
+        was after the last finished seed (also passed to the checkpoint callback)."""
+        st = state or self.new_state()
+        if st.next_seed and (not st.resumed_at or st.resumed_at[-1] != st.next_seed):
+            st.resumed_at.append(st.next_seed)
+            self.emit({"type": "ideagent.resume", "seed": st.next_seed, "archive": st.archive.snapshot()})
+        st.archive.check()
+        while st.next_seed < self.cfg.seeds:
+            b = st.next_seed
+            work = st.model_copy(deep=True)  # the seed runs on a copy: a budget stop mid-seed leaves `st` intact
+            await self._seed(work, b)
+            work.next_seed = b + 1
+            st = work
+            await self._save(st)
+        self.emit({"type": "ideagent.done", "archive": st.archive.snapshot()})
+        return st
+
+    async def _save(self, st: SearchState) -> None:
+        if self._checkpoint is not None:
+            r = self._checkpoint(st)
+            if r is not None:
+                await r
+
+    def _step(self, st: SearchState, row: dict[str, Any]) -> None:
+        """Record one decision, check the invariants, publish the archive after it."""
+        st.archive.check()
+        row = {**row, "archive": st.archive.snapshot()}
+        st.decisions.append(row)
+        self.emit({"type": "ideagent.decision", **row})
+
+    async def _draft(self, st: SearchState, b: int, k: int, kind: DraftKind, lineage: str, user: str,
+                     parent: str | None, exclude_lineage: str | None) -> tuple[Draft, Duplicates]:
+        label = f"s{b:02d}.d{k}"
+        idea = await self.writer.write(self.system, user, label)
+        d = Draft(id=label, seed=b, lineage=lineage, parent=parent, kind=kind, idea=idea,
+                  signature=await self.judges.signature(idea))
+        scores, dups, dv = await self.judges.evaluate(d, st.archive, exclude_lineage)
+        d.scores = scores
+        st.drafts.append(d)
+        self.emit({"type": "ideagent.draft", "draft": d.id, "seed": b, "kind": kind, "lineage": d.lineage,
+                   "parent": parent, "idea": idea, "signature": d.signature.model_dump(),
+                   "scores": scores.summary(self.cfg), "quality_rationale": scores.quality_rationale,
+                   "soundness_rationales": scores.soundness.rationales, "diversity_rationale": dv.rationale,
+                   "duplicates": {"active": list(dups.active), "history": list(dups.history),
+                                  "families": list(dups.families)}})
+        return d, dups
+
+    async def _seed(self, st: SearchState, b: int) -> None:
+        cfg, a = self.cfg, st.archive
+        lineage = f"L{b:02d}"
+        k = 0
+        try:
+            cur, dups = await self._draft(st, b, k, "seed", lineage, P.seed_prompt(
+                f"s{b:02d}.d0", a, cfg.signature_chars, st.pivot), None, None)
+        except StructuredOutputError as e:
+            self._step(st, {"seed": b, "draft": f"s{b:02d}.d0", "route": "failed", "reason": str(e)})
+            return
+        repairs = 0
+        while True:
+            assert cur.scores is not None
+            extra_left = cfg.extra_drafts_per_seed - k
+            decision = route(cur.scores, dups, a, cfg, repair_available=repairs < cfg.max_repairs and extra_left > 0)
+            if decision.route is not Route.REPAIR:
+                break
+            a.enqueue_repair(cur)
+            cur.outcome = Route.REPAIR.value
+            self._step(st, self._row(b, cur, decision))
+            repairs += 1
+            k += 1
+            try:
+                failures = list(decision.gate.failures) if decision.gate else []
+                directive = await self.judges.critic(cur, "repair", failures)
+                label = f"s{b:02d}.d{k}"
+                child, dups = await self._draft(st, b, k, "repair", lineage, P.revision_prompt(
+                    label, "repair", cur, directive.directive), cur.id, None)
+            except StructuredOutputError as e:
+                a.dequeue_repair(cur.id)
+                self._step(st, {"seed": b, "draft": f"s{b:02d}.d{k}", "route": "failed", "reason": str(e)})
+                return
+            a.dequeue_repair(cur.id)
+            cur = child
+        joined_known = await self._settle(st, b, cur, decision)
+        st.pivot = self._pivot(decision, cur, joined_known)
+        if decision.route.accepted:
+            await self._refine(st, b, cur.lineage, k, cfg.refinements_allowed(repairs))
+
+    def _row(self, b: int, d: Draft, decision: Decision, **extra: Any) -> dict[str, Any]:
+        return {"seed": b, "draft": d.id, "lineage": d.lineage, "route": decision.route.value,
+                "reason": decision.reason, "target": decision.target,
+                "q": round(d.scores.q(self.cfg), 3) if d.scores else None, **extra}
+
+    async def _settle(self, st: SearchState, b: int, d: Draft, decision: Decision) -> bool:
+        """Apply a final routing decision. Returns True when a rejected draft joined a family that
+        already existed (a known failure pattern)."""
+        a, r = st.archive, decision.route
+        d.outcome = r.value
+        joined_known = False
+        extra: dict[str, Any] = {}
+        if r is Route.ACCEPT:
+            a.accept(d)
+        elif r is Route.REPLACE_ACTIVE:
+            assert decision.target is not None
+            seed_lineage = d.lineage
+            old = a.supersede(decision.target, d)  # the newcomer inherits the incumbent's lineage
+            extra.update(superseded=old.id, inherited_lineage=decision.target, seed_lineage=seed_lineage)
+        elif r is Route.REPLACE_WEAKEST:
+            assert decision.target is not None
+            extra["superseded"] = a.evict(decision.target).id
+            a.accept(d)
+        elif r.joins_family:
+            known_before = {f.id for f in a.families}
+            family_id, pattern = await self._family(d, decision, a)
+            fam = a.reject(d, reason=r.value, pattern=pattern, family_id=family_id)
+            joined_known = fam.id in known_before
+            extra.update(family=fam.id, family_pattern=fam.pattern, known_family=joined_known)
+        self._step(st, self._row(b, d, decision, **extra))
+        return joined_known
+
+    async def _family(self, d: Draft, decision: Decision, a: Archive) -> tuple[str | None, str]:
+        if self.cfg.family_rule == "reason":
+            same = next((f for f in a.families if f.reason == decision.route.value), None)
+            return (same.id if same else None), decision.route.value.replace("_", " ")
+        try:
+            v = await self.judges.family(d, decision.reason, a)
+        except StructuredOutputError as e:  # the rejection stands; only the grouping is lost
+            log.warning("rejection family judgment failed for %s: %s", d.id, e)
+            return None, decision.reason
+        return v.family, v.pattern
+
+    def _pivot(self, decision: Decision, d: Draft, joined_known: bool) -> str | None:
+        if not pivot_needed(decision.route, joined_known):
+            return None
+        why = ("repeated an idea that had already been superseded" if decision.route is Route.REJECT_HISTORY
+               else "repeated a failure pattern already on record")
+        return (f"The previous lineage ({d.title!r}: {d.signature.problem} / {d.signature.mechanism}) {why}.")
+
+    async def _refine(self, st: SearchState, b: int, lineage: str, k: int, allowed: int) -> None:
+        a = st.archive
+        for _ in range(allowed):
+            if k >= self.cfg.extra_drafts_per_seed:
+                break
+            parent = a.active.get(lineage)
+            if parent is None or parent.scores is None:
+                break
+            misses = needs_refinement(parent.scores, self.cfg)
+            if not misses:
+                break
+            k += 1
+            label = f"s{b:02d}.d{k}"
+            try:
+                directive = await self.judges.critic(parent, "refine", misses)
+                child, dups = await self._draft(st, b, k, "refine", lineage, P.revision_prompt(
+                    label, "refine", parent, directive.directive), parent.id, lineage)
+            except StructuredOutputError as e:
+                self._step(st, {"seed": b, "draft": label, "lineage": lineage, "route": "refine_failed",
+                                "reason": str(e)})
+                continue
+            assert child.scores is not None
+            refusal = refine_precheck(parent.scores, child.scores, dups, self.cfg)
+            wins: list[bool] = []
+            if refusal is None:
+                wins = await self.judges.child_wins(parent, child)
+                refusal = pairwise_verdict(wins)
+            row = {"seed": b, "draft": child.id, "lineage": lineage, "parent": parent.id,
+                   "q": round(child.scores.q(self.cfg), 3), "parent_q": round(parent.scores.q(self.cfg), 3),
+                   "pairwise_child_wins": wins, "targets_missed": misses}
+            if refusal is not None:
+                child.outcome = f"refine_refused_{refusal.value}"
+                self._step(st, {**row, "route": child.outcome, "reason": refusal.value})
+                continue
+            a.supersede(lineage, child)
+            child.outcome = "refine_accepted"
+            self._step(st, {**row, "route": "refine_accepted", "reason": "passes the gate, keeps diversity, "
+                            "raises Q and wins both blind comparisons", "superseded": parent.id})
+
+
+def final_ideas(st: SearchState, cfg: IdeagentConfig) -> list[Draft]:
+    """The active set, best first (Q, ties by F)."""
+    return sorted(st.archive.active.values(), key=lambda d: d.scores.rank(cfg) if d.scores else (0, 0),
+                  reverse=True)
+
+
+def lineage_history(st: SearchState, lineage: str) -> list[Draft]:
+    """Every draft that belonged to `lineage` (including the seed it came from when it inherited it)."""
+    return [d for d in st.drafts if d.lineage == lineage]
+
+
+__all__ = ["BudgetExceeded", "IdeagentSearch", "SearchState", "final_ideas", "lineage_history"]

@@ -1,0 +1,226 @@
+"""The search loop driven by the scripted world: every routing branch end to end, the archives'
+contents after each decision, lineage inheritance, refinement outcomes, pivot directives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from motivgraph.agents.ideagent.config import IdeagentConfig
+from motivgraph.agents.ideagent.scripted_world import World
+from motivgraph.agents.ideagent.search import IdeagentSearch, SearchState, lineage_history
+from motivgraph.llm import LLMClient, ScriptedChatModel
+from motivgraph.settings import Settings
+
+GOOD = {"N": 92, "C": 85, "F": 50, "panel": [8, 8, 8, 8, 8], "D": 90}  # passes, above soft targets
+OK = {"N": 70, "C": 70, "F": 50, "panel": [7, 7, 7, 7, 7], "D": 80}  # passes, below soft targets
+BAD = {"N": 30, "C": 30, "F": 50, "panel": [5, 5, 5, 5, 5], "D": 80}  # beyond the repair margin
+
+
+class Run:
+    def __init__(self, tmp: Path, plan: dict[str, Any], seeds: int, capacity: int = 2, **cfg: Any) -> None:
+        self.settings = Settings(data_dir=tmp, _env_file=None)  # type: ignore[call-arg]
+        self.settings.llm.cache = False
+        self.world = World(plan)
+        self.model = ScriptedChatModel(default=self.world)
+        self.llm = LLMClient(self.settings, model=self.model)
+        self.cfg = IdeagentConfig(seeds=seeds, _env_file=None, **cfg)  # type: ignore[call-arg]
+        self.events: list[dict[str, Any]] = []
+        self.search = IdeagentSearch(llm=self.llm, cfg=self.cfg, topic="t", background="bg", capacity=capacity,
+                                     emit=self.events.append)
+
+    async def __call__(self) -> SearchState:
+        st = await self.search.run()
+        self.llm.close()
+        return st
+
+
+def decisions(st: SearchState) -> list[tuple[str, str]]:
+    return [(d["draft"], d["route"]) for d in st.decisions]
+
+
+def after(st: SearchState, draft: str, route: str | None = None) -> dict[str, Any]:
+    row = next(d for d in st.decisions if d["draft"] == draft and (route is None or d["route"] == route))
+    return row["archive"]
+
+
+def ideator_prompts(run: Run) -> list[str]:
+    return [str(c[-1].content) for c in run.model.calls if "ROLE: ideator" in str(c[0].content)]
+
+
+async def test_history_replace_and_pure_history_reject(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b", "s02.d0": "c", "s03.d0": "d"},
+            "scores": {"a": GOOD, "b": {**GOOD, "N": 97, "active": ["L00"]},
+                       "c": {**GOOD, "history": ["s00.d0"]}, "d": GOOD}}
+    run = Run(tmp_path, plan, seeds=4, capacity=2)
+    st = await run()
+    assert decisions(st) == [("s00.d0", "accept"), ("s01.d0", "replace_active_duplicate"),
+                             ("s02.d0", "reject_history_duplicate"), ("s03.d0", "accept")]
+    assert after(st, "s00.d0") == {"active": {"L00": "s00.d0"}, "repair_queue": [], "history": [], "families": {}}
+    # the newcomer inherits the incumbent's lineage; the incumbent moves to history
+    assert after(st, "s01.d0")["active"] == {"L00": "s01.d0"} and after(st, "s01.d0")["history"] == ["s00.d0"]
+    assert st.decisions[1]["inherited_lineage"] == "L00" and st.decisions[1]["seed_lineage"] == "L01"
+    assert after(st, "s02.d0")["families"] == {"F1": ["s02.d0"]}
+    assert after(st, "s03.d0")["active"] == {"L00": "s01.d0", "L03": "s03.d0"}
+    assert [d.id for d in lineage_history(st, "L00")] == ["s00.d0", "s01.d0"]
+    prompts = ideator_prompts(run)
+    assert "CHANGE DIRECTION" in prompts[3] and "superseded" in prompts[3]
+    assert not any("CHANGE DIRECTION" in p for p in prompts[:3])
+
+
+async def test_multi_active_duplicate_rejected(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b", "s02.d0": "c"},
+            "scores": {"a": GOOD, "b": GOOD, "c": {**GOOD, "N": 99, "active": ["L00", "L01"]}}}
+    st = await Run(tmp_path, plan, seeds=3)()
+    assert decisions(st)[-1] == ("s02.d0", "reject_multi_active_duplicate")
+    assert after(st, "s02.d0") == {"active": {"L00": "s00.d0", "L01": "s01.d0"}, "repair_queue": [], "history": [],
+                                   "families": {"F1": ["s02.d0"]}}
+
+
+async def test_single_active_duplicate_keeps_stronger_incumbent(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b"},
+            "scores": {"a": GOOD, "b": {**GOOD, "N": 91, "active": ["L00"]}}}
+    st = await Run(tmp_path, plan, seeds=2)()
+    assert decisions(st) == [("s00.d0", "accept"), ("s01.d0", "keep_active_incumbent")]
+    assert after(st, "s01.d0") == {"active": {"L00": "s00.d0"}, "repair_queue": [], "history": [], "families": {}}
+
+
+async def test_full_archive_replaces_weakest_then_rejects_weaker(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b", "s02.d0": "c", "s03.d0": "d"},
+            "scores": {"a": {**GOOD, "N": 95}, "b": {**GOOD, "N": 90}, "c": {**GOOD, "N": 93},
+                       "d": {**GOOD, "N": 91}}}
+    st = await Run(tmp_path, plan, seeds=4, capacity=2)()
+    assert decisions(st) == [("s00.d0", "accept"), ("s01.d0", "accept"), ("s02.d0", "replace_weakest"),
+                             ("s03.d0", "reject_archive_full")]
+    assert after(st, "s02.d0")["active"] == {"L00": "s00.d0", "L02": "s02.d0"}
+    assert after(st, "s02.d0")["history"] == ["s01.d0"]
+    assert after(st, "s03.d0")["families"] == {}  # lost on Q, not a failure pattern
+
+
+async def test_low_diversity_rejected(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b"}, "scores": {"a": GOOD, "b": {**GOOD, "D": 40}}}
+    st = await Run(tmp_path, plan, seeds=2)()
+    assert decisions(st)[-1] == ("s01.d0", "reject_low_diversity")
+    assert after(st, "s01.d0")["families"] == {"F1": ["s01.d0"]}
+
+
+async def test_repair_success(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s00.d1": "a1"},
+            "scores": {"a": {**GOOD, "N": 50}, "a1": GOOD}}
+    run = Run(tmp_path, plan, seeds=1)
+    st = await run()
+    assert decisions(st) == [("s00.d0", "repair"), ("s00.d1", "accept")]
+    assert after(st, "s00.d0", "repair")["repair_queue"] == ["s00.d0"]
+    assert after(st, "s00.d1") == {"active": {"L00": "s00.d1"}, "repair_queue": [], "history": [], "families": {}}
+    assert st.drafts[1].parent == "s00.d0" and st.drafts[1].lineage == "L00" and st.drafts[1].kind == "repair"
+    revision = ideator_prompts(run)[1]
+    assert "Idea a" in revision and "CRITIC DIRECTIVE" in revision
+
+
+async def test_repair_failure_rejected_into_family(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s00.d1": "a1"},
+            "scores": {"a": {**GOOD, "N": 50}, "a1": {**GOOD, "N": 55}}}
+    st = await Run(tmp_path, plan, seeds=1)()
+    assert decisions(st) == [("s00.d0", "repair"), ("s00.d1", "reject_gate")]
+    assert "repair already used" in st.decisions[-1]["reason"]
+    assert after(st, "s00.d1") == {"active": {}, "repair_queue": [], "history": [], "families": {"F1": ["s00.d1"]}}
+
+
+async def test_disputed_repaired_and_invalid_rejected(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s00.d1": "a1", "s01.d0": "b"},
+            "scores": {"a": {**GOOD, "panel": [8, 8, 8, 8, 2]}, "a1": GOOD,
+                       "b": {**GOOD, "panel": [8, 8, 3, 2, 1]}}}
+    st = await Run(tmp_path, plan, seeds=2)()
+    assert decisions(st) == [("s00.d0", "repair"), ("s00.d1", "accept"), ("s01.d0", "reject_gate")]
+    assert "disputed" in st.decisions[0]["reason"] and "invalid" in st.decisions[-1]["reason"]
+
+
+async def test_known_failure_family_triggers_pivot(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b", "s02.d0": "c"},
+            "scores": {"a": BAD, "b": {**BAD, "family": "F1"}, "c": GOOD}}
+    run = Run(tmp_path, plan, seeds=3)
+    st = await run()
+    assert after(st, "s01.d0")["families"] == {"F1": ["s00.d0", "s01.d0"]}
+    assert st.decisions[1]["known_family"] is True and st.decisions[0]["known_family"] is False
+    prompts = ideator_prompts(run)
+    assert "CHANGE DIRECTION" not in prompts[1]  # first failure of a new pattern: no pivot
+    assert "CHANGE DIRECTION" in prompts[2] and "failure pattern already on record" in prompts[2]
+
+
+async def test_family_rule_reason_needs_no_llm(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b"}, "scores": {"a": BAD, "b": BAD}}
+    run = Run(tmp_path, plan, seeds=2, family_rule="reason")
+    st = await run()
+    assert after(st, "s01.d0")["families"] == {"F1": ["s00.d0", "s01.d0"]}
+    assert not any(r.startswith("diversity judge (rejection") for r in run.world.roles_seen)
+
+
+async def test_refine_accepted_supersedes_parent(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s00.d1": "a1"},
+            "scores": {"a": OK, "a1": {**GOOD, "wins": [True, True]}}}
+    st = await Run(tmp_path, plan, seeds=1)()
+    assert decisions(st) == [("s00.d0", "accept"), ("s00.d1", "refine_accepted")]
+    assert after(st, "s00.d1") == {"active": {"L00": "s00.d1"}, "repair_queue": [], "history": ["s00.d0"],
+                                   "families": {}}
+    assert st.decisions[-1]["pairwise_child_wins"] == [True, True]
+
+
+@pytest.mark.parametrize(("child", "reason"), [
+    ({**GOOD, "panel": [8, 8, 8, 8, 2]}, "gate"),
+    ({**GOOD, "D": 40}, "diversity"),
+    ({**GOOD, "active": ["L00"]}, "diversity"),
+    ({**OK, "N": 69}, "quality_not_higher"),
+    ({**GOOD, "wins": [True, False]}, "pairwise_lost"),
+    ({**GOOD, "wins": [False, True]}, "pairwise_lost"),
+])
+async def test_refine_refusals(tmp_path, child, reason):
+    plan = {"drafts": {"s00.d0": "z", "s01.d0": "a", "s01.d1": "a1", "s01.d2": "a2"},
+            "scores": {"z": GOOD, "a": OK, "a1": child, "a2": child}}
+    st = await Run(tmp_path, plan, seeds=2)()
+    assert decisions(st) == [("s00.d0", "accept"), ("s01.d0", "accept"), ("s01.d1", f"refine_refused_{reason}"),
+                             ("s01.d2", f"refine_refused_{reason}")]
+    assert after(st, "s01.d2") == {"active": {"L00": "s00.d0", "L01": "s01.d0"}, "repair_queue": [], "history": [],
+                                   "families": {}}
+
+
+async def test_one_refinement_after_a_repair(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s00.d1": "a1", "s00.d2": "a2"},
+            "scores": {"a": {**OK, "N": 50}, "a1": OK, "a2": {**OK, "N": 69}}}
+    st = await Run(tmp_path, plan, seeds=1)()
+    assert decisions(st) == [("s00.d0", "repair"), ("s00.d1", "accept"),
+                             ("s00.d2", "refine_refused_quality_not_higher")]
+    assert len(st.drafts) == 3  # at most two extra drafts per seed
+
+
+async def test_inherited_lineage_is_refined_under_the_incumbents_lineage(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s00.d1": "a1", "s00.d2": "a2", "s01.d0": "b", "s01.d1": "b1"},
+            "scores": {"a": {**OK, "N": 65}, "a1": {**OK, "N": 64}, "a2": {**OK, "N": 64},
+                       "b": {**OK, "N": 75, "active": ["L00"]}, "b1": {**GOOD, "wins": [True, True]}}}
+    st = await Run(tmp_path, plan, seeds=2)()
+    assert ("s01.d0", "replace_active_duplicate") in decisions(st)
+    assert ("s01.d1", "refine_accepted") in decisions(st)
+    assert st.archive.snapshot()["active"] == {"L00": "s01.d1"}
+    assert [d.id for d in st.archive.history] == ["s00.d0", "s01.d0"]
+    assert st.drafts[-1].lineage == "L00" and st.drafts[-1].parent == "s01.d0"
+
+
+async def test_soundness_panel_prompts_are_distinct_and_sized(tmp_path):
+    run = Run(tmp_path, {"drafts": {"s00.d0": "a"}, "scores": {"a": GOOD}}, seeds=1, panel_size=3, invalid_votes=2)
+    run.world.scores["a"] = {**GOOD, "panel": [8, 8, 8]}
+    st = await run()
+    panel = [r for r in run.world.roles_seen if r.startswith("soundness")]
+    assert sorted(panel) == ["soundness panelist 1 of 3", "soundness panelist 2 of 3", "soundness panelist 3 of 3"]
+    assert st.drafts[0].scores is not None and st.drafts[0].scores.soundness.judgments == [8, 8, 8]
+
+
+async def test_default_world_runs_ten_seeds_with_invariants(tmp_path):
+    run = Run(tmp_path, {}, seeds=10, capacity=3)
+    st = await run()
+    assert st.next_seed == 10 and len(st.archive.active) <= 3
+    routes = {d["route"] for d in st.decisions}
+    assert "accept" in routes and len(st.drafts) <= 30
+    st.archive.check()
+    ideator_calls = len(ideator_prompts(run))
+    assert 10 <= ideator_calls <= 30
