@@ -1,14 +1,15 @@
 """The miner's ingest sink: extract → resolve → upsert → embed/index, one parsed paper at a time.
 
-`build_sink(runtime)` chooses the extractor: the LLM miner when an extractor model is configured
-(MOTIVGRAPH_LLM_MODEL, or a role override), else the offline heuristic — and says which, plainly,
+`decide_extractor(settings)` is the one place the extractor is chosen: the LLM miner when an extractor
+model is configured (MOTIVGRAPH_LLM_MODEL, or a role override), else the offline heuristic — and says which, plainly,
 in `banner()` and in the final report. Extraction runs concurrently (the ingest pipeline's
 concurrency); resolution and the graph/index writes are serialised so each paper sees the nodes
 the previous one wrote. Re-processing a paper is idempotent: LLM replies come from the cache,
 resolution finds the nodes written before, and upserts MERGE.
 
-A paper whose LLM calls fail after the LLM layer's retries and repairs is a per-paper failure
-(recorded in the ledger and the decision log); the run goes on. A spent budget stops the run
+A paper whose LLM reply stays unusable after the LLM layer's repairs is a per-paper failure
+(recorded in the ledger and the decision log); the run goes on. An endpoint that is down or timing
+out (a transient failure) is re-raised: the ingest pipeline pauses and retries the paper. A spent budget stops the run
 (BudgetExceeded): the papers not yet done stay in the ledger as parsed and the next run resumes.
 """
 
@@ -29,11 +30,13 @@ from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.extract import LLMExtractor
 from motivgraph.miner.heuristic import HeuristicExtractor
 from motivgraph.miner.resolve import Resolver
+from motivgraph.outbound import is_transient
 
 if TYPE_CHECKING:
-    from motivgraph.ingest.models import Paper
-    from motivgraph.llm import LLMClient
     from motivgraph.graph.runtime import Runtime
+    from motivgraph.ingest.models import Paper
+    from motivgraph.ingest.plan import IngestPlan
+    from motivgraph.llm import LLMClient
     from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -100,7 +103,7 @@ class MinerSink:
         self.index = runtime.node_index if use_index else None
         if self.index is not None:
             st = self.index.status()
-            if st.state in ("stale", "corrupt") or (st.state == "missing" and sum(self.store.stats().nodes.values())):
+            if st.state in ("stale", "corrupt") or (st.state == "missing" and any(self.store.stats().nodes.values())):
                 log.info("node index %s; rebuilding before ingest", st.state)
                 self.index.rebuild()
         self.extractor: LLMExtractor | HeuristicExtractor
@@ -160,6 +163,8 @@ class MinerSink:
         except BudgetExceeded:
             raise
         except LLMError as e:
+            if is_transient(e):
+                raise  # endpoint down or timing out: the pipeline pauses and retries; not this paper's fault
             self.stats.failed += 1
             self.decisions.log_extraction(paper.paper_id, "failed", str(e), run_id=self.run_id)
             return SinkResult(status="failed", error=f"extraction failed: {e}")
@@ -239,19 +244,34 @@ class MinerSink:
             self.client.close()
 
 
+def decide_extractor(
+    settings: Settings, *, budget_usd: float | None = None, offline: bool = False
+) -> tuple[str, LLMClient | None]:
+    """The one extractor decision (ingest, dry run, `extract`): ('llm', client) when an extractor model
+    is configured (or the LLM extractor is forced by settings, then a missing model is a ConfigError
+    naming the setting), else ('heuristic', None). The caller owns and closes the client."""
+    if offline or settings.miner.extractor == "heuristic":
+        return "heuristic", None
+    from motivgraph.llm import LLMClient
+
+    candidate = LLMClient(settings, budget_usd=budget_usd)
+    if candidate.is_configured("extractor"):
+        return "llm", candidate
+    try:
+        if settings.miner.extractor == "llm":
+            candidate.require("extractor")  # raises ConfigError naming the setting
+    finally:
+        candidate.close()
+    return "heuristic", None
+
+
 def build_sink(runtime: Runtime, *, budget_usd: float | None = None, client: LLMClient | None = None) -> MinerSink:
     """The sink `motivgraph ingest` uses when extraction is on: the LLM miner when an extractor
     model is configured, the offline extractor otherwise (see `MinerSink.banner`)."""
-    settings = runtime.settings
-    if client is None and settings.miner.extractor != "heuristic":
-        from motivgraph.llm import LLMClient
-
-        candidate = LLMClient(settings, budget_usd=budget_usd)
-        if candidate.is_configured("extractor") or settings.miner.extractor == "llm":
-            client = candidate
-        else:
-            candidate.close()
-    return MinerSink(runtime, client=client)
+    if client is not None:
+        return MinerSink(runtime, client=client)
+    mode, chosen = decide_extractor(runtime.settings, budget_usd=budget_usd)
+    return MinerSink(runtime, client=chosen, mode=mode)
 
 
 @dataclass
@@ -285,42 +305,37 @@ def estimate_papers(papers: list[Paper], settings: Settings, client: LLMClient) 
     return est
 
 
-async def dry_run_estimate(
-    paths: list[str], settings: Settings, client: LLMClient, *, parser: str | None = None, limit: int | None = None,
+async def estimate_plan(
+    plan: IngestPlan, client: LLMClient, *, parser: str | None = None, concurrency: int | None = None,
 ) -> IngestEstimate:
-    """`ingest --dry-run` with the LLM miner: parse what is not in the parsed cache (nothing is written),
-    and estimate the extraction tokens and cost of every paper the ledger has not stored yet."""
+    """`ingest --dry-run` with the LLM miner: the papers `plan()` would process (parsing what is not in
+    the parsed cache; nothing is written), and the extraction tokens and cost of each."""
     from motivgraph.ingest.parsers import make_parser
-    from motivgraph.ingest.pipeline import cache_for, ledger_for
-    from motivgraph.ingest.walker import sha256_file, walk
+    from motivgraph.ingest.pipeline import cache_for
+    from motivgraph.ingest.plan import input_kinds
 
-    walked = walk(paths)
+    settings = plan.settings
+    kinds = {k.name: k for k in input_kinds().values()}
     cache = cache_for(settings)
-    ledger = ledger_for(settings)
     papers: list[Paper] = []
     unparsed = 0
     doc_parser = None
     try:
-        for p in walked.pdfs:
-            if limit is not None and len(papers) >= limit:
-                break
-            sha = await asyncio.to_thread(sha256_file, p)
-            row = ledger.get(sha)
-            if row is not None and row.state == "stored":
-                continue
-            paper = cache.get(sha)
+        for item in plan.todo:
+            kind = kinds[item.kind]
+            paper = cache.get(item.key) if kind.needs_parser else None
             if paper is None:
-                if doc_parser is None:
-                    doc_parser = await make_parser(settings.ingest, parser, workers=settings.ingest.concurrency)  # type: ignore[arg-type]
+                if kind.needs_parser and doc_parser is None:
+                    doc_parser = await make_parser(settings.ingest, parser,  # type: ignore[arg-type]
+                                                   workers=concurrency or settings.ingest.concurrency)
                 try:
-                    paper = await doc_parser.parse(p, sha)
+                    paper = await kind.load(item, doc_parser, settings)
                 except Exception as e:  # the real run records it as a failure; the estimate just counts it
-                    log.info("dry run: cannot parse %s (%s)", p, e)
+                    log.info("dry run: cannot load %s (%s)", item.display, e)
                     unparsed += 1
                     continue
             papers.append(paper)
     finally:
-        ledger.close()
         if doc_parser is not None:
             await doc_parser.aclose()
     est = estimate_papers(papers, settings, client)

@@ -15,12 +15,21 @@ from typing import TYPE_CHECKING, Any
 
 import click
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup
 
-from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
+from motivgraph.cli.common import (
+    EXIT_FAILED,
+    EXIT_STOPPED,
+    EXIT_UNAVAILABLE,
+    cli_errors,
+    console,
+    err_console,
+    load_settings,
+)
 
 if TYPE_CHECKING:
     from motivgraph.ingest.pipeline import DocOutcome, IngestSummary
@@ -75,7 +84,8 @@ class _RichProgress:
         if outcome.state == "failed":
             self.failed += 1
             name = Path(outcome.path).name
-            self.progress.console.print(f"[red]failed[/red] {name}: {outcome.error}", highlight=False)
+            self.progress.console.print(f"[red]failed[/red] {escape(name)}: {escape(outcome.error or '')}",
+                                        highlight=False)
         else:
             self.ok += 1
         self.progress.update(self.task, advance=1, ok=self.ok, failed=self.failed)
@@ -92,6 +102,7 @@ def _summary_table(s: IngestSummary) -> Table:
         ("parser", s.parser or "–"),
         ("PDF files found", s.found),
         ("non-PDF files skipped", s.non_pdf_skipped),
+        ("special files / dangling links skipped", len(s.skipped)),
         ("duplicates (same sha256)", s.duplicates),
         ("already stored (skipped)", s.already_done),
         ("failed earlier (skipped; --retry-failed)", s.skipped_failed),
@@ -103,6 +114,7 @@ def _summary_table(s: IngestSummary) -> Table:
             ("ok", s.ok),
             ("failed", s.failed),
             ("parsed now / from cache", f"{s.parsed} / {s.from_cache}"),
+            ("transient pauses (reconnected)", s.transient_pauses),
             ("elapsed", f"{s.elapsed_s:.1f}s ({rate:.2f} files/s)"),
         ]
     rows.append(("ledger", ", ".join(f"{k} {v}" for k, v in s.states.items() if v) or "empty"))
@@ -131,52 +143,82 @@ def run_cmd(
 ) -> None:
     """Parse PDFs, extract motivation triples and store them in the graph; resumable (re-run the same command)."""
     from motivgraph.errors import ConfigError
-    from motivgraph.ingest.pipeline import run_ingest
+    from motivgraph.ingest.pipeline import IngestInterrupted
+    from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
 
     if parser is not None and parser not in ("auto", "grobid", "pdf"):
         raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")
     settings = load_settings()
+    req = IngestRequest(paths=paths, parser=parser, concurrency=concurrency, limit=limit, dry_run=dry_run,
+                        retry_failed=retry_failed, extract=extract, budget_usd=budget_usd)
     prog = None if dry_run else _RichProgress()
-    try:
-        if extract:  # the miner's sink: parse -> extract -> resolve -> store -> index (motivgraph/cli/miner_cmd.py)
-            from motivgraph.cli.miner_cmd import ingest_with_miner
 
-            summary = ingest_with_miner(
-                paths, settings, parser=parser, concurrency=concurrency, limit=limit, dry_run=dry_run,
-                retry_failed=retry_failed, progress=prog, budget_usd=budget_usd,
-            )
-        else:
-            summary = run_ingest(
-                paths, settings, parser=parser, concurrency=concurrency, limit=limit, dry_run=dry_run,  # type: ignore[arg-type]
-                retry_failed=retry_failed, progress=prog,
-            )
+    def on_start(run: Any) -> None:
+        if run.banner:
+            style = "bold" if run.extractor == "llm" else "bold yellow"
+            err_console.print(f"[{style}]{run.banner}[/{style}]", highlight=False)
+
+    def note(msg: str) -> None:
+        (prog.progress.console if prog is not None and prog.task is not None else err_console).print(
+            f"[yellow]{msg}[/yellow]", highlight=False)
+
+    try:
+        run = asyncio.run(run_ingest_command(req, settings, progress=prog, note=note, on_start=on_start))
     finally:
         if prog is not None and prog.task is not None:
             prog.stop()
-    if not dry_run and summary.processed:
-        _catch_up_paper_index(settings)
-    for m in summary.missing:
-        err_console.print(f"[yellow]not found:[/yellow] {m}", highlight=False)
-    console.print(_summary_table(summary))
-    if summary.failed:
+    _render_run(run)
+    if run.stopped is not None:
+        if isinstance(run.stopped, IngestInterrupted):
+            err_console.print(f"[red]stopped:[/red] {run.stopped}", highlight=False)
+            raise typer.Exit(EXIT_UNAVAILABLE)
+        err_console.print(f"[yellow]stopped:[/yellow] {run.stopped}", highlight=False)
+        err_console.print("re-run the same command to resume")
+        raise typer.Exit(EXIT_STOPPED)
+    if run.summary.failed:
         console.print("see failures: [bold]motivgraph ingest report[/bold]")
         raise typer.Exit(EXIT_FAILED)
 
 
-def _catch_up_paper_index(settings: Any) -> None:
-    """Keep the offline literature search (title + abstract index) in step with the papers stored."""
-    from motivgraph.errors import MotivGraphError
-    from motivgraph.graph.runtime import Runtime
+def _render_run(run: Any) -> None:
+    """The command's output: dry-run estimate or miner report, derived indexes, skipped inputs, summary."""
+    from motivgraph.miner.sink import OFFLINE_NOTICE
 
-    rt = Runtime(settings)
-    try:
-        added = rt.paper_index.catch_up()
-        if added:
-            console.print(f"paper index: {added} papers embedded")
-    except MotivGraphError as e:  # the graph is complete; only the derived index lags
-        err_console.print(f"[yellow]paper index not updated[/yellow] ({e}); run `motivgraph reindex`")
-    finally:
-        rt.close()
+    s = run.summary
+    if s.dry_run and run.extractor == "heuristic":
+        err_console.print(f"[yellow]{OFFLINE_NOTICE}[/yellow]", highlight=False)
+        console.print("dry run: the offline extractor makes no LLM calls (cost $0)")
+    if run.estimate is not None:
+        est = run.estimate
+        t = Table(title=f"extraction estimate (dry run, {est.model})", show_header=False)
+        for k, v in (
+            ("papers to extract", est.papers), ("LLM calls needed", est.papers_needing_llm),
+            ("already answered (cache)", est.cached_calls), ("unparseable", est.unparsed),
+            ("input tokens", est.input_tokens), ("output tokens (estimate)", est.output_tokens),
+            ("estimated cost", f"${est.cost_usd:.4f} (+10-30% for re-asks and resolver calls)"),
+        ):
+            t.add_row(k, str(v))
+        console.print(t)
+    if run.miner_rows:
+        t = Table(title="miner report", show_header=False)
+        for k, v in run.miner_rows:
+            t.add_row(k, v)
+        console.print(t)
+        if run.extractor != "llm":
+            console.print("[yellow]Triples came from the offline heuristic extractor.[/yellow] For full "
+                          "SciMotivMiner quality set MOTIVGRAPH_LLM_MODEL and re-run.")
+    if run.derived is not None:
+        for msg in run.derived.done:
+            console.print(msg, highlight=False)
+        for msg in run.derived.problems:
+            err_console.print(f"[yellow]{msg}[/yellow]", highlight=False)
+    if run.stopped is not None and not s.dry_run and not s.processed:
+        return  # stopped before the summary existed
+    for m in s.missing:
+        err_console.print(f"[yellow]not found:[/yellow] {escape(m)}", highlight=False)
+    for path, why in s.skipped:
+        err_console.print(f"[yellow]skipped:[/yellow] {escape(path)} ({why})", highlight=False)
+    console.print(_summary_table(s))
 
 
 @app.command("status")
@@ -234,7 +276,7 @@ def report_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON i
         t.add_column("attempts", justify="right")
         for r in rows:
             p = Path(r.path)
-            t.add_row(p.name, str(p.parent), r.error or "", str(r.attempts))
+            t.add_row(escape(p.name), escape(str(p.parent)), escape(r.error or ""), str(r.attempts))
         console.print(t)
 
 

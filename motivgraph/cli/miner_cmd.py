@@ -27,19 +27,14 @@ def extract_cmd(
     from motivgraph.embeddings import get_embedder
     from motivgraph.errors import ConfigError, ParseError
     from motivgraph.ingest.walker import sha256_file
-    from motivgraph.llm import LLMClient
     from motivgraph.miner.extract import LLMExtractor
     from motivgraph.miner.heuristic import HeuristicExtractor
+    from motivgraph.miner.sink import decide_extractor
 
     if not file.is_file():
         raise ParseError(f"no such file: {file}")
     settings = load_settings()
-    client = None if offline or settings.miner.extractor == "heuristic" else LLMClient(settings)
-    if client is not None and not client.is_configured("extractor"):
-        if settings.miner.extractor == "llm":
-            client.require("extractor")
-        client.close()
-        client = None
+    _, client = decide_extractor(settings, offline=offline)  # the same decision as `ingest`
     if client is None:
         err_console.print("[yellow]offline extractor[/yellow] (no LLM configured; set MOTIVGRAPH_LLM_MODEL "
                           "for full SciMotivMiner quality)")
@@ -146,84 +141,6 @@ def parents_build_cmd(
         if client is not None:
             client.close()
         rt.close()
-
-
-def ingest_with_miner(
-    paths: list[str],
-    settings: Any,
-    *,
-    parser: str | None,
-    concurrency: int | None,
-    limit: int | None,
-    dry_run: bool,
-    retry_failed: bool,
-    progress: Any,
-    budget_usd: float | None,
-) -> Any:
-    """`motivgraph ingest` with extraction: says which extractor runs, runs the ingest pipeline with
-    the miner's sink (or, with --dry-run, estimates tokens and cost first), prints the miner report.
-    Returns the pipeline's IngestSummary for the ingest command's own summary table."""
-    from motivgraph.errors import BudgetExceeded
-    from motivgraph.graph.runtime import Runtime
-    from motivgraph.ingest.pipeline import run_ingest
-    from motivgraph.miner.sink import build_sink, dry_run_estimate
-
-    if dry_run:
-        from motivgraph.llm import LLMClient
-        from motivgraph.miner.sink import OFFLINE_NOTICE
-
-        client = LLMClient(settings, budget_usd=budget_usd)
-        try:
-            if settings.miner.extractor == "heuristic" or not client.is_configured("extractor"):
-                err_console.print(f"[yellow]{OFFLINE_NOTICE}[/yellow]", highlight=False)
-                console.print("dry run: the offline extractor makes no LLM calls (cost $0)")
-            else:
-                est = asyncio.run(dry_run_estimate(paths, settings, client, parser=parser, limit=limit))
-                t = Table(title=f"extraction estimate (dry run, {est.model})", show_header=False)
-                for k, v in (
-                    ("papers to extract", est.papers), ("LLM calls needed", est.papers_needing_llm),
-                    ("already answered (cache)", est.cached_calls), ("unparseable", est.unparsed),
-                    ("input tokens", est.input_tokens), ("output tokens (estimate)", est.output_tokens),
-                    ("estimated cost", f"${est.cost_usd:.4f} (+10-30% for re-asks and resolver calls)"),
-                ):
-                    t.add_row(k, str(v))
-                console.print(t)
-                if budget_usd is not None and est.cost_usd > budget_usd:
-                    console.print(f"[yellow]the estimate exceeds --budget-usd {budget_usd:g}[/yellow]: the run would "
-                                  "stop there; re-running with a higher budget resumes it")
-        finally:
-            client.close()
-        return run_ingest(paths, settings, parser=parser, concurrency=concurrency, limit=limit,  # type: ignore[arg-type]
-                          dry_run=True, retry_failed=retry_failed)
-
-    rt = Runtime(settings)
-    sink = build_sink(rt, budget_usd=budget_usd)
-    style = "bold" if sink.mode == "llm" else "bold yellow"
-    err_console.print(f"[{style}]{sink.banner()}[/{style}]", highlight=False)
-    stopped: BudgetExceeded | None = None
-    summary = None
-    try:
-        summary = run_ingest(
-            paths, settings, sink=sink, parser=parser, concurrency=concurrency, limit=limit,  # type: ignore[arg-type]
-            retry_failed=retry_failed, progress=progress, store=rt.store,
-        )
-    except BudgetExceeded as e:
-        stopped = e
-    finally:
-        if progress is not None and getattr(progress, "task", None) is not None:
-            progress.stop()
-        t = Table(title="miner report", show_header=False)
-        for k, v in sink.report_rows():
-            t.add_row(k, v)
-        console.print(t)
-        if sink.mode != "llm":
-            console.print("[yellow]Triples came from the offline heuristic extractor.[/yellow] For full "
-                          "SciMotivMiner quality set MOTIVGRAPH_LLM_MODEL and re-run.")
-        sink.close()
-        rt.close()
-    if stopped is not None:
-        raise stopped
-    return summary
 
 
 def register(root: typer.Typer) -> None:

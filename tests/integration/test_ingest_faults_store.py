@@ -64,7 +64,6 @@ async def test_db_killed_mid_ingest_is_restarted_and_nothing_is_lost(settings: S
         st.close()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #5: a re-run with nothing to process never rebuilds the indexes")
 def test_rerun_with_nothing_to_do_repairs_the_paper_and_node_indexes(settings: Settings, tmp_path: Path) -> None:
     inp = _papers(tmp_path / "in", 2)
     env = {

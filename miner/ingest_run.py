@@ -1,0 +1,115 @@
+"""`motivgraph ingest` as one call: plan → (dry-run report | execute with the chosen sink) → derived
+indexes repaired. The CLI renders the returned `IngestRun`; it decides nothing itself.
+
+This sits in the miner layer because the extraction sink does; with `extract=False` the ingest layer's
+GraphPaperSink stores Paper nodes only. One Runtime per command: the sink, the store the pipeline
+reconnects after a transient failure, and the index repair all share it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from motivgraph.errors import BudgetExceeded
+from motivgraph.ingest.derived import DerivedReport, repair_derived
+from motivgraph.ingest.pipeline import (
+    GraphPaperSink,
+    IngestInterrupted,
+    IngestProgress,
+    IngestSummary,
+    dry_run_summary,
+    execute,
+)
+from motivgraph.ingest.plan import IngestPlan, plan_async
+from motivgraph.miner.sink import IngestEstimate, MinerSink, decide_extractor, estimate_plan
+
+if TYPE_CHECKING:
+    from motivgraph.settings import Settings
+
+
+@dataclass
+class IngestRequest:
+    paths: list[str]
+    parser: str | None = None
+    concurrency: int | None = None
+    limit: int | None = None
+    dry_run: bool = False
+    retry_failed: bool = False
+    extract: bool = True
+    budget_usd: float | None = None
+
+
+@dataclass
+class IngestRun:
+    """Everything the CLI shows about one `ingest` command."""
+
+    summary: IngestSummary
+    plan: IngestPlan
+    extractor: str | None = None  # "llm" | "heuristic" | None (no extraction)
+    banner: str | None = None
+    estimate: IngestEstimate | None = None  # dry run with the LLM miner
+    miner_rows: list[tuple[str, str]] = field(default_factory=list)
+    derived: DerivedReport | None = None
+    stopped: BudgetExceeded | IngestInterrupted | None = None  # resumable stop: re-run the same command
+
+
+async def run_ingest_command(
+    req: IngestRequest,
+    settings: Settings,
+    *,
+    progress: IngestProgress | None = None,
+    note: Callable[[str], None] | None = None,
+    on_start: Callable[[IngestRun], None] | None = None,
+) -> IngestRun:
+    """Plan, then either report the dry run or execute it; repair the derived indexes in every
+    non-dry run (also when nothing was left to process). `on_start` sees the run (banner) before the
+    first document."""
+    p = await plan_async(req.paths, settings, retry_failed=req.retry_failed, limit=req.limit,
+                         concurrency=req.concurrency)
+    mode: str | None = None
+    client = None
+    if req.extract:
+        mode, client = decide_extractor(settings, budget_usd=req.budget_usd)
+    if req.dry_run:
+        run = IngestRun(summary=dry_run_summary(p, req.parser), plan=p, extractor=mode)  # type: ignore[arg-type]
+        try:
+            if client is not None:
+                run.estimate = await estimate_plan(p, client, parser=req.parser, concurrency=req.concurrency)
+        finally:
+            if client is not None:
+                client.close()
+        return run
+
+    from motivgraph.graph.runtime import Runtime
+
+    rt = Runtime(settings)
+    run = IngestRun(summary=IngestSummary(), plan=p, extractor=mode)
+    try:
+        sink: MinerSink | GraphPaperSink
+        if req.extract:
+            sink = await asyncio.to_thread(MinerSink, rt, client=client, mode=mode)
+            client = None  # the sink owns it now
+            run.banner = sink.banner()
+        else:
+            sink = GraphPaperSink(rt.store)
+        if on_start is not None:
+            on_start(run)
+        try:
+            run.summary = await execute(p, sink, parser=req.parser, concurrency=req.concurrency,  # type: ignore[arg-type]
+                                        progress=progress, store=rt.store, note=note)
+        except (BudgetExceeded, IngestInterrupted) as e:
+            run.stopped = e
+        finally:
+            if isinstance(sink, MinerSink):
+                run.miner_rows = sink.report_rows()
+                await asyncio.to_thread(sink.close)
+        if not isinstance(run.stopped, IngestInterrupted):  # the store is down: the re-run repairs them
+            run.derived = await asyncio.to_thread(repair_derived, rt)
+    finally:
+        if client is not None:
+            client.close()
+        await asyncio.to_thread(rt.close)
+    return run
