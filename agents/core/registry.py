@@ -27,6 +27,11 @@ log = logging.getLogger(__name__)
 BUILTIN: dict[str, str] = {
     "soiq": "motivgraph.agents.soiq.method:SoiqMethod",
     "setlevel": "motivgraph.agents.setlevel.method:SetlevelMethod",
+    "ideagent": "motivgraph.agents.ideagent.method:IdeagentMethod",
+    "stateless": "motivgraph.agents.ideagent.baselines:StatelessMethod",
+    "one_shot": "motivgraph.agents.ideagent.baselines:OneShotMethod",
+    "sequential_memory": "motivgraph.agents.ideagent.baselines:SequentialMemoryMethod",
+    "nova": "motivgraph.agents.ideagent.baselines:NovaMethod",
 }
 ENTRY_POINT_GROUP = "motivgraph.methods"
 

@@ -136,7 +136,7 @@ class World:
         if sample:
             prefix = "st" if user.startswith("Sample") else "sm"
             tag = f"{prefix}{sample.group(1)}" + (f"-from-{seed.group(1)}" if seed else "")
-            rnd = re.search(r"round (\d+)", user)
+            rnd = re.search(r"round (\d+)", user, re.I)
             return _idea(tag + (f"-r{rnd.group(1)}" if rnd else ""))
         return _idea("free")
 
