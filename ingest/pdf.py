@@ -25,10 +25,12 @@ from motivgraph.ingest.models import (
     Reference,
     Section,
     assign_roles,
+    classify_heading,
     clean_doi,
     find_arxiv_id,
     stable_paper_id,
 )
+from motivgraph.ingest.pdf_filters import fix_text, is_formula, is_stamp, merge_split_lines, shares_row, toc_lines
 from motivgraph.ingest.pdf_layout import Line, page_lines
 from motivgraph.text_hygiene import Repairs
 
@@ -68,6 +70,7 @@ _AFFIL = re.compile(
     r"center|centre|faculty|usa\b|u\.s\.a|germany|china|japan|france|canada|\bwa\b|\bca\b|\bny\b|\d{3,})",
     re.I,
 )
+_NUM_PREFIX = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.?|[A-H]\.)\s+")
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10,
           "XI": 11, "XII": 12, "XIII": 13, "XIV": 14, "XV": 15}
 
@@ -192,7 +195,7 @@ def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | N
             continue
         in_band = ln.y0 > 0.935 * h or ln.y1 < 0.065 * h
         t = ln.text.strip()
-        if re.fullmatch(r"[\d\s\-–—|/ivxlc]{1,12}|page \d+( of \d+)?", t, re.I):
+        if ln.size < 1.8 * body_size and re.fullmatch(r"[\d\s\-–—|/ivxlc]{1,12}|page \d+( of \d+)?", t, re.I):
             continue
         if in_band and len(t.split()) <= 15 and ln.size <= body_size + 0.5:
             continue
@@ -237,21 +240,30 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
     last_top = 0
     roman_mode = False
     toc_page = -1
+    toc = toc_lines(lines)
+    body_family = _family(body_font)
     for i, ln in enumerate(lines):
         t = ln.text.strip()
-        if ln.page == toc_page:
+        if ln.page == toc_page or i in toc:
             continue
         if _norm_head(t) in ("contents", "table of contents"):
             toc_page = ln.page  # a table of contents: its entries are not headings
             continue
+        # "Abstract—We ...", "Abstract. We ...", "ABSTRACT We ..." run-in marker
+        run_in = re.match(r"^abstract\s*[—\-–.:]", t, re.I) or re.match(r"^ABSTRACT\s+[A-Z]", t)
+        if run_in and ln.page <= 1 and not any(_norm_head(h.heading) == "abstract" for h in heads):
+            heads.append(_Head(i, "Abstract", None, None))
+            continue
         caps = t.isupper() and sum(ch.isalpha() for ch in t) >= 4
         if len(t) < 3 or len(t) > 120 or ln.size < body_size - (2.6 if caps else 1.2):
             continue
-        if _NOT_HEAD.match(t):
+        if _NOT_HEAD.match(t) or is_formula(_NUM_PREFIX.sub("", t)) or shares_row(lines, i):
             continue
         words = t.split()
         norm = _norm_head(t)
         heading_font = _is_heading_font(ln, body_size) or (caps and len(words) <= 8) or ln.centered
+        # a known section name alone on its line in another typeface than the body's
+        other_face = _family(ln.font) != body_family and ln.size >= body_size - 0.6
         m = _NUM_HEAD.match(t)
         if m:
             num = m.group("num").rstrip(".")
@@ -288,12 +300,10 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
                 elif re.fullmatch(r"[A-H]", parts[0]) and (roman_mode or title_norm in _KNOWN_HEADS) and heading_font:
                     heads.append(_Head(i, title, num, None))
                     continue
-        if norm in _KNOWN_HEADS and len(words) <= 6 and (heading_font or norm in _STRONG_HEADS or t.isupper()):
+        if norm in _KNOWN_HEADS and len(words) <= 6 and (
+            heading_font or norm in _STRONG_HEADS or t.isupper() or other_face
+        ):
             heads.append(_Head(i, t.rstrip(".:"), None, None))
-            continue
-        # "Abstract—We ..." / "Abstract. We ..." run-in marker
-        if re.match(r"^abstract\s*[—\-–.:]", t, re.I) and not heads:
-            heads.append(_Head(i, "Abstract", None, None))
             continue
         # other short lines in a clearly larger or bold font that are not the body font
         if (
@@ -357,20 +367,101 @@ def _prune_generic(heads: list[_Head], lines: list[Line]) -> list[_Head]:
     return out
 
 
+# front matter that sits between the abstract and the body: keywords, dates, licences, correspondence
+_FRONT = re.compile(
+    r"^(key\s?words|index terms|subjects|received|accepted|published|copyright|©|correspond|e-?mail|"
+    r"citation|academic editor|open access|this article is|abbreviations)\b",
+    re.I,
+)
+_MATH_FONT = re.compile(r"^(cmmi|cmsy|cmex|msbm|msam|symbol|mtsy|mtex|eufm|rsfs|stixmath|cambriamath|.*math)")
+_LICENCE = re.compile(
+    r"(creative commons|licen[cs]e|copyright|©|all rights reserved|open access|distributed under)", re.I
+)
+
+
+def _abstract_stop(ordered: list[Line], a: int, b: int, body_font: str, body_size: float) -> int:
+    """Where an abstract that starts at line `a` ends (at most `b`, the next heading). An abstract set
+    in its own typeface (a boxed or bold abstract) ends at the first line in the body typeface after
+    it, or at a keywords/licence line; one set like the body runs to the next heading."""
+    faces: Counter[str] = Counter()
+    for ln in ordered[a : min(b, a + 12)]:
+        faces[ln.font] += ln.chars
+    if not faces:
+        return b
+    own_face = faces.most_common(1)[0][0] != body_font
+    for j in range(a + 1, b):
+        ln = ordered[j]
+        if _FRONT.search(ln.text.strip()):
+            return j
+        if own_face and ln.font == body_font and abs(ln.size - body_size) < 0.6 and len(ln.text) > 25:
+            return j
+    return b
+
+
+def _is_math_font(font: str) -> bool:
+    return bool(_MATH_FONT.search(font.split("+", 1)[-1].lower()))
+
+
+def _prose_block(ordered: list[Line], a: int, b: int, body_size: float) -> tuple[int, int] | None:
+    """(start, end) of the first block of running prose in ordered[a:b] on the first two pages:
+    three or more lines in one typeface and size, close together, made of sentences, not an author
+    list, an affiliation or a licence. Used as the abstract when the paper has no 'Abstract' marker."""
+    j = a
+    b = min(b, len(ordered))
+    while j < b:
+        ln = ordered[j]
+        if ln.page > 1:
+            return None
+        k = j + 1
+        while (
+            k < b
+            and abs(ordered[k].size - ln.size) < 0.3
+            and (ordered[k].col == ordered[k - 1].col or 0 in (ordered[k].col, ordered[k - 1].col))
+            and (_family(ordered[k].font) == _family(ordered[k - 1].font) or _is_math_font(ordered[k].font)
+                 or _is_math_font(ordered[k - 1].font))
+            and ordered[k].page == ln.page
+            and 0 <= ordered[k - 1].y0 - ordered[k].y1 < 1.5 * max(ln.size, 6)
+        ):
+            k += 1
+        block = ordered[j:k]
+        text = " ".join(x.text for x in block)
+        widest = max(x.width for x in block)
+        long_lines = sum(x.width > 0.75 * widest for x in block)
+        if (
+            len(block) >= 3
+            and long_lines >= 0.6 * len(block)
+            and len(text) >= 250
+            and ln.size >= body_size - 2.1
+            and len(re.findall(r"[a-z]{2,}[.!?](?:\s|$)", text)) >= 2
+            and not _LICENCE.search(text)
+            and sum(bool(_AFFIL.search(x.text)) for x in block) < 0.3 * len(block)
+        ):
+            return j, k
+        j = k
+    return None
+
+
 def _title_block(page0: list[Line], body_size: float) -> tuple[str, int]:
-    """(title, index of the last title line) from page 1's ordered lines."""
+    """(title, index of the last title line) from page 1's ordered lines: the block of consecutive
+    lines in one typeface and size, in the upper part of the page, set in the largest size there;
+    among blocks of that size the one with the most letters (a "Research Article" banner or a
+    one-word journal logo in the same size is not the title). Formula lines, DOI/journal lines and
+    section names are not title lines."""
     if not page0:
         return "", -1
     h = page0[0].page_height or 792.0
-    cands = [
-        (i, ln)
-        for i, ln in enumerate(page0)
-        if ln.y0 > 0.35 * h
-        and sum(ch.isalpha() for ch in ln.text) >= 4
-        and len(ln.text.split()) >= 1
-        and not _STOP_TITLE.search(ln.text)
-        and _norm_head(ln.text) not in _KNOWN_HEADS
-    ]
+
+    def candidate(ln: Line) -> bool:
+        t = ln.text
+        return (
+            ln.y0 > 0.35 * h
+            and sum(ch.isalpha() for ch in t) >= 4
+            and not _STOP_TITLE.search(t)
+            and _norm_head(_NUM_PREFIX.sub("", t)) not in _KNOWN_HEADS
+            and not is_formula(t)
+        )
+
+    cands = [(i, ln) for i, ln in enumerate(page0) if candidate(ln)]
     if not cands:
         return "", -1
     best_size = max(ln.size for _, ln in cands)
@@ -379,22 +470,27 @@ def _title_block(page0: list[Line], body_size: float) -> tuple[str, int]:
         bold = [(i, ln) for i, ln in cands if ln.bold]
         i, ln = (bold or cands)[0]
         return ln.text, i
-    start_i, start = next((i, ln) for i, ln in cands if ln.size >= best_size - 0.6)
-    parts = [start.text]
-    last_i, prev = start_i, start
-    for j in range(start_i + 1, len(page0)):
-        ln = page0[j]
-        if abs(ln.size - start.size) <= 0.6 and prev.y0 - ln.y1 < 1.6 * start.size and not _STOP_TITLE.search(ln.text):
-            parts.append(ln.text)
-            last_i, prev = j, ln
-        elif abs(ln.y0 - prev.y0) < 2 and abs(ln.size - start.size) <= 0.6:
-            parts.append(ln.text)
-            last_i = j
-        else:
-            break
-    title = " ".join(" ".join(parts).split())
+    blocks: list[list[int]] = []
+    for i, ln in cands:
+        if ln.size < best_size - 0.6:
+            continue
+        if blocks:
+            last = page0[blocks[-1][-1]]
+            follows = blocks[-1][-1] == i - 1 or all(not candidate(x) and x.size < best_size - 0.6
+                                                       for x in page0[blocks[-1][-1] + 1 : i])
+            if (
+                follows
+                and last.bold == ln.bold
+                and abs(last.size - ln.size) <= 0.6
+                and (last.y0 - ln.y1 < 1.6 * ln.size or abs(last.y0 - ln.y0) < 2)
+            ):
+                blocks[-1].append(i)
+                continue
+        blocks.append([i])
+    best = max(blocks, key=lambda bl: sum(sum(ch.isalpha() for ch in page0[i].text) for i in bl))
+    title = " ".join(" ".join(page0[i].text for i in best).split())
     title = re.sub(r"(\w)- (\w)", r"\1-\2", title)
-    return title, last_i
+    return title, best[-1]
 
 
 def _authors(page0: list[Line], after: int, stop: int, body_size: float) -> list[str]:
@@ -487,6 +583,9 @@ def parse_pdf(
             f"no text layer ({total_chars} characters in {min(n_pages, max_pages)} pages): a scanned PDF; "
             "run OCR first (e.g. ocrmypdf) or use GROBID"
         )
+    lines = [ln for ln in lines if not is_stamp(ln)]
+    for ln in lines:
+        ln.text = fix_text(ln.text)
     body_size = _mode([(ln.size, ln.chars) for ln in lines])
     body_font = Counter({ln.font: 0 for ln in lines})
     for ln in lines:
@@ -503,18 +602,24 @@ def parse_pdf(
     page0: list[Line] = []
     repeated = _repeated_texts(lines)
     for pn in sorted(pages):
-        pl = _order_page(_strip_furniture(pages[pn], body_size, repeated))
+        pl = merge_split_lines(_order_page(_strip_furniture(pages[pn], body_size, repeated)), body_size)
         if pn == 0:
             page0 = pl
         ordered.extend(pl)
 
     title, title_end = _title_block(page0, body_size)
     heads = [h for h in _find_headings(ordered, body_size, body_font_name) if h.idx > title_end]
+    abs_k = next((k for k, h in enumerate(heads) if _norm_head(h.heading) == "abstract"), None)
+    if abs_k:
+        # lines above the abstract are title, authors and affiliations, whatever their font
+        heads = heads[abs_k:]
+
     # text lines in the body font range (drop footnotes, captions, table cells set small)
     def body_text(a: int, b: int) -> str:
         return _join([ln for ln in ordered[a:b] if ln.size >= body_size - 1.2])
 
     abstract = ""
+    abstract_end = -1  # index of the first line after the abstract
     sections: list[Section] = []
     ref_text = ""
     first_idx = heads[0].idx if heads else len(ordered)
@@ -528,7 +633,9 @@ def parse_pdf(
         if norm == "abstract":
             t = ordered[h.idx].text
             run_in = re.sub(r"^abstract\s*[—\-–.:]?\s*", "", t, flags=re.I)
-            abstract = ((run_in + " ") if run_in != t and run_in else "") + body_text(h.idx + h.lines, end)
+            stop = _abstract_stop(ordered, h.idx + h.lines, end, body_font_name, body_size)
+            abstract = ((run_in + " ") if run_in != t and run_in else "") + body_text(h.idx + h.lines, stop)
+            abstract_end = stop
             continue
         if norm in ("keywords", "index terms"):
             continue
@@ -537,21 +644,27 @@ def parse_pdf(
             ref_text += "\n" + ordered[h.idx].text + " " + _join(ordered[h.idx + 1 : end])
             continue
         sections.append(Section(heading=h.heading, number=h.number, text=body_text(h.idx + h.lines, end)))
-    if not any(_norm_head(h.heading) == "introduction" for h in heads) and heads:
-        # magazine / journal styles without an "Introduction" heading: the untitled text between the
-        # abstract and the first real section is the introduction
-        k0 = next((k for k, h in enumerate(heads) if _norm_head(h.heading) != "abstract"), None)
-        if k0 is not None:
-            start = heads[k0 - 1].idx + 1 if k0 > 0 else title_end + 1
-            pre_text = body_text(start, heads[k0].idx) if k0 == 0 else ""
-            if len(pre_text) > 300:
-                sections.insert(0, Section(heading="", number=None, text=pre_text))
+    body_heads = [h for h in heads if _norm_head(h.heading) not in ("abstract", "keywords", "index terms")]
+    next_head = body_heads[0].idx if body_heads else len(ordered)
     if not abstract:
-        # no marker: the paragraph(s) between the author block and the first heading on page 1
-        pre = [ln for ln in ordered[title_end + 1 : first_idx] if ln.page == 0 and ln.size >= body_size - 1.2]
-        cand = _join([ln for ln in pre if not _AFFIL.search(ln.text) and len(ln.text) > 40])
-        if len(cand) > 200:
-            abstract = cand[-3000:]
+        # no marker: the first block of prose between the author block and the first heading
+        block = _prose_block(ordered, title_end + 1, next_head, body_size)
+        if block:
+            abstract = body_text(*block)
+            abstract_end = block[1]
+    intro_like = bool(body_heads) and classify_heading(body_heads[0].heading) in ("introduction", "related_work")
+    if not intro_like and abstract_end >= 0:
+        # the body opens untitled (journal styles): the text between the abstract and the first heading
+        pre = [
+            ln for ln in ordered[abstract_end:next_head] if ln.size >= body_size - 1.2 and not _FRONT.search(ln.text)
+        ]
+        pre_text = _join(pre)
+        if len(pre_text) > 300:
+            sections.insert(0, Section(heading="", number=None, text=pre_text))
+    elif not body_heads and not abstract:
+        pre_text = body_text(title_end + 1, len(ordered))
+        if pre_text:
+            sections.insert(0, Section(heading="", number=None, text=pre_text))
     assign_roles(sections)
 
     full_head = " ".join(ln.text for ln in page0[:80])

@@ -37,7 +37,6 @@ class Line:
     col: int = 0  # 0 full width / single column, 1 left, 2 right (set by the parser's column pass)
     centered: bool = False  # centred in its column (set by the parser's column pass)
     chars: int = field(default=0)
-    weight: int = 0  # font weight pdfium reports for the line's first char (700 = bold; -1 unknown)
 
     @property
     def width(self) -> float:
@@ -53,13 +52,16 @@ def _font_name(tp: pdfium_c.FPDF_TEXTPAGE, i: int) -> str:
     return _FONT_BUF.raw[: max(0, n - 1)].decode("latin-1", "replace") if n else ""
 
 
-_BOLD_HINTS = ("bold", "cmbx", "medi", "black", "heavy", "semibold", "-bd", "demi", "bx1", "bx0")
+# Bold by font name: "Times-Bold", "Arial,Bold", TeX "CMBX10"/"SFBX0900", "NimbusRomNo9L-Medi" (but not
+# "StoneSerif-Medium", a regular weight), "TradeGothic-Bd2", "Minion-Black", "AdvTT1234.B" (an
+# Advent-3B2 bold). pdfium's font weight is not used: it is unreliable (CMR10 reports 744).
+_BOLD_NAME = re.compile(
+    r"(bold|black|heavy|demi|cmbx|sfbx|cmb\d|bx\d|[-,_ ]bd\d?\b|bd\d?$|[-,]medi(?!um)|\.b$|\.bi$|\.bold)"
+)
 
 
 def _is_bold_name(name: str) -> bool:
-    # TeX bold fonts (CMBX, NimbusRomNo9L-Medi, Times-Bold, *-Semibold ...)
-    n = name.lower()
-    return any(k in n for k in _BOLD_HINTS)
+    return bool(_BOLD_NAME.search(name.split("+", 1)[-1].lower()))
 
 
 def _effective_size(tp: pdfium_c.FPDF_TEXTPAGE, i: int, matrix: pdfium_c.FS_MATRIX) -> float:
@@ -107,6 +109,7 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
         bx0 = by0 = 1e9
         bx1 = by1 = -1e9
         first_idx = -1
+        last_idx = -1
         last_base: float | None = None
         last_x1: float | None = None
         size = 0.0
@@ -121,11 +124,12 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
                     if repairs is not None:
                         repairs.append(rep)
                 dom = max(sizes.items(), key=lambda kv: kv[1])[0] if sizes else 0.0
-                font = _font_name(raw, first_idx)
-                weight = pdfium_c.FPDFText_GetFontWeight(raw, first_idx)
+                # the font in the middle of the line: a run-in label ("Methods.") or a footnote
+                # marker at the start does not decide the line's typeface
+                font = _font_name(raw, (first_idx + last_idx) // 2)
                 lines.append(
-                    Line(page_no, bx0, by0, bx1, by1, dom, _is_bold_name(font) or weight >= 600,
-                         " ".join(text.split()), font, width, height, chars=sum(sizes.values()), weight=weight)
+                    Line(page_no, bx0, by0, bx1, by1, dom, _is_bold_name(font),
+                         " ".join(text.split()), font, width, height, chars=sum(sizes.values()))
                 )
             buf, sizes, first_idx = [], {}, -1
             bx0 = by0 = 1e9
@@ -158,7 +162,15 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
             x0 = rect.left
             x1 = rect.right
             if last_base is not None and buf and (
-                abs(base - last_base) > max(2.0, (rect.top - base) * 0.6)
+                (
+                    abs(base - last_base) > max(2.0, (rect.top - base) * 0.6)
+                    # a superscript or subscript overlaps the line it sits on: same line (a drop cap,
+                    # several times taller, is not)
+                    and (
+                        min(rect.top, by1) - max(base, by0) < 0.5 * min(rect.top - base, by1 - by0)
+                        or min(rect.top - base, by1 - by0) < 0.4 * max(rect.top - base, by1 - by0)
+                    )
+                )
                 or x0 < last_x1 - 50  # type: ignore[operator]
                 or x0 - last_x1 > 40  # type: ignore[operator]
             ):
@@ -174,6 +186,7 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
                 size = _effective_size(raw, i, matrix)
             if first_idx < 0:
                 first_idx = i
+            last_idx = i
             buf.append(ch)
             sizes[size] = sizes.get(size, 0) + 1
             if x0 < bx0:

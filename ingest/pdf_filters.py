@@ -1,0 +1,144 @@
+"""Line classes the offline parser must not mistake for headings or titles, and line repairs done
+before headings are looked for.
+
+- table-of-contents entries: a heading-like line with its page number at the right (on the same line
+  after dot leaders or spaces, or as a separate number on the same baseline), in a run;
+- table rows: a line that shares its baseline with other text in the same column (a heading stands
+  alone on its line);
+- equations and formula fragments: maths symbols, '=' or mostly one-letter tokens;
+- vertical margin stamps (arXiv identifiers printed up the side of page 1);
+- drop caps: a large initial set apart from the rest of its word ("I" + "N this paper").
+"""
+
+from __future__ import annotations
+
+import re
+
+from motivgraph.ingest.pdf_layout import Line
+
+_SECTION_NUM = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.?|[A-H]\.)$")
+_PAGE_NUM = re.compile(r"^(?:\d{1,4}|[ivxlc]{1,6})$")
+_TOC_INLINE = re.compile(r"^(?=.*[A-Za-z]{3}).{3,120}?(?:\s*\.(?:\s?\.){2,}\s*|\s+)(?:\d{1,4}|[ivxlc]{1,6})$")
+_MATH = re.compile(r"[=<>≤≥≈≠∑∏∫∂∇∞±×÷√∈∉⊂⊆∪∩→←↔⇒⇔∀∃∧∨¬^_{}|\\]|[\u2200-\u22ff\u27c0-\u27ef\u2980-\u2aff]")
+_GREEK = re.compile(r"[\u0370-\u03ff\U0001d400-\U0001d7ff]")
+_LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+                            "\ufb05": "st", "\ufb06": "st"})
+_MARKS = re.compile(r"[∗*†‡§¶⋆]+")
+_STAMP = re.compile(r"^arxiv:\s?\S+\s+\[[a-z\-.]+\]", re.I)
+
+
+def fix_text(text: str) -> str:
+    """Typographic ligatures as letters (pdfium passes U+FB01 'ﬁ' through when the font maps it)."""
+    return text.translate(_LIGATURES)
+
+
+def is_formula(text: str) -> bool:
+    """Equations, formula fragments and symbol soup: not a heading, not a title."""
+    t = _MARKS.sub("", text).strip()  # footnote marks on a title or an author are not maths
+    if not t:
+        return False
+    if _MATH.search(t):
+        return True
+    letters = sum(ch.isalpha() for ch in t)
+    if letters < 0.6 * len(t.replace(" ", "")):
+        return True
+    toks = re.findall(r"[^\W\d_]+", t)
+    single = sum(len(tok) == 1 for tok in toks)
+    if toks and single >= 3 and single >= 0.4 * len(toks):
+        return True
+    return len(_GREEK.findall(t)) >= 2
+
+
+def same_row(a: Line, b: Line) -> bool:
+    """Two lines on one baseline (their vertical extents mostly overlap)."""
+    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return overlap > 0.6 * min(a.y1 - a.y0, b.y1 - b.y0)
+
+
+def toc_lines(lines: list[Line]) -> set[int]:
+    """Indexes (into `lines`, reading order) of table-of-contents entries: a heading-like line whose
+    page number sits at its right — in the same line after leaders/spaces, or as a separate number on
+    the same baseline — when at least three such lines occur within a dozen lines of each other."""
+    marks: list[int] = []
+    for i, ln in enumerate(lines):
+        t = ln.text.strip()
+        if _PAGE_NUM.match(t):
+            continue
+        entry = bool(_TOC_INLINE.match(t)) and not is_formula(re.sub(r"[\d.\s]+$", "", t))
+        if not entry:
+            # the page number was set apart (far right): a separate line on the same baseline
+            for j in range(max(0, i - 3), min(len(lines), i + 4)):
+                o = lines[j]
+                if j != i and o.page == ln.page and _PAGE_NUM.match(o.text.strip()) and o.x0 > ln.x1 + 10 and same_row(
+                    ln, o
+                ):
+                    entry = True
+                    break
+        if entry:
+            marks.append(i)
+    out: set[int] = set()
+    for k, i in enumerate(marks):
+        near = [j for j in marks[max(0, k - 2) : k + 3] if abs(j - i) <= 12 and lines[j].page == lines[i].page]
+        if len(near) >= 3:
+            out.add(i)
+    return out
+
+
+def shares_row(lines: list[Line], i: int) -> bool:
+    """The line has other text set like it (same size and weight, not a section number) beside it on
+    its baseline in the same column: a table row or a run of labels, not a heading."""
+    ln = lines[i]
+    for j in range(max(0, i - 6), min(len(lines), i + 7)):
+        o = lines[j]
+        if j == i or o.page != ln.page or o.col != ln.col or not same_row(ln, o):
+            continue
+        if abs(o.size - ln.size) >= 0.6 or o.bold != ln.bold:
+            continue  # a margin note or a caption beside it, not a cell of the same table row
+        if _SECTION_NUM.match(o.text.strip()) and o.x1 <= ln.x0 + 2:
+            continue  # "1" set apart from "Introduction"
+        if _PAGE_NUM.match(o.text.strip()) and o.x0 > ln.x1:
+            continue  # a TOC page number (handled by toc_lines)
+        return True
+    return False
+
+
+def is_stamp(ln: Line) -> bool:
+    """A vertical margin stamp (arXiv id up the side of page 1), or text set vertically."""
+    t = ln.text.strip()
+    if _STAMP.match(t):
+        return True
+    return len(t) <= 2 and (ln.y1 - ln.y0) > 3 * max(ln.x1 - ln.x0, 1.0) and ln.size < 30
+
+
+def merge_split_lines(lines: list[Line], body_size: float) -> list[Line]:
+    """Rejoin what the page layout split: a drop cap with the rest of its word, and a section number
+    set apart from its heading text on the same baseline ("1" ... "Introduction")."""
+    out: list[Line] = []
+    skip: set[int] = set()
+    for i, ln in enumerate(lines):
+        if i in skip:
+            continue
+        t = ln.text.strip()
+        if len(t) <= 2 and t.isalpha() and t[:1].isupper() and ln.size >= 1.8 * body_size:
+            # the paragraph's first line: the topmost line right beside the cap, within its height
+            # (reading order may have put it before or after the cap)
+            beside = [
+                o for o in lines[max(0, i - 6) : i + 6]
+                if o is not ln and o.page == ln.page and ln.x1 - 3 <= o.x0 < ln.x1 + 3 * body_size
+                and ln.y0 < o.y1 <= ln.y1 + 3
+            ]
+            if beside:
+                o = max(beside, key=lambda x: x.y1)
+                o.text = t + o.text
+                o.x0 = min(o.x0, ln.x0)
+            else:
+                out.append(ln)
+            continue
+        if _SECTION_NUM.match(t) and i + 1 < len(lines):
+            o = lines[i + 1]
+            if o.page == ln.page and same_row(ln, o) and 0 <= o.x0 - ln.x1 < 80 and o.text[:1].isalpha():
+                o.text = f"{t} {o.text}"
+                o.x0 = ln.x0
+                continue
+        out.append(ln)
+    return out
