@@ -100,3 +100,16 @@ def test_record_refuses_out_of_range_scores() -> None:
     t = SwissTournament(["a", "b"])
     with pytest.raises(ValueError):
         t.record({("a", "b"): 2.0})
+
+
+def test_bootstrap_leagues_per_dimension_and_overall() -> None:
+    from motivgraph.agents.evaluation.metrics.elo import bootstrap_leagues
+
+    # two topics, each one match won by method x; dimension 'b' the other way round
+    la = [(["x1", "y1"], [Match("x1", "y1", 1.0)]), (["x2", "y2"], [Match("x2", "y2", 1.0)])]
+    lb = [(["x1", "y1"], [Match("x1", "y1", 0.0)]), (["x2", "y2"], [Match("x2", "y2", 0.0)])]
+    group = {"x1": "x", "x2": "x", "y1": "y", "y2": "y"}
+    out = bootstrap_leagues({"a": la, "b": lb}, group, k=32, start=1000, n_boot=50)
+    assert out["a"]["x"].value == 1016.0 and out["b"]["x"].value == 984.0
+    assert out["overall"]["x"].value == 1000.0 and out["overall"]["y"].value == 1000.0
+    assert out["a"]["x"].lo == out["a"]["x"].hi == 1016.0  # one match per league: every resample is the same

@@ -1,5 +1,5 @@
-"""SoIQ sessions end to end on a small real graph (embedded FalkorDB, real MiniLM + FAISS), with
-every agent driven by the scripted model."""
+"""SoIQ runs end to end through the platform (agents.core runner) on a small real graph (embedded
+FalkorDB, real MiniLM + FAISS), with every agent driven by the scripted model."""
 
 from __future__ import annotations
 
@@ -7,15 +7,13 @@ import json
 
 import pytest
 
-from motivgraph.agents.runs import RunDir
-from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
 from motivgraph.llm import ScriptedChatModel
-from tests.integration.soiq_support import (
+from tests.integration.agents.soiq.soiq_support import (
     BAD_LINK,
+    SoiqSession,
     build_graph,
     idea_dict,
     idea_text,
-    llm_client,
     tc,
     tool_client,
 )
@@ -30,13 +28,10 @@ async def run_session(settings, rt, replies, require_draw=False, **cfg):
     # Most scripts go straight to the idea; the random-draw nudge has its own test.
     settings.agents.require_random_draw = require_draw
     model = ScriptedChatModel(replies)
-    config = SessionConfig(topic=cfg.pop("topic", "oversmoothing in deep graph neural networks"), **cfg)
-    run = RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
     events: list[dict] = []
-    session = SoiqSession(settings, config, run, tool_client=tool_client(rt), llm=llm_client(settings, model),
-                          emit=events.append)
+    session = SoiqSession(settings, tool_client(rt), model, emit=events.append, **cfg)
     result = await session.run()
-    return result, run, model, events
+    return result, session.run_dir, model, events
 
 
 async def test_full_session_accept(settings, graph_rt):
@@ -83,16 +78,35 @@ async def test_full_session_accept(settings, graph_rt):
     assert "Oversmoothing in deep message passing" in results[0]["text"]
     assert "Silva et al." in results[2]["text"]
     # the researcher was offered the tools natively
-    assert {t["function"]["name"] for t in model.tools_seen[0]} >= {"node_search", "get_random_nodes"}
+    # (one canonical name per tool: random_nodes; the alias get_random_nodes the model used was accepted)
+    assert {t["function"]["name"] for t in model.tools_seen[0]} >= {"node_search", "random_nodes"}
+    assert "get_random_nodes" not in {t["function"]["name"] for t in model.tools_seen[0]}
     # run directory
     lines = [json.loads(x) for x in run.transcript_path.read_text().splitlines()]
     kinds = {e["type"] for e in lines}
     assert {"message", "tool_call", "tool_result", "decision", "usage", "grounding", "status"} <= kinds
-    assert json.loads((run.path / "ideas.json").read_text())[0]["idea"]["Title"] == idea3["Title"]
-    assert "ACCEPT" in (run.path / "summary.md").read_text()
+    stored = json.loads((run.path / "ideas.json").read_text())[0]
+    assert stored["title"] == idea3["Title"] and stored["motivation"] == idea3["Motivation"]
+    assert stored["method"] == idea3["Method"] and stored["experiments"] == idea3["Experiments plan"]
+    assert stored["extra"]["idea_json"] == idea3
+    # the record's grounding: both links resolved, the citation resolved to the paper returned
+    assert [ln["resolved"] for ln in stored["grounding"]["links"]] == [True, True]
+    (cite,) = stored["grounding"]["citations"]
+    assert cite["paper"]["title"] == "Deeper Graph Networks without Oversmoothing" and cite["paper"]["year"] == 2021
+    prov = stored["provenance"]
+    assert prov["method"] == "soiq" and prov["run_id"] == run.id
+    assert set(prov["models"]) == {"soiq.researcher", "soiq.mentor"}
+    summary = (run.path / "summary.md").read_text()
+    assert "ACCEPT" in summary and "Reproducibility" in summary
+    repro = json.loads((run.path / "repro.json").read_text())
+    assert set(repro["models"]) == {"soiq.researcher", "soiq.mentor"} and repro["prompt_templates"]
     assert run.status()["status"] == "completed"
+    # usage is LLMClient's, per namespaced role
+    assert set(run.status()["usage"]) == {"soiq.researcher", "soiq.mentor", "total"}
     u = result.usage["total"]
     assert u["calls"] == len(replies) and u["input_tokens"] > 0 and u["output_tokens"] > 0
+    assert result.usage["researcher"]["calls"] + result.usage["mentor"]["calls"] == len(replies)
+    assert sum(1 for e in lines if e["type"] == "usage") == len(replies)
 
 
 async def test_reject_path_not_in_results(settings, graph_rt):
@@ -104,7 +118,8 @@ async def test_reject_path_not_in_results(settings, graph_rt):
     ]
     result, run, _, events = await run_session(settings, graph_rt, replies, ideas=1)
     assert result.ideas == [] and result.rejected == 1
-    assert run.ideas() == []
+    # the rejected idea is kept as a record with status rejected
+    assert [(i["title"], i["status"]) for i in run.ideas()] == [(idea_dict()["Title"], "rejected")]
     decision = next(e for e in events if e["type"] == "decision")
     assert decision["decision"] == "REJECT"
     done = next(e for e in events if e["type"] == "idea_done")
@@ -190,7 +205,7 @@ async def test_idea_without_random_draw_is_nudged_once(settings, graph_rt):
     ]
     result, _, model, events = await run_session(settings, graph_rt, replies, require_draw=True, ideas=1)
     assert model.remaining == 0
-    assert "get_random_nodes" in model.calls[2][-1].content and "not drawn random nodes" in model.calls[2][-1].content
+    assert "random_nodes" in model.calls[2][-1].content and "not drawn random nodes" in model.calls[2][-1].content
     assert [e["name"] for e in events if e["type"] == "tool_call"] == ["node_search", "get_random_nodes"]
     assert result.ideas[0]["idea"]["Title"] == revised["Title"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -76,13 +77,6 @@ def tool_client(rt: Any) -> Any:
     return InProcessToolClient(ToolService(rt), owns=False)
 
 
-def llm_client(settings: Any, model: Any) -> Any:
-    from motivgraph.llm import LLMClient
-
-    settings.llm.cache = False
-    return LLMClient(settings, model=model)
-
-
 def idea_dict(title: str = "Pheromone-guided message passing", *, links: str = GOOD_LINK, cite: str = GOOD_CITE,
               extra: str = "") -> dict[str, str]:
     return {
@@ -104,3 +98,66 @@ def idea_text(idea: dict[str, str], prefix: str = "Here is my idea.") -> str:
 def tc(name: str, **args: Any) -> AIMessage:
     """One native tool call reply."""
     return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": None, "type": "tool_call"}])
+
+
+def llm_platform(settings: Any, model: Any) -> Any:
+    from motivgraph.agents.core import PlatformLLMClient
+
+    settings.llm.cache = False
+    return PlatformLLMClient(settings, model=model)
+
+
+def legacy(rec: Any) -> dict[str, Any]:
+    """An idea record in the shape SoIQ's results had before the platform (what the scripted tests
+    assert on): the idea JSON, decision, rounds, aspects, history and the counted grounding report."""
+    from motivgraph.agents.soiq.method import SoiqExtra
+
+    x = rec.extra_as(SoiqExtra)
+    return {"index": x.index, "idea": x.idea_json, "decision": x.decision, "rounds": x.rounds, "aspects": x.aspects,
+            "history": x.history, "grounding": x.grounding_report, "grounding_attempts": x.grounding_attempts,
+            "flagged": bool(x.grounding_report.get("flagged")), "record": rec}
+
+
+@dataclass
+class SessionResult:
+    run_id: str
+    status: str
+    ideas: list[dict[str, Any]]  # accepted, legacy shape
+    rejected: int
+    usage: dict[str, Any]  # keyed by short role (researcher, mentor) and total
+    records: list[Any]  # every IdeaRecord (accepted and rejected)
+
+
+class SoiqSession:
+    """A SoIQ run through the platform (create_run + run_method), driven like the old SoiqSession."""
+
+    def __init__(self, settings: Any, client: Any, model: Any, *, run: Any = None, emit: Any = None,
+                 **cfg: Any) -> None:
+        from motivgraph.agents.core import RunSpec, create_run
+
+        self.settings, self.client, self.model = settings, client, model
+        topic = cfg.pop("topic", "oversmoothing in deep graph neural networks")
+        self.run_dir = run or create_run(settings.runs_dir, RunSpec(method="soiq", topic=topic, config=cfg))
+        self.events: list[dict[str, Any]] = []
+        self._emit = emit
+        self.tool_mode: str | None = None
+
+    def _listen(self, ev: dict[str, Any]) -> None:
+        self.events.append(ev)
+        if ev.get("type") == "soiq":
+            self.tool_mode = ev.get("tool_mode")
+        if self._emit is not None:
+            self._emit(ev)
+
+    async def run(self, budget_usd: float | None = None) -> SessionResult:
+        from motivgraph.agents.core import run_method
+
+        llm = llm_platform(self.settings, self.model)
+        try:
+            out = await run_method(self.settings, self.run_dir, llm=llm, tool_client=self.client,
+                                   listener=self._listen, budget_usd=budget_usd)
+        finally:
+            llm.close()
+        usage = {k.rsplit(".", 1)[-1]: v for k, v in out.usage.items()}
+        accepted = [legacy(r) for r in out.ideas if r.status == "accepted"]
+        return SessionResult(out.run_id, out.status, accepted, len(out.ideas) - len(accepted), usage, out.ideas)

@@ -11,7 +11,7 @@ from motivgraph.agents.runs import RunDir, mark_interrupted
 from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
 from motivgraph.errors import LLMError
 from motivgraph.llm import ScriptedChatModel
-from tests.integration.soiq_support import build_graph, idea_dict, idea_text, llm_client, tc, tool_client
+from tests.integration.agents.soiq.soiq_support import build_graph, idea_dict, idea_text, llm_client, tc, tool_client
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from motivgraph.agents.runs import RunDir
 from motivgraph.cli import app
 from motivgraph.llm import reset_scripted_models
-from tests.integration.soiq_support import build_graph, idea_dict, idea_text
+from tests.integration.agents.soiq.soiq_support import build_graph, idea_dict, idea_text
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from motivgraph.agents.runs import RunDir
 from motivgraph.api.services import ToolService
 from motivgraph.llm import reset_scripted_models
 from motivgraph.service import create_service_app as create_app
-from tests.integration.soiq_support import build_graph, idea_dict, idea_text
+from tests.integration.agents.soiq.soiq_support import build_graph, idea_dict, idea_text
 
 
 def script_file(tmp_path, replies, name="script.json"):
@@ -212,7 +212,7 @@ async def test_session_through_http_tool_client(app_factory, settings):
     from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
     from motivgraph.agents.tools.http import HttpToolClient
     from motivgraph.llm import ScriptedChatModel
-    from tests.integration.soiq_support import llm_client, tc
+    from tests.integration.agents.soiq.soiq_support import llm_client, tc
 
     app = app_factory()
     model = ScriptedChatModel([

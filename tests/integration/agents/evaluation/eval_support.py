@@ -1,0 +1,138 @@
+"""Scripted world for evaluation tests: writer methods of known quality and a judge with a known
+preference (higher QUALITY marker wins; `flip=True` prefers the lower one). Test code only."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, RunContext, register
+from motivgraph.agents.evaluation.judges import SYS
+from motivgraph.agents.evaluation.metrics.reference import DIMENSIONS
+from motivgraph.agents.evaluation.metrics.yield_ import AXES
+from motivgraph.llm import ScriptedChatModel
+from motivgraph.llm.tokens import content_text
+
+Q_RE = re.compile(r"QUALITY (\d)")
+BLOCK_RE = re.compile(r"=== (Idea A|Idea B|Idea|Paper) ===\n(.*?)\n=== end of \1 ===", re.S)
+
+
+class WriterConfig(MethodConfig):
+    ideas: int = Field(2, ge=1, le=10)
+    reject_first: bool = Field(False, description="Mark the first idea of each run rejected.")
+
+
+class WriterState(BaseModel):
+    done: list[IdeaRecord] = Field(default_factory=list)
+
+
+class _Writer(Method[WriterConfig, WriterState]):
+    summary = "scripted writer of a fixed quality (tests)"
+    config_model = WriterConfig
+    state_model = WriterState
+    roles = ("writer",)
+    uses_tools = False
+    quality = 1
+
+    async def run(self, ctx: RunContext) -> list[IdeaRecord]:
+        state = ctx.load_checkpoint() or WriterState()
+        while len(state.done) < self.config.ideas:
+            i = len(state.done) + 1
+            reply = await ctx.llm("writer").chat(
+                f"SCRIPTED-WRITE quality={self.quality} idea={i} run={ctx.run_id} topic={ctx.topic}")
+            title, _, body = str(reply.content).partition("\n")
+            rejected = self.config.reject_first and i == 1
+            idea = ctx.new_idea(title=title, motivation=body, method=f"Method: {body}",
+                                status="rejected" if rejected else "accepted")
+            state.done.append(await ctx.ground(idea))
+            ctx.save_checkpoint(state)
+        return state.done
+
+    def estimate(self, plan: CostPlan, *, topic: str, background_tokens: int = 0) -> None:
+        plan.add("writer", calls=self.config.ideas, input_tokens=50 * self.config.ideas,
+                 output_tokens=100 * self.config.ideas)
+
+
+WORDS = ["graph", "reward", "memory", "retrieval", "sparsity", "curriculum", "contrastive", "uncertainty",
+         "distillation", "planning", "robustness", "calibration"]
+
+
+def make_writer(name: str, quality: int) -> type[_Writer]:
+    cls = type(f"Writer_{name}", (_Writer,), {"name": name, "quality": quality})
+    register(cls, replace=True)  # type: ignore[arg-type]
+    return cls  # type: ignore[return-value]
+
+
+def _quality(text: str) -> int:
+    m = Q_RE.search(text)
+    return int(m.group(1)) if m else 0
+
+
+def _write(prompt: str) -> str:
+    q = int(re.search(r"quality=(\d)", prompt).group(1))  # type: ignore[union-attr]
+    i = int(re.search(r"idea=(\d+)", prompt).group(1))  # type: ignore[union-attr]
+    run = re.search(r"run=(\S+)", prompt).group(1)  # type: ignore[union-attr]
+    seed = sum(map(ord, run + str(i)))
+    w = [WORDS[(seed + k * 5) % len(WORDS)] for k in range(3)]
+    return (f"Idea {i}: {w[0]} meets {w[1]} (QUALITY {q})\nWe study {w[0]} and {w[1]} under {w[2]}; "
+            f"QUALITY {q}; variant {seed % 97}.")
+
+
+def _setlevel(prompt: str, k: int) -> str:
+    return json.dumps({"cards": [{"title": f"Card {i} on {WORDS[i % 12]}", "problem_gap": f"Gap about {WORDS[i % 12]} "
+                                  "QUALITY 2", "core_claim": f"Claim {i} QUALITY 2", "method": f"Method {i} with "
+                                  f"{WORDS[(i + 3) % 12]}", "inspiration": "Document 1 leaves it open.",
+                                  "documents": [1]} for i in range(1, k + 1)]})
+
+
+def judge_reply(messages: list[Any], flip: bool = False) -> str:
+    system = content_text(messages[0].content)
+    user = content_text(messages[-1].content)
+    blocks = dict((k, v) for k, v in BLOCK_RE.findall(user))
+    sign = -1 if flip else 1
+
+    def better(a: str, b: str) -> str:
+        qa, qb = sign * _quality(a), sign * _quality(b)
+        return "A" if qa > qb else "B" if qb > qa else "tie"
+
+    if system.startswith(SYS["score"]):
+        q = _quality(blocks["Idea"])
+        v = 2 + 2 * q if not flip else 10 - 2 * q
+        return json.dumps({"novelty": v, "experiment": v, "motivation": v})
+    if system.startswith(SYS["pairwise"]):
+        return json.dumps({"winner": better(blocks["Idea A"], blocks["Idea B"])})
+    if system.startswith(SYS["reference"]):
+        w = better(blocks["Idea A"], blocks["Idea B"])
+        return json.dumps({d: w for d in DIMENSIONS})
+    if system.startswith(SYS["gates"]):
+        q = _quality(blocks["Idea"])
+        v = min(9, 3 * q) if not flip else min(9, 3 * (4 - q))
+        return json.dumps({"non_obviousness": v, "soundness": v, "clarity": v})
+    if system.startswith(SYS["signature"]):
+        return json.dumps({a: [f"{a} of {blocks['Idea'][:30]}"] for a in AXES})
+    if system.startswith(SYS["diversity"]):
+        q = _quality(blocks["Idea A"])
+        rel = {3: "distinct", 2: "variant", 1: "same"}.get(q if not flip else 4 - q, "same")
+        return json.dumps({a: rel for a in AXES})
+    if system.startswith(SYS["extract"]):
+        paper = blocks["Paper"]
+        return json.dumps({"title": paper.split("\n", 1)[0][:200] or "Target", "motivation":
+                           f"Reference problem QUALITY 2: {paper[:200]}", "method": "Reference method QUALITY 2"})
+    raise AssertionError(f"unscripted judge prompt: {system[:80]!r}")
+
+
+def world_reply(messages: list[Any], flip: bool = False) -> str:
+    last = content_text(messages[-1].content)
+    if last.startswith("SCRIPTED-WRITE"):
+        return _write(last)
+    if "idea cards as JSON" in last:
+        k = int(re.search(r"Write exactly (\d+) idea cards", last).group(1))  # type: ignore[union-attr]
+        return _setlevel(last, k)
+    return judge_reply(messages, flip)
+
+
+def world_model(name: str = "scripted-world", flip: bool = False) -> ScriptedChatModel:
+    return ScriptedChatModel(default=lambda msgs: world_reply(msgs, flip), model_name=name)

@@ -1,0 +1,136 @@
+"""End-to-end evaluation with scripted methods and a scripted judge of known preference."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from motivgraph.agents.core import PlatformLLMClient, unregister
+from motivgraph.agents.evaluation.config import EvalConfig
+from motivgraph.agents.evaluation.harness import Evaluation, TargetLeak, create_eval, list_evals
+from motivgraph.agents.evaluation.judges import Judge
+from motivgraph.agents.evaluation.report_check import check_report
+from motivgraph.agents.evaluation.topics import load_topics_file
+
+from eval_support import make_writer, world_model
+
+SHARED_TOPICS = Path(__file__).resolve().parents[4].parent / "shared" / "eval" / "topics.jsonl"
+
+
+@pytest.fixture
+def writers():
+    names = {"q_low": 1, "q_mid": 2, "q_high": 3}
+    for n, q in names.items():
+        make_writer(n, q)
+    yield list(names)
+    for n in names:
+        unregister(n)
+
+
+def small_topics(tmp_path: Path, n: int = 2) -> Path:
+    rows = []
+    for t in range(n):
+        rows.append({"topic_id": f"T{t}", "topic_name": f"Topic {t} about sparse rewards",
+                     "background_papers": [{"paper_id": f"b{t}{k}", "title": f"Background {k} of topic {t}",
+                                            "abstract": f"Reward shaping study {k}."} for k in range(3)],
+                     "target_papers": [{"paper_id": f"g{t}{k}", "title": f"Target {k} of topic {t}",
+                                        "abstract": f"Later work {k}."} for k in range(2)]})
+    f = tmp_path / "topics.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return f
+
+
+async def _run(settings, embedder, topics_file: Path, methods: list[str], *, n: int = 2, flip: bool = False,
+               **cfg):
+    topics = load_topics_file(topics_file)
+    config = EvalConfig(methods=methods, n_ideas=n, graph="file", n_boot=50, **cfg)
+    run = create_eval(settings, config, topics, source=str(topics_file))
+    gen = world_model("scripted-gen")
+    judge = PlatformLLMClient(settings, model=world_model("scripted-judge-flip" if flip else "scripted-judge",
+                                                          flip=flip))
+    ev = Evaluation(settings, run, llm_factory=lambda: PlatformLLMClient(settings, model=gen),
+                    judges=[Judge("scripted-judge", judge)], embed=embedder.embed)
+    res = await ev.execute()
+    return run, res
+
+
+def _est(res, metric: str) -> dict[str, float]:
+    return {m: res.estimates[m][metric].value for m in res.methods if metric in res.estimates[m]}
+
+
+async def test_known_preference_orders_elo_win_rates_and_yield_and_flip_reverses_elo(
+        settings, embedder, tmp_path: Path, writers) -> None:
+    run, res = await _run(settings, embedder, small_topics(tmp_path), writers)
+    elo = _est(res, "elo_overall")
+    assert elo["q_high"] > elo["q_mid"] > elo["q_low"]
+    for d in ("novelty", "motivation", "experiment"):
+        e = _est(res, f"elo_{d}")
+        assert e["q_high"] > e["q_mid"] > e["q_low"]
+    wr = _est(res, "wr_significance")
+    assert wr == {"q_high": 1.0, "q_mid": 0.5, "q_low": 0.0}  # reference is QUALITY 2: win, tie, loss
+    assert _est(res, "moscore_pd")["q_high"] == pytest.approx(1.0)
+    y = _est(res, "yield")
+    assert y == {"q_high": 2.0, "q_mid": 1.0, "q_low": 0.0}
+    cu = _est(res, "creative_utility")
+    assert cu["q_high"] == pytest.approx(1.0) and cu["q_low"] == pytest.approx(0.0)
+    assert check_report(run.path) == []
+    assert run.status()["status"] == "completed"
+    assert any(e["id"] == run.id for e in list_evals(settings.runs_dir))
+
+    settings2 = settings.model_copy(update={"data_dir": tmp_path / "data2"})
+    _, flipped = await _run(settings2, embedder, small_topics(tmp_path), writers, flip=True)
+    fe = _est(flipped, "elo_overall")
+    assert fe["q_low"] > fe["q_mid"] > fe["q_high"]
+
+
+async def test_every_pairwise_judgment_is_asked_in_both_orders(settings, embedder, tmp_path: Path, writers) -> None:
+    run, _ = await _run(settings, embedder, small_topics(tmp_path, 1), writers[:2], n=2)
+    lines = [json.loads(x) for x in (run.path / "judgments.jsonl").read_text().splitlines()]
+    pw = [(x["dimension"], x["round"], x["first"], x["second"]) for x in lines if x["kind"] == "pairwise"]
+    assert pw and all((d, r, b, a) in pw for d, r, a, b in pw)
+    ref = [(x["idea"], x["reference"], x["idea_first"]) for x in lines if x["kind"] == "reference"]
+    assert ref and all((i, r, not f) in ref for i, r, f in ref)
+    div = [(x["a"], x["b"]) for x in lines if x["kind"] == "diversity"]
+    assert div and all((b, a) in div for a, b in div)
+
+
+async def test_methods_that_reject_are_asked_again_and_shortfalls_are_reported(settings, embedder, tmp_path: Path,
+                                                                               writers) -> None:
+    run, res = await _run(settings, embedder, small_topics(tmp_path, 1), ["q_mid"], n=2,
+                          method_configs={"q_mid": {"reject_first": True}}, max_runs=2)
+    # run 1 asked for 2 -> 1 accepted; run 2 asked for 1 -> its only idea is rejected: shortfall of 1
+    assert res.estimates["q_mid"]["n_ideas"].value == 1
+    assert res.shortfalls and res.shortfalls[0]["delivered"] == 1
+    st = json.loads((run.path / "state.json").read_text())
+    assert len(st["children"]["q_mid|T0"]) == 2
+
+
+async def test_target_paper_in_background_is_refused_unless_allowed(settings, embedder, tmp_path: Path,
+                                                                    writers) -> None:
+    f = small_topics(tmp_path, 1)
+    row = json.loads(f.read_text())
+    row["background_papers"].append(dict(row["target_papers"][0]))
+    f.write_text(json.dumps(row) + "\n")
+    with pytest.raises(TargetLeak, match="Target 0 of topic 0"):
+        await _run(settings, embedder, f, writers[:1], n=1)
+    settings2 = settings.model_copy(update={"data_dir": tmp_path / "d2"})
+    _, res = await _run(settings2, embedder, f, writers[:1], n=1, allow_target_leak=True)
+    assert any("WARNING target papers visible" in n for n in res.notes)
+
+
+@pytest.mark.skipif(not SHARED_TOPICS.exists(), reason=f"LOUD SKIP: shared eval topics missing at {SHARED_TOPICS}")
+async def test_full_report_on_the_shared_topics_with_four_methods(settings, embedder, writers) -> None:
+    methods = ["setlevel", *writers]
+    run, res = await _run(settings, embedder, SHARED_TOPICS, methods, n=2)
+    topics = load_topics_file(SHARED_TOPICS)
+    assert len(res.topics) == len(topics) * 4
+    assert all(res.estimates[m]["n_ideas"].value == 2 * len(topics) for m in methods)
+    assert check_report(run.path) == []
+    with (run.path / "ideas.csv").open() as fh:
+        assert len(list(csv.DictReader(fh))) == 2 * 4 * len(topics)
+    html = (run.path / "report.html").read_text()
+    for m in methods:
+        assert m in html
