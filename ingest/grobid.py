@@ -4,7 +4,9 @@
 - header consolidation is off by default (it calls out to CrossRef and is slow in bulk);
 - 503 means "all GROBID workers busy": back off exponentially and retry, up to a cap;
 - timeouts and dropped connections are retried the same way, then reported as
-  ExternalServiceError (the server is down); 500 means GROBID failed on this PDF: ParseError;
+  ExternalServiceError (the server is down; a transient failure for the pipeline);
+  500 means GROBID failed on this PDF: ParseError;
+- the retry loop, backoff and classifier are the outbound toolkit's (motivgraph/outbound.py);
 - concurrency is bounded by a semaphore sized from settings.
 """
 
@@ -12,12 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from pathlib import Path
 
 import httpx
 
 from motivgraph.errors import ExternalServiceError, ParseError
+from motivgraph.outbound import (
+    Backoff,
+    RetriesExhausted,
+    RetryableStatus,
+    call_with_retries,
+    describe,
+    is_retryable_http,
+)
 from motivgraph.settings import IngestSettings
 
 log = logging.getLogger(__name__)
@@ -64,10 +73,6 @@ class GrobidClient:
             return False
         return r.status_code == 200 and r.text.strip().lower() in ("true", "")
 
-    def _delay(self, attempt: int) -> float:
-        d = min(self.backoff_max_s, self.backoff_base_s * (2**attempt))
-        return d * (0.5 + random.random() / 2)  # jitter: workers that hit 503 together spread out
-
     async def process_fulltext(self, pdf: bytes | Path, filename: str = "paper.pdf") -> str:
         """TEI XML of one PDF. Raises ParseError (GROBID could not parse it) or ExternalServiceError
         (server busy/down after retries)."""
@@ -77,36 +82,41 @@ class GrobidClient:
             "consolidateCitations": "0",
             "includeRawCitations": "0",
         }
-        last: str = ""
+        # GROBID's 503 means "all workers busy" (retry); its 500 means "cannot parse this PDF" (do not)
+        backoff = Backoff(retries=self.settings.grobid_max_retries, base_s=self.backoff_base_s,
+                          max_s=self.backoff_max_s, jitter=0.5)
+
+        async def attempt() -> str:
+            r = await self._client.post(
+                "/api/processFulltextDocument", files={"input": (filename, data, "application/pdf")}, data=form
+            )
+            if r.status_code == 200:
+                return r.text
+            if r.status_code == 204:
+                raise ParseError("GROBID extracted no content from this PDF (HTTP 204)")
+            if r.status_code in (400, 500):
+                detail = " ".join(r.text.split())[:200]
+                raise ParseError(f"GROBID could not process this PDF (HTTP {r.status_code}): {detail}")
+            if r.status_code == 503:
+                raise RetryableStatus(r, "503 service busy")
+            raise ExternalServiceError(f"GROBID at {self.base_url} answered HTTP {r.status_code}")
+
+        def on_retry(n: int, e: BaseException, wait: float) -> None:
+            log.info("GROBID %s (attempt %d); retrying in %.1fs", _what(e, self.settings.grobid_timeout_s), n, wait)
+
         async with self._sem:
-            for attempt in range(self.settings.grobid_max_retries + 1):
-                if attempt:
-                    await asyncio.sleep(self._delay(attempt - 1))
-                try:
-                    r = await self._client.post(
-                        "/api/processFulltextDocument",
-                        files={"input": (filename, data, "application/pdf")},
-                        data=form,
-                    )
-                except httpx.TimeoutException:
-                    last = f"timed out after {self.settings.grobid_timeout_s:g}s"
-                    log.info("GROBID %s (attempt %d)", last, attempt + 1)
-                    continue
-                except httpx.TransportError as e:
-                    last = f"connection failed: {e}"
-                    log.info("GROBID %s (attempt %d)", last, attempt + 1)
-                    continue
-                if r.status_code == 200:
-                    return r.text
-                if r.status_code == 503:
-                    last = "503 service busy"
-                    continue
-                if r.status_code == 204:
-                    raise ParseError("GROBID extracted no content from this PDF (HTTP 204)")
-                if r.status_code in (400, 500):
-                    detail = " ".join(r.text.split())[:200]
-                    raise ParseError(f"GROBID could not process this PDF (HTTP {r.status_code}): {detail}")
-                last = f"HTTP {r.status_code}"
-        raise ExternalServiceError(
-            f"GROBID at {self.base_url} failed after {self.settings.grobid_max_retries + 1} attempts ({last})"
-        )
+            try:
+                return await call_with_retries(attempt, backoff, retry_if=is_retryable_http, on_retry=on_retry)
+            except RetriesExhausted as e:
+                raise ExternalServiceError(
+                    f"GROBID at {self.base_url} failed after {e.attempts} attempts "
+                    f"({_what(e.last, self.settings.grobid_timeout_s)})"
+                ) from e.last
+
+
+def _what(e: BaseException, timeout_s: float) -> str:
+    if isinstance(e, httpx.TimeoutException):
+        return f"timed out after {timeout_s:g}s"
+    if isinstance(e, httpx.TransportError):
+        return f"connection failed: {e}"
+    return describe(e) if not isinstance(e, RetryableStatus) else str(e)

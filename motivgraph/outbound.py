@@ -95,6 +95,17 @@ def is_retryable(e: BaseException) -> bool:
     return is_timeout(e) or is_connection_error(e)
 
 
+def is_retryable_http(e: BaseException) -> bool:
+    """`is_retryable`, plus any httpx transport failure (read/write errors on a dropped connection)."""
+    if is_retryable(e):
+        return True
+    try:
+        import httpx
+    except ImportError:  # pragma: no cover - httpx is a dependency
+        return False
+    return isinstance(e, httpx.TransportError)
+
+
 def describe(e: BaseException) -> str:
     code = status_code(e)
     kind = f"HTTP {code}" if code is not None else type(e).__name__

@@ -4,9 +4,7 @@ in-process client raises."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import random
 from typing import Any, TypeVar
 
 import httpx
@@ -33,6 +31,7 @@ from motivgraph.errors import (
     MotivGraphError,
     NodeNotFound,
 )
+from motivgraph.outbound import Backoff, RetriesExhausted, RetryableStatus, call_with_retries, describe
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +53,8 @@ class HttpToolClient(ToolClient):
         headers = {"X-API-Key": api_key} if api_key else {}
         self.retries = retries
         self.backoff_s = backoff_s
+        # the outbound toolkit's loop (motivgraph/outbound.py); the tools only read, so a retry is always safe
+        self._backoff = Backoff(retries=retries, base_s=backoff_s, max_s=max(backoff_s, 10.0), jitter=0.25)
         self._http = httpx.AsyncClient(
             base_url=base_url.rstrip("/"), headers=headers, transport=transport,
             timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0)),
@@ -72,25 +73,26 @@ class HttpToolClient(ToolClient):
         return result.model_validate(resp.json())
 
     async def _send(self, method: str, path: str, **kw: Any) -> httpx.Response:
-        attempt = 0
-        while True:
-            try:
-                resp = await self._http.request(method, path, **kw)
-            except (httpx.TransportError, httpx.TimeoutException) as e:
-                if attempt >= self.retries:
-                    raise BackendUnavailable(
-                        f"The MotivGraph API at {self._http.base_url} is unreachable ({type(e).__name__}: {e}); "
-                        "check MOTIVGRAPH_API_URL and that `motivgraph serve` is running"
-                    ) from e
-            else:
-                if resp.status_code < 400:
-                    return resp
-                if not _retryable(resp) or attempt >= self.retries:
-                    raise _error_from(resp)
-            attempt += 1
-            delay = self.backoff_s * 2 ** (attempt - 1) * (1 + random.random() / 2)
-            log.debug("retrying %s %s in %.2fs (attempt %d)", method, path, delay, attempt)
-            await asyncio.sleep(delay)
+        async def attempt() -> httpx.Response:
+            resp = await self._http.request(method, path, **kw)
+            if resp.status_code >= 400:
+                if _retryable(resp):
+                    raise RetryableStatus(resp)
+                raise _error_from(resp)
+            return resp
+
+        def on_retry(n: int, e: BaseException, wait: float) -> None:
+            log.debug("retrying %s %s in %.2fs (attempt %d): %s", method, path, wait, n, describe(e))
+
+        try:
+            return await call_with_retries(attempt, self._backoff, retry_if=_transport_or_gateway, on_retry=on_retry)
+        except RetriesExhausted as e:
+            if isinstance(e.last, RetryableStatus):
+                raise _error_from(e.last.response) from None
+            raise BackendUnavailable(
+                f"The MotivGraph API at {self._http.base_url} is unreachable ({type(e.last).__name__}: {e.last}); "
+                "check MOTIVGRAPH_API_URL and that `motivgraph serve` is running"
+            ) from e.last
 
     async def _node_search(self, req: NodeSearchRequest) -> NodeSearchResult:
         return await self._post("/tools/node_search", req, NodeSearchResult)
@@ -113,6 +115,13 @@ class HttpToolClient(ToolClient):
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+
+def _transport_or_gateway(e: BaseException) -> bool:
+    """Retry a dropped/refused connection, a timeout, or a gateway answer `_retryable` lets through."""
+    if isinstance(e, RetryableStatus):
+        return True
+    return isinstance(e, httpx.TransportError | httpx.TimeoutException)
 
 
 def _retryable(resp: httpx.Response) -> bool:

@@ -2,7 +2,8 @@
 
 - API key (optional) from settings/env, sent as `x-api-key`; never logged;
 - client-side rate limit (default 1 request/s, shared by all calls of one client);
-- 429: exponential backoff honouring `Retry-After`; 5xx and timeouts: retried; both capped;
+- 429: exponential backoff honouring `Retry-After`; 5xx and timeouts: retried; both capped
+  (limiter, backoff and retry loop are the outbound toolkit's, motivgraph/outbound.py);
 - circuit breaker: after `breaker_threshold` consecutive 429s, calls fail fast with RateLimited
   for `breaker_cooldown_s` instead of hammering the API;
 - a disk cache of successful answers under `<cache_dir>/s2/` (JSON keyed by request).
@@ -14,8 +15,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
-import random
 import re
 import time
 from pathlib import Path
@@ -25,7 +24,19 @@ import httpx
 from pydantic import BaseModel, Field
 
 from motivgraph.errors import ExternalServiceError, RateLimited
-from motivgraph.settings import SemanticScholarSettings, Settings
+from motivgraph.fsutil import atomic_write
+from motivgraph.outbound import (
+    Backoff,
+    RateLimiter,
+    RetriesExhausted,
+    RetryableStatus,
+    call_with_retries,
+    describe,
+    is_retryable_http,
+    parse_retry_after,
+    status_code,
+)
+from motivgraph.settings import SemanticScholarSettings
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +100,10 @@ class SemanticScholarClient:
         self._client = httpx.AsyncClient(
             base_url=settings.base_url.rstrip("/"), headers=headers, timeout=settings.timeout_s, transport=transport
         )
-        self._lock = asyncio.Lock()
-        self._next_slot = 0.0
+        # the outbound toolkit's limiter and backoff (motivgraph/outbound.py), shared by every call of this client
+        self._limiter = RateLimiter(settings.requests_per_second * 60, sleep=sleep)
+        self._backoff = Backoff(retries=settings.max_retries, base_s=backoff_base_s, max_s=backoff_max_s,
+                                advice_max_s=backoff_max_s * 5)
         self._consecutive_429 = 0
         self._open_until = 0.0
 
@@ -119,26 +132,8 @@ class SemanticScholarClient:
             return None
 
     def _cache_put(self, p: Path | None, data: Any) -> None:
-        if p is None:
-            return
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data))
-        os.replace(tmp, p)
-
-    async def _throttle(self) -> None:
-        async with self._lock:
-            now = time.monotonic()
-            wait = self._next_slot - now
-            self._next_slot = max(now, self._next_slot) + 1.0 / self.settings.requests_per_second
-        if wait > 0:
-            await self._sleep(wait)
-
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.backoff_max_s * 5)
-        d = min(self.backoff_max_s, self.backoff_base_s * (2**attempt))
-        return d * (0.75 + random.random() / 4)
+        if p is not None:
+            atomic_write(p, json.dumps(data))
 
     async def _get(self, path: str, params: dict[str, Any]) -> Any:
         cpath = self._cache_path(path, params)
@@ -151,20 +146,10 @@ class SemanticScholarClient:
                 "(set MOTIVGRAPH_S2_API_KEY for a higher rate limit)",
                 retry_after=self._open_until - time.monotonic(),
             )
-        last = ""
-        delay = 0.0
-        for attempt in range(self.settings.max_retries + 1):
-            if attempt:
-                await self._sleep(delay)
-            await self._throttle()
-            try:
-                r = await self._client.get(path, params=params)
-            except httpx.TimeoutException:
-                last, delay = "timeout", self._backoff(attempt, None)
-                continue
-            except httpx.TransportError as e:
-                last, delay = f"connection failed: {type(e).__name__}", self._backoff(attempt, None)
-                continue
+
+        async def attempt() -> Any:
+            await self._limiter.acquire()  # every attempt, retries included, takes a rate-limit slot
+            r = await self._client.get(path, params=params)
             if r.status_code == 200:
                 self._consecutive_429 = 0
                 data = r.json()
@@ -175,24 +160,29 @@ class SemanticScholarClient:
                 return None
             if r.status_code == 429:
                 self._consecutive_429 += 1
-                retry_after = _retry_after(r.headers.get("Retry-After"))
                 if self._consecutive_429 >= self.settings.breaker_threshold:
                     self._open_until = time.monotonic() + self.settings.breaker_cooldown_s
                     raise RateLimited(
                         f"Semantic Scholar answered 429 {self._consecutive_429} times in a row; pausing calls for "
                         f"{self.settings.breaker_cooldown_s:g}s (set MOTIVGRAPH_S2_API_KEY for a higher limit)",
-                        retry_after=retry_after,
+                        retry_after=parse_retry_after(r.headers.get("Retry-After")),
                     )
-                last, delay = "429 rate limited", self._backoff(attempt, retry_after)
-                continue
+                raise RetryableStatus(r, "429 rate limited")
             if r.status_code >= 500:
-                last, delay = f"HTTP {r.status_code}", self._backoff(attempt, None)
-                continue
+                raise RetryableStatus(r)
             detail = " ".join(r.text.split())[:200]
             raise ExternalServiceError(f"Semantic Scholar rejected the request (HTTP {r.status_code}): {detail}")
-        if last.startswith("429"):
-            raise RateLimited(f"Semantic Scholar still rate-limiting after {self.settings.max_retries} retries")
-        raise ExternalServiceError(f"Semantic Scholar failed after {self.settings.max_retries + 1} attempts ({last})")
+
+        try:
+            return await call_with_retries(attempt, self._backoff, retry_if=is_retryable_http, sleep=self._sleep)
+        except RetriesExhausted as e:
+            if status_code(e.last) == 429:
+                raise RateLimited(
+                    f"Semantic Scholar still rate-limiting after {self.settings.max_retries} retries"
+                ) from e.last
+            raise ExternalServiceError(
+                f"Semantic Scholar failed after {e.attempts} attempts ({describe(e.last)})"
+            ) from e.last
 
     async def search(
         self, query: str, limit: int = 10, year_from: int | None = None, year_to: int | None = None
@@ -223,23 +213,3 @@ class SemanticScholarClient:
             return None
         return hit
 
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        from email.utils import parsedate_to_datetime
-
-        try:
-            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
-
-
-def client_from_settings(settings: Settings) -> SemanticScholarClient | None:
-    """The Semantic Scholar client configured from settings (None when disabled)."""
-    if not settings.s2.enabled:
-        return None
-    return SemanticScholarClient(settings.s2, cache_dir=settings.cache_dir)
