@@ -44,3 +44,41 @@ def check_no_server_errors(
         run()
     except Unsatisfiable:
         pytest.skip(f"{label} has no {mode.value} inputs to generate (e.g. no parameters to break)")
+
+
+def conformance_failures(
+    schema: Any,
+    label: str,
+    mode: GenerationMode,
+    max_examples: int,
+    seed: int,
+    checks: list[Callable[..., Any]],
+) -> list[str]:
+    """Run `checks` (schemathesis check functions) on `max_examples` generated requests to one operation, with a
+    pinned hypothesis seed; return one line per distinct failure (check name + title + request), [] when clean."""
+    from hypothesis import seed as hyp_seed
+
+    op = schema.find_operation_by_label(label)
+    assert op is not None, label
+    failures: dict[str, str] = {}
+
+    @hyp_seed(seed)
+    @given(case=op.as_strategy(generation_mode=mode))
+    @settings(max_examples=max_examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    def run(case: Any) -> None:
+        response = case.call()
+        try:
+            case.validate_response(response, checks=checks)
+        except (Exception, BaseExceptionGroup) as e:  # FailureGroup is a BaseExceptionGroup: collect, go on
+            for f in getattr(e, "exceptions", [e]):
+                title = getattr(f, "title", type(f).__name__)
+                key = f"{getattr(f, 'operation', label)} {title}"
+                if key not in failures:
+                    where = f"{case.method} {case.formatted_path} body={case.body!r} query={case.query!r}"
+                    failures[key] = f"{key}: {where} -> {response.status_code} {response.text[:200]}"
+
+    try:
+        run()
+    except Unsatisfiable:
+        return []
+    return sorted(failures.values())
