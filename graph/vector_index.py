@@ -45,6 +45,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from motivgraph.errors import IndexCorrupt, IndexError_, IndexMissing, IndexStale
+from motivgraph.fsutil import atomic_write
 from motivgraph.graph.identity import LABELS, NODE_TYPES, check_type
 from motivgraph.graph.models import NodeRef, NodeType
 from motivgraph.settings import IndexSettings, Settings
@@ -118,20 +119,6 @@ def write_lock(root: Path, timeout_s: float = 600.0) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 class GenerationStore:
@@ -258,7 +245,7 @@ class GenerationStore:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        _atomic_write_text(self.root / "CURRENT", name + "\n")
+        atomic_write(self.root / "CURRENT", name + "\n")
         self._prune(name)
         return name
 

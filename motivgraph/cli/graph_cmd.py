@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from rich.table import Table
 
 from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
 from motivgraph.errors import ConfigError, ImportFormatError
+from motivgraph.fsutil import atomic_open
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
 
@@ -58,15 +57,8 @@ def export(
             path = Path(out)
             path.parent.mkdir(parents=True, exist_ok=True)
             # written beside the target then renamed: an interrupted export never leaves half a file
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh, _progress() as tick:
-                    counts = export_to(rt.store, fh, progress=tick)
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
-                raise
+            with atomic_open(path, "w") as fh, _progress() as tick:
+                counts = export_to(rt.store, fh, progress=tick)
         err_console.print(
             f"exported {counts['node']} nodes, {counts['paper']} papers, {counts['triple']} triples, "
             f"{counts['parent']} parent links" + ("" if out == "-" else f" to {out}")
