@@ -1,18 +1,17 @@
 """Parsed-paper cache: one JSON file per PDF, keyed by the PDF's sha256, under the data dir.
 
 A re-run (after a crash, or to re-extract) reads the Paper from here instead of parsing again.
-Writes are atomic (temp file + rename) so a kill mid-write leaves no half file behind.
+Writes are atomic (motivgraph.fsutil.atomic_write) so a kill mid-write leaves no half file behind.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from motivgraph.fsutil import atomic_write
 from motivgraph.ingest.models import Paper
 
 log = logging.getLogger(__name__)
@@ -38,18 +37,7 @@ class ParsedCache:
     def put(self, paper: Paper) -> None:
         if not paper.sha256:
             raise ValueError("only papers with a sha256 are cached")
-        p = self._path(paper.sha256)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(paper.model_dump_json().encode())
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(self._path(paper.sha256), paper.model_dump_json().encode())
 
     def __contains__(self, sha256: str) -> bool:
         return self._path(sha256).exists()
