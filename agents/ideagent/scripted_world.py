@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from motivgraph.llm.tokens import content_text
 
@@ -71,8 +71,9 @@ def _idea(tag: str, topic_hint: str = "") -> dict[str, str]:
 class World:
     """Reply callable (see module docstring)."""
 
-    def __init__(self, plan: dict[str, Any] | None = None, panel_size: int = 5) -> None:
+    def __init__(self, plan: dict[str, Any] | None = None, panel_size: int = 5, use_tools: bool = True) -> None:
         plan = plan or {}
+        self.use_tools = use_tools
         self.drafts: dict[str, str] = dict(plan.get("drafts", {}))
         self.scores: dict[str, dict[str, Any]] = dict(plan.get("scores", {}))
         self.panel_size = panel_size
@@ -81,13 +82,29 @@ class World:
     def spec(self, tag: str) -> dict[str, Any]:
         return {**default_scores(tag), **self.scores.get(tag, {})}
 
-    def __call__(self, messages: list[BaseMessage]) -> str:
+    def __call__(self, messages: list[BaseMessage]) -> str | AIMessage:
         system = next((content_text(m.content) for m in messages if isinstance(m, SystemMessage)), "")
         user = content_text(messages[-1].content) if messages else ""
         m = _ROLE.search(system)
         role = m.group(1).strip().lower() if m else "ideator"
         self.roles_seen.append(role)
+        if role.startswith("ideator"):
+            first = next((content_text(x.content) for x in messages if isinstance(x, HumanMessage)), user)
+            used_tools = any(isinstance(x, ToolMessage) or x.additional_kwargs.get("mg_kind") == "tool_result"
+                             for x in messages)
+            if "TOOLS:" in system and not used_tools and self.use_tools:
+                return self._tool_call(system, first)
+            user = first
         return json.dumps(self.answer(role, system, user))
+
+    @staticmethod
+    def _tool_call(system: str, prompt: str) -> str | AIMessage:
+        """The ideator's first step when tools are offered: one node search (native or text protocol)."""
+        query = "research problems and challenges"
+        if "<CALL>" in system:
+            return f'I will look at the graph first.\nnode_search(query="{query}", k=3) <CALL>'
+        return AIMessage(content="", tool_calls=[{"name": "node_search", "args": {"query": query, "k": 3},
+                                                  "id": None, "type": "tool_call"}])
 
     # -- per role ----------------------------------------------------------------------------
     def answer(self, role: str, system: str, user: str) -> Any:
