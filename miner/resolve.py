@@ -24,12 +24,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from cachetools import LRUCache
 
 from motivgraph.errors import BudgetExceeded, LLMError
 from motivgraph.graph.identity import node_key, normalize_name
@@ -102,7 +102,7 @@ class Resolver:
         # Nodes created since the index last received them (the sink adds them in batches, because
         # every index write is a new generation on disk); searched alongside the index.
         self.recent: dict[str, list[tuple[str, np.ndarray]]] = {k: [] for k in KINDS}
-        self._vec_memo: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._vec_memo: LRUCache[str, np.ndarray] = LRUCache(maxsize=50_000)
         self._memo_lock = threading.Lock()
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -115,10 +115,7 @@ class Resolver:
             if todo:
                 for t, v in zip(todo, self.embedder.embed(todo), strict=True):
                     self._vec_memo[t] = v
-            out = np.vstack([self._vec_memo[t] for t in texts])
-            while len(self._vec_memo) > 50_000:
-                self._vec_memo.popitem(last=False)
-            return out
+            return np.vstack([self._vec_memo[t] for t in texts])
 
     async def prefetch(self, triples: Sequence[ExtractedTriple]) -> None:
         """Outside the lock: embed the mentions and the descriptions of same-name nodes, and ask the

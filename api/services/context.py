@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from cachetools import LRUCache
 
 from motivgraph.api.contract.models import NodeBrief, TripleOut
 from motivgraph.api.services.batching import Batcher
@@ -62,24 +62,22 @@ def triple_out(t: TripleView) -> TripleOut:
 
 
 class _LRU:
+    """cachetools' LRUCache behind a lock (the API runs sync routes in a thread pool)."""
+
     def __init__(self, size: int) -> None:
         self.size = size
-        self._d: OrderedDict[Any, Any] = OrderedDict()
+        self._d: LRUCache[Any, Any] = LRUCache(maxsize=max(1, size))
         self._lock = threading.Lock()
 
     def get(self, key: Any) -> Any:
         with self._lock:
-            v = self._d.get(key)
-            if v is not None:
-                self._d.move_to_end(key)
-            return v
+            return self._d.get(key)
 
     def put(self, key: Any, value: Any) -> None:
+        if self.size <= 0:
+            return
         with self._lock:
             self._d[key] = value
-            self._d.move_to_end(key)
-            while len(self._d) > self.size:
-                self._d.popitem(last=False)
 
     def clear(self) -> None:
         with self._lock:
