@@ -159,3 +159,53 @@ def bootstrap_group_elo(
                     n_of[g])
         for g in point
     }
+
+
+League = tuple[Sequence[str], Sequence[Match]]  # one tournament: its players and its matches
+
+
+def bootstrap_leagues(
+    leagues_by_dim: Mapping[str, Sequence[League]],
+    group_of: Mapping[str, str],
+    *,
+    k: float = 32.0,
+    start: float = 1000.0,
+    n_boot: int = 500,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict[str, dict[str, Estimate]]:
+    """Group ELO per dimension and 'overall' (the mean of the dimensions) over several tournaments
+    (one per topic): a group's rating is the mean over all its players in all tournaments. Intervals
+    resample each tournament's matches (with replacement) in every bootstrap iteration; 'overall' is
+    averaged within each iteration, so its interval reflects the dimensions jointly."""
+
+    def group_means(sample: Mapping[str, Sequence[League]]) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for dim, leagues in sample.items():
+            ratings: dict[str, float] = {}
+            for players, matches in leagues:
+                ratings.update(elo_ratings(players, matches, k=k, start=start))
+            out[dim] = group_elo(ratings, group_of)
+        return out
+
+    point = group_means(leagues_by_dim)
+    dims = list(leagues_by_dim)
+    groups = sorted({g for d in point.values() for g in d})
+
+    def with_overall(v: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        v["overall"] = {g: mean([v[d][g] for d in dims if g in v[d]]) for g in groups}
+        return v
+
+    point = with_overall(point)
+    rng = random.Random(seed)
+    samples: dict[str, dict[str, list[float]]] = {d: {g: [] for g in groups} for d in point}
+    for _ in range(n_boot):
+        res = {dim: [(p, [ms[rng.randrange(len(ms))] for _ in ms] if ms else []) for p, ms in leagues]
+               for dim, leagues in leagues_by_dim.items()}
+        for d, gv in with_overall(group_means(res)).items():
+            for g, v in gv.items():
+                samples[d][g].append(v)
+    n_of = {g: sum(1 for gg in group_of.values() if gg == g) for g in groups}
+    return {d: {g: Estimate(point[d][g], percentile(sorted(samples[d][g]), alpha / 2),
+                            percentile(sorted(samples[d][g]), 1 - alpha / 2), n_of[g])
+                for g in groups if g in point[d]} for d in point}

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from eval_support import make_writer, world_model
 
 from motivgraph.agents.core import PlatformLLMClient, unregister
 from motivgraph.agents.evaluation.config import EvalConfig
@@ -14,8 +15,6 @@ from motivgraph.agents.evaluation.harness import Evaluation, TargetLeak, create_
 from motivgraph.agents.evaluation.judges import Judge
 from motivgraph.agents.evaluation.report_check import check_report
 from motivgraph.agents.evaluation.topics import load_topics_file
-
-from eval_support import make_writer, world_model
 
 SHARED_TOPICS = Path(__file__).resolve().parents[4].parent / "shared" / "eval" / "topics.jsonl"
 

@@ -1,0 +1,230 @@
+"""From gathered evidence to the report's numbers, with the pure metric functions only."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from motivgraph.agents.evaluation.collect import TopicEvidence
+from motivgraph.agents.evaluation.config import EvalConfig
+from motivgraph.agents.evaluation.generate import Delivery
+from motivgraph.agents.evaluation.judges import PAIR_DIMENSIONS
+from motivgraph.agents.evaluation.metrics.agreement import cohen_kappa
+from motivgraph.agents.evaluation.metrics.cost import Cost, from_usage
+from motivgraph.agents.evaluation.metrics.creative_utility import creative_utility
+from motivgraph.agents.evaluation.metrics.elo import bootstrap_leagues, elo_ratings
+from motivgraph.agents.evaluation.metrics.grounding import Fidelity
+from motivgraph.agents.evaluation.metrics.reference import DIMENSIONS, moscores, strict_win_rate, win_rates
+from motivgraph.agents.evaluation.metrics.stats import Estimate, mean, mean_ci
+from motivgraph.agents.evaluation.metrics.yield_ import Gates, topics_with_yield, yield_, yield_surface
+from motivgraph.agents.evaluation.report import EvalResults
+
+SURFACE_GRID = tuple(range(0, 10))
+
+
+def _avg(xs: Sequence[float]) -> float:
+    return mean([float(x) for x in xs])
+
+
+def _gates(ev: TopicEvidence, idea_id: str) -> Gates | None:
+    gs = ev.gates.get(idea_id)
+    if not gs:
+        return None
+    return Gates(_avg([g.non_obviousness for g in gs]), _avg([g.soundness for g in gs]), _avg([g.clarity for g in gs]))
+
+
+def _fidelity(rec: Any) -> Fidelity:
+    g = rec.grounding
+    return Fidelity(len(g.links), g.links_resolved, len(g.citations), g.citations_resolved)
+
+
+def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: list[Delivery],
+              judge_usage: dict[str, dict[str, Any]], judge_names: list[str], meta: dict[str, Any],
+              notes: list[str]) -> EvalResults:
+    methods = list(config.methods)
+    seed = config.seed
+    ideas: list[dict[str, Any]] = []
+    topics: list[dict[str, Any]] = []
+    per_idea: dict[str, dict[str, list[float]]] = {m: {} for m in methods}
+    per_topic: dict[str, dict[str, list[float]]] = {m: {} for m in methods}
+    surfaces: dict[str, list[list[list[int]]]] = {m: [] for m in methods}
+    yields: dict[str, list[int]] = {m: [] for m in methods}
+    group_of: dict[str, str] = {}
+    leagues: dict[str, list[tuple[list[str], list[Any]]]] = {d: [] for d in PAIR_DIMENSIONS}
+
+    def add(store: dict[str, dict[str, list[float]]], m: str, k: str, v: float | None) -> None:
+        if v is not None and not (isinstance(v, float) and math.isnan(v)):
+            store[m].setdefault(k, []).append(float(v))
+
+    for ev in evidence:
+        ratings: dict[str, dict[str, float]] = {}
+        for dim, (players, matches) in ev.leagues.items():
+            leagues[dim].append((players, matches))
+            ratings[dim] = elo_ratings(players, matches, k=config.elo_k, start=config.elo_start)
+        for it in ev.items:
+            group_of[it.idea_id] = it.method
+            row: dict[str, Any] = {"idea_id": it.idea_id, "method": it.method, "topic_id": it.topic_id,
+                                   "title": it.record.title, "run_id": it.record.provenance.run_id}
+            sc = ev.scores.get(it.idea_id) or []
+            for d in ("novelty", "experiment", "motivation"):
+                row[f"score_{d}"] = _avg([getattr(s, d) for s in sc]) if sc else None
+            if ratings:
+                for d in PAIR_DIMENSIONS:
+                    row[f"elo_{d}"] = ratings[d].get(it.idea_id) if d in ratings else None
+                row["elo_overall"] = _avg([row[f"elo_{d}"] for d in PAIR_DIMENSIONS if row.get(f"elo_{d}") is not None])
+            votes = ev.votes.get(it.idea_id) or []
+            if votes and config.on("reference"):
+                wr = win_rates(votes)
+                row |= {f"wr_{d}": wr[d] for d in DIMENSIONS}
+                row |= moscores(wr, config.w_pd, config.w_ps)
+            if votes:
+                row["cu_quality"] = strict_win_rate(votes)
+            row |= ev.novelty.get(it.idea_id, {})
+            g = _gates(ev, it.idea_id)
+            if g is not None:
+                row |= {"gate_non_obviousness": g.non_obviousness, "gate_soundness": g.soundness,
+                        "gate_clarity": g.clarity,
+                        "gate_pass": float(g.passes(config.gate_k, config.gate_l, config.gate_m))}
+            if config.on("grounding"):
+                f = _fidelity(it.record)
+                row |= {"grounding_links": f.link_share, "grounding_citations": f.citation_share,
+                        "kg_links": f.links, "citations": f.citations}
+            ideas.append(row)
+            for k in ("score_novelty", "score_experiment", "score_motivation", "novelty", "novelty_motivation",
+                      "novelty_method", "gate_non_obviousness", "gate_soundness", "gate_clarity", "cu_quality",
+                      "grounding_links", "grounding_citations", "moscore_pd", "moscore_ps",
+                      *[f"wr_{d}" for d in DIMENSIONS]):
+                add(per_idea, it.method, k, row.get(k))
+            add(per_idea, it.method, "gate_pass_rate", row.get("gate_pass"))
+        for m, its in ev.by_method().items():
+            ids = [i.idea_id for i in its]
+            trow: dict[str, Any] = {"topic_id": ev.topic.topic_id, "method": m, "n_ideas": len(ids)}
+            trow |= ev.diversity.get(m, {})
+            q = [r for r in ideas if r["topic_id"] == ev.topic.topic_id and r["method"] == m]
+            qual = [_avg([r[f"score_{d}"] for d in ("novelty", "experiment", "motivation")])
+                    for r in q if r.get("score_novelty") is not None]
+            trow["quality"] = _avg(qual) if qual else None
+            gates = {i: g for i in ids if (g := _gates(ev, i)) is not None}
+            div = {p: _avg(v) for p, v in ev.pair_div.items() if p <= set(ids)}
+            if div:
+                trow["pair_diversity"] = _avg(list(div.values()))
+            if config.on("yield") and len(gates) == len(ids):
+                y = yield_(ids, gates, div, k=config.gate_k, l=config.gate_l, m=config.gate_m, tau=config.tau)
+                trow["yield"] = y
+                yields[m].append(y)
+                surfaces[m].append(yield_surface(ids, gates, div, ks=SURFACE_GRID, ls=SURFACE_GRID,
+                                                 m=config.surface_m, tau=config.tau))
+            if config.on("cu") and all(r.get("cu_quality") is not None for r in q) and q:
+                qv = [float(r["cu_quality"]) for r in q]
+                if config.cu_distance == "embedding" and m in ev.emb_distance:
+                    dm = ev.emb_distance[m].tolist()
+                else:
+                    dm = [[0.0 if a == b else (_avg(ev.pair_div[frozenset((a, b))]) / 9.0
+                                               if frozenset((a, b)) in ev.pair_div else math.nan)
+                           for b in ids] for a in ids]
+                if not any(math.isnan(x) for r in dm for x in r):
+                    trow["creative_utility"] = creative_utility(qv, dm, gamma=config.cu_gamma)
+                    off = [dm[i][j] for i in range(len(ids)) for j in range(len(ids)) if i < j]
+                    trow["cu_distance"] = _avg(off) if off else None
+            topics.append(trow)
+            for k in ("diversity", "diversity_motivation", "diversity_method", "pair_diversity", "yield",
+                      "creative_utility", "cu_distance"):
+                add(per_topic, m, k, trow.get(k))
+
+    est: dict[str, dict[str, Estimate]] = {m: {} for m in methods}
+    for m in methods:
+        for k, vals in per_idea[m].items():
+            est[m][k] = mean_ci(vals, n_boot=config.n_boot, seed=seed)
+        for k, vals in per_topic[m].items():
+            est[m][k] = mean_ci(vals, n_boot=config.n_boot, seed=seed)
+    if any(ls for ls in leagues.values()):
+        elo = bootstrap_leagues({d: ls for d, ls in leagues.items() if ls}, group_of, k=config.elo_k,
+                                start=config.elo_start, n_boot=max(10, config.n_boot // 2), seed=seed)
+        for d, per in elo.items():
+            for m, e in per.items():
+                est[m][f"elo_{d}"] = e
+    # delivery, shortfalls and cost
+    shortfalls, cost_rows = [], []
+    n_ideas_total = sum(len(d.ideas) for d in deliveries) or 1
+    for m in methods:
+        ds = [d for d in deliveries if d.method == m]
+        n = sum(len(d.ideas) for d in ds)
+        est[m]["n_ideas"] = Estimate(n, n, n, len(ds))
+        est[m]["n_topics"] = Estimate(len(ds), len(ds), len(ds), len(ds))
+        short = sum(max(0, config.n_ideas - len(d.ideas)) for d in ds)
+        est[m]["shortfall"] = Estimate(short, short, short, len(ds))
+        for d in ds:
+            if len(d.ideas) < config.n_ideas:
+                shortfalls.append({"method": m, "topic_id": d.topic_id, "requested": config.n_ideas,
+                                   "delivered": len(d.ideas), "reason": d.reason})
+        gen = Cost()
+        for d in ds:
+            gen.add(from_usage(d.usage))
+        cost_rows.append({"method": m, "scope": "generation", **gen.as_dict(),
+                          "cost_usd_per_idea": gen.cost_usd / n if n else None})
+        total = gen.cost_usd
+        share = n / n_ideas_total  # judging cost apportioned by each method's share of the judged ideas
+        for role, row in sorted(judge_usage.items()):
+            c = from_usage({role: row})
+            part = Cost(round(c.calls * share), round(c.input_tokens * share), round(c.output_tokens * share),
+                        c.cost_usd * share)
+            cost_rows.append({"method": m, "scope": role, **part.as_dict(),
+                              "cost_usd_per_idea": part.cost_usd / n if n else None})
+            total += part.cost_usd
+        est[m]["cost_usd"] = Estimate(total, total, total, n)
+    yield_counts = [{"method": m, "topics": len(yields[m]), **{f"yield_ge_{t}": c for t, c in
+                                                               topics_with_yield(yields[m]).items()}}
+                    for m in methods if yields[m]]
+    surf = {}
+    for m in methods:
+        if surfaces[m]:
+            grid = [[round(_avg([s[i][j] for s in surfaces[m]]), 4) for j in range(len(SURFACE_GRID))]
+                    for i in range(len(SURFACE_GRID))]
+            surf[m] = {"ks": list(SURFACE_GRID), "ls": list(SURFACE_GRID), "grid": grid, "m": config.surface_m,
+                       "tau": config.tau}
+    return EvalResults(meta=meta, methods=methods, ideas=ideas, topics=topics, estimates=est, surfaces=surf,
+                       yield_counts=yield_counts, cost=cost_rows, kappa=kappa_rows(evidence, judge_names),
+                       shortfalls=shortfalls, notes=notes)
+
+
+def kappa_rows(evidence: list[TopicEvidence], judges: list[str]) -> list[dict[str, Any]]:
+    """Cohen's kappa for every pair of panel judges, per dimension (quadratic for scales)."""
+    rows: list[dict[str, Any]] = []
+    if len(judges) < 2:
+        return rows
+    for a in range(len(judges)):
+        for b in range(a + 1, len(judges)):
+            ja, jb = judges[a], judges[b]
+            pairs: dict[str, tuple[list[Any], list[Any], str | None]] = {}
+
+            def put(dim: str, x: Any, y: Any, w: str | None,
+                    pairs: dict[str, tuple[list[Any], list[Any], str | None]] = pairs) -> None:
+                pairs.setdefault(dim, ([], [], w))[0].append(x)
+                pairs[dim][1].append(y)
+
+            for ev in evidence:
+                for sc in ev.scores.values():
+                    for d in ("novelty", "experiment", "motivation"):
+                        put(f"score_{d}", getattr(sc[a], d), getattr(sc[b], d), "quadratic")
+                for gs in ev.gates.values():
+                    for d in ("non_obviousness", "soundness", "clarity"):
+                        put(f"gate_{d}", getattr(gs[a], d), getattr(gs[b], d), "quadratic")
+                for votes in ev.votes.values():
+                    cell: dict[tuple[str, str, bool], dict[str, str]] = {}
+                    for v in votes:
+                        cell.setdefault((v.dimension, v.reference, v.idea_first), {})[v.judge] = v.winner
+                    for (d, _, _), by in cell.items():
+                        if ja in by and jb in by:
+                            put(f"wr_{d}", by[ja], by[jb], None)
+                for dim, log in ev.pair_votes.items():
+                    by_j: dict[str, list[tuple[float, float]]] = {}
+                    for j, x, y in log:
+                        by_j.setdefault(j, []).append((x, y))
+                    for (x1, y1), (x2, y2) in zip(by_j.get(ja, []), by_j.get(jb, []), strict=False):
+                        put(f"pairwise_{dim}", x1, x2, None)
+                        put(f"pairwise_{dim}", y1, y2, None)
+            for dim, (xa, xb, w) in sorted(pairs.items()):
+                rows.append({"dimension": dim, "judge_a": ja, "judge_b": jb, "n": len(xa),
+                             "kappa": cohen_kappa(xa, xb, weights=w)})
+    return rows

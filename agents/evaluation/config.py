@@ -1,0 +1,65 @@
+"""What an evaluation run is asked to do (stored in the evaluation's status.json for resume)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+METRICS = ("diversity", "novelty", "scores", "elo", "reference", "gates", "yield", "cu", "grounding")
+
+
+class EvalConfig(BaseModel):
+    methods: list[str] = Field(min_length=1, description="Registered ideation methods to compare.")
+    method_configs: dict[str, dict[str, Any]] = Field(default_factory=dict,
+                                                      description="Per-method config (JSON), as for ideate.")
+    n_ideas: int = Field(2, ge=1, le=50, description="Ideas every method must deliver per topic.")
+    ideas_field: str = Field("ideas", description="The method config field that sets how many ideas to write.")
+    max_runs: int = Field(3, ge=1, le=20, description="Runs per method and topic to reach n_ideas accepted ideas.")
+    graph: Literal["per-topic", "current", "file"] = Field(
+        "per-topic", description="Methods ground on: a graph built per topic from its background papers "
+        "(falls back to 'file' when paper-JSON ingest is unavailable), the user's current graph, or the "
+        "background papers given as a file.")
+    allow_target_leak: bool = Field(False, description="Warn instead of refusing when a target paper is visible "
+                                    "to the methods.")
+    judges: list[str] = Field(default_factory=list, description="Panel models (provider:model); empty: the judge "
+                              "role's model (MOTIVGRAPH_LLM_ROLES.judge, else the default model).")
+    metrics: list[str] = Field(default_factory=lambda: list(METRICS), description=f"Any of {', '.join(METRICS)}.")
+    elo_rounds: int = Field(0, ge=0, le=50, description="Swiss rounds (at least ceil(log2 N) are played).")
+    elo_k: float = Field(32.0, gt=0, le=400, description="ELO K-factor.")
+    elo_start: float = Field(1000.0, description="ELO start rating.")
+    n_boot: int = Field(1000, ge=10, le=100000, description="Bootstrap resamples for confidence intervals.")
+    w_pd: tuple[float, float, float] = Field((1.0, 1.0, 1.0), description="MOScore_PD weights (novelty, "
+                                             "significance, timeliness).")
+    w_ps: tuple[float, float, float] = Field((1.0, 1.0, 1.0), description="MOScore_PS weights (technical "
+                                             "novelty, effectiveness, feasibility).")
+    gate_k: float = Field(6, ge=0, le=9, description="Yield: non-obviousness gate.")
+    gate_l: float = Field(6, ge=0, le=9, description="Yield: soundness gate.")
+    gate_m: float = Field(6, ge=0, le=9, description="Yield: clarity gate.")
+    tau: float = Field(6, ge=0, le=9, description="Yield: pairwise diversity threshold.")
+    surface_m: float = Field(0, ge=0, le=9, description="Clarity gate held fixed on the Yield surfaces.")
+    cu_gamma: float = Field(0.9, gt=0, le=1, description="Creative Utility patience discount.")
+    cu_distance: Literal["judge", "embedding"] = Field("judge", description="Creative Utility distance.")
+    novelty_k: int = Field(1, ge=1, le=20, description="Computable novelty: nearest background papers averaged.")
+    budget_usd: float | None = Field(None, ge=0, description="Whole evaluation (generation + judging) budget.")
+    seed: int = 13
+    run_ids: dict[str, list[str]] = Field(default_factory=dict, description="Existing runs per method to evaluate "
+                                          "instead of generating (run ids under the runs directory).")
+
+    @field_validator("metrics")
+    @classmethod
+    def _metrics(cls, v: list[str]) -> list[str]:
+        bad = sorted(set(v) - set(METRICS))
+        if bad:
+            raise ValueError(f"unknown metric(s) {', '.join(bad)}; metrics: {', '.join(METRICS)}")
+        return v
+
+    @field_validator("methods")
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("each method may be named once")
+        return v
+
+    def on(self, metric: str) -> bool:
+        return metric in self.metrics

@@ -1,0 +1,267 @@
+"""The evaluation as a run: `<runs_dir>/<eval id>/` holds status.json (method "eval"), transcript.jsonl
+(progress events), state.json (child run ids per method and topic, for resume), judgments.jsonl (every
+judgment), references/ (target papers as idea records), and the results (report.py).
+
+Steps: topics → (per topic) background the methods may see, checked for target papers → every method
+through the registry until N accepted ideas per topic (or existing runs) → references → judgments →
+pure metrics → report. Re-running an unfinished evaluation resumes: child runs continue, finished ones
+are read back, every judgment is answered from the LLM cache.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from motivgraph.agents.core import IdeaRecord
+from motivgraph.agents.core.context import add_usage
+from motivgraph.agents.core.rundir import COMPLETED, FAILED, INTERRUPTED, RUNNING, STOPPED, RunDir, new_run_id, now_iso
+from motivgraph.agents.evaluation.aggregate import aggregate
+from motivgraph.agents.evaluation.collect import Collector, IdeaItem, TopicEvidence
+from motivgraph.agents.evaluation.config import EvalConfig
+from motivgraph.agents.evaluation.generate import Delivery, Generator, from_existing
+from motivgraph.agents.evaluation.judges import Judge, JudgmentLog, Panel
+from motivgraph.agents.evaluation.metrics.cost import from_usage
+from motivgraph.agents.evaluation.references import topic_references
+from motivgraph.agents.evaluation.report import EvalResults, write_report
+from motivgraph.agents.evaluation.topics import EvalTopic, leaked_targets
+from motivgraph.errors import BudgetExceeded, ConfigError
+from motivgraph.settings import Settings
+
+log = logging.getLogger(__name__)
+EVAL_METHOD = "eval"  # the `method` of an evaluation's status.json: how the run list tells them apart
+
+
+class TargetLeak(ConfigError):
+    """A target paper is visible to the methods (it would be judged against itself)."""
+
+
+def create_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic], *, source: str,
+                run_id: str | None = None) -> RunDir:
+    """A new evaluation run directory holding the config and the topics as loaded."""
+    label = f"{len(topics)} topic(s) × {', '.join(config.methods)}"
+    run = RunDir.create(settings.runs_dir, EVAL_METHOD, label[:400], config.model_dump(mode="json"),
+                        run_id=run_id or new_run_id(EVAL_METHOD))
+    run.write_json("topics.json", {"source": source, "topics": [t.model_dump(mode="json") for t in topics]})
+    run.update_status(kind="evaluation")
+    return run
+
+
+def load_eval(run: RunDir) -> tuple[EvalConfig, list[EvalTopic]]:
+    st = run.status()
+    if st.get("method") != EVAL_METHOD:
+        raise ConfigError(f"run {run.id} is not an evaluation (method {st.get('method')!r})")
+    data = run.read_json("topics.json")
+    return EvalConfig.model_validate(st["config"]), [EvalTopic.model_validate(t) for t in data["topics"]]
+
+
+def paper_json_available() -> bool:
+    return importlib.util.find_spec("motivgraph.ingest.paper_json") is not None
+
+
+def default_panel(settings: Settings, config: EvalConfig, budget_usd: float | None, run_id: str) -> list[Judge]:
+    """One judge per configured panel model (or the judge role's model), each its own client."""
+    from motivgraph.agents.core import PlatformLLMClient
+    from motivgraph.settings import RoleOverride
+
+    if not config.judges:
+        client = PlatformLLMClient(settings, budget_usd=budget_usd, run_id=run_id)
+        return [Judge(_judge_name(client), client)]
+    judges = []
+    for model in config.judges:
+        llm = settings.llm.model_copy(update={"roles": {**settings.llm.roles, "judge": RoleOverride(model=model)}})
+        s = settings.model_copy(update={"llm": llm})
+        judges.append(Judge(model, PlatformLLMClient(s, budget_usd=budget_usd, run_id=run_id)))
+    return judges
+
+
+def _judge_name(client: Any) -> str:
+    try:
+        return str(client.model_id("eval.score.judge"))
+    except ConfigError:
+        return "judge"
+
+
+class Evaluation:
+    def __init__(self, settings: Settings, run: RunDir, *, llm_factory: Callable[[], Any],
+                 judges: list[Judge] | None = None, tool_client_factory: Callable[[], Any] | None = None,
+                 embed: Callable[[list[str]], Any] | None = None,
+                 listener: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.settings = settings
+        self.run = run
+        self.config, self.topics = load_eval(run)
+        self.llm_factory = llm_factory
+        self.tool_client_factory = tool_client_factory
+        self.listener = listener
+        self.state: dict[str, Any] = run.load_state() or {"children": {}}
+        self.judges = judges or default_panel(settings, self.config, None, run.id)
+        self.panel = Panel(self.judges, JudgmentLog(run.path / "judgments.jsonl"))
+        if embed is None and (self.config.on("diversity") or self.config.on("novelty")):
+            from motivgraph.embeddings import get_embedder
+
+            embedder = get_embedder(settings.embedding)
+            embed = embedder.embed
+        self.embed = embed
+        self.notes: list[str] = []
+        self.deliveries: list[Delivery] = []
+
+    # ------------------------------------------------------------------ events
+    def emit(self, ev: dict[str, Any]) -> None:
+        e = self.run.append(ev)
+        if self.listener is not None:
+            try:
+                self.listener(e)
+            except Exception:  # a broken viewer must not stop the evaluation
+                log.exception("progress listener failed")
+
+    def save_state(self) -> None:
+        self.run.save_state(self.state)
+
+    def judge_usage(self) -> dict[str, dict[str, Any]]:
+        return self.panel.usage()
+
+    def spent(self) -> float:
+        gen = sum(from_usage(d.usage).cost_usd for d in self.deliveries)
+        return gen + from_usage(self.judge_usage()).cost_usd
+
+    # ------------------------------------------------------------------ the background methods see
+    def _visibility(self) -> tuple[str, Path | None, Callable[[], Any] | None]:
+        mode = self.config.graph
+        if mode == "per-topic":
+            if paper_json_available():
+                self.notes.append("per-topic graphs: paper-JSON ingest is installed but building a graph per topic "
+                                  "is not wired into the evaluation yet; methods got the background papers as a "
+                                  "file instead")
+            else:
+                self.notes.append("per-topic graphs unavailable (no paper-JSON ingest, ingest/paper_json.py): "
+                                  "methods got each topic's background papers as a file, not a graph")
+            mode = "file"
+        if mode == "current":
+            return "current", None, self.tool_client_factory
+        return "file", self.run.path / "backgrounds", None
+
+    def check_leaks(self, mode: str) -> None:
+        """Refuse (or warn, with allow_target_leak) when a target paper is among what methods see."""
+        problems = []
+        for t in self.topics:
+            visible_ids = {p.paper_id for p in t.background if p.paper_id}
+            visible_titles = {p.title for p in t.background}
+            if mode == "current":
+                visible_ids |= set(self.state.get("graph_paper_ids", []))
+                visible_titles |= set(self.state.get("graph_paper_titles", []))
+            for title in leaked_targets(t, visible_ids, visible_titles):
+                problems.append(f"{t.topic_id}: target paper {title!r} is visible to the methods")
+        if problems:
+            msg = "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
+            if not self.config.allow_target_leak:
+                raise TargetLeak(f"{msg}. Remove it from the methods' background/graph, or pass "
+                                 "--allow-target-leak to evaluate anyway (flagged in the report).")
+            self.notes.append(f"WARNING target papers visible to methods: {msg}")
+
+    # ------------------------------------------------------------------ the run
+    async def execute(self) -> EvalResults:
+        self.run.update_status(status=RUNNING, pid=os.getpid(), error=None, started_at=now_iso())
+        try:
+            res = await self._execute()
+        except BaseException as e:
+            kind = STOPPED if isinstance(e, BudgetExceeded) else INTERRUPTED if isinstance(
+                e, KeyboardInterrupt) or type(e).__name__ == "CancelledError" else FAILED
+            msg = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            self.emit({"type": "status", "status": kind, "error": msg})
+            self.run.update_status(status=kind, error=msg, usage=self._usage())
+            raise
+        self.emit({"type": "status", "status": COMPLETED})
+        self.run.update_status(status=COMPLETED, usage=self._usage(), finished_at=now_iso(),
+                               report="report.html")
+        return res
+
+    def _usage(self) -> dict[str, Any]:
+        u: dict[str, Any] = {}
+        for d in self.deliveries:
+            u = add_usage(u, d.usage)
+        return add_usage(u, self.judge_usage())
+
+    async def _execute(self) -> EvalResults:
+        cfg = self.config
+        mode, bg_dir, tools = self._visibility()
+        self.check_leaks(mode)
+        gen = Generator(self.settings, cfg, self.run.id, self.state, llm_factory=self.llm_factory,
+                        tool_client_factory=tools, background_dir=bg_dir, save_state=self.save_state,
+                        spent=self.spent, emit=self.emit)
+        total = len(self.topics) * len(cfg.methods)
+        self.emit({"type": "phase", "phase": "generate", "total": total})
+        done = 0
+        for t in self.topics:
+            for m in cfg.methods:
+                if m in cfg.run_ids:
+                    d = from_existing(self.settings, m, cfg.run_ids[m], t, cfg.n_ideas)
+                else:
+                    d = await gen.deliver(m, t)
+                self.deliveries.append(d)
+                done += 1
+                self.emit({"type": "progress", "phase": "generate", "done": done, "total": total,
+                           "method": m, "topic_id": t.topic_id, "ideas": len(d.ideas)})
+        for j in self.judges:  # what is left of the budget is the judges'
+            if cfg.budget_usd is not None:
+                j.client.budget_usd = max(0.0, cfg.budget_usd - self.spent())
+        evidence = []
+        collector = Collector(self.panel, cfg, self.embed)
+        self.emit({"type": "phase", "phase": "judge", "total": len(self.topics)})
+        for n, t in enumerate(self.topics, 1):
+            ev = TopicEvidence(topic=t, items=self._items(t))
+            if cfg.on("reference") or cfg.on("cu"):
+                ev.references = await topic_references(self.panel, t, self.run.path / "references")
+                if not ev.references:
+                    self.notes.append(f"{t.topic_id}: no target papers: no reference-based metrics")
+            collector.embeddings(ev)
+            await collector.per_idea(ev)
+            await collector.diversity_pairs(ev)
+            await collector.reference(ev)
+            await collector.tournaments(ev, seed=cfg.seed + n)
+            evidence.append(ev)
+            self.emit({"type": "progress", "phase": "judge", "done": n, "total": len(self.topics),
+                       "topic_id": t.topic_id, "spent_usd": round(self.spent(), 6)})
+        meta = {"eval_id": self.run.id, "n_topics": len(self.topics), "n_ideas": cfg.n_ideas,
+                "judges": self.panel.names, "elo_start": cfg.elo_start, "elo_k": cfg.elo_k,
+                "graph": mode, "finished_at": now_iso(), "config": cfg.model_dump(mode="json")}
+        res = aggregate(cfg, evidence, self.deliveries, self.judge_usage(), self.panel.names, meta, self.notes)
+        self.emit({"type": "phase", "phase": "report"})
+        write_report(res, self.run.path)
+        self.run.write_json("deliveries.json", [{"method": d.method, "topic_id": d.topic_id, "runs": d.runs,
+                                                 "ideas": len(d.ideas), "reason": d.reason}
+                                                for d in self.deliveries])
+        return res
+
+    def _items(self, t: EvalTopic) -> list[IdeaItem]:
+        out = []
+        for d in self.deliveries:
+            if d.topic_id != t.topic_id:
+                continue
+            for k, rec in enumerate(d.ideas, 1):
+                out.append(IdeaItem(f"{d.method}:{t.topic_id}:{k}", d.method, t.topic_id, _as_record(rec)))
+        return out
+
+
+def _as_record(x: Any) -> IdeaRecord:
+    return x if isinstance(x, IdeaRecord) else IdeaRecord.model_validate(x)
+
+
+def list_evals(runs_dir: Path) -> list[dict[str, Any]]:
+    """Every evaluation under the runs directory (newest first), as its status summary."""
+    out = []
+    for r in RunDir.list(runs_dir):
+        try:
+            st = r.status()
+        except (OSError, json.JSONDecodeError):
+            continue
+        if st.get("method") != EVAL_METHOD:
+            continue
+        out.append({"id": r.id, "status": st.get("status"), "topic": st.get("topic"),
+                    "created_at": st.get("created_at"), "finished_at": st.get("finished_at"),
+                    "methods": (st.get("config") or {}).get("methods"), "report": (r.path / "report.html").exists()})
+    return sorted(out, key=lambda x: x.get("created_at") or "", reverse=True)
