@@ -203,8 +203,6 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
 
     def _checkpoint(self, state: SoiqState) -> None:
         self.ctx.save_checkpoint(state)
-        self.ctx.run.update_status(ideas_accepted=sum(1 for i in state.ideas if i.status == "accepted"),
-                                   ideas_rejected=sum(1 for a in state.attempts if a.decision != ACCEPT))
 
     def _agents(self) -> tuple[Researcher, Mentor]:
         ctx = self.ctx

@@ -137,6 +137,7 @@ class SoiqSession:
 
         self.settings, self.client, self.model = settings, client, model
         topic = cfg.pop("topic", "oversmoothing in deep graph neural networks")
+        cfg.setdefault("ideas", 1)  # the old SessionConfig's default, which the scripts are written for
         self.run_dir = run or create_run(settings.runs_dir, RunSpec(method="soiq", topic=topic, config=cfg))
         self.events: list[dict[str, Any]] = []
         self._emit = emit
@@ -160,4 +161,6 @@ class SoiqSession:
             llm.close()
         usage = {k.rsplit(".", 1)[-1]: v for k, v in out.usage.items()}
         accepted = [legacy(r) for r in out.ideas if r.status == "accepted"]
-        return SessionResult(out.run_id, out.status, accepted, len(out.ideas) - len(accepted), usage, out.ideas)
+        # rejected = attempts not accepted (an attempt without a valid idea counts: it has no record)
+        rejected = sum(1 for e in self.run_dir.events() if e.get("type") == "idea_done" and e["decision"] != "ACCEPT")
+        return SessionResult(out.run_id, out.status, accepted, rejected, usage, out.ideas)

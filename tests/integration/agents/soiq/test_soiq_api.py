@@ -74,7 +74,7 @@ def parse_sse(text: str) -> list[dict]:
 
 async def test_http_session_lifecycle_and_event_stream(app_factory):
     app = app_factory(session_script())
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
         r = await c.post("/ideation/sessions", json={"topic": "oversmoothing in deep GNNs", "ideas": 1})
         assert r.status_code == 202, r.text
         sid = r.json()["id"]
@@ -103,7 +103,7 @@ async def test_http_session_lifecycle_and_event_stream(app_factory):
 
 async def test_http_bad_input_is_4xx(app_factory):
     app = app_factory(session_script())
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
         assert (await c.post("/ideation/sessions", json={"topic": "x"})).status_code == 422
         r = await c.post("/ideation/sessions", json={"topic": "graphs", "ablations": ["no_brain"]})
         assert r.status_code == 422 and "no_mentor" in r.text
@@ -118,7 +118,7 @@ async def test_http_bad_input_is_4xx(app_factory):
 async def test_http_no_llm_configured_names_the_setting(app_factory, settings):
     app = app_factory()
     settings.llm.model = None
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
         r = await c.post("/ideation/sessions", json={"topic": "graphs"})
         assert r.status_code == 503 and "MOTIVGRAPH_LLM_MODEL" in r.text
 
@@ -177,7 +177,7 @@ async def test_restart_marks_unfinished_interrupted_and_resume(app_factory, sett
     run.update_status(status="running", pid=int(dead.stdout.strip()))
     app = app_factory(session_script())  # the "restarted" server
     async with app.router.lifespan_context(app), \
-            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
         # marked at startup, before any request
         assert RunDir.open(settings.runs_dir, run.id).status()["status"] == "interrupted"
         st = (await c.get(f"/ideation/sessions/{run.id}")).json()
@@ -196,7 +196,7 @@ async def test_restart_marks_unfinished_interrupted_and_resume(app_factory, sett
 async def test_shutdown_interrupts_running_sessions(app_factory, settings):
     app = app_factory(session_script(delay=5.0))
     async with app.router.lifespan_context(app), \
-            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
         sid = (await c.post("/ideation/sessions", json={"topic": "oversmoothing in deep GNNs"})).json()["id"]
         for _ in range(200):
             if (await c.get(f"/ideation/sessions/{sid}")).json()["status"] == "running":
@@ -224,7 +224,7 @@ async def test_session_through_http_tool_client(app_factory, settings):
     config = SessionConfig(topic="oversmoothing in deep GNNs")
     run = RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
     events: list[dict] = []
-    async with HttpToolClient("http://t", transport=httpx.ASGITransport(app=app)) as client:
+    async with HttpToolClient("http://localhost", transport=httpx.ASGITransport(app=app)) as client:
         session = SoiqSession(settings, config, run, tool_client=client, llm=llm_client(settings, model),
                               emit=events.append)
         result = await session.run()

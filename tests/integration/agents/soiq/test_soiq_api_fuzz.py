@@ -22,7 +22,8 @@ def schema(tmp_path_factory):
     run = RunDir.create(s.runs_dir, "soiq", "graphs", {"topic": "graphs", "ideas": 1})
     run.update_status(status="completed")
     config = SchemathesisConfig.from_dict({"generation": {"max-examples": MAX_EXAMPLES}})
-    return schemathesis.openapi.from_asgi("/openapi.json", create_app(s), config=config)
+    return schemathesis.openapi.from_asgi("/openapi.json", create_app(s), config=config,
+                                           headers={"Host": "localhost"})
 
 
 LABELS = ["GET /ideation/sessions", "GET /ideation/sessions/{run_id}", "POST /ideation/sessions/{run_id}/resume",

@@ -7,11 +7,10 @@ import json
 
 import pytest
 
-from motivgraph.agents.runs import RunDir, mark_interrupted
-from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
+from motivgraph.agents.core.rundir import RunDir, mark_interrupted
 from motivgraph.errors import LLMError
 from motivgraph.llm import ScriptedChatModel
-from tests.integration.agents.soiq.soiq_support import build_graph, idea_dict, idea_text, llm_client, tc, tool_client
+from tests.integration.agents.soiq.soiq_support import SoiqSession, build_graph, idea_dict, idea_text, tc, tool_client
 
 
 @pytest.fixture
@@ -21,12 +20,9 @@ def graph_rt(settings, store, embedder):
 
 def make_session(settings, rt, model, run=None, **cfg):
     settings.agents.require_random_draw = False  # scripts go straight to the idea
-    config = SessionConfig(topic=cfg.pop("topic", "oversmoothing in deep graph neural networks"), **cfg)
-    run = run or RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
     events: list[dict] = []
-    s = SoiqSession(settings, config, run, tool_client=tool_client(rt), llm=llm_client(settings, model),
-                    emit=events.append)
-    return s, run, events
+    s = SoiqSession(settings, tool_client(rt), model, run=run, emit=events.append, **cfg)
+    return s, s.run_dir, events
 
 
 async def test_text_protocol_calls_including_malformed(settings, graph_rt):
@@ -152,13 +148,13 @@ async def test_resume_after_failure_continues_from_checkpoint(settings, graph_rt
         await session.run()
     assert run.status()["status"] == "failed"
     state = run.load_state()
-    assert state["current"]["round"] == 1 and state["current"]["stage"] == "deliberate"
+    assert state["format"] == "motivgraph.checkpoint/1" and state["method"] == "soiq" and state["version"] == 2
+    assert state["state"]["current"]["round"] == 1 and state["state"]["current"]["stage"] == "deliberate"
+    assert "provider went away" in run.status()["error"]
 
     second = ScriptedChatModel(["Aspect: Feasibility. Data?", idea_text(idea_dict(cite="", extra="round two")),
                                 "<ACCEPT>"])
-    config = SessionConfig.model_validate(run.status()["config"])
-    resumed = SoiqSession(settings, config, RunDir.open(settings.runs_dir, run.id),
-                          tool_client=tool_client(graph_rt), llm=llm_client(settings, second))
+    resumed = SoiqSession(settings, tool_client(graph_rt), second, run=RunDir.open(settings.runs_dir, run.id))
     result = await resumed.run()
     assert second.remaining == 0
     rec = result.ideas[0]
@@ -189,7 +185,7 @@ async def test_resume_refused_for_completed_or_live_run(settings, graph_rt):
     import subprocess
     import sys
 
-    from motivgraph.agents.runs import RunStateError
+    from motivgraph.agents.core.rundir import RunStateError
 
     model = ScriptedChatModel([idea_text(idea_dict(cite="")), "<ACCEPT>"])
     session, _run, _ = make_session(settings, graph_rt, model)
