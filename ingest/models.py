@@ -65,11 +65,17 @@ def assign_roles(sections: list[Section]) -> list[Section]:
                 s.role = "method"
     if sections and not any(s.role == "introduction" for s in sections):
         first = sections[0]
-        # Nature-style papers open with an untitled (or "Article"-headed) introduction.
-        if not first.heading.strip() or re.fullmatch(
-            r"(article|.*\b(background|motivation)\b.*)", first.heading.strip().lower()
+        # Nature-style papers open with an untitled (or "Article"-headed) introduction; others call
+        # their first section Background, Motivation, Overview or something of their own
+        if not first.heading.strip() or first.role in ("other", "related_work") or re.fullmatch(
+            r"(article|.*\b(background|motivation|overview)\b.*)", first.heading.strip().lower()
         ):
             first.role = "introduction"
+            for s in sections[1:]:
+                if s.number and first.number and s.number.split(".")[0] == first.number.split(".")[0]:
+                    s.role = "introduction"  # its subsections
+                else:
+                    break
     return sections
 
 

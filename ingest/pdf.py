@@ -30,7 +30,15 @@ from motivgraph.ingest.models import (
     find_arxiv_id,
     stable_paper_id,
 )
-from motivgraph.ingest.pdf_filters import fix_text, is_formula, is_stamp, merge_split_lines, shares_row, toc_lines
+from motivgraph.ingest.pdf_filters import (
+    fix_text,
+    is_formula,
+    is_stamp,
+    merge_split_lines,
+    same_row,
+    shares_row,
+    toc_lines,
+)
 from motivgraph.ingest.pdf_layout import Line, page_lines
 from motivgraph.text_hygiene import Repairs
 
@@ -195,7 +203,12 @@ def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | N
             continue
         in_band = ln.y0 > 0.935 * h or ln.y1 < 0.065 * h
         t = ln.text.strip()
-        if ln.size < 1.8 * body_size and re.fullmatch(r"[\d\s\-–—|/ivxlc]{1,12}|page \d+( of \d+)?", t, re.I):
+        if (
+            ln.size < 1.8 * body_size
+            and re.fullmatch(r"[\d\s\-–—|/ivxlc]{1,12}|page \d+( of \d+)?", t, re.I)
+            # a page number, unless it ends a text line inside the page (a contents entry's)
+            and (in_band or not any(o is not ln and o.x1 < ln.x0 and same_row(o, ln) for o in lines))
+        ):
             continue
         if in_band and len(t.split()) <= 15 and ln.size <= body_size + 0.5:
             continue
@@ -239,15 +252,12 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
     heads: list[_Head] = []
     last_top = 0
     roman_mode = False
-    toc_page = -1
     toc = toc_lines(lines)
+    last_letter = ""
     body_family = _family(body_font)
     for i, ln in enumerate(lines):
         t = ln.text.strip()
-        if ln.page == toc_page or i in toc:
-            continue
-        if _norm_head(t) in ("contents", "table of contents"):
-            toc_page = ln.page  # a table of contents: its entries are not headings
+        if i in toc or _norm_head(t) in ("contents", "table of contents"):
             continue
         # "Abstract—We ...", "Abstract. We ...", "ABSTRACT We ..." run-in marker
         run_in = re.match(r"^abstract\s*[—\-–.:]", t, re.I) or re.match(r"^ABSTRACT\s+[A-Z]", t)
@@ -297,7 +307,14 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
                         last_top = top
                         heads.append(_Head(i, title, num, top))
                         continue
-                elif re.fullmatch(r"[A-H]", parts[0]) and (roman_mode or title_norm in _KNOWN_HEADS) and heading_font:
+                elif re.fullmatch(r"[A-H]", parts[0]) and heading_font and (
+                    roman_mode
+                    or title_norm in _KNOWN_HEADS
+                    # lettered top-level sections (A., B., C. in sequence) in papers without numbers
+                    or (last_top == 0 and parts[0] == (chr(ord(last_letter) + 1) if last_letter else "A"))
+                ):
+                    if not roman_mode and last_top == 0:
+                        last_letter = parts[0]
                     heads.append(_Head(i, title, num, None))
                     continue
         if norm in _KNOWN_HEADS and len(words) <= 6 and (

@@ -124,8 +124,8 @@ def merge_split_lines(lines: list[Line], body_size: float) -> list[Line]:
             # (reading order may have put it before or after the cap)
             beside = [
                 o for o in lines[max(0, i - 6) : i + 6]
-                if o is not ln and o.page == ln.page and ln.x1 - 3 <= o.x0 < ln.x1 + 3 * body_size
-                and ln.y0 < o.y1 <= ln.y1 + 3
+                if o is not ln and o.page == ln.page and (ln.x0 + ln.x1) / 2 <= o.x0 < ln.x1 + 3 * body_size
+                and ln.y0 < o.y1 <= ln.y1 + body_size
             ]
             if beside:
                 o = max(beside, key=lambda x: x.y1)

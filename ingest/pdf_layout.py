@@ -150,6 +150,9 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
             else:
                 ch = chr(cp) if cp else " "  # an unmapped glyph separates words
             if not ch:
+                # a soft hyphen inside a line prints nothing but takes its width: no word gap there
+                if get_box(raw, i, rect_ref):
+                    last_x1 = rect.right
                 continue
             if ch.isspace():
                 if buf:
