@@ -261,3 +261,6 @@ def plan(
     """Synchronous `plan_async` (the CLI's dry run)."""
     return asyncio.run(plan_async(paths, settings, retry_failed=retry_failed, limit=limit, concurrency=concurrency))
 
+
+
+import motivgraph.ingest.paper_json  # noqa: E402,F401  (registers the paper-JSON input kind)
