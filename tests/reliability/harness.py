@@ -1,0 +1,340 @@
+"""The chaos harness: real `motivgraph ingest` processes, real kills, one canonical export to compare.
+
+A trial runs the ingest command as a child process on a small seeded corpus (offline PDF parser,
+concurrency 1), injects one fault at a seeded random point, then runs the same command again until it
+exits 0 (at most `max_reruns` times), all under a per-trial time cap. The result is *identical* when
+the canonical export of the graph (every line of `graph export`, timestamps such as created_at
+removed, keys and lines sorted) equals that of an uninterrupted run over the same corpus.
+
+Fault kinds:
+- kill_ingest    kill -9 of the ingest process at a random point (its parser workers must die too);
+- kill_db        kill -9 of the embedded FalkorDB at a random point;
+- kill_both      kill -9 of both at the same random point;
+- db_mid_ingest  the DB killed once the first document is stored: the same run must restart it and
+                 finish (exit 0) without a re-run;
+- llm_down_up    the LLM extractor's endpoint (a scripted model behind a fake OpenAI-compatible server
+                 on loopback) is down when the ingest starts and comes up at a random point.
+Used by tests/reliability/test_chaos.py (CI: 3 trials per kind) and bench/chaos.py (the full table).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS_PDF = REPO.parent / "shared" / "corpus" / "pdf"
+FAULTS: tuple[str, ...] = ("kill_ingest", "kill_db", "kill_both", "db_mid_ingest", "llm_down_up")
+_TIMESTAMP_KEY = re.compile(r"(_at|_time|timestamp)$")
+
+
+@dataclass
+class Baseline:
+    export: list[str]
+    ledger: list[tuple[Any, ...]]
+    seconds: float
+
+
+@dataclass
+class Trial:
+    fault: str
+    seed: int
+    identical: bool = False
+    ledger_same: bool = False
+    first_rc: int | None = None
+    reruns: int = 0
+    orphans: int = 0  # parser workers alive after their ingest was killed
+    killed_at_s: float = 0.0
+    seconds: float = 0.0
+    note: str = ""
+    diff: list[str] = field(default_factory=list)
+
+
+def canonical_lines(lines: list[str]) -> list[str]:
+    """Export lines with timestamp fields removed, keys sorted, lines sorted."""
+
+    def strip(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items() if not _TIMESTAMP_KEY.search(k)}
+        if isinstance(v, list):
+            return [strip(x) for x in v]
+        return v
+
+    return sorted(json.dumps(strip(json.loads(line)), sort_keys=True, ensure_ascii=False) for line in lines)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as fh:
+                out += [int(x) for x in fh.read().split()]
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Chaos:
+    def __init__(self, workdir: Path, *, n_docs: int = 6, corpus_seed: int = 12, trial_cap_s: float = 600.0,
+                 max_reruns: int = 3, source: Path = CORPUS_PDF) -> None:
+        self.workdir = workdir
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.trial_cap_s = trial_cap_s
+        self.max_reruns = max_reruns
+        self.corpus = self.workdir / "corpus"
+        if not self.corpus.is_dir():
+            pdfs = sorted(p for p in source.glob("*.pdf"))
+            if len(pdfs) < n_docs:
+                raise FileNotFoundError(f"need {n_docs} PDFs in {source}, found {len(pdfs)}")
+            self.corpus.mkdir()
+            for p in random.Random(corpus_seed).sample(pdfs, n_docs):
+                shutil.copy(p, self.corpus / p.name)
+        self.baselines: dict[str, Baseline] = {}
+
+    # -- processes -----------------------------------------------------------------------------------------------
+    def env(self, data_dir: Path, llm_port: int | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MOTIVGRAPH_")}
+        env.update({
+            "PYTHONPATH": str(REPO),
+            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+            "MOTIVGRAPH_DATA_DIR": str(data_dir),
+            "MOTIVGRAPH_INGEST_PARSER": "pdf",
+            "MOTIVGRAPH_INGEST_CONCURRENCY": "1",
+            "MOTIVGRAPH_INGEST_TRANSIENT_BACKOFF_S": "0.5",
+            "MOTIVGRAPH_INGEST_TRANSIENT_MAX_CONSECUTIVE": "12",
+            "MOTIVGRAPH_LLM_MODEL": "",
+        })
+        if llm_port is not None:
+            env.update({
+                "MOTIVGRAPH_LLM_MODEL": "openai:fake-extractor",
+                "MOTIVGRAPH_LLM_BASE_URL": f"http://127.0.0.1:{llm_port}/v1",
+                "MOTIVGRAPH_LLM_API_KEY": "sk-chaos-test",
+                "MOTIVGRAPH_LLM_MAX_RETRIES": "1",
+                "MOTIVGRAPH_LLM_TIMEOUT_S": "30",
+            })
+        return env
+
+    def start_ingest(self, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        log = open(Path(env["MOTIVGRAPH_DATA_DIR"]).parent / "ingest.log", "ab")  # noqa: SIM115 - owned by the child
+        return subprocess.Popen(
+            [sys.executable, "-m", "motivgraph", "ingest", str(self.corpus), "--concurrency", "1"],
+            cwd=self.workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+
+    def start_llm(self, port: int) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fake_llm.py")), str(port)],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        proc.stdout.readline()  # "ready"
+        return proc
+
+    @staticmethod
+    def db_pid(data_dir: Path) -> int | None:
+        try:
+            pid = int((data_dir / "falkordb" / "falkordb.pid").read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return pid if _alive(pid) else None
+
+    @staticmethod
+    def stored(data_dir: Path) -> int:
+        path = data_dir / "ingest" / "ledger.sqlite"
+        if not path.exists():
+            return 0
+        try:
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+            try:
+                return int(con.execute("SELECT COUNT(*) FROM documents WHERE state='stored'").fetchone()[0])
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return 0
+
+    def wait(self, proc: subprocess.Popen[bytes], deadline: float) -> int:
+        try:
+            return proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise TimeoutError("trial time cap reached") from None
+
+    # -- results -------------------------------------------------------------------------------------------------
+    def snapshot(self, data_dir: Path) -> tuple[list[str], list[tuple[Any, ...]]]:
+        from motivgraph.graph import open_store
+        from motivgraph.graph.embedded import EmbeddedFalkorDB
+        from motivgraph.graph.interchange import export_lines
+        from motivgraph.ingest.ledger import Ledger
+        from motivgraph.settings import GraphSettings, Settings
+
+        s = Settings(data_dir=data_dir, graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
+        store = open_store(s, ensure_schema=False)
+        try:
+            lines = list(export_lines(store))
+        finally:
+            store.close()
+            EmbeddedFalkorDB(data_dir).stop(timeout_s=30)
+        led = Ledger.for_data_dir(data_dir)
+        try:
+            ledger = led.snapshot()
+        finally:
+            led.close()
+        return canonical_lines(lines), ledger
+
+    def _cleanup(self, data_dir: Path) -> None:
+        from motivgraph.graph.embedded import EmbeddedFalkorDB
+
+        with contextlib.suppress(Exception):
+            EmbeddedFalkorDB(data_dir).stop(timeout_s=30)
+        shutil.rmtree(data_dir.parent, ignore_errors=True)
+
+    def baseline(self, mode: str) -> Baseline:
+        """The uninterrupted run ('offline' or 'llm'), computed once."""
+        if mode in self.baselines:
+            return self.baselines[mode]
+        data = self.workdir / f"baseline-{mode}" / "data"
+        shutil.rmtree(data.parent, ignore_errors=True)
+        data.parent.mkdir(parents=True)
+        llm = None
+        port = _free_port() if mode == "llm" else None
+        try:
+            if port is not None:
+                llm = self.start_llm(port)
+            t0 = time.monotonic()
+            rc = self.wait(self.start_ingest(self.env(data, port)), time.monotonic() + self.trial_cap_s)
+            secs = time.monotonic() - t0
+            if rc != 0:
+                log = (data.parent / "ingest.log").read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"baseline ingest ({mode}) exited {rc}:\n{log}")
+            export, ledger = self.snapshot(data)
+        finally:
+            if llm is not None:
+                llm.kill()
+                llm.wait()
+            self._cleanup(data)
+        self.baselines[mode] = Baseline(export, ledger, secs)
+        return self.baselines[mode]
+
+    # -- one trial -----------------------------------------------------------------------------------------------
+    def trial(self, fault: str, seed: int) -> Trial:
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; one of {', '.join(FAULTS)}")
+        mode = "llm" if fault == "llm_down_up" else "offline"
+        base = self.baseline(mode)
+        rng = random.Random(f"{fault}:{seed}")
+        res = Trial(fault, seed)
+        data = self.workdir / f"trial-{fault}-{seed}" / "data"
+        shutil.rmtree(data.parent, ignore_errors=True)
+        data.parent.mkdir(parents=True)
+        t0 = time.monotonic()
+        deadline = t0 + self.trial_cap_s
+        port = _free_port() if mode == "llm" else None
+        env = self.env(data, port)
+        llm: subprocess.Popen[bytes] | None = None
+        try:
+            proc = self.start_ingest(env)
+            if fault in ("kill_ingest", "kill_db", "kill_both"):
+                at = rng.uniform(0.05, 0.95) * base.seconds
+                while time.monotonic() - t0 < at and proc.poll() is None:
+                    time.sleep(0.02)
+                res.killed_at_s = time.monotonic() - t0
+                if fault in ("kill_ingest", "kill_both") and proc.poll() is None:
+                    kids = _children(proc.pid)
+                    os.kill(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    end = time.monotonic() + 5  # the kernel delivers the parent-death signal at once; bounded wait
+                    while any(_alive(k) for k in kids) and time.monotonic() < end:
+                        time.sleep(0.05)
+                    res.orphans = sum(_alive(k) for k in kids)
+                if fault in ("kill_db", "kill_both"):
+                    pid = self.db_pid(data)
+                    if pid is not None:
+                        os.kill(pid, signal.SIGKILL)
+                    else:
+                        res.note = "DB not running at the kill point"
+            elif fault == "db_mid_ingest":
+                while self.stored(data) < 1 and proc.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                pid = self.db_pid(data)
+                res.killed_at_s = time.monotonic() - t0
+                if pid is not None and proc.poll() is None:
+                    os.kill(pid, signal.SIGKILL)
+                else:
+                    res.note = "ingest finished before the kill"
+            elif fault == "llm_down_up":
+                at = rng.uniform(1.0, max(2.0, 0.6 * base.seconds))
+                while time.monotonic() - t0 < at and proc.poll() is None:
+                    time.sleep(0.05)
+                res.killed_at_s = time.monotonic() - t0  # here: when the endpoint came up
+                assert port is not None
+                llm = self.start_llm(port)
+            res.first_rc = self.wait(proc, deadline)
+            rc = res.first_rc
+            while rc != 0 and res.reruns < self.max_reruns:
+                if llm is None and port is not None:
+                    llm = self.start_llm(port)
+                res.reruns += 1
+                rc = self.wait(self.start_ingest(env), deadline)
+            if rc != 0:
+                res.note = (res.note + f"; still exit {rc} after {res.reruns} re-runs").strip("; ")
+            export, ledger = self.snapshot(data)
+            res.identical = export == base.export
+            res.ledger_same = ledger == base.ledger
+            if not res.identical:
+                a, b = set(base.export), set(export)
+                res.diff = [f"- {x[:200]}" for x in sorted(a - b)[:5]] + [f"+ {x[:200]}" for x in sorted(b - a)[:5]]
+        except TimeoutError as e:
+            res.note = str(e)
+        finally:
+            if llm is not None:
+                llm.kill()
+                llm.wait()
+            res.seconds = time.monotonic() - t0
+            if res.identical and res.orphans == 0:
+                self._cleanup(data)
+            else:
+                with contextlib.suppress(Exception):
+                    from motivgraph.graph.embedded import EmbeddedFalkorDB
+
+                    EmbeddedFalkorDB(data).stop(timeout_s=30)
+        return res
+
+
+def table(trials: list[Trial]) -> str:
+    """The summary table: identical graphs per fault kind, plus re-runs, in-run recoveries and orphans."""
+    rows = ["| fault | trials | identical graphs | ledger identical | first run exit 0 | re-runs (max) "
+            "| orphan workers |", "|---|---|---|---|---|---|---|"]
+    for fault in FAULTS:
+        ts = [t for t in trials if t.fault == fault]
+        if not ts:
+            continue
+        n = len(ts)
+        identical, same = sum(t.identical for t in ts), sum(t.ledger_same for t in ts)
+        first_ok, reruns = sum(t.first_rc == 0 for t in ts), sum(t.reruns for t in ts)
+        rows.append(f"| {fault} | {n} | {identical}/{n} | {same}/{n} | {first_ok}/{n} | {reruns} "
+                    f"({max(t.reruns for t in ts)}) | {sum(t.orphans for t in ts)} |")
+    return "\n".join(rows)

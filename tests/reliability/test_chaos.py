@@ -1,0 +1,37 @@
+"""Chaos suite (issue 12): 3 seeded trials per fault kind, each resumed to a graph identical to the
+uninterrupted run's (canonical export). Bounded: 6 PDFs, offline parser, concurrency 1, a per-trial
+time cap. `python bench/chaos.py --trials 20` prints the full table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.reliability.harness import CORPUS_PDF, FAULTS, Chaos
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CORPUS_PDF.is_dir(), reason=f"chaos suite needs the shared corpus PDFs at {CORPUS_PDF} "
+                       "(../shared next to the repo); without them it cannot run"),
+]
+
+TRIALS_PER_FAULT = 3
+
+
+@pytest.fixture(scope="module")
+def chaos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chaos]:
+    yield Chaos(tmp_path_factory.mktemp("chaos"), n_docs=6, trial_cap_s=900)
+
+
+@pytest.mark.parametrize("seed", range(TRIALS_PER_FAULT))
+@pytest.mark.parametrize("fault", FAULTS)
+def test_fault_resumes_to_an_identical_graph(chaos: Chaos, fault: str, seed: int) -> None:
+    t = chaos.trial(fault, seed)
+    detail = f"{t} (ingest log under {chaos.workdir})"
+    assert t.identical, detail
+    assert t.ledger_same, detail
+    assert t.orphans == 0, detail
+    if fault == "db_mid_ingest" and not t.note:
+        assert t.first_rc == 0, detail  # the same run restarted the DB and finished
