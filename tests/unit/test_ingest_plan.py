@@ -1,0 +1,100 @@
+"""plan() is read-only and complete; execute() carries it out; a new input kind plugs in by registration."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from motivgraph.errors import ParseError
+from motivgraph.ingest import plan as plan_mod
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.models import Paper
+from motivgraph.ingest.pipeline import SinkResult, execute
+from motivgraph.ingest.plan import DocKey, WorkItem, plan_async, register_input_kind
+from motivgraph.settings import IngestSettings, Settings
+from tests.fixtures.ingest.pdfgen import write_paper
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.papers: list[Paper] = []
+
+    async def process(self, paper: Paper) -> SinkResult:
+        self.papers.append(paper)
+        return SinkResult(status="stored", counts={"papers": 1})
+
+
+def _settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", ingest=IngestSettings(parser="pdf"), _env_file=None)  # type: ignore[call-arg]
+
+
+async def test_plan_writes_nothing_and_execute_follows_it(tmp_path: Path) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    a = write_paper(inp / "a.pdf")
+    (inp / "copy.pdf").write_bytes(a.read_bytes())
+    write_paper(inp / "b.pdf", title="A second planned paper")
+    s = _settings(tmp_path)
+    p = await plan_async([inp], s)
+    assert not s.data_dir.exists()  # read-only: not even the ledger file
+    assert p.found == 3 and p.to_process == 2 and [Path(x).name for x, _ in p.duplicates] == ["copy.pdf"]
+    summary = await execute(p, Sink())
+    assert summary.ok == 2 and summary.duplicates == 1
+    again = await plan_async([inp], s)
+    assert again.to_process == 0 and again.already_done == 2
+    limited = await plan_async([inp], s, retry_failed=True, limit=0)
+    assert limited.to_process == 0
+
+
+class JsonLinesKind:
+    """A record input as another issue adds it: one Paper per JSON line, keyed by a stable record id."""
+
+    name = "test_records"
+    suffixes = (".records.jsonl",)
+    needs_parser = False
+
+    def keys(self, path: Path) -> list[DocKey]:
+        out = []
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if line.strip():
+                out.append(DocKey(f"rec:{json.loads(line)['id']}", len(line), n))
+        return out
+
+    async def load(self, item: WorkItem, parser: object, settings: Settings) -> Paper:
+        rec = json.loads(item.path.read_text().splitlines()[item.ref - 1])
+        if not rec.get("title"):
+            raise ParseError(f"record {rec['id']} (line {item.ref}) has no title")
+        return Paper(paper_id=f"rec:{rec['id']}", title=rec["title"], abstract=rec.get("abstract", ""), parser="json")
+
+
+@pytest.fixture
+def records_kind() -> Iterator[None]:
+    before = dict(plan_mod._KINDS)
+    register_input_kind(JsonLinesKind())
+    yield
+    plan_mod._KINDS.clear()
+    plan_mod._KINDS.update(before)
+
+
+async def test_a_new_input_kind_plugs_into_plan_and_execute(tmp_path: Path, records_kind: None) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    write_paper(inp / "a.pdf")
+    recs = [{"id": "r1", "title": "Record one"}, {"id": "r2", "title": ""}, {"id": "r1", "title": "Record one"}]
+    (inp / "papers.records.jsonl").write_text("\n".join(json.dumps(r) for r in recs))
+    s = _settings(tmp_path)
+    p = await plan_async([inp], s)
+    assert sorted(i.key for i in p.todo if i.kind == "test_records") == ["rec:r1", "rec:r2"]
+    assert len(p.duplicates) == 1  # the repeated record id
+    sink = Sink()
+    summary = await execute(p, sink)
+    assert summary.ok == 2 and summary.failed == 1
+    led = Ledger.for_data_dir(s.data_dir)
+    failed = led.rows("failed")
+    assert [r.sha256 for r in failed] == ["rec:r2"] and "no title" in (failed[0].error or "")
+    led.close()
+    again = await plan_async([inp], s)
+    assert again.to_process == 0 and again.already_done == 2 and again.skipped_failed == 1
