@@ -1,0 +1,120 @@
+"""One structured LLM call with its own token count: MindFlow's flows run concurrently on one client,
+so per-step tokens cannot be read off the client's running totals; they come from each reply.
+
+The request is what `LLMClient.structured` would send (the role's structured-output mode from
+llm/dialects.py), parsed and validated by llm/structured.py, with one corrective re-ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage
+from pydantic import BaseModel
+
+from motivgraph.errors import StructuredOutputError
+from motivgraph.llm import structured as so
+from motivgraph.llm.tokens import count_message_tokens, count_tokens
+from motivgraph.llm.usage import cost_usd
+
+M = TypeVar("M", bound=BaseModel)
+_INSTRUCTIONS: dict[type[BaseModel], str] = {}
+
+
+def _instruction(schema: type[BaseModel]) -> str:
+    # Building a JSON schema costs milliseconds; flows ask for the same three schemas thousands of times.
+    if schema not in _INSTRUCTIONS:
+        _INSTRUCTIONS[schema] = so.schema_instruction(schema)
+    return _INSTRUCTIONS[schema]
+
+
+@dataclass
+class CallUsage:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: CallUsage) -> None:
+        self.calls += other.calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd += other.cost_usd
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+Ask = Callable[[list[BaseMessage], type[Any]], Awaitable[tuple[Any, CallUsage]]]
+
+
+def _usage(client: Any, role: str, msgs: Sequence[BaseMessage], reply: AIMessage) -> CallUsage:
+    meta = reply.usage_metadata or {}
+    t_in = int(meta.get("input_tokens") or 0) or count_message_tokens(list(msgs))
+    t_out = int(meta.get("output_tokens") or 0) or count_tokens(so.reply_text(reply))
+    cached = bool((reply.response_metadata or {}).get("cache_hit"))
+    cost = 0.0 if cached else cost_usd(client.spec(role).model, client.cfg.prices, t_in, t_out)
+    return CallUsage(1, t_in, t_out, cost)
+
+
+async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[M]) -> tuple[M, CallUsage]:
+    """`schema` from the role's model, and the tokens/cost this took (re-ask included)."""
+    req = client.structured_request(role, schema)
+    msgs = list(messages)
+    if req.instruct:
+        msgs = so.with_instruction(msgs, _instruction(schema))
+    kwargs: dict[str, Any] = dict(req.kwargs)
+    if req.tools:
+        kwargs.update(tools=list(req.tools), tool_choice=req.tool_choice)
+    usage = CallUsage()
+    problem = ""
+    for _turn in range(2):
+        reply = await client.chat(role, msgs, **kwargs)
+        usage.add(_usage(client, role, msgs, reply))
+        try:
+            return so.parse_reply(reply, schema), usage
+        except so.ReplyProblem as p:
+            problem = str(p)
+            msgs = [*msgs, AIMessage(content=so.reply_text(reply)), so.correction(problem, schema)]
+    err = StructuredOutputError(f"MindFlow {role}: no valid {schema.__name__} after 2 replies: {problem}")
+    err.usage = usage  # type: ignore[attr-defined]
+    raise err
+
+
+def client_ask(client: Any, role: str) -> Ask:
+    """`ask` bound to one role of an LLMClient (cache, budget, retries, accounting included)."""
+
+    async def _ask(messages: list[BaseMessage], schema: type[Any]) -> tuple[Any, CallUsage]:
+        return await ask(client, role, messages, schema)
+
+    return _ask
+
+
+def model_ask(model: Any, price: tuple[float, float] = (0.0, 0.0)) -> Ask:
+    """`ask` straight over a LangChain chat model, without LLMClient's cache, budget and ledger.
+    For tests and benchmarks that run thousands of scripted calls; tokens are estimated at four
+    characters each when the model reports none."""
+
+    async def _ask(messages: list[BaseMessage], schema: type[Any]) -> tuple[Any, CallUsage]:
+        msgs = so.with_instruction(list(messages), _instruction(schema))
+        usage = CallUsage()
+        problem = ""
+        for _turn in range(2):
+            reply = await model.ainvoke(msgs)
+            meta = reply.usage_metadata or {}
+            t_in = int(meta.get("input_tokens") or 0) or sum(len(str(m.content)) for m in msgs) // 4
+            t_out = int(meta.get("output_tokens") or 0) or len(so.reply_text(reply)) // 4
+            usage.add(CallUsage(1, t_in, t_out, (t_in * price[0] + t_out * price[1]) / 1e6))
+            try:
+                return so.parse_reply(reply, schema), usage
+            except so.ReplyProblem as p:
+                problem = str(p)
+                msgs = [*msgs, AIMessage(content=so.reply_text(reply)), so.correction(problem, schema)]
+        err = StructuredOutputError(f"MindFlow: no valid {schema.__name__} after 2 replies: {problem}")
+        err.usage = usage  # type: ignore[attr-defined]
+        raise err
+
+    return _ask
