@@ -8,8 +8,8 @@ own routes (`Method.router()`) are mounted under `/ideation/methods/<name>`. The
 `agents.sessions.jobs.JobManager` per app, created at server start or on the first ideation request.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: the POST body's type is built at run time
+# (build_router) and FastAPI must see it as an object, not as a string naming a local.
 import json
 import logging
 from collections.abc import AsyncIterator

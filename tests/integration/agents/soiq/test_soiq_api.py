@@ -14,7 +14,7 @@ import time
 import httpx
 import pytest
 
-from motivgraph.agents.runs import RunDir
+from motivgraph.agents.core.rundir import RunDir
 from motivgraph.api.services import ToolService
 from motivgraph.llm import reset_scripted_models
 from motivgraph.service import create_service_app as create_app
@@ -75,7 +75,7 @@ def parse_sse(text: str) -> list[dict]:
 async def test_http_session_lifecycle_and_event_stream(app_factory):
     app = app_factory(session_script())
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
-        r = await c.post("/ideation/sessions", json={"topic": "oversmoothing in deep GNNs", "ideas": 1})
+        r = await c.post("/ideation/sessions", json={"method": "soiq", "topic": "oversmoothing in deep GNNs", "ideas": 1})
         assert r.status_code == 202, r.text
         sid = r.json()["id"]
         assert r.json()["links"]["events"] == f"/ideation/sessions/{sid}/events"
@@ -91,7 +91,8 @@ async def test_http_session_lifecycle_and_event_stream(app_factory):
         assert json.loads(events[-1]["data"])["status"] == "completed"
         st = (await c.get(f"/ideation/sessions/{sid}")).json()
         assert st["status"] == "completed" and st["ideas_accepted"] == 1
-        assert st["ideas"][0]["idea"]["Abstract"].endswith("revised")
+        assert st["ideas"][0]["abstract"].endswith("revised") and st["ideas"][0]["status"] == "accepted"
+        assert st["method"] == "soiq" and st["error"] is None
         assert st["usage"]["total"]["calls"] == 5
         # resuming from a later event id only sends what follows
         tail = await c.get(f"/ideation/sessions/{sid}/events", headers={"Last-Event-ID": str(data[-2]["seq"])})
@@ -104,11 +105,16 @@ async def test_http_session_lifecycle_and_event_stream(app_factory):
 async def test_http_bad_input_is_4xx(app_factory):
     app = app_factory(session_script())
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
-        assert (await c.post("/ideation/sessions", json={"topic": "x"})).status_code == 422
-        r = await c.post("/ideation/sessions", json={"topic": "graphs", "ablations": ["no_brain"]})
+        assert (await c.post("/ideation/sessions", json={"method": "soiq", "topic": "x"})).status_code == 422
+        r = await c.post("/ideation/sessions", json={"method": "soiq", "topic": "graphs", "ablations": ["no_brain"]})
         assert r.status_code == 422 and "no_mentor" in r.text
-        assert (await c.post("/ideation/sessions", json={"topic": "graphs", "rounds": 0})).status_code == 422
-        assert (await c.post("/ideation/sessions", json={"topic": "graphs", "extra": 1})).status_code == 422
+        r = await c.post("/ideation/sessions", json={"method": "soiq", "topic": "graphs", "rounds": 0})
+        assert r.status_code == 422
+        r = await c.post("/ideation/sessions", json={"method": "soiq", "topic": "graphs", "extra": 1})
+        assert r.status_code == 422
+        # the body is a union discriminated by method: missing or unknown methods are 422 too
+        assert (await c.post("/ideation/sessions", json={"topic": "graphs"})).status_code == 422
+        assert (await c.post("/ideation/sessions", json={"method": "nope", "topic": "graphs"})).status_code == 422
         assert (await c.get("/ideation/sessions/nope-123")).status_code == 404
         assert (await c.get("/ideation/sessions/..%2F..%2Fetc")).status_code == 404
         assert (await c.get("/ideation/sessions/nope-123/events")).status_code == 404
@@ -119,7 +125,7 @@ async def test_http_no_llm_configured_names_the_setting(app_factory, settings):
     app = app_factory()
     settings.llm.model = None
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
-        r = await c.post("/ideation/sessions", json={"topic": "graphs"})
+        r = await c.post("/ideation/sessions", json={"method": "soiq", "topic": "graphs"})
         assert r.status_code == 503 and "MOTIVGRAPH_LLM_MODEL" in r.text
 
 
@@ -142,7 +148,7 @@ def test_session_survives_client_disconnect(app_factory):
     server, thread, base = _serve(app)
     try:
         with httpx.Client(base_url=base, timeout=30) as c:
-            sid = c.post("/ideation/sessions", json={"topic": "oversmoothing in deep GNNs", "ideas": 1}).json()["id"]
+            sid = c.post("/ideation/sessions", json={"method": "soiq", "topic": "oversmoothing in deep GNNs", "ideas": 1}).json()["id"]
             # read the first events of the stream, then drop the connection mid-session
             with c.stream("GET", f"/ideation/sessions/{sid}/events") as resp:
                 seen = []
@@ -197,7 +203,7 @@ async def test_shutdown_interrupts_running_sessions(app_factory, settings):
     app = app_factory(session_script(delay=5.0))
     async with app.router.lifespan_context(app), \
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
-        sid = (await c.post("/ideation/sessions", json={"topic": "oversmoothing in deep GNNs"})).json()["id"]
+        sid = (await c.post("/ideation/sessions", json={"method": "soiq", "topic": "oversmoothing in deep GNNs"})).json()["id"]
         for _ in range(200):
             if (await c.get(f"/ideation/sessions/{sid}")).json()["status"] == "running":
                 break
@@ -209,10 +215,9 @@ async def test_shutdown_interrupts_running_sessions(app_factory, settings):
 
 async def test_session_through_http_tool_client(app_factory, settings):
     """The agents reach the graph over HTTP (HttpToolClient) exactly as in process."""
-    from motivgraph.agents.soiq.session import SessionConfig, SoiqSession
     from motivgraph.agents.tools.http import HttpToolClient
     from motivgraph.llm import ScriptedChatModel
-    from tests.integration.agents.soiq.soiq_support import llm_client, tc
+    from tests.integration.agents.soiq.soiq_support import SoiqSession, tc
 
     app = app_factory()
     model = ScriptedChatModel([
@@ -221,12 +226,9 @@ async def test_session_through_http_tool_client(app_factory, settings):
         idea_text(idea_dict()),
         "<ACCEPT>",
     ])
-    config = SessionConfig(topic="oversmoothing in deep GNNs")
-    run = RunDir.create(settings.runs_dir, "soiq", config.topic, config.model_dump())
     events: list[dict] = []
     async with HttpToolClient("http://localhost", transport=httpx.ASGITransport(app=app)) as client:
-        session = SoiqSession(settings, config, run, tool_client=client, llm=llm_client(settings, model),
-                              emit=events.append)
+        session = SoiqSession(settings, client, model, emit=events.append, topic="oversmoothing in deep GNNs")
         result = await session.run()
     texts = [e["text"] for e in events if e["type"] == "tool_result"]
     assert "Oversmoothing in deep message passing" in texts[0] and "Silva et al., 2021" in texts[1]

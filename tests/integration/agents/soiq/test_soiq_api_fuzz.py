@@ -8,7 +8,7 @@ import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 
-from motivgraph.agents.runs import RunDir
+from motivgraph.agents.core.rundir import RunDir
 from motivgraph.service import create_service_app as create_app
 from motivgraph.settings import Settings
 from tests.schemathesis_support import MODES, check_no_server_errors
@@ -26,7 +26,7 @@ def schema(tmp_path_factory):
                                            headers={"Host": "localhost"})
 
 
-LABELS = ["GET /ideation/sessions", "GET /ideation/sessions/{run_id}", "POST /ideation/sessions/{run_id}/resume",
+LABELS = ["GET /ideation/methods", "GET /ideation/sessions", "GET /ideation/sessions/{run_id}", "POST /ideation/sessions/{run_id}/resume",
           "POST /ideation/sessions", "GET /ideation/sessions/{run_id}/events"]
 
 
