@@ -88,9 +88,10 @@ def build_faiss(vectors: np.ndarray, kind: IndexKind, cfg: IndexSettings, dim: i
     import faiss
 
     if kind == "hnsw":
-        index = faiss.IndexHNSWFlat(dim, cfg.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efConstruction = cfg.hnsw_ef_construction
-        index.hnsw.efSearch = cfg.hnsw_ef_search
+        hnsw = faiss.IndexHNSWFlat(dim, cfg.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        hnsw.hnsw.efConstruction = cfg.hnsw_ef_construction
+        hnsw.hnsw.efSearch = cfg.hnsw_ef_search
+        index: faiss.Index = hnsw
     else:
         index = faiss.IndexFlatIP(dim)
     if len(vectors):
@@ -731,7 +732,7 @@ class NodeIndex(GroupedIndex):
         return [
             [
                 IndexHit(
-                    key=live[g].ids[r], type=g, name=live[g].labels[r], level=live[g].levels[r],  # type: ignore[arg-type]
+                    key=live[g].ids[r], type=g, name=live[g].labels[r], level=live[g].levels[r],
                     score=s,
                 )
                 for s, g, r in hits

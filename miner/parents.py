@@ -84,7 +84,7 @@ class LLMJudge:
         self.client = client
         self.calls = 0
 
-    async def judge(self, kind, focal, cands, sims, fvec, cvecs) -> ParentVerdict:  # type: ignore[no-untyped-def]
+    async def judge(self, kind, focal, cands, sims, fvec, cvecs) -> ParentVerdict:
         self.calls += 1
         return await self.client.structured(ROLE, parent_messages(kind, focal, cands), ParentVerdict)
 
@@ -103,7 +103,7 @@ class OfflineJudge:
         self.threshold = threshold
         self.calls = 0
 
-    async def judge(self, kind, focal, cands, sims, fvec, cvecs) -> ParentVerdict:  # type: ignore[no-untyped-def]
+    async def judge(self, kind, focal, cands, sims, fvec, cvecs) -> ParentVerdict:
         members = [i + 1 for i, s in enumerate(sims) if s >= self.threshold]
         if not members:
             return ParentVerdict(create=False, reason=f"no candidate at similarity >= {self.threshold}")
@@ -240,7 +240,7 @@ async def run_pass(
             return i, [], None
         children = [i, *[cidx[m - 1] for m in members]]
         parent = ParentIn(
-            type=kind,  # type: ignore[arg-type]
+            type=kind,
             parent=NodeIn(name=verdict.name, description=verdict.description),
             level=level,
             children=[keys[c] for c in children],
@@ -454,7 +454,7 @@ class ParentBuilder:
                 self.decisions.put_verdict("parent_join", qkey, {"covers": ok})
             if ok:
                 self.store.add_parents([ParentIn(
-                    type=kind, parent=NodeIn(name=p.name, description=p.description, key=p.key),  # type: ignore[arg-type]
+                    type=kind, parent=NodeIn(name=p.name, description=p.description, key=p.key),
                     level=level, children=[n.key],
                 )])
                 joined.add(n.key)
@@ -467,7 +467,7 @@ class ParentBuilder:
         refs = {}
         for p in parents:
             key = p.parent.key_for(kind)
-            refs[key] = NodeRef(key=key, type=kind, name=p.parent.name, description=p.parent.description,  # type: ignore[arg-type]
+            refs[key] = NodeRef(key=key, type=kind, name=p.parent.name, description=p.parent.description,
                                 level=level)
         try:
             self.index.add(list(refs.values()), from_version=version_before)

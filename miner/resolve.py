@@ -221,7 +221,7 @@ class Resolver:
                 nin = NodeIn(name=name, description=node.description)
                 final[m] = nin
                 pending[kind].append((d.final_key, vec_of[m]))
-                new_nodes.append(NodeRecord(key=d.final_key, type=kind, name=name, description=node.description))  # type: ignore[arg-type]
+                new_nodes.append(NodeRecord(key=d.final_key, type=kind, name=name, description=node.description))
 
         nodes = [{kind: final[(kind, normalize_name(getattr(t, kind).name))] for kind in KINDS} for t in triples]
         return Resolved(nodes=nodes, decisions=decisions, new_nodes=new_nodes)
@@ -288,7 +288,7 @@ class Resolver:
                                  score=score, reason=f"similarity {score:.3f} >= auto-merge threshold")
         existing = self._record(kind, cand_key)
         if existing is None:  # a node of this same paper, not yet written: judge by name+description
-            existing = NodeRecord(key=cand_key, type=kind, name=cand_key.split(":", 1)[1], description="")  # type: ignore[arg-type]
+            existing = NodeRecord(key=cand_key, type=kind, name=cand_key.split(":", 1)[1], description="")
         verdict = await self._ask(kind, existing, node)
         if verdict is None:
             return MergeDecision(**base, decision=D.BAND_NO_LLM, final_key=mkey, candidate_key=cand_key, score=score,

@@ -24,7 +24,7 @@ class NodeText(BaseModel):
     @field_validator("name", "description", mode="before")
     @classmethod
     def _clean(cls, v: object) -> str:
-        return _squash(v) if v is not None else ""
+        return _squash(str(v)) if v is not None else ""
 
     def text(self) -> str:
         """The text that is embedded for this node (same convention as the vector index)."""
@@ -108,7 +108,7 @@ class ParentVerdict(BaseModel):
     @field_validator("name", "description", "reason", mode="before")
     @classmethod
     def _clean(cls, v: object) -> str:
-        return _squash(v) if v is not None else ""
+        return _squash(str(v)) if v is not None else ""
 
 
 class JoinVerdict(BaseModel):

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from cachetools import LRUCache
@@ -28,7 +28,7 @@ from motivgraph.settings import Settings
 if TYPE_CHECKING:
     from motivgraph.embeddings.base import Embedder
     from motivgraph.graph.base import GraphStore
-    from motivgraph.graph.models import NodeRecord, NodeRef, TripleView
+    from motivgraph.graph.models import NodeRecord, NodeRef, NodeType, TripleView
     from motivgraph.graph.paper_index import PaperIndex
     from motivgraph.graph.vector_index import IndexHit, IndexStatus, NodeIndex
 
@@ -161,7 +161,7 @@ class ToolContext:
                     self._nodes.clear()
                     self._index_status = None
                 self._version, self._version_at = v, now
-        return self._version  # type: ignore[return-value]
+        return self._version
 
     def index_status(self, *, fresh: bool = False) -> IndexStatus:
         self.graph_version(fresh=fresh)
@@ -209,7 +209,8 @@ class ToolContext:
                 b = self._searchers.get(key)
                 if b is None:
                     index = self.node_index
-                    b = Batcher(lambda vecs: index.search_vectors(np.stack(vecs), k, types, min_score, check=False))
+                    typed = cast("Sequence[NodeType] | None", types)
+                    b = Batcher(lambda vecs: index.search_vectors(np.stack(vecs), k, typed, min_score, check=False))
                     if len(self._searchers) < 256:  # bounded: parameters come from clients
                         self._searchers[key] = b
         return b

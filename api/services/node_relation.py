@@ -24,13 +24,13 @@ from motivgraph.graph.models import NodeDetail
 def relation_of(detail: NodeDetail, query: str, max_triples: int = 20, max_neighbours: int = 30) -> NodeRelation:
     truncated = False
 
-    def cut(items: list, limit: int) -> list:  # type: ignore[type-arg]
+    def cut(items: list, limit: int) -> list:
         nonlocal truncated
         if len(items) > limit:
             truncated = True
         return items[:limit]
 
-    def refs(items: list) -> list[NodeBrief]:  # type: ignore[type-arg]
+    def refs(items: list) -> list[NodeBrief]:
         return [brief(r) for r in cut(items, max_neighbours)]
 
     papers = [PaperBrief(paper_id=p.paper_id, title=p.title, year=p.year) for p in detail.papers]

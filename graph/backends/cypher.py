@@ -1,7 +1,7 @@
 """The GraphStore logic both backends share: row shaping, batching, sampling, paging, model mapping.
 
-A backend supplies four primitives — `_read`, `_write_tx`, `ensure_schema`, `clear` — plus
-connection handling; everything else (which statement, which parameters, how results become
+A backend implements the abstract primitives — `_read`, `_write_tx`, `ensure_schema`, `_drop_all`,
+`ping`, `close` — and its connection handling; everything else (which statement, which parameters, how results become
 models) lives here so the two backends cannot drift apart. Statements come from graph.queries.
 """
 
@@ -12,6 +12,7 @@ import binascii
 import json
 import logging
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -84,7 +85,7 @@ def _norm_or_none(name: str) -> str | None:
 def to_ref(d: Row) -> NodeRef:
     return NodeRef(
         key=d["key"],
-        type=_type_of(d["key"]),  # type: ignore[arg-type]
+        type=_type_of(d["key"]),
         name=d.get("name") or "",
         description=d.get("description") or "",
         level=int(d.get("level") or 0),
@@ -94,7 +95,7 @@ def to_ref(d: Row) -> NodeRef:
 def to_record(d: Row) -> NodeRecord:
     return NodeRecord(
         key=d["key"],
-        type=_type_of(d["key"]),  # type: ignore[arg-type]
+        type=_type_of(d["key"]),
         name=d.get("name") or "",
         description=d.get("description") or "",
         level=int(d.get("level") or 0),
@@ -151,7 +152,7 @@ def decode_cursor(cursor: str) -> tuple[str, str, str]:
         raise ValueError(f"invalid cursor {cursor[:40]!r}: pass back a next_cursor from a previous page") from e
 
 
-class CypherGraphStore:
+class CypherGraphStore(ABC):
     """Everything of the GraphStore protocol, on top of `_read` and `_write_tx`."""
 
     backend: str = "cypher"
@@ -160,9 +161,11 @@ class CypherGraphStore:
         self.batch_size = batch_size
 
     # ---------------------------------------------------------------------- backend primitives
+    @abstractmethod
     def _read(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
         raise NotImplementedError
 
+    @abstractmethod
     def _write_tx(self, statements: Sequence[Statement]) -> list[list[Row]]:
         """Run the statements in order (in one transaction where the backend has them)."""
         raise NotImplementedError
@@ -170,9 +173,11 @@ class CypherGraphStore:
     def _write(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
         return self._write_tx([(query, params or {})])[0]
 
+    @abstractmethod
     def ensure_schema(self) -> None:
         raise NotImplementedError
 
+    @abstractmethod
     def _drop_all(self) -> None:
         """Delete every node and relationship of this graph (schema may go too)."""
         raise NotImplementedError
@@ -185,9 +190,11 @@ class CypherGraphStore:
         self.ensure_schema()
         self._write(Q.SET_NODE_VERSION, {"version": version + 1, **self._meta()})
 
+    @abstractmethod
     def close(self) -> None:
         raise NotImplementedError
 
+    @abstractmethod
     def ping(self) -> None:
         raise NotImplementedError
 
@@ -595,7 +602,7 @@ class CypherGraphStore:
                 rows = self._read(Q.iter_parents(lb), {"after": after, "limit": 1000})
                 for r in rows:
                     yield ParentIn(
-                        type=TYPE_OF_LABEL[lb],  # type: ignore[arg-type]
+                        type=TYPE_OF_LABEL[lb],
                         parent=NodeIn(name=r["name"], description=r.get("description") or "", key=r["key"]),
                         level=max(1, int(r.get("level") or 1)),
                         children=sorted(r["children"]),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 from pydantic import SecretStr
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
@@ -31,7 +31,7 @@ def _progress() -> Iterator[Callable[[str, int, int], None]]:
         TextColumn("{task.description:>9}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err_console, transient=False, disable=not err_console.is_terminal,
     ) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def tick(phase: str, done: int, total: int) -> None:
             if phase not in tasks:

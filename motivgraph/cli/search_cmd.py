@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
@@ -120,7 +120,7 @@ def reindex(
             for name, cls in targets:
                 task = bar.add_task(f"embedding {name}", total=None)
 
-                def tick(done: int, total: int, task: int = task) -> None:
+                def tick(done: int, total: int, task: TaskID = task) -> None:
                     bar.update(task, completed=done, total=total)
 
                 index = rt.node_index if cls is NodeIndex else cls.open(settings, rt.store, rt.embedder)
