@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from motivgraph.agents.runs import RunDir
+from motivgraph.agents.core.rundir import RunDir
 from motivgraph.cli import app
 from motivgraph.llm import reset_scripted_models
 from tests.integration.agents.soiq.soiq_support import build_graph, idea_dict, idea_text
@@ -49,7 +49,8 @@ def test_ideate_streams_dialogue_and_writes_run(cli_env, tmp_path):
         assert text in res.output, text
     (run,) = RunDir.list(out)
     assert run.status()["status"] == "completed"
-    assert run.ideas()[0]["idea"]["Abstract"].endswith("datasets named")
+    assert run.ideas()[0]["abstract"].endswith("datasets named")
+    assert (run.path / "repro.json").is_file() and "Reproducibility" in (run.path / "summary.md").read_text()
 
 
 def test_ideate_failure_then_resume(cli_env, tmp_path):
@@ -67,14 +68,16 @@ def test_ideate_failure_then_resume(cli_env, tmp_path):
     assert res.exit_code == 0, res.output
     assert "resuming" in res.output
     assert run.status()["status"] == "completed"
-    assert run.ideas()[0]["idea"]["Abstract"].endswith("answered")
+    assert run.ideas()[0]["abstract"].endswith("answered")
 
 
 def test_ideate_bad_options(cli_env, tmp_path):
     cli_env(["unused"], "c.json")
-    res = CliRunner().invoke(app, ["ideate", "graphs", "--ablation", "no_brain", "--out", str(tmp_path)])
+    res = CliRunner().invoke(app, ["ideate", "graphs", "--ablations", "no_brain", "--out", str(tmp_path)])
     assert res.exit_code == 2 and "no_mentor" in res.output
-    res = CliRunner().invoke(app, ["ideate", "graphs", "--method", "mindflow", "--out", str(tmp_path)])
+    res = CliRunner().invoke(app, ["ideate", "graphs", "--no-such-flag", "1", "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "--tool-mode" in res.output  # names the method's flags
+    res = CliRunner().invoke(app, ["ideate", "graphs", "--method", "no_such_method", "--out", str(tmp_path)])
     assert res.exit_code == 3
     res = CliRunner().invoke(app, ["ideate", "--resume", "missing-run", "--out", str(tmp_path)])
     assert res.exit_code == 1 and "no run" in res.output
