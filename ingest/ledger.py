@@ -188,7 +188,7 @@ class Ledger:
         return [_row(r) for r in self._conn.execute(q + " ORDER BY path", args).fetchall()]
 
     def counts(self) -> dict[str, int]:
-        out = dict.fromkeys(STATES, 0)
+        out: dict[str, int] = dict.fromkeys(STATES, 0)
         for state, n in self._conn.execute("SELECT state, COUNT(*) FROM documents GROUP BY state"):
             out[state] = n
         return out

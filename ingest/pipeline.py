@@ -301,11 +301,10 @@ async def execute(
         own_parser = parser is None or isinstance(parser, str)
         doc_parser: DocumentParser | None = None
         if need_parse:
-            doc_parser = (
-                await make_parser(settings.ingest, parser, workers=conc)  # type: ignore[arg-type]
-                if own_parser
-                else parser  # type: ignore[assignment]
-            )
+            if parser is None or isinstance(parser, str):
+                doc_parser = await make_parser(settings.ingest, parser, workers=conc)
+            else:
+                doc_parser = parser
             summary.parser = doc_parser.description
         else:
             summary.parser = "none needed (all parsed papers cached)" if p.todo else "none needed"

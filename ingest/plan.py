@@ -57,7 +57,7 @@ class InputKind(Protocol):
 
 class PdfInput:
     name = "pdf"
-    suffixes = (".pdf",)
+    suffixes: tuple[str, ...] = (".pdf",)
     needs_parser = True
 
     def keys(self, path: Path) -> list[DocKey]:
