@@ -198,7 +198,8 @@ class LLMSettings(BaseModel):
         "free port is picked and recorded). Differs from `motivgraph serve`'s 8000.",
     )
     local_threads: int | None = Field(None, ge=1, le=256, description="CPU threads of the local: model "
-                                      "server (default: the machine's cores, at most 4).")
+                                      "server (default: the machine's cores less one, 1 to 4: llama.cpp threads spin-wait, so on a busy "
+                                      "machine fewer threads are faster).")
     models_dir: Path | None = Field(
         None, description="Where local: model presets (GGUF files) are looked up first; then <data_dir>/models "
         "and <venv>/share/motivgraph/models (where scripts/setup.sh --with-local-llm puts them).",
@@ -261,6 +262,12 @@ class ApiSettings(BaseModel):
         None, description="When set, every request must send it in the X-API-Key header."
     )
     cors_origins: list[str] = Field(default_factory=list, description="Allowed CORS origins.")
+    allowed_hosts: list[str] | None = Field(
+        None,
+        description="Host names (Host header) the API answers, e.g. [\"api.example.org\", \"*.corp.example\"]; "
+        "others get 400 (stops DNS rebinding). Unset: loopback names only (localhost, 127.0.0.1, ::1) when no "
+        "api_key is set, any host when one is. [\"*\"] allows every host.",
+    )
     max_body_bytes: int = Field(1_000_000, ge=1024, description="Largest accepted request body.")
     render_token_cap: int = Field(1500, ge=100, description="Token cap of a tool result rendered for an LLM.")
     url: str | None = Field(

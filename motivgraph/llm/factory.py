@@ -225,6 +225,23 @@ def _scripted_model(path: str) -> BaseChatModel:
     return _scripted[key]
 
 
+def _compat_chat_class() -> type:
+    from langchain_openai import ChatOpenAI
+
+    class OpenAICompatibleChat(ChatOpenAI):
+        """ChatOpenAI for servers other than OpenAI's: the reply cap goes out as `max_tokens`.
+        (langchain-openai sends `max_completion_tokens`, which llama-cpp-python and older vLLM
+        silently ignore: a small local model then writes until its context window is full.)"""
+
+        def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict:
+            payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+            if "max_completion_tokens" in payload and "max_tokens" not in payload:
+                payload["max_tokens"] = payload.pop("max_completion_tokens")
+            return payload
+
+    return OpenAICompatibleChat
+
+
 def http_timeout_s(spec: ModelSpec, timeout_retries: int) -> float:
     """The transport timeout: past the longest limit LLMClient may give a call (it doubles per
     timeout retry), so the client's own deadline is the one that fires."""
@@ -252,7 +269,8 @@ def build_chat_model(spec: ModelSpec, *, timeout_retries: int = 0) -> BaseChatMo
                  "reusing the" if reused else "started a", base_url)
     else:
         log.info("LLM %s -> %s at %s", spec.role or "default", spec.model_id, base_url or "api.openai.com")
-    return ChatOpenAI(
+    cls = ChatOpenAI if spec.dialect == "openai" else _compat_chat_class()
+    return cls(
         model=spec.model,
         base_url=base_url,
         api_key=api_key,

@@ -73,7 +73,9 @@ DEFAULT_GGUF_MAX_TOKENS = 1024
 
 
 def default_threads() -> int:
-    return max(1, min(os.cpu_count() or 1, 4))
+    # One core stays free: llama.cpp threads spin-wait for each other, and on a busy machine two threads
+    # on two cores measured 20x slower than one (157 s vs 9 s for 64 tokens).
+    return max(1, min((os.cpu_count() or 1) - 1, 4))
 
 
 def models_dirs(data_dir: Path, configured: Path | None = None) -> list[Path]:
@@ -352,7 +354,7 @@ class LocalServer:
         raise LLMError(f"The local model server did not answer within {self.start_timeout_s:.0f}s. "
                        f"Last lines of {self.logfile}:\n{_tail(self.logfile)}")
 
-    def stop(self, timeout_s: float = 20.0) -> bool:
+    def stop(self, timeout_s: float = 5.0) -> bool:
         """Stop the server; True when one was running."""
         if not self.statefile.exists():
             return False
@@ -365,7 +367,7 @@ class LocalServer:
                 self.statefile.unlink()
             return alive
 
-    def _terminate(self, pid: int, timeout_s: float = 20.0) -> None:
+    def _terminate(self, pid: int, timeout_s: float = 5.0) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
         if not _wait_exit(pid, timeout_s):

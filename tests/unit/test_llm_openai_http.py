@@ -126,6 +126,9 @@ def test_structured_tool_method_uses_forced_tool_call(settings: Settings, fake: 
 
 
 VERDICT_SCHEMA = Verdict.model_json_schema()
+# Grammar-decoding dialects: every free string gets a length limit (the reply cannot run past max_tokens).
+BOUNDED = {**VERDICT_SCHEMA, "properties": {"same": VERDICT_SCHEMA["properties"]["same"], "reason": {
+    **VERDICT_SCHEMA["properties"]["reason"], "maxLength": 400}}}
 STRICT_VERDICT = {**VERDICT_SCHEMA, "required": ["same", "reason"], "additionalProperties": False}
 
 
@@ -142,8 +145,8 @@ STRICT_VERDICT = {**VERDICT_SCHEMA, "required": ["same", "reason"], "additionalP
             "name": "Verdict", "schema": VERDICT_SCHEMA}}}),
         ("ollama:llama3.1", "auto", {"response_format": {"type": "json_schema", "json_schema": {
             "name": "Verdict", "schema": VERDICT_SCHEMA}}}),
-        ("openai:smollm2", "llama_cpp_python", {"response_format": {"type": "json_object", "schema": VERDICT_SCHEMA}}),
-        ("openai:qwen", "llama_server", {"json_schema": VERDICT_SCHEMA}),
+        ("openai:smollm2", "llama_cpp_python", {"response_format": {"type": "json_object", "schema": BOUNDED}}),
+        ("openai:qwen", "llama_server", {"json_schema": BOUNDED}),
     ],
 )
 def test_constrained_request_body_per_dialect(settings: Settings, fake: FakeOpenAI, model: str, dialect: str,
@@ -158,6 +161,9 @@ def test_constrained_request_body_per_dialect(settings: Settings, fake: FakeOpen
     for key, value in expected.items():
         assert body[key] == value
     assert "tools" not in body and "tool_choice" not in body
+    # The reply cap: OpenAI's current field for OpenAI, the classic one every compatible server reads.
+    cap = "max_completion_tokens" if dialect == "openai" else "max_tokens"
+    assert body[cap] == settings.llm.max_tokens and len({"max_tokens", "max_completion_tokens"} & body.keys()) == 1
     # The strict OpenAI schema is enforced by the server; the others also get it in the prompt.
     assert ("JSON Schema" in body["messages"][0]["content"]) == (dialect != "openai")
     c.close()
