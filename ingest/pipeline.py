@@ -89,6 +89,7 @@ class DocOutcome:
     error: str | None = None
     parsed: bool = False  # parsed in this run (False: came from the cache)
     pages: int = 0
+    notes: list[str] = field(default_factory=list)  # Paper.notes (e.g. "abstract only: ...")
 
 
 class IngestProgress(Protocol):
@@ -119,6 +120,7 @@ class IngestSummary:
     dry_run: bool = False
     states: dict[str, int] = field(default_factory=dict)
     outcomes: list[DocOutcome] = field(default_factory=list)
+    notes: dict[str, int] = field(default_factory=dict)  # documents per Paper note
 
 
 def classify_failure(exc: BaseException) -> str:
@@ -339,6 +341,7 @@ async def execute(
                     out.parsed = True
                     out.pages = min(paper.page_count or 0, settings.ingest.max_pages)
             ledger.mark(item.key, "parsed", paper_id=paper.paper_id, parser=paper.parser)
+            out.notes = list(paper.notes)
             assert sink is not None
             res = await sink.process(paper)
             if res.status == "failed":
@@ -408,6 +411,8 @@ async def execute(
             summary.parsed += int(o.parsed)
             summary.from_cache += int(not o.parsed and o.state != "failed")
             summary.pages += o.pages
+            for note in o.notes:
+                summary.notes[note] = summary.notes.get(note, 0) + 1
         summary.outcomes = list(outcomes)
         summary.states = ledger.counts()
     finally:

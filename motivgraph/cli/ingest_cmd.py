@@ -117,6 +117,7 @@ def _summary_table(s: IngestSummary) -> Table:
             ("transient pauses (reconnected)", s.transient_pauses),
             ("elapsed", f"{s.elapsed_s:.1f}s ({rate:.2f} files/s)"),
         ]
+        rows += [(note, f"{n} papers") for note, n in s.notes.items()]
     rows.append(("ledger", ", ".join(f"{k} {v}" for k, v in s.states.items() if v) or "empty"))
     for k, v in rows:
         t.add_row(k, str(v))

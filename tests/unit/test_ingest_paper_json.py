@@ -123,6 +123,7 @@ def test_jsonl_bad_lines_are_recorded_by_line_and_the_rest_goes_on(tmp_path: Pat
     sink = Collect()
     s = run_ingest([f], settings, sink=sink)
     assert s.ok == 3 and s.failed == 2
+    assert s.notes == {ABSTRACT_ONLY_NOTE: 1}  # the report says which papers are mined from the abstract
     failed = sorted((o.error or "") for o in s.outcomes if o.state == "failed")
     assert failed[0].startswith("line 2: not valid JSON") and failed[1].startswith("line 4: not a paper record")
     assert {p.paper_id for p in sink.papers} == {"id:77490025", "arxiv:2402.03300", "doi:10.1145/3292500.3330701"}
