@@ -50,8 +50,10 @@ class FlowConfig(_Cfg):
     working_set_max: int = Field(3, ge=1, le=10, description="Most candidate ideas kept in the working set.")
     alternatives: int = Field(2, ge=1, le=5, description="Alternatives the divergent operator proposes.")
     critical_rounds: int = Field(1, ge=1, le=3, description="Critique-and-fix rounds of the critical operator.")
-    constraints: tuple[str, ...] = Field(DEFAULT_CONSTRAINTS, description="The constraint-driven operator's constraints.")
-    analogical_k: int = Field(4, ge=1, le=10, description="Transfer candidates / far nodes the analogical operator reads.")
+    constraints: tuple[str, ...] = Field(DEFAULT_CONSTRAINTS,
+                                         description="The constraint-driven operator's constraints.")
+    analogical_k: int = Field(4, ge=1, le=10,
+                              description="Transfer candidates / far nodes the analogical operator reads.")
     far_similarity: float = Field(0.3, ge=-1.0, le=1.0, description="random_nodes(far_from=topic) max similarity.")
     context_nodes: int = Field(8, ge=0, le=30, description="Graph nodes near the topic shown to every operator.")
     background_papers: int = Field(6, ge=0, le=20, description="Background papers (title + abstract) in prompts.")

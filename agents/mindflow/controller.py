@@ -193,7 +193,7 @@ class Controller:
                 meta = json.loads(bytes(data["__meta__"]).decode())
                 params = {k: np.array(data[k]) for k in data.files if k != "__meta__"}
         except FileNotFoundError as e:
-            raise ConfigError(f"MindFlow controller {p} does not exist (train one with `motivgraph mindflow "
+            raise ConfigError(f"MindFlow controller {p} does not exist (train one with `motivgraph method mindflow "
                               "train`, or leave --controller out to use the untrained prior)") from e
         except (OSError, ValueError, KeyError) as e:
             raise ConfigError(f"MindFlow controller {p} is not a controller file: {e}") from e

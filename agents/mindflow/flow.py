@@ -8,6 +8,7 @@ actually ran: every step with its layer, position, operator, calls and tokens.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,8 +45,9 @@ class FlowPlan:
 
     def edges(self) -> list[tuple[str, str]]:
         """(from, to) node ids 'L<layer>.<pos>:<op>' along the execution order."""
-        nodes = [f"L{li + 1}.{pos + 1}:{op}" for li, layer in enumerate(self.layers) for pos, op in enumerate(layer.ops)]
-        return list(zip(nodes, nodes[1:], strict=False))
+        nodes = [f"L{li + 1}.{pos + 1}:{op}"
+                 for li, layer in enumerate(self.layers) for pos, op in enumerate(layer.ops)]
+        return list(itertools.pairwise(nodes))
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -37,7 +37,8 @@ def plot_log(log_path: str | Path, png_path: str | Path) -> Path | None:
     if steps:
         ax.plot([r["step"] for r in steps], [r["reward_mean"] for r in steps], label="group mean reward", alpha=0.6)
     if vals:
-        ax.plot([r["step"] for r in vals], [r["reward"] for r in vals], "o-", label="validation reward (vs prior anchor)")
+        ax.plot([r["step"] for r in vals], [r["reward"] for r in vals], "o-",
+                label="validation reward (vs prior anchor)")
     ax.set_ylabel("reward")
     ax.legend(loc="best")
     ax = axes[1]

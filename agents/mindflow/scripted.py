@@ -78,7 +78,7 @@ def operator_reply(messages: list[BaseMessage]) -> str:
     elif stage == "convergent":
         out = [_tagged(base, mode)]
     else:  # critical_revise, analogical, counterfactual, constraint: rework the best candidate
-        out = [_tagged(base, mode)] + ws[1:]
+        out = [_tagged(base, mode), *ws[1:]]
     return json.dumps({"candidates": out})
 
 

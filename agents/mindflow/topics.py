@@ -100,6 +100,6 @@ def split_topics(topics: Sequence[Topic], val_fraction: float, seed: int) -> tup
     ordered = sorted(topics, key=lambda t: t.id)
     perm = np.random.default_rng(seed).permutation(len(ordered))
     shuffled = [ordered[i] for i in perm]
-    n_val = int(round(len(shuffled) * val_fraction))
+    n_val = round(len(shuffled) * val_fraction)
     n_val = min(n_val, len(shuffled) - 1)
     return shuffled[n_val:], shuffled[:n_val]
