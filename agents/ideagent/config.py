@@ -54,9 +54,6 @@ class IdeagentConfig(BaseSettings):
     soft_non_obviousness: Score = Field(90, ge=0, le=100, description="Refine an accepted idea while N is below.")
     soft_soundness: Score = Field(80, ge=0, le=100, description="Refine an accepted idea while S is below.")
     soft_clarity: Score = Field(80, ge=0, le=100, description="Refine an accepted idea while C is below.")
-    pairwise_checks: Literal[2] = Field(
-        2, description="Blind parent-vs-child non-obviousness comparisons (swapped order); the child must win all."
-    )
     # -- rejection families ------------------------------------------------------------------
     family_rule: Literal["judge", "reason"] = Field(
         "judge",

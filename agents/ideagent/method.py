@@ -8,9 +8,9 @@ finished seed; a run stopped by the budget resumes at the next unfinished seed.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, create_model, model_validator
 
 from motivgraph.agents.core.context import RunContext
 from motivgraph.agents.core.idea import IdeaRecord
@@ -30,7 +30,8 @@ def _overrides() -> dict[str, Any]:
     for name, f in IdeagentConfig.model_fields.items():
         if name in _BASELINE_ONLY:
             continue
-        out[name] = (f.annotation | None, Field(None, description=f"{f.description} "
+        ann = Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation  # keep ge/le bounds
+        out[name] = (ann | None, Field(None, description=f"{f.description} "
                                                  f"(default {f.default!r}; env MOTIVGRAPH_IDEAGENT_{name.upper()})"))
     return out
 
@@ -44,6 +45,11 @@ class IdeagentMethodConfig(_IdeagentRunConfig):  # type: ignore[misc, valid-type
                               description="Active archive capacity = ideas returned (default MOTIVGRAPH_AGENTS_IDEAS).")
     tool_mode: Literal["auto", "native", "text"] = Field(
         "auto", description="Ideator tools: native tool calls, the text <CALL> protocol, or auto.")
+
+    @model_validator(mode="after")
+    def _valid_together(self) -> IdeagentMethodConfig:
+        self.search_config()  # cross-field rules (e.g. invalid_votes <= panel_size) fail here: a 4xx, not a failed run
+        return self
 
     def search_config(self) -> IdeagentConfig:
         given = {k: v for k, v in self.model_dump().items() if v is not None and k in IdeagentConfig.model_fields}
