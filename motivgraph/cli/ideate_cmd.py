@@ -140,17 +140,22 @@ def config_options(config_model: Any) -> list[click.Option]:
     return opts
 
 
-def parse_config_args(cls: Any, args: list[str]) -> dict[str, Any]:
-    """The method's config fields given as flags in `args` (typer.BadParameter on anything else)."""
+def parse_config_args(cls: Any, args: list[str]) -> tuple[str | None, dict[str, Any]]:
+    """(topic, config fields) from the words `ideate` did not consume itself: the TOPIC and the
+    method's flags, in any order (typer.BadParameter on anything else)."""
     import typing
 
-    cmd = click.Command(cls.name, params=config_options(cls.config_model), add_help_option=False)
+    params: list[click.Parameter] = [*config_options(cls.config_model),
+                                     click.Argument(["topic_words"], nargs=-1, required=False)]
+    cmd = click.Command(cls.name, params=params, add_help_option=False)
     try:
         ctx = cmd.make_context(f"ideate --method {cls.name}", list(args), resilient_parsing=False)
     except click.UsageError as e:
         flags = ", ".join(o.opts[0] for o in config_options(cls.config_model)) or "none"
         raise typer.BadParameter(f"{e.format_message()} (flags of method {cls.name}: {flags})") from None
     out: dict[str, Any] = {}
+    words = ctx.params.pop("topic_words", ()) or ()
+    topic = " ".join(words) if words else None
     for name, value in ctx.params.items():
         if value is None:
             continue
@@ -163,7 +168,7 @@ def parse_config_args(cls: Any, args: list[str]) -> dict[str, Any]:
             except json.JSONDecodeError as e:
                 raise typer.BadParameter(f"--{name.replace('_', '-')}: not JSON ({e.msg})") from None
         out[name] = value
-    return out
+    return topic, out
 
 
 def _method_help(cls: Any) -> str:
@@ -176,7 +181,7 @@ def _method_help(cls: Any) -> str:
     if sub is not None:
         cmds = ", ".join(sorted(typer.main.get_command(sub).commands)) if hasattr(
             typer.main.get_command(sub), "commands") else cls.name
-        lines.append(f"  sub-commands: motivgraph method {cls.name} [{escape(cmds)}]")
+        lines.append(escape(f"  sub-commands: motivgraph method {cls.name} [{cmds}]"))
     return "\n".join(lines)
 
 
@@ -262,7 +267,6 @@ def _print_plan(plan: Any, method: str) -> None:
 @cli_errors
 def ideate(
     ctx: typer.Context,
-    topic: str = typer.Argument(None, help="Research topic (not needed with --resume, or with a topics file)."),
     method: str = typer.Option("soiq", "--method", help="Ideation method (see --list-methods)."),
     list_methods_: bool = typer.Option(False, "--list-methods", help="List the methods and their flags, then exit."),
     budget_usd: float = typer.Option(None, "--budget-usd", min=0,
@@ -278,8 +282,9 @@ def ideate(
     resume: str = typer.Option(None, "--resume", help="Continue an interrupted, failed or stopped run by its id."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print prompts and longer tool results."),
 ) -> None:
-    """Run an ideation method on TOPIC, streaming its progress. Method flags go after --method NAME
-    (e.g. `--method soiq --ideas 2 --rounds 3`); `--list-methods` shows every method's flags.
+    """Run an ideation method on TOPIC, streaming its progress: `motivgraph ideate TOPIC [--method NAME]
+    [method flags]`, e.g. `--method soiq --ideas 2 --rounds 3`; `--list-methods` shows every method's
+    flags. TOPIC is not needed with --resume, or with a topics file and --topic-id.
 
     Writes <out>/<run id>/ with transcript.jsonl, ideas.json (idea records), summary.md, repro.json
     and a checkpoint for --resume.
@@ -298,13 +303,13 @@ def ideate(
     runs_dir = out or settings.runs_dir
     if resume:
         if ctx.args:
-            raise typer.BadParameter(f"method flags cannot change a run being resumed: {' '.join(ctx.args)}")
+            raise typer.BadParameter(f"a topic or method flags cannot change a run being resumed: {' '.join(ctx.args)}")
         run = RunDir.open(runs_dir, resume)
         spec = spec_of(run)
         cls = get_method(spec.method)
     else:
         cls = get_method(method)
-        config = parse_config_args(cls, ctx.args)
+        topic, config = parse_config_args(cls, ctx.args)
         bg_file = str(background.resolve()) if background else None
         if topic_id and not background:
             raise typer.BadParameter("--topic-id needs --background FILE (a topics file)")
