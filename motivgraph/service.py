@@ -23,6 +23,12 @@ def create_service_app(source: Settings | ToolService | None = None) -> FastAPI:
 
     app = create_app(source)
     app.include_router(build_router())
+    from motivgraph.agents.core.registry import all_contributions
+
+    for contribution in all_contributions():  # e.g. the evaluation's GET /eval/runs
+        router = contribution.router()
+        if router is not None:
+            app.include_router(router)
     return app
 
 

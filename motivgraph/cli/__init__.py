@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import click
 import typer
+import typer.core
 
 from motivgraph import __version__
 from motivgraph.cli import (
@@ -17,7 +19,35 @@ from motivgraph.cli import (
     serve_cmd,
 )
 
+
+class _RootCommands(typer.core.TyperGroup):
+    """The built-in commands plus the top-level commands contributed through the agents registry
+    (`CONTRIBUTIONS`, e.g. `motivgraph eval`), imported only when invoked or listed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from motivgraph.agents.core.registry import CONTRIBUTIONS
+
+        names = super().list_commands(ctx)
+        return names + sorted(n for n in CONTRIBUTIONS if n not in names)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, name)
+        if cmd is not None:
+            return cmd
+        from motivgraph.agents.core.registry import CONTRIBUTIONS, get_contribution
+
+        if name not in CONTRIBUTIONS:
+            return None
+        sub = get_contribution(name).cli()
+        if sub is None:
+            return None
+        cmd = typer.main.get_command(sub)
+        cmd.name = name
+        return cmd
+
+
 app = typer.Typer(
+    cls=_RootCommands,
     name="motivgraph",
     help="MotivGraph: build a problem–challenge–solution graph from papers and ideate on it.",
     no_args_is_help=True,

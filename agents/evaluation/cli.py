@@ -1,0 +1,258 @@
+"""`motivgraph eval`: every method on the same topics, the seeds' metrics, one report.
+
+    motivgraph eval --topics topics.jsonl --methods soiq,setlevel,ideagent,stateless --ideas 5
+    motivgraph eval --topics topics.jsonl --methods soiq,setlevel --dry-run      # cost, no model called
+    motivgraph eval --resume EVAL_ID [--budget-usd 5]                            # continue an evaluation
+    motivgraph eval --list | --check EVAL_ID
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
+
+# agents sit below the CLI layer (motivgraph/cli is a composition root): the same exit codes, kept here.
+EXIT_FAILED, EXIT_CONFIG, EXIT_STOPPED = 1, 3, 5
+console = Console()
+err_console = Console(stderr=True)
+
+
+def load_settings() -> Any:
+    """Settings read now (env and .env), not a cached copy: a resumed or checked evaluation uses today's."""
+    from pydantic import ValidationError
+
+    from motivgraph.settings import Settings
+
+    try:
+        return Settings()
+    except ValidationError as e:
+        lines = [f"  MOTIVGRAPH_{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in e.errors()]
+        raise ConfigError("Invalid settings:\n" + "\n".join(lines)) from e
+
+
+def cli_errors(fn: Any) -> Any:
+    """A MotivGraphError becomes one red line and an exit code, not a traceback."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MotivGraphError as e:
+            err_console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False)
+            raise typer.Exit(EXIT_CONFIG if isinstance(e, ConfigError) else EXIT_FAILED) from None
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted[/yellow] — resume with motivgraph eval --resume EVAL_ID")
+            raise typer.Exit(EXIT_STOPPED) from None
+
+    return wrapper
+
+
+def _floats3(s: str | None, name: str) -> tuple[float, float, float] | None:
+    if not s:
+        return None
+    try:
+        v = tuple(float(x) for x in s.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"{name}: three comma-separated numbers, e.g. 0.5,0.25,0.25") from None
+    if len(v) != 3:
+        raise typer.BadParameter(f"{name}: three comma-separated numbers, e.g. 0.5,0.25,0.25")
+    return v  # type: ignore[return-value]
+
+
+def _pairs(items: list[str], name: str) -> dict[str, str]:
+    out = {}
+    for it in items:
+        k, sep, v = it.partition("=")
+        if not sep or not k.strip():
+            raise typer.BadParameter(f"{name}: expected NAME=VALUE, got {it!r}")
+        out[k.strip()] = v.strip()
+    return out
+
+
+class ProgressPrinter:
+    """Progress bars from the evaluation's events (generation, judging)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, Any] = {}
+
+    def __call__(self, ev: dict[str, Any]) -> None:
+        kind = ev.get("type")
+        if kind == "phase" and ev.get("total"):
+            self.tasks[ev["phase"]] = self.progress.add_task(ev["phase"], total=ev["total"])
+        elif kind == "progress" and ev.get("phase") in self.tasks:
+            desc = f"{ev['phase']} {ev.get('method', '')} {ev.get('topic_id', '')}".strip()
+            self.progress.update(self.tasks[ev["phase"]], completed=ev.get("done", 0), description=escape(desc))
+        elif kind == "child":
+            self.progress.console.print(f"[dim]run {escape(ev['run_id'])}: {ev['need']} idea(s)[/dim]")
+
+
+def _print_estimate(est: Any, title: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=title)
+    for col in ("scope", "model", "calls", "tokens in", "tokens out", "USD"):
+        table.add_column(col, justify="left" if col in ("scope", "model") else "right")
+    for ln in est.lines:
+        table.add_row(escape(ln.scope), escape(ln.model), str(ln.calls), str(ln.input_tokens), str(ln.output_tokens),
+                      f"{ln.cost_usd:.4f}")
+    table.add_row("total", "", str(sum(x.calls for x in est.lines)), str(sum(x.input_tokens for x in est.lines)),
+                  str(sum(x.output_tokens for x in est.lines)), f"{est.total:.4f}")
+    wide = Console(width=max(console.width, 150))  # the cost table is read (and parsed) whole, never cut
+    wide.print(table)
+    for n in est.notes:
+        wide.print(f"[dim]{escape(n)}[/dim]")
+
+
+@cli_errors
+def eval_command(
+    topics: Path | None = typer.Option(None, "--topics", help="Topics JSONL (topic_id, topic_name, "
+                                       "background_papers, target_papers)."),
+    topic: list[str] = typer.Option([], "--topic", help="A topic string (repeatable); background from your graph."),
+    methods: str | None = typer.Option(None, "--methods", help="Comma-separated registered methods."),
+    ideas: int = typer.Option(2, "--ideas", min=1, max=50, help="Ideas every method must deliver per topic."),
+    config: list[str] = typer.Option([], "--config", help="METHOD=JSON config for one method (repeatable)."),
+    runs: list[str] = typer.Option([], "--runs", help="METHOD=RUN_ID,RUN_ID: evaluate existing runs instead of "
+                                   "generating (repeatable)."),
+    graph: str = typer.Option("per-topic", "--graph", help="per-topic | current | file: what methods ground on."),
+    allow_target_leak: bool = typer.Option(False, "--allow-target-leak", help="Warn instead of refusing when a "
+                                           "target paper is visible to the methods."),
+    judges: str | None = typer.Option(None, "--judges", help="Panel models, comma-separated provider:model "
+                                      "(default: the judge role's model)."),
+    metrics: str | None = typer.Option(None, "--metrics", help="Subset of metrics, comma-separated."),
+    elo_k: float = typer.Option(32.0, "--elo-k", help="ELO K-factor."),
+    elo_start: float = typer.Option(1000.0, "--elo-start", help="ELO start rating."),
+    elo_rounds: int = typer.Option(0, "--elo-rounds", help="Swiss rounds (at least ceil(log2 N))."),
+    n_boot: int = typer.Option(1000, "--n-boot", help="Bootstrap resamples."),
+    w_pd: str | None = typer.Option(None, "--w-pd", help="MOScore_PD weights, e.g. 0.5,0.25,0.25."),
+    w_ps: str | None = typer.Option(None, "--w-ps", help="MOScore_PS weights."),
+    gates: str | None = typer.Option(None, "--gates", help="Yield gates k,l,m (non-obviousness, soundness, "
+                                     "clarity), default 6,6,6."),
+    tau: float = typer.Option(6.0, "--tau", help="Yield pairwise diversity threshold."),
+    cu_distance: str = typer.Option("judge", "--cu-distance", help="judge | embedding."),
+    budget_usd: float | None = typer.Option(None, "--budget-usd", min=0, help="Budget for the whole evaluation."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the cost estimate; call no model."),
+    resume: str | None = typer.Option(None, "--resume", help="Continue an unfinished evaluation."),
+    list_: bool = typer.Option(False, "--list", help="List evaluations."),
+    check: str | None = typer.Option(None, "--check", help="Check an evaluation's report (sections, plots, "
+                                     "tables = CSV)."),
+) -> None:
+    """Evaluate ideation methods on the same topics with every seed's metrics; write one report."""
+    from motivgraph.agents.core.rundir import RunDir
+    from motivgraph.agents.evaluation.config import EvalConfig
+    from motivgraph.agents.evaluation.harness import create_eval, list_evals, load_eval
+
+    settings = load_settings()
+    if list_:
+        for e in list_evals(settings.runs_dir):
+            rep = "yes" if e["report"] else "no"
+            console.print(f"{e['id']}  {e['status']}  {escape(str(e['topic']))}  report={rep}")
+        return
+    if check:
+        from motivgraph.agents.evaluation.report_check import check_report
+
+        problems = check_report(RunDir.open(settings.runs_dir, check).path)
+        for p in problems:
+            err_console.print(f"[red]{escape(p)}[/red]")
+        if problems:
+            raise typer.Exit(EXIT_FAILED)
+        console.print("report OK: every section, every plot non-blank, every table equal to its CSV")
+        return
+    if resume:
+        run = RunDir.open(settings.runs_dir, resume)
+        cfg, tlist = load_eval(run)
+        if budget_usd is not None:
+            cfg = cfg.model_copy(update={"budget_usd": budget_usd})
+            run.update_status(config=cfg.model_dump(mode="json"))
+    else:
+        tlist = _topics(topics, topic)
+        if not methods:
+            raise ConfigError("--methods is required (comma-separated registered methods)")
+        kw: dict[str, Any] = {}
+        for name, val in (("w_pd", _floats3(w_pd, "--w-pd")), ("w_ps", _floats3(w_ps, "--w-ps"))):
+            if val is not None:
+                kw[name] = val
+        g = _floats3(gates, "--gates")
+        if g is not None:
+            kw |= {"gate_k": g[0], "gate_l": g[1], "gate_m": g[2]}
+        try:
+            method_configs = {k: json.loads(v) for k, v in _pairs(config, "--config").items()}
+        except json.JSONDecodeError as e:
+            raise typer.BadParameter(f"--config: not JSON ({e.msg})") from None
+        cfg = EvalConfig(
+            methods=[m.strip() for m in methods.split(",") if m.strip()], n_ideas=ideas, method_configs=method_configs,
+            run_ids={k: [x for x in v.split(",") if x] for k, v in _pairs(runs, "--runs").items()},
+            graph=graph if topics else "current", allow_target_leak=allow_target_leak,  # type: ignore[arg-type]
+            judges=[j.strip() for j in (judges or "").split(",") if j.strip()],
+            elo_k=elo_k, elo_start=elo_start, elo_rounds=elo_rounds, n_boot=n_boot, tau=tau,
+            cu_distance=cu_distance, budget_usd=budget_usd,  # type: ignore[arg-type]
+            **({"metrics": [x.strip() for x in metrics.split(",") if x.strip()]} if metrics else {}), **kw)
+        from motivgraph.agents.core.registry import get_method
+
+        for m in cfg.methods:
+            get_method(m)  # unknown method: a clear error naming the registered ones
+    if dry_run:
+        from motivgraph.agents.evaluation.estimate import estimate_eval
+
+        est = estimate_eval(settings, cfg, tlist)
+        _print_estimate(est, f"dry run: {len(tlist)} topic(s) × {len(cfg.methods)} method(s) × {cfg.n_ideas} "
+                             "idea(s) (no model called)")
+        return
+    if not resume:
+        run = create_eval(settings, cfg, tlist, source=str(topics) if topics else "topic strings")
+    console.print(f"evaluation {run.id}: {run.path}")
+    try:
+        asyncio.run(_execute(settings, run))
+    except BudgetExceeded as e:
+        err_console.print(f"[yellow]stopped: {escape(str(e))} — resume with: motivgraph eval --resume {run.id} "
+                          "--budget-usd <more>[/yellow]")
+        raise typer.Exit(EXIT_STOPPED) from None
+    except ConfigError as e:
+        err_console.print(f"[red]{escape(str(e))}[/red]")
+        raise typer.Exit(EXIT_CONFIG) from None
+    console.print(f"report: {run.path / 'report.html'}\nsummary: {run.path / 'summary.md'}")
+    console.print((run.path / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
+
+
+def _topics(topics: Path | None, topic: list[str]) -> list[Any]:
+    from motivgraph.agents.evaluation.topics import load_topics_file, topics_from_strings
+
+    if topics and topic:
+        raise ConfigError("give --topics FILE or --topic strings, not both")
+    if topics:
+        return load_topics_file(topics)
+    if topic:
+        return topics_from_strings(topic)
+    raise ConfigError("--topics FILE or at least one --topic is required")
+
+
+async def _execute(settings: Any, run: Any) -> None:
+    from motivgraph.agents.core.llm import PlatformLLMClient
+    from motivgraph.agents.evaluation.harness import Evaluation
+
+    def tools() -> Any:
+        from motivgraph.agents.tools.inprocess import InProcessToolClient
+
+        return InProcessToolClient(settings)
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console) as progress:
+        ev = Evaluation(settings, run, llm_factory=lambda: PlatformLLMClient(settings), tool_client_factory=tools,
+                        listener=ProgressPrinter(progress))
+        await ev.execute()
+
+
+def cli() -> typer.Typer:
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    app.command("eval", help="Evaluate ideation methods on the same topics; write one report.")(eval_command)
+    return app

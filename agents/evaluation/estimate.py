@@ -1,0 +1,139 @@
+"""`motivgraph eval --dry-run`: what an evaluation would cost, without calling any model.
+
+Generation: each method's own estimate (Method.estimate through the platform's dry_run) per topic.
+Judging: the number of calls every metric makes (both orders, every panel judge, Swiss rounds), with
+prompt sizes counted from the real prompt templates around an idea of `idea_tokens` tokens, priced
+with the judge model (settings.llm.prices).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from motivgraph.agents.core import RunSpec, dry_run, get_method
+from motivgraph.agents.evaluation.config import EvalConfig
+from motivgraph.agents.evaluation.judges import (
+    PAIR_DIMENSIONS,
+    SYS,
+    AxisRelations,
+    DirectScores,
+    ExtractedIdea,
+    GateScores,
+    PairVerdict,
+    ReferenceVerdict,
+    Signature,
+)
+from motivgraph.agents.evaluation.metrics.elo import rounds_for
+from motivgraph.agents.evaluation.topics import EvalTopic
+from motivgraph.llm.factory import split_model
+from motivgraph.llm.structured import schema_instruction
+from motivgraph.llm.tokens import count_tokens
+from motivgraph.llm.usage import cost_usd
+from motivgraph.settings import Settings
+
+REPLY_TOKENS = {"score": 80, "gates": 80, "signature": 260, "diversity": 140, "reference": 120, "pairwise": 40,
+                "extract": 350}
+SCHEMAS = {"score": DirectScores, "gates": GateScores, "signature": Signature, "diversity": AxisRelations,
+           "reference": ReferenceVerdict, "pairwise": PairVerdict, "extract": ExtractedIdea}
+
+
+@dataclass
+class Line:
+    scope: str
+    model: str
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class EvalEstimate:
+    lines: list[Line] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> float:
+        return sum(x.cost_usd for x in self.lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"lines": [vars(x) for x in self.lines], "total_usd": self.total, "notes": self.notes}
+
+
+def model_name(settings: Settings, role: str | None) -> str:
+    """The model a (base) role would use, from settings alone (no API key needed to price it)."""
+    override = settings.llm.roles.get(role) if role else None
+    s = (override.model if override and override.model else None) or settings.llm.model
+    return split_model(s)[1] if s else "(no model configured)"
+
+
+def _overhead(kind: str) -> int:
+    return count_tokens(SYS[kind] + "\n\n" + schema_instruction(SCHEMAS[kind])) + 40
+
+
+def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic], *, idea_tokens: int = 700,
+                  reference_tokens: int = 350) -> EvalEstimate:
+    out = EvalEstimate()
+    prices = settings.llm.prices
+    judge_models = config.judges or [model_name(settings, "judge")]
+    n, m = config.n_ideas, len(config.methods)
+    # generation, per method (the method's own estimate)
+    for method in config.methods:
+        line = Line(f"generation: {method}", model_name(settings, None))
+        cls = get_method(method)
+        for t in topics:
+            cfg = dict(config.method_configs.get(method, {}))
+            if config.ideas_field in cls.config_model.model_fields:
+                cfg[config.ideas_field] = n
+            plan = dry_run(settings, RunSpec(method=method, topic=t.topic, topic_id=t.topic_id, config=cfg), None)
+            for r in plan.roles.values():
+                base = r.role.rsplit(".", 1)[-1]
+                model = model_name(settings, base if base in settings.llm.roles else None)
+                line.model = model
+                line.calls += r.calls
+                line.input_tokens += r.input_tokens
+                line.output_tokens += r.output_tokens
+                line.cost_usd += cost_usd(model, prices, r.input_tokens, r.output_tokens)
+        out.lines.append(line)
+    # judging, per metric
+    ideas_per_topic = n * m
+    for jm in judge_models:
+        name = split_model(jm)[1] if ":" in jm else jm
+        acc: dict[str, Line] = {}
+
+        def add(kind: str, calls: int, tokens_in_each: int, name: str = name,
+                acc: dict[str, Line] = acc) -> None:
+            ln = acc.setdefault(kind, Line(f"eval.{kind} ({name})", name))
+            ln.calls += calls
+            ln.input_tokens += calls * tokens_in_each
+            ln.output_tokens += calls * REPLY_TOKENS[kind]
+
+        for t in topics:
+            refs = len(t.targets)
+            if jm == judge_models[0]:
+                for p in t.targets:
+                    add("extract", 1, _overhead("extract") + count_tokens(p.text()))
+            if config.on("scores"):
+                add("score", ideas_per_topic, _overhead("score") + idea_tokens)
+            if config.on("gates") or config.on("yield"):
+                add("gates", ideas_per_topic, _overhead("gates") + idea_tokens)
+            if jm == judge_models[0] and (config.on("yield") or config.on("cu")):
+                add("signature", ideas_per_topic, _overhead("signature") + idea_tokens)
+            if config.on("yield") or config.on("cu"):
+                add("diversity", m * math.comb(n, 2) * 2, _overhead("diversity") + 2 * idea_tokens + 2 * 200)
+            if config.on("reference") or config.on("cu"):
+                add("reference", ideas_per_topic * refs * 2, _overhead("reference") + idea_tokens + reference_tokens)
+            if config.on("elo") and ideas_per_topic > 1:
+                rounds = rounds_for(ideas_per_topic, config.elo_rounds)
+                add("pairwise", len(PAIR_DIMENSIONS) * rounds * (ideas_per_topic // 2) * 2,
+                    _overhead("pairwise") + 2 * idea_tokens)
+        for ln in acc.values():
+            ln.cost_usd = cost_usd(ln.model, prices, ln.input_tokens, ln.output_tokens)
+            out.lines.append(ln)
+    out.notes.append(f"judging assumes ideas of ~{idea_tokens} tokens and extracted references of "
+                     f"~{reference_tokens} tokens; a method's generation figure is its own estimate")
+    if any(ln.cost_usd == 0 and ln.calls for ln in out.lines):
+        out.notes.append("some models have no price in MOTIVGRAPH_LLM_PRICES (counted as $0)")
+    return out
