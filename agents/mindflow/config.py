@@ -63,11 +63,9 @@ class FlowConfig(_Cfg):
         description="When more than one candidate is left after the last layer: 'converge' runs the convergent "
         "operator once more (a finalize step outside the sampled flow), 'first' keeps the top candidate.",
     )
-    output_tokens: dict[str, int] = Field(
-        default_factory=lambda: {"generate": 700, "divergent": 1300, "convergent": 750, "critical": 1050,
-                                 "analogical": 750, "counterfactual": 1300, "constraint": 750, "judge": 120},
-        description="Expected reply tokens per operator call (dry-run estimates only).",
-    )
+    proposal_tokens: int = Field(700, ge=50, le=8000, description="Tokens of one proposal (dry-run estimates).")
+    critique_tokens: int = Field(300, ge=20, le=4000, description="Tokens of one critique (dry-run estimates).")
+    judge_tokens: int = Field(150, ge=20, le=2000, description="Tokens of one judge verdict (dry-run estimates).")
 
     @model_validator(mode="after")
     def _ops_unique(self) -> FlowConfig:

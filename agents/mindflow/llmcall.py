@@ -84,6 +84,38 @@ async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[
     raise err
 
 
+def role_ask(llm: Any) -> Ask:
+    """`ask` over an agents.core RoleLLM (ctx.llm("ideator")): calls go through `llm.chat`, so the
+    platform's usage events and accounting see them; the tokens come from each reply's metadata."""
+    from motivgraph.agents.core.llm import account_role
+
+    key = account_role(llm.client, llm.role)
+
+    async def _ask(messages: list[BaseMessage], schema: type[Any]) -> tuple[Any, CallUsage]:
+        req = llm.client.structured_request(key, schema)
+        msgs = list(messages)
+        if req.instruct:
+            msgs = so.with_instruction(msgs, _instruction(schema))
+        kwargs: dict[str, Any] = dict(req.kwargs)
+        if req.tools:
+            kwargs.update(tools=list(req.tools), tool_choice=req.tool_choice)
+        usage = CallUsage()
+        problem = ""
+        for _turn in range(2):
+            reply = await llm.chat(msgs, **kwargs)
+            usage.add(_usage(llm.client, key, msgs, reply))
+            try:
+                return so.parse_reply(reply, schema), usage
+            except so.ReplyProblem as p:
+                problem = str(p)
+                msgs = [*msgs, AIMessage(content=so.reply_text(reply)), so.correction(problem, schema)]
+        err = StructuredOutputError(f"MindFlow {llm.role}: no valid {schema.__name__} after 2 replies: {problem}")
+        err.usage = usage  # type: ignore[attr-defined]
+        raise err
+
+    return _ask
+
+
 def client_ask(client: Any, role: str) -> Ask:
     """`ask` bound to one role of an LLMClient (cache, budget, retries, accounting included)."""
 

@@ -1,0 +1,197 @@
+"""`motivgraph method mindflow train`: train the controller by anchor tournaments on a topics file.
+
+    motivgraph method mindflow train --topics ../shared/eval/topics.jsonl --steps 30 --group 4 \
+        --budget-usd 5 [--out DIR] [--dry-run]
+
+Topics come from a JSONL file (topic text + background papers, e.g. eval/topics.jsonl; the
+`target_papers` there are never read) and are embedded once with the graph's embedding model. The
+output directory holds the checkpoint (resumed automatically when the command is run again), the
+controller for `ideate --method mindflow --controller DIR`, the JSONL log and the PNG plot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import typer
+
+from motivgraph.agents.mindflow.config import FlowConfig, TrainConfig
+from motivgraph.errors import MotivGraphError
+
+app = typer.Typer(help="MindFlow: train the thinking-flow controller.", no_args_is_help=True)
+
+
+def _tool_client(settings: Any) -> Any | None:
+    """Graph tools for the analogical operator: the API when configured, else the local graph; None
+    (the operator then draws analogies without the graph) when neither can be reached."""
+    try:
+        if settings.api.url:
+            from motivgraph.agents.tools.http import HttpToolClient
+
+            return HttpToolClient.from_settings(settings)
+        from motivgraph.agents.tools.inprocess import InProcessToolClient
+
+        return InProcessToolClient(settings)
+    except Exception as e:  # no graph: training still works, without graph material
+        typer.echo(f"note: no graph tools ({type(e).__name__}: {e}); analogical runs without graph material")
+        return None
+
+
+@app.command("train")
+def train(
+    topics: Path = typer.Option(..., "--topics", help="JSONL of topics (topic_name/topic + background_papers)."),
+    steps: int = typer.Option(30, "--steps", help="Policy-gradient steps."),
+    group: int = typer.Option(4, "--group", help="K: flows per topic and step, anchor included."),
+    lr: float = typer.Option(0.05, "--lr", help="Learning rate (Adam)."),
+    budget_usd: float | None = typer.Option(None, "--budget-usd", help="Stop cleanly once this much is spent."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print calls, tokens and dollars; call no model."),
+    out: Path | None = typer.Option(None, "--out", help="Output dir (default <data_dir>/mindflow/<topics stem>)."),
+    seed: int = typer.Option(0, "--seed", help="Seeds split, sampling, presentation order and coins."),
+    layers: int = typer.Option(4, "--layers", help="Supernet layers L."),
+    threshold: float = typer.Option(0.25, "--threshold", help="Per-layer cumulative-probability threshold."),
+    hidden: int = typer.Option(0, "--hidden", help="Controller hidden units (0: linear)."),
+    cost_lambda: float = typer.Option(0.1, "--cost-lambda", help="λ: weight of the flow cost in the reward."),
+    cost_mode: str = typer.Option("tokens", "--cost-mode", help="tokens | ops."),
+    val_every: int = typer.Option(10, "--val-every", help="Validate every N steps (0: start and end only)."),
+    topics_per_step: int = typer.Option(1, "--topics-per-step", help="Training topics per step."),
+    no_tools: bool = typer.Option(False, "--no-tools", help="Do not use graph tools (analogical without graph)."),
+) -> None:
+    from motivgraph.agents.mindflow.topics import load_topics
+    from motivgraph.settings import get_settings
+
+    try:
+        settings = get_settings()
+        fcfg = FlowConfig(layers=layers, threshold=threshold, hidden=hidden)
+        tcfg = TrainConfig(steps=steps, group=group, lr=lr, seed=seed, cost_lambda=cost_lambda,
+                           cost_mode=cost_mode, val_every=val_every, topics_per_step=topics_per_step)  # type: ignore[arg-type]
+        items = load_topics(topics)
+        out_dir = out or settings.data_dir / "mindflow" / topics.stem
+        if dry_run:
+            _dry_run(settings, fcfg, tcfg, items)
+            return
+        outcome = asyncio.run(_train(settings, fcfg, tcfg, items, out_dir, budget_usd, no_tools))
+    except MotivGraphError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    except ValueError as e:  # pydantic validation of the settings above
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(outcome)
+
+
+def _dry_run(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any]) -> None:
+    from motivgraph.agents.mindflow.controller import Controller
+    from motivgraph.agents.mindflow.cost import REFERENCE_MODELS, price_lines, training_tally
+    from motivgraph.agents.mindflow.operators import resolve_operators
+    from motivgraph.llm.factory import resolve_spec
+    from motivgraph.llm.tokens import count_tokens
+
+    ctrl = Controller(resolve_operators(fcfg), 1, fcfg)
+    bg = int(np.mean([count_tokens(t.background(fcfg.background_papers, fcfg.abstract_chars)) for t in items]))
+    est = training_tally(ctrl, tcfg, np.zeros(1), items[0].text, bg, len(items))
+    models = []
+    for role in ("ideator", "judge"):
+        with contextlib.suppress(MotivGraphError):
+            models.append(resolve_spec(settings.llm, role, settings.data_dir).model)
+    models = list(dict.fromkeys(models + list(REFERENCE_MODELS)))
+    prices = settings.llm.prices
+    typer.echo(f"MindFlow training dry run (no model called): {len(items)} topics ({est.n_val} validation), "
+               f"{tcfg.steps} steps, K={tcfg.group}, {tcfg.topics_per_step} topic(s)/step, L={fcfg.layers}, "
+               f"threshold {fcfg.threshold}, mean background {bg} tokens; untrained prior flows")
+    typer.echo(price_lines("per generated idea", est.idea, prices, models))
+    typer.echo(price_lines("per training step", est.step, prices, models))
+    typer.echo(price_lines(f"validation ({est.val_points}x)", est.validation, prices, models))
+    typer.echo(price_lines("total", est.total, prices, models))
+    typer.echo("calls per idea by operator: " + ", ".join(f"{o} {c:.2f}" for o, c in sorted(est.idea.by_op.items())))
+
+
+async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any], out_dir: Path,
+                 budget_usd: float | None, no_tools: bool) -> str:
+    from motivgraph.agents.core.llm import PlatformLLMClient, RoleLLM
+    from motivgraph.agents.core.toolbox import Toolbox
+    from motivgraph.agents.mindflow.controller import Controller
+    from motivgraph.agents.mindflow.executor import llm_executor
+    from motivgraph.agents.mindflow.llmcall import role_ask
+    from motivgraph.agents.mindflow.operators import resolve_operators
+    from motivgraph.agents.mindflow.topics import embed_topics
+    from motivgraph.agents.mindflow.tournament import LLMJudge
+    from motivgraph.agents.mindflow.train import Trainer
+    from motivgraph.embeddings import get_embedder
+
+    embedder = get_embedder(settings.embedding)
+    embed_topics(items, embedder)  # once, with the graph's own model
+    client = PlatformLLMClient(settings, budget_usd=budget_usd)
+    tools = None if no_tools else _tool_client(settings)
+    try:
+        ideator, judge = role_ask(RoleLLM(client, "mindflow.ideator")), role_ask(RoleLLM(client, "mindflow.judge"))
+        boxes: dict[str, Toolbox] = {}
+
+        def toolbox_for(topic: Any) -> Any:
+            if tools is None:
+                return None
+            return boxes.setdefault(topic.id, Toolbox(tools, topic=topic.text, seed=tcfg.seed))
+
+        def executor(topic: Any, plan: Any) -> Any:
+            return llm_executor(ideator, fcfg, toolbox=toolbox_for(topic))(topic, plan)
+
+        ctrl = Controller(resolve_operators(fcfg), embedder.dim, fcfg, seed=tcfg.seed,
+                          embedding_model=settings.embedding.model)
+
+        def show(rec: dict[str, Any]) -> None:
+            probs = " ".join(f"{k[:5]}={v:.2f}" for k, v in rec.get("op_probs", {}).items())
+            if rec["type"] == "step":
+                typer.echo(f"step {rec['step']:4d}  reward {rec['reward_mean']:+.3f}  ops/flow {rec['mean_n_ops']:.1f}"
+                           f"  tokens {rec['tokens']:,}  ${rec['cost_usd']:.4f} (total ${rec['cost_usd_total']:.4f})"
+                           f"  {probs}")
+            else:
+                typer.echo(f"{rec['type']} @ step {rec['step']}: reward {rec['reward']:.3f}  {probs}")
+
+        trainer = Trainer(ctrl, tcfg, items, executor, lambda t: LLMJudge(judge, t.text,
+                                                                          t.background(3, 300)),
+                          out_dir, on_event=show)
+        if trainer.val_reuses_train:
+            typer.echo("note: a single topic — validation reuses the training topic")
+        res = await trainer.run()
+    finally:
+        if tools is not None:
+            await tools.aclose()
+        client.close()
+    gain = (f"{res.final_val - res.prior_val:+.3f}" if res.final_val is not None and res.prior_val is not None
+            else "n/a")
+    lines = [f"{'resumed at step ' + str(res.resumed_from) + '; ' if res.resumed_from else ''}"
+             f"stopped: {res.stopped} after {res.steps_done} steps",
+             f"validation reward: untrained prior {res.prior_val}, controller {res.final_val} ({gain})",
+             f"controller: {res.out_dir / 'controller.npz'}  (ideate --method mindflow --controller {res.out_dir})",
+             f"log: {res.out_dir / 'train_log.jsonl'}  plot: {res.out_dir / 'training.png'}"]
+    if res.message:
+        lines.append(res.message)
+    return "\n".join(lines)
+
+
+@app.command("show")
+def show(
+    controller: Path = typer.Argument(..., help="controller.npz or a training directory."),
+    topic: str | None = typer.Option(None, "--topic", help="Show the flow this topic gets (embeds it)."),
+) -> None:
+    """A controller's operators, settings and, for a topic, its per-layer probabilities and greedy flow."""
+    from motivgraph.agents.mindflow.controller import Controller
+    from motivgraph.settings import get_settings
+
+    try:
+        ctrl = Controller.load(controller)
+    except MotivGraphError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"operators: {', '.join(ctrl.operators)}; layers {ctrl.cfg.layers}; threshold {ctrl.cfg.threshold}; "
+               f"trained {ctrl.steps_trained} steps; embeddings {ctrl.embedding_model or '?'} ({ctrl.embed_dim}-dim)")
+    if topic:
+        from motivgraph.embeddings import get_embedder
+
+        emb = get_embedder(get_settings().embedding).embed([topic])[0]
+        for li, row in enumerate(ctrl.mean_probs(emb), start=1):
+            typer.echo(f"layer {li}: " + "  ".join(f"{o}={p:.2f}" for o, p in zip(ctrl.operators, row, strict=True)))
+        typer.echo("greedy flow: " + " → ".join(ctrl.greedy(emb).ops))

@@ -1,0 +1,173 @@
+"""`ideate --method mindflow`: ideas from thinking flows chosen by a (trained) controller.
+
+Per idea: the controller picks a flow for the topic (greedy for the first idea; later ideas are
+sampled so they differ), the flow runs on the topic's background, the first candidate becomes the
+idea record, and `ctx.ground` checks its kg: links and citations. The flow trace (operators, order,
+tokens per step) is emitted as `flow_step` / `flow` events (transcript.jsonl, SSE), stored in the
+idea's `extra.flow` and listed in summary.md. Without `--controller` the untrained prior (uniform
+over the operators) is used, and the run says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, RunContext
+from motivgraph.agents.mindflow import prompts
+from motivgraph.agents.mindflow.config import FlowConfig
+from motivgraph.agents.mindflow.controller import Controller
+from motivgraph.agents.mindflow.cost import idea_tally
+from motivgraph.agents.mindflow.executor import execute_flow
+from motivgraph.agents.mindflow.flow import StepTrace
+from motivgraph.agents.mindflow.llmcall import role_ask
+from motivgraph.agents.mindflow.operators import OpEnv, resolve_operators
+
+if TYPE_CHECKING:
+    import typer
+
+PRIOR = "untrained prior"
+
+
+class MindflowConfig(MethodConfig):
+    ideas: int = Field(1, ge=1, le=10, description="Ideas to generate (one flow each).")
+    controller: str | None = Field(
+        None, description="Trained controller (controller.npz or a training directory); none: the untrained prior.")
+    sampling: Literal["greedy", "sample"] = Field(
+        "greedy", description="greedy: the first idea's flow by descending probability, later ideas sampled; "
+                              "sample: every flow sampled.")
+    layers: int = Field(4, ge=1, le=12, description="Supernet layers of the untrained prior (a trained "
+                                                    "controller keeps its own).")
+    threshold: float | None = Field(None, gt=0, le=1, description="Override the cumulative-probability threshold.")
+    finalize: Literal["converge", "first"] = Field("converge", description="Merge leftover candidates at the end.")
+
+
+class MindflowState(BaseModel):
+    done: list[IdeaRecord] = Field(default_factory=list)
+
+
+class MindflowExtra(BaseModel):
+    controller: str
+    flow: dict[str, Any]
+    flow_summary: str
+
+
+class MindflowMethod(Method[MindflowConfig, MindflowState]):
+    name = "mindflow"
+    summary = "Thinking flows of operators sampled from a mind supernet by a topic-aware controller."
+    config_model = MindflowConfig
+    state_model = MindflowState
+    state_version = 1
+    roles = ("ideator", "judge")  # judge: training tournaments only
+    uses_tools = True
+    extra_model = MindflowExtra
+
+    def prompt_templates(self) -> dict[str, str]:
+        return prompts.templates()
+
+    def _flow_config(self) -> FlowConfig:
+        fc = FlowConfig(layers=self.config.layers, finalize=self.config.finalize)
+        if self.config.threshold is not None:
+            fc.threshold = self.config.threshold
+        return fc
+
+    def controller(self) -> tuple[Controller, str]:
+        """(controller, label): the trained one from config.controller, else the untrained prior."""
+        if self.config.controller:
+            ctrl = Controller.load(self.config.controller)
+            overrides: dict[str, Any] = {"finalize": self.config.finalize}
+            if self.config.threshold is not None:
+                overrides["threshold"] = self.config.threshold
+            ctrl.cfg = ctrl.cfg.model_copy(update=overrides)
+            return ctrl, f"trained controller {self.config.controller} ({ctrl.steps_trained} steps)"
+        fc = self._flow_config()
+        return Controller(resolve_operators(fc), 1, fc), PRIOR
+
+    @staticmethod
+    def _embedding(ctx: RunContext, ctrl: Controller, label: str) -> np.ndarray:
+        if label == PRIOR:
+            return np.zeros(ctrl.embed_dim)  # the prior ignores the topic: every weight is zero
+        from motivgraph.embeddings import get_embedder
+
+        emb = get_embedder(ctx.settings.embedding)
+        if ctrl.embedding_model and ctrl.embedding_model != ctx.settings.embedding.model:
+            ctx.emit({"type": "warning", "text": f"controller trained with embeddings of {ctrl.embedding_model}, "
+                                                 f"topic embedded with {ctx.settings.embedding.model}"})
+        return np.asarray(emb.embed([ctx.topic])[0], dtype=np.float64)
+
+    async def run(self, ctx: RunContext) -> list[IdeaRecord]:
+        state = ctx.load_checkpoint() or MindflowState()
+        ctrl, label = self.controller()
+        note = (f"MindFlow controller: {label}" + (" — uniform over the operators; train one with "
+                "`motivgraph method mindflow train --topics FILE` and pass --controller" if label == PRIOR else ""))
+        ctx.emit({"type": "phase", "phase": note, "controller": label, "prior": label == PRIOR})
+        emb = self._embedding(ctx, ctrl, label)
+        bg = ctx.background
+        graph = "\n".join(f"- {n.get('type')}: {n.get('name')} — {str(n.get('description', ''))[:160]}"
+                          for n in bg.nodes[: ctrl.cfg.context_nodes])
+        env = OpEnv(ctx.topic, bg.as_text(max_papers=ctrl.cfg.background_papers,
+                                          chars_per_paper=ctrl.cfg.abstract_chars),
+                    graph, ctrl.cfg, role_ask(ctx.llm("ideator")), ctx.toolbox if ctx.has_tools else None)
+        while len(state.done) < self.config.ideas:
+            i = len(state.done) + 1
+            ctx.scope = {"idea": i}
+            greedy = self.config.sampling == "greedy" and i == 1
+            plan = ctrl.greedy(emb) if greedy else ctrl.sample(emb, np.random.default_rng([ctx.seed, i]))
+            ctx.emit({"type": "flow_plan", "plan": plan.to_dict(), "ops": plan.ops})
+
+            def on_step(s: StepTrace) -> None:
+                ctx.emit({"type": "flow_step", **s.to_dict()})
+
+            result = await execute_flow(plan, env, ctrl.cfg, on_step)
+            trace = result.trace
+            ctx.emit({"type": "flow", "summary": trace.summary_line(), "tokens": trace.tokens,
+                      "calls": trace.calls, "trace": trace.to_dict()})
+            p = result.idea
+            idea = ctx.new_idea(
+                title=p.get("title") or "(untitled)", motivation=p.get("motivation", ""), method=p.get("method", ""),
+                experiments=p.get("experiments", ""), expected_outcome=p.get("expected_outcome", ""),
+                risks=p.get("risks", ""),
+                extra=MindflowExtra(controller=label, flow=trace.to_dict(), flow_summary=trace.summary_line()))
+            state.done.append(await ctx.ground(idea))
+            ctx.save_checkpoint(state)
+            ctx.write_ideas(state.done)
+        return state.done
+
+    def summary_section(self, ideas: list[IdeaRecord]) -> str:
+        lines = ["## MindFlow flows", ""]
+        for i, idea in enumerate(ideas, start=1):
+            ex = idea.extra
+            flow = ex.get("flow", {})
+            lines += [f"### Idea {i}: {idea.title}", "", f"Controller: {ex.get('controller', '?')}", "",
+                      f"Flow: {ex.get('flow_summary', '')}", "",
+                      "| layer | position | operator | calls | tokens | tools | error |",
+                      "|---|---|---|---|---|---|---|"]
+            for s in flow.get("steps", []):
+                layer = s["layer"] or "finalize"
+                lines.append(f"| {layer} | {s['position']} | {s['op']} | {s['calls']} | {s['tokens']} | "
+                             f"{', '.join(s.get('tools', []))} | {s.get('error') or ''} |")
+            lines += ["", f"Flow total: {flow.get('calls', 0)} calls, {flow.get('tokens', 0)} tokens.", ""]
+        return "\n".join(lines)
+
+    def estimate(self, plan: CostPlan, *, topic: str, background_tokens: int = 0) -> None:
+        ctrl, label = self.controller()
+        emb = np.zeros(ctrl.embed_dim)
+        if label != PRIOR:
+            plan.notes.append("trained controller: flows estimated at a zero topic embedding")
+        first = idea_tally(ctrl, emb, topic, background_tokens, greedy=self.config.sampling == "greedy")
+        rest = idea_tally(ctrl, emb, topic, background_tokens, greedy=False)
+        total = first.plus(rest.scaled(self.config.ideas - 1))
+        plan.add("ideator", calls=max(1, round(total.calls)), input_tokens=round(total.input_tokens),
+                 output_tokens=round(total.output_tokens))
+        per_op = ", ".join(f"{o} {c / self.config.ideas:.1f}" for o, c in sorted(total.by_op.items()))
+        plan.notes.append(f"MindFlow ({label}): per idea {total.calls / self.config.ideas:.1f} calls, "
+                          f"{total.input_tokens / self.config.ideas:,.0f} in / "
+                          f"{total.output_tokens / self.config.ideas:,.0f} out tokens; calls per operator: {per_op}")
+
+    @classmethod
+    def cli(cls) -> typer.Typer | None:
+        from motivgraph.agents.mindflow.cli import app
+
+        return app
