@@ -32,6 +32,7 @@ BUILTIN: dict[str, str] = {
     "one_shot": "motivgraph.agents.ideagent.baselines:OneShotMethod",
     "sequential_memory": "motivgraph.agents.ideagent.baselines:SequentialMemoryMethod",
     "nova": "motivgraph.agents.ideagent.baselines:NovaMethod",
+    "mindflow": "motivgraph.agents.mindflow.method:MindflowMethod",
 }
 ENTRY_POINT_GROUP = "motivgraph.methods"
 
