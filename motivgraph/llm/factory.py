@@ -287,6 +287,9 @@ def missing_extra_message(provider: str, model: str) -> str:
             f"(LangChain's init_chat_model with {package})")
 
 
+_BASE_URL_ARG = {"azure_openai": "azure_endpoint"}  # providers that call MOTIVGRAPH_LLM_BASE_URL otherwise
+
+
 def _langchain_model(spec: ModelSpec, timeout_retries: int) -> BaseChatModel:
     module = LANGCHAIN_PROVIDERS[spec.provider][0]
     if find_spec("langchain") is None or find_spec(module) is None:
@@ -298,7 +301,7 @@ def _langchain_model(spec: ModelSpec, timeout_retries: int) -> BaseChatModel:
     if spec.api_key is not None:
         kwargs["api_key"] = spec.api_key
     if spec.base_url:
-        kwargs["base_url"] = spec.base_url
+        kwargs[_BASE_URL_ARG.get(spec.provider, "base_url")] = spec.base_url
     log.info("LLM %s -> %s via init_chat_model", spec.role or "default", spec.model_id)
     try:
         return init_chat_model(spec.model, model_provider=spec.provider, **kwargs)

@@ -1,0 +1,173 @@
+"""Structured-output request bodies per provider dialect (llm/dialects.py), and provider routing."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, Field, SecretStr
+
+from motivgraph.errors import ConfigError
+from motivgraph.llm import LLMClient, ScriptedChatModel
+from motivgraph.llm.dialects import (
+    bounded_schema,
+    dialect_for,
+    inline_refs,
+    strict_schema,
+    structured_request,
+    weaker,
+)
+from motivgraph.llm.factory import build_chat_model, resolve_spec
+from motivgraph.settings import LLMSettings, RoleOverride, Settings
+
+
+class Node(BaseModel):
+    name: str
+    words: int = Field(ge=1)
+
+
+class Reply(BaseModel):
+    nodes: list[Node]
+    note: str | None = None
+
+
+@pytest.mark.parametrize(
+    ("provider", "base_url", "dialect"),
+    [
+        ("openai", None, "openai"),
+        ("openai", "https://api.openai.com/v1", "openai"),
+        ("openai", "http://127.0.0.1:8000/v1", "openai_compatible"),
+        ("vllm", "http://localhost:8000/v1", "vllm"),
+        ("ollama", "http://localhost:11434/v1", "ollama"),
+        ("local", None, "llama_cpp_python"),
+        ("anthropic", None, "anthropic"),
+        ("google_genai", None, "google"),
+        ("azure_openai", None, "openai"),
+        ("mistralai", None, "tool_calling"),
+        ("scripted", None, "scripted"),
+    ],
+)
+def test_dialect_from_provider(provider: str, base_url: str | None, dialect: str) -> None:
+    assert dialect_for(provider, base_url) == dialect
+    assert dialect_for(provider, base_url, "llama_server") == "llama_server"  # the setting wins
+
+
+def test_anthropic_is_forced_tool_use_without_schema_in_prompt() -> None:
+    req = structured_request("anthropic", "constrained", Reply)
+    assert (req.method, req.tools, req.tool_choice, req.kwargs, req.instruct) == ("tool", [Reply], "Reply", {}, False)
+    assert req.constrained
+
+
+def test_google_is_response_schema_with_refs_inlined() -> None:
+    req = structured_request("google", "constrained", Reply)
+    assert req.kwargs["response_mime_type"] == "application/json"
+    schema = req.kwargs["response_schema"]
+    assert "$defs" not in json.dumps(schema) and "$ref" not in json.dumps(schema)
+    assert schema["properties"]["nodes"]["items"]["properties"]["words"] == {"minimum": 1, "title": "Words",
+                                                                           "type": "integer"}
+    assert structured_request("google", "json_mode", Reply).kwargs == {"response_mime_type": "application/json"}
+
+
+def test_openai_strict_schema_closes_objects_and_makes_optional_fields_nullable() -> None:
+    strict = strict_schema(Reply.model_json_schema())
+    assert strict["required"] == ["nodes", "note"] and strict["additionalProperties"] is False
+    node = strict["$defs"]["Node"]
+    assert node["required"] == ["name", "words"] and node["additionalProperties"] is False
+    assert "default" not in json.dumps(strict)
+
+
+def test_grammar_dialects_bound_strings_and_lists() -> None:
+    b = bounded_schema(Reply.model_json_schema(), max_chars=50, max_items=3)
+    assert b["properties"]["nodes"]["maxItems"] == 3
+    assert b["$defs"]["Node"]["properties"]["name"]["maxLength"] == 50
+    assert b["properties"]["note"]["anyOf"][0]["maxLength"] == 50
+    req = structured_request("llama_cpp_python", "constrained", Reply)
+    assert req.kwargs["response_format"]["type"] == "json_object"
+    assert req.kwargs["response_format"]["schema"]["properties"]["nodes"]["maxItems"] >= 1
+    assert "json_schema" in structured_request("llama_server", "constrained", Reply).kwargs["extra_body"]
+
+
+def test_weaker_methods_and_unknown_names() -> None:
+    assert [weaker("constrained"), weaker("json_mode"), weaker("text"), weaker("tool")] == [
+        "json_mode", "text", None, "json_mode"]
+    assert structured_request("anthropic", "json_mode", Reply).method == "text"  # no JSON mode there
+    assert not structured_request("vllm", "text", Reply).constrained
+    with pytest.raises(ValueError, match="dialect"):
+        structured_request("nope", "constrained", Reply)
+    with pytest.raises(ValueError, match="method"):
+        structured_request("vllm", "nope", Reply)
+
+
+def test_inline_refs_leaves_recursive_models_alone() -> None:
+    class Tree(BaseModel):
+        children: list[Tree] = []
+
+    out = inline_refs(Tree.model_json_schema())
+    assert "$defs" not in out  # inlined as deep as allowed; no infinite loop
+
+
+def test_client_uses_the_dialect_of_the_setting_with_a_scripted_model(settings: Settings) -> None:
+    settings.llm.dialect = "llama_cpp_python"
+    model = ScriptedChatModel(['{"nodes": [{"name": "x", "words": 1}]}'])
+    c = LLMClient(settings, model=model)
+    c.structured_sync("extractor", "go", Reply)
+    assert model.call_kwargs[0]["response_format"]["type"] == "json_object"
+    assert "schema" in model.call_kwargs[0]["response_format"]
+    c.close()
+
+
+def test_missing_provider_extra_is_named() -> None:
+    cfg = LLMSettings(model="anthropic:claude-3-5-haiku-latest")
+    spec = resolve_spec(cfg, "mentor")
+    assert spec.dialect == "anthropic"
+    with pytest.raises(ConfigError, match=r"motivgraph\[anthropic\]"):
+        build_chat_model(spec)
+    with pytest.raises(ConfigError, match="Unknown LLM provider 'nosuch'"):
+        resolve_spec(LLMSettings(model="nosuch:x"))
+
+
+def test_init_chat_model_provider_is_built_without_network(monkeypatch: pytest.MonkeyPatch,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    pytest.importorskip("langchain", reason="the azure extra (langchain) is not installed")
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv("OPENAI_API_VERSION", "2024-10-21")
+    cfg = LLMSettings(model="azure_openai:gpt-4o-mini", base_url="https://example-resource.openai.azure.com",
+                      api_key=SecretStr("azure-secret-key-123456"), max_tokens=77)
+    spec = resolve_spec(cfg, "judge")
+    model = build_chat_model(spec)
+    from langchain_openai import AzureChatOpenAI
+
+    assert isinstance(model, AzureChatOpenAI) and model.max_retries == 0 and model.max_tokens == 77
+    assert spec.dialect == "openai"
+    assert "azure-secret-key-123456" not in caplog.text
+
+
+def test_local_preset_spec_without_the_model_file_says_how_to_install(tmp_path: Path) -> None:
+    cfg = LLMSettings(model="local:smollm2", models_dir=tmp_path)
+    from motivgraph.llm import local
+
+    monkey_dirs = [tmp_path / "a", tmp_path / "b"]
+    orig = local.models_dirs
+    try:
+        local.models_dirs = lambda data_dir, configured=None: monkey_dirs  # type: ignore[assignment]
+        with pytest.raises(ConfigError, match="--with-local-llm"):
+            resolve_spec(cfg, "extractor", tmp_path)
+    finally:
+        local.models_dirs = orig  # type: ignore[assignment]
+
+
+def test_local_gguf_path_spec(tmp_path: Path) -> None:
+    gguf = tmp_path / "tiny-model.gguf"
+    gguf.write_bytes(b"GGUF")
+    cfg = LLMSettings(model=f"local:{gguf}", roles={"mentor": RoleOverride(max_tokens=99, context_tokens=1000)})
+    spec = resolve_spec(cfg, "mentor", tmp_path)
+    assert (spec.provider, spec.model, spec.dialect) == ("local", "tiny-model", "llama_cpp_python")
+    assert (spec.native_tools, spec.slots, spec.max_tokens, spec.context_window) == (False, 1, 99, 8192)
+    assert spec.prompt_budget == 1000
+    assert spec.local.dir == (tmp_path / "llm").resolve()
+    with pytest.raises(ConfigError, match="no such GGUF"):
+        resolve_spec(LLMSettings(model=f"local:{tmp_path / 'missing.gguf'}"), None, tmp_path)
+    with pytest.raises(ConfigError, match="neither a preset"):
+        resolve_spec(LLMSettings(model="local:not-a-model"), None, tmp_path)

@@ -1,0 +1,67 @@
+"""The local model server's bookkeeping (no model needed): presets, state file, stale pids.
+Starting a real server is the real-model tier's job (tests/real_llm)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from motivgraph.llm.local import LocalModel, LocalServer, LocalServerState, _pid_alive, all_servers, stop_all
+
+
+def _model(tmp_path: Path, name: str = "m.gguf") -> LocalModel:
+    p = tmp_path / name
+    p.write_bytes(b"GGUF")
+    return LocalModel(p.stem, p.resolve(), 2048, 256)
+
+
+def _state(pid: int, port: int = 1) -> LocalServerState:
+    return LocalServerState(pid=pid, port=port, model="m", path="/x/m.gguf", context_window=2048, threads=1,
+                            api_key="secret-key", started=0.0)
+
+
+def test_state_file_is_private_and_public_view_hides_the_key(tmp_path: Path) -> None:
+    srv = LocalServer(_model(tmp_path), tmp_path / "llm")
+    srv.dir.mkdir()
+    srv._write_state(_state(12345, 8089))
+    assert stat.S_IMODE(srv.statefile.stat().st_mode) == 0o600
+    st = srv.read_state()
+    assert st is not None and st.base_url == "http://127.0.0.1:8089/v1"
+    assert "api_key" not in st.public() and st.public()["base_url"] == st.base_url
+
+
+def test_stale_state_of_a_dead_or_foreign_pid_is_cleaned_up(tmp_path: Path) -> None:
+    srv = LocalServer(_model(tmp_path), tmp_path / "llm")
+    srv.dir.mkdir()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    srv._write_state(_state(dead.pid))
+    assert srv.running() is None
+    assert srv.stop() is False and not srv.statefile.exists()
+    # A live process that is not a llama_cpp.server (e.g. a reused pid) is never ours to stop.
+    srv._write_state(_state(os.getpid()))
+    assert not _pid_alive(os.getpid())
+    assert stop_all(srv.dir) == [] and not srv.statefile.exists()
+    assert os.getpid() > 0  # still here
+
+
+def test_state_keys_differ_per_model_file(tmp_path: Path) -> None:
+    a, b = _model(tmp_path, "a.gguf"), _model(tmp_path, "b.gguf")
+    assert a.key != b.key and a.key.startswith("a-")
+    (tmp_path / "llm").mkdir()
+    (tmp_path / "llm" / "broken.json").write_text("{not json")
+    assert all_servers(tmp_path / "llm") == [(tmp_path / "llm" / "broken.json", None)]
+
+
+def test_start_without_llama_cpp_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from motivgraph.errors import ConfigError
+    from motivgraph.llm import local
+
+    monkeypatch.setattr(local, "find_spec", lambda name: None)
+    with pytest.raises(ConfigError, match=r"motivgraph\[local\].*--with-local-llm"):
+        LocalServer(_model(tmp_path), tmp_path / "llm").start()
