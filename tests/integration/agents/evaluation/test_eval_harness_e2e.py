@@ -133,3 +133,38 @@ async def test_full_report_on_the_shared_topics_with_four_methods(settings, embe
     html = (run.path / "report.html").read_text()
     for m in methods:
         assert m in html
+
+
+async def test_budget_stop_then_resume_finishes_without_regenerating(settings, embedder, tmp_path: Path,
+                                                                     writers) -> None:
+    from motivgraph.errors import BudgetExceeded
+
+    prices = {"scripted-gen": (2000.0, 2000.0), "scripted-judge": (10.0, 10.0)}
+    s = settings.model_copy(update={"llm": settings.llm.model_copy(update={"prices": prices})})
+    topics = load_topics_file(small_topics(tmp_path, 1))
+    run = create_eval(s, EvalConfig(methods=writers[:2], n_ideas=2, graph="file", n_boot=20, budget_usd=0.5),
+                      topics, source="test")
+    gen = world_model("scripted-gen")
+
+    def evaluation() -> Evaluation:
+        return Evaluation(s, run, llm_factory=lambda: PlatformLLMClient(s, model=gen),
+                          judges=[Judge("j", PlatformLLMClient(s, model=world_model("scripted-judge")))],
+                          embed=embedder.embed)
+
+    with pytest.raises(BudgetExceeded):
+        await evaluation().execute()
+    assert run.status()["status"] == "stopped"
+    children_before = json.loads((run.path / "state.json").read_text())["children"]
+    calls_before = len(gen.calls)
+    assert calls_before >= 1
+    # more budget, same evaluation: continues the stopped child run, then the others
+    st = run.status()
+    st["config"]["budget_usd"] = 1000.0
+    run.write_status(st)
+    res = await evaluation().execute()
+    assert run.status()["status"] == "completed" and check_report(run.path) == []
+    children = json.loads((run.path / "state.json").read_text())["children"]
+    for key, ids in children_before.items():
+        assert children[key][: len(ids)] == ids  # the stopped child was resumed, not replaced
+    assert all(res.estimates[m]["n_ideas"].value == 2 for m in writers[:2])
+    assert sum(r["cost_usd"] for r in res.cost if r["scope"] == "generation") > 0.5
