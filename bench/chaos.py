@@ -47,7 +47,8 @@ def main() -> int:
                 t = Trial(fault, args.seed + i, note=f"harness error: {type(e).__name__}: {e}"[:500])
             trials.append(t)
             print(f"{fault:14s} seed {t.seed:3d}: identical={t.identical} ledger={t.ledger_same} first_rc={t.first_rc} "
-                  f"reruns={t.reruns} orphans={t.orphans} at={t.killed_at_s:.1f}s {t.seconds:.0f}s {t.note}",
+                  f"reruns={t.reruns} pauses={t.pauses} orphans={t.orphans} at={t.killed_at_s:.1f}s "
+                  f"{t.seconds:.0f}s {t.note}",
                   flush=True)
             for d in t.diff:
                 print("    " + d, flush=True)

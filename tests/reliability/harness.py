@@ -57,6 +57,7 @@ class Trial:
     first_rc: int | None = None
     reruns: int = 0
     orphans: int = 0  # parser workers alive after their ingest was killed
+    pauses: int = 0  # transient-failure pauses the ingest logged (reconnects within a run)
     killed_at_s: float = 0.0
     seconds: float = 0.0
     note: str = ""
@@ -231,6 +232,8 @@ class Chaos:
                 log = (data.parent / "ingest.log").read_text(errors="replace")[-3000:]
                 raise RuntimeError(f"baseline ingest ({mode}) exited {rc}:\n{log}")
             export, ledger = self.snapshot(data)
+            if mode == "llm" and not any('"extractor": "llm"' in line for line in export):
+                raise RuntimeError("the LLM baseline stored no LLM-extracted triple: the fake endpoint was not used")
         finally:
             if llm is not None:
                 llm.kill()
@@ -301,6 +304,8 @@ class Chaos:
                 rc = self.wait(self.start_ingest(env), deadline)
             if rc != 0:
                 res.note = (res.note + f"; still exit {rc} after {res.reruns} re-runs").strip("; ")
+            log = (data.parent / "ingest.log").read_text(errors="replace")
+            res.pauses = log.count("transient failure")
             export, ledger = self.snapshot(data)
             res.identical = export == base.export
             res.ledger_same = ledger == base.ledger
@@ -327,7 +332,7 @@ class Chaos:
 def table(trials: list[Trial]) -> str:
     """The summary table: identical graphs per fault kind, plus re-runs, in-run recoveries and orphans."""
     rows = ["| fault | trials | identical graphs | ledger identical | first run exit 0 | re-runs (max) "
-            "| orphan workers |", "|---|---|---|---|---|---|---|"]
+            "| in-run pauses | orphan workers |", "|---|---|---|---|---|---|---|---|"]
     for fault in FAULTS:
         ts = [t for t in trials if t.fault == fault]
         if not ts:
@@ -336,5 +341,5 @@ def table(trials: list[Trial]) -> str:
         identical, same = sum(t.identical for t in ts), sum(t.ledger_same for t in ts)
         first_ok, reruns = sum(t.first_rc == 0 for t in ts), sum(t.reruns for t in ts)
         rows.append(f"| {fault} | {n} | {identical}/{n} | {same}/{n} | {first_ok}/{n} | {reruns} "
-                    f"({max(t.reruns for t in ts)}) | {sum(t.orphans for t in ts)} |")
+                    f"({max(t.reruns for t in ts)}) | {sum(t.pauses for t in ts)} | {sum(t.orphans for t in ts)} |")
     return "\n".join(rows)
