@@ -49,12 +49,22 @@ async def _papers(limit: int) -> list[Any]:
     from motivgraph.ingest.walker import sha256_file
     from motivgraph.settings import IngestSettings
 
-    pdfs = sorted(CORPUS_PDF.glob("*.pdf"), key=lambda p: (p.stat().st_size, p.name))[:limit]
+    from motivgraph.errors import ParseError
+
+    pdfs = sorted(CORPUS_PDF.glob("*.pdf"), key=lambda p: (p.stat().st_size, p.name))
     parser = await make_parser(IngestSettings(), "pdf", workers=1)
+    papers: list[Any] = []
     try:
-        return [await parser.parse(p, sha256_file(p)) for p in pdfs]
+        for p in pdfs:  # the smallest papers that parse (a scanned PDF has no text layer)
+            try:
+                papers.append(await parser.parse(p, sha256_file(p)))
+            except ParseError:
+                continue
+            if len(papers) == limit:
+                break
     finally:
         await parser.aclose()
+    return papers
 
 
 def _calls(papers: list[Any], n: int, extraction_every: int, max_triples: int) -> list[tuple[str, Any, Any]]:

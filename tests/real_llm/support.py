@@ -45,14 +45,40 @@ def run_cli(args: list[str], env: dict[str, str], timeout: float = 1800) -> subp
                           timeout=timeout, cwd=REPO_ROOT, check=False)
 
 
+def has_text_layer(pdf: Path, min_chars: int = 500) -> bool:
+    """True when the PDF's first pages carry text (a scanned PDF has none; it needs OCR, not a model)."""
+    import pypdfium2
+
+    try:
+        doc = pypdfium2.PdfDocument(str(pdf))
+    except Exception:
+        return False
+    try:
+        chars = 0
+        for i in range(min(2, len(doc))):
+            chars += len(doc[i].get_textpage().get_text_range().strip())
+        return chars >= min_chars
+    finally:
+        doc.close()
+
+
+def text_pdfs(n: int, corpus: Path = CORPUS_PDF) -> list[Path]:
+    """The n smallest PDFs of the shared corpus that have a text layer (short to parse)."""
+    if not corpus.is_dir():
+        pytest.skip(f"shared corpus PDFs not found at {corpus}")
+    picked = []
+    for pdf in sorted(corpus.glob("*.pdf"), key=lambda p: (p.stat().st_size, p.name)):
+        if has_text_layer(pdf):
+            picked.append(pdf)
+            if len(picked) == n:
+                return picked
+    pytest.skip(f"fewer than {n} PDFs with a text layer in {corpus}")
+    return picked
+
+
 def two_pdfs() -> list[Path]:
-    """Two real papers from the shared corpus: the two smallest files (short to parse)."""
-    if not CORPUS_PDF.is_dir():
-        pytest.skip(f"shared corpus PDFs not found at {CORPUS_PDF}")
-    pdfs = sorted(CORPUS_PDF.glob("*.pdf"), key=lambda p: (p.stat().st_size, p.name))
-    if len(pdfs) < 2:
-        pytest.skip(f"fewer than 2 PDFs in {CORPUS_PDF}")
-    return pdfs[:2]
+    """Two real papers from the shared corpus (the two smallest with a text layer)."""
+    return text_pdfs(2)
 
 
 def settings_for(data_dir: Path, local_dir: Path) -> Any:
