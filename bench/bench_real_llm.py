@@ -45,11 +45,10 @@ def _sentences(text: str, n: int) -> list[str]:
 
 
 async def _papers(limit: int) -> list[Any]:
+    from motivgraph.errors import ParseError
     from motivgraph.ingest.parsers import make_parser
     from motivgraph.ingest.walker import sha256_file
     from motivgraph.settings import IngestSettings
-
-    from motivgraph.errors import ParseError
 
     pdfs = sorted(CORPUS_PDF.glob("*.pdf"), key=lambda p: (p.stat().st_size, p.name))
     parser = await make_parser(IngestSettings(), "pdf", workers=1)
