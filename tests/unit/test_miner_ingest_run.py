@@ -1,0 +1,40 @@
+"""The ingest command's dry run consumes plan(): the LLM estimate covers exactly the plan's documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from motivgraph.ingest.plan import plan_async
+from motivgraph.miner.sink import decide_extractor, estimate_plan
+from motivgraph.settings import IngestSettings, Settings
+from tests.fixtures.ingest.pdfgen import write_paper
+from tests.miner_support import scripted_client
+
+
+async def test_dry_run_estimate_follows_the_plan(tmp_path: Path) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    for i in range(3):
+        write_paper(inp / f"p{i}.pdf", title=f"Generated estimate paper number {i}")
+    (inp / "p0-copy.pdf").write_bytes((inp / "p0.pdf").read_bytes())
+    (inp / "broken.pdf").write_bytes(b"%PDF-1.4 truncated")
+    s = Settings(data_dir=tmp_path / "data", ingest=IngestSettings(parser="pdf"), _env_file=None)  # type: ignore[call-arg]
+    p = await plan_async([inp], s, limit=3)
+    client, model = scripted_client(s, model_name="gpt-4o-mini")
+    try:
+        est = await estimate_plan(p, client)
+    finally:
+        client.close()
+    # the plan holds 4 unique documents, limited to 3 (broken.pdf sorts first); the copy is not counted
+    assert p.to_process == 3 and est.papers + est.unparsed == 3 and est.unparsed == 1
+    assert est.papers_needing_llm == 2 and est.input_tokens > 0 and model.calls == []
+    assert not (s.data_dir / "ingest").exists()  # nothing written, not even the parsed cache
+
+
+def test_one_extractor_decision(tmp_path: Path) -> None:
+    s = Settings(data_dir=tmp_path / "data", _env_file=None)  # type: ignore[call-arg]
+    s.llm.model = None
+    assert decide_extractor(s) == ("heuristic", None)
+    s.llm.model = "openai:gpt-4o-mini"
+    mode, client = decide_extractor(s, offline=True)
+    assert (mode, client) == ("heuristic", None)
