@@ -10,10 +10,11 @@ over the operators) is used, and the run says so.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, RunContext
 from motivgraph.agents.mindflow import prompts
@@ -42,6 +43,17 @@ class MindflowConfig(MethodConfig):
                                                     "controller keeps its own).")
     threshold: float | None = Field(None, gt=0, le=1, description="Override the cumulative-probability threshold.")
     finalize: Literal["converge", "first"] = Field("converge", description="Merge leftover candidates at the end.")
+
+
+    @field_validator("controller")
+    @classmethod
+    def _exists(cls, v: str | None) -> str | None:
+        # a missing controller is the caller's mistake: refuse it up front (CLI error, HTTP 422)
+        p = Path(v).expanduser() if v is not None else None
+        if p is not None and not (p.is_file() or (p / "controller.npz").is_file()):
+            raise ValueError(f"controller {v} does not exist (a controller.npz or a training directory holding "
+                             "one); leave it out to use the untrained prior")
+        return v
 
 
 class MindflowState(BaseModel):
