@@ -137,7 +137,7 @@ class _Baseline(Method[BaselineConfig, BaselineState]):
         if self.config.ideator_tool_calls is not None:
             out["ideator_tool_calls"] = self.config.ideator_tool_calls
         if getattr(self.config, "rounds", None) is not None:
-            out["nova_rounds"] = self.config.rounds  # type: ignore[attr-defined]
+            out["nova_rounds"] = getattr(self.config, "rounds", None)
         return out
 
 
@@ -179,7 +179,7 @@ class OneShotMethod(_Baseline):
 
         agent = ChatAgent("ideator", self.ctx.llm("ideator").invoke, toolbox=self.writer.toolbox,
                           tool_mode=self.mode, context_budget=self.ctx.settings.agents.context_token_budget,
-                          emit=self.ctx.emit)  # type: ignore[arg-type]
+                          emit=self.ctx.emit)
         agent.system(self.system)
         note = ('Answer with a single JSON object {"ideas": [...]}, each idea with the keys title, problem, '
                 "motivation, method, novelty, experiment_plan, expected_effect, risks — and nothing else.")

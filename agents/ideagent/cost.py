@@ -57,7 +57,7 @@ def _sig(seed: int) -> Signature:
 
 def _draft(i: int, lineage: str | None = None) -> Draft:
     sc = Scores(non_obviousness=70, clarity=70, feasibility=60, diversity=80,
-                soundness=aggregate_soundness([7] * 5, IdeagentConfig(_env_file=None)),  # type: ignore[call-arg]
+                soundness=aggregate_soundness([7] * 5, IdeagentConfig(_env_file=None)),
                 quality_rationale=_words(40, i))
     sc.soundness.rationales = [_words(30, i + j) for j in range(5)]
     return Draft(id=f"s{i:02d}.d0", seed=i, lineage=lineage or f"L{i:02d}", idea=_idea(i), signature=_sig(i),
@@ -197,16 +197,20 @@ def add_to_plan(plan: Any, upper: Tally, typical: Tally, label: str) -> None:
 
 
 def estimate_ideagent(plan: Any, cfg: IdeagentConfig, *, capacity: int, topic: str, background_tokens: int) -> None:
-    kw = {"capacity": capacity, "topic": topic, "background_tokens": background_tokens}
-    add_to_plan(plan, ideagent_tally(cfg, scenario="upper", **kw), ideagent_tally(cfg, scenario="typical", **kw),
+    def tally(scenario: str) -> Tally:
+        return ideagent_tally(cfg, capacity=capacity, topic=topic, background_tokens=background_tokens,
+                              scenario=scenario)
+
+    add_to_plan(plan, tally("upper"), tally("typical"),
                 f"ideagent B={cfg.seeds}, capacity {capacity}, M={cfg.panel_size}")
 
 
 def estimate_baseline(plan: Any, method: str, cfg: IdeagentConfig, *, n: int, topic: str,
                       background_tokens: int) -> None:
-    kw = {"n": n, "topic": topic, "background_tokens": background_tokens}
-    add_to_plan(plan, baseline_tally(method, cfg, scenario="upper", **kw),
-                baseline_tally(method, cfg, scenario="typical", **kw), f"{method} N={n}")
+    def tally(scenario: str) -> Tally:
+        return baseline_tally(method, cfg, n=n, topic=topic, background_tokens=background_tokens, scenario=scenario)
+
+    add_to_plan(plan, tally("upper"), tally("typical"), f"{method} N={n}")
 
 
 def main() -> None:
@@ -214,7 +218,7 @@ def main() -> None:
     from motivgraph.settings import LLMSettings
 
     prices = LLMSettings().prices
-    cfg = IdeagentConfig(_env_file=None)  # type: ignore[call-arg]
+    cfg = IdeagentConfig(_env_file=None)
     topic = "efficient long-context retrieval for language models"
     bg = 3000
     n = 3

@@ -40,7 +40,7 @@ _IdeagentRunConfig: Any = create_model(  # every search setting, overridable per
     "_IdeagentRunConfig", __base__=MethodConfig, **_overrides())
 
 
-class IdeagentMethodConfig(_IdeagentRunConfig):  # type: ignore[misc, valid-type]
+class IdeagentMethodConfig(_IdeagentRunConfig):
     ideas: int | None = Field(None, ge=1, le=20,
                               description="Active archive capacity = ideas returned (default MOTIVGRAPH_AGENTS_IDEAS).")
     tool_mode: Literal["auto", "native", "text"] = Field(

@@ -183,6 +183,6 @@ class World:
 _DEFAULT = World()
 
 
-def reply(messages: list[BaseMessage]) -> str:
+def reply(messages: list[BaseMessage]) -> str | AIMessage:
     """Reply callable of the default world (script files: {"call": "...scripted_world:reply"})."""
     return _DEFAULT(messages)

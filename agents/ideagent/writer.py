@@ -60,7 +60,7 @@ class ToolWriter:
     async def write(self, system: str, user: str, label: str) -> dict[str, Any]:
         agent = ChatAgent(self.role.rsplit(".", 1)[-1], self.ctx.llm(self.role).invoke, toolbox=self.toolbox,
                           tool_mode=self.mode, context_budget=self.ctx.settings.agents.context_token_budget,
-                          emit=self.ctx.emit)  # type: ignore[arg-type]
+                          emit=self.ctx.emit)
         agent.system(system)
         turn = await agent.turn(f"{user}\n\n{JSON_NOTE}", max_calls=self.max_calls if self.toolbox else 0)
         problems: list[str] = []
@@ -70,7 +70,7 @@ class ToolWriter:
             except so.ReplyProblem as p:
                 problems.append(str(p))
                 if attempt == 0:
-                    turn = await agent.turn(so.correction(str(p), IdeaText).content, max_calls=0)  # type: ignore[arg-type]
+                    turn = await agent.turn(str(so.correction(str(p), IdeaText).content), max_calls=0)
         raise StructuredOutputError(f"ideator gave no usable idea for {label}: {problems[-1]}")
 
 
