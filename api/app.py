@@ -17,7 +17,13 @@ from fastapi import FastAPI
 
 from motivgraph import __version__
 from motivgraph.api import errors
-from motivgraph.api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
+from motivgraph.api.middleware import (
+    LOOPBACK_HOSTS,
+    AccessLogMiddleware,
+    ApiKeyMiddleware,
+    BodyLimitMiddleware,
+    TrustedHostMiddleware,
+)
 from motivgraph.api.routes import explorer, health, nodes, papers, stats, tools, triples
 from motivgraph.api.services import ToolService
 from motivgraph.graph.runtime import Runtime
@@ -39,6 +45,28 @@ def _secrets(settings: Settings) -> list[str]:
         if secret is not None:
             out.append(secret.get_secret_value())
     return out
+
+
+def _server_paths(settings: Settings) -> dict[str, str]:
+    """Server paths that may appear in error messages, and what a client is shown instead."""
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    out = {str(settings.data_dir): "<data dir>", str(Path(settings.data_dir).expanduser().resolve()): "<data dir>",
+           sys.prefix: "<install>", tempfile.gettempdir(): "<tmp>"}
+    home = str(Path.home())
+    if home != "/":
+        out[home] = "~"
+    return out
+
+
+def allowed_hosts(settings: Settings) -> list[str]:
+    """Host names the API answers: the setting; else any with an API key, loopback names only without one."""
+    if settings.api.allowed_hosts is not None:
+        return list(settings.api.allowed_hosts)
+    keyed = settings.api.api_key is not None and bool(settings.api.api_key.get_secret_value())
+    return ["*"] if keyed else list(LOOPBACK_HOSTS)
 
 
 def create_app(
@@ -69,21 +97,25 @@ def create_app(
     app.state.service = service
     app.state.settings = settings
 
-    errors.install(app, errors.Redactor(_secrets(settings)))
+    errors.install(app, errors.Redactor(_secrets(settings), _server_paths(settings)))
     for module in (health, stats, tools, triples, nodes, papers, explorer):
         app.include_router(module.router)
 
     # add_middleware puts each new one outside the previous ones
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.api.max_body_bytes)
-    if settings.api.api_key is not None and settings.api.api_key.get_secret_value():
-        app.add_middleware(ApiKeyMiddleware, api_key=settings.api.api_key.get_secret_value(),
-                           open_paths=("/health", "/health/live", "/explorer", "/"))
+    keyed = settings.api.api_key is not None and bool(settings.api.api_key.get_secret_value())
+    open_paths = ("/health", "/health/live", "/explorer", "/")
+    if keyed:
+        app.add_middleware(ApiKeyMiddleware, api_key=settings.api.api_key.get_secret_value(),  # type: ignore[union-attr]
+                           open_paths=open_paths)
     if settings.api.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
         app.add_middleware(CORSMiddleware, allow_origins=settings.api.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Content-Type", "X-API-Key"], expose_headers=["X-Request-ID"])
+    app.add_middleware(TrustedHostMiddleware, allowed=allowed_hosts(settings))
     app.add_middleware(AccessLogMiddleware)
+    errors.document_statuses(app, keyed=keyed, open_paths=open_paths)
     return app
 
 

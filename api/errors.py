@@ -31,6 +31,12 @@ from motivgraph.errors import (
 log = logging.getLogger(__name__)
 
 _URL_CREDS = re.compile(r"(\w+://)[^/@\s:]*:[^/@\s]*@")
+# Filesystem paths under the usual roots (never an API route such as /tools/node_search): a client learns
+# nothing it can act on from them, and they tell an attacker user names and layout.
+_FS_PATH = re.compile(
+    r"(?<![\w.-])/(?:home|root|tmp|var|usr|opt|srv|mnt|media|data|work|etc|run|proc|private|Users|Volumes|nix|snap)"
+    r"(?:/[^\s'\"(),;:]*)?"
+)
 
 
 class ErrorDetail(BaseModel):
@@ -66,15 +72,23 @@ _MAP: list[tuple[type[BaseException], int, str]] = [
 
 
 class Redactor:
-    """Scrubs configured secret values and URL credentials out of messages sent to clients."""
+    """Scrubs configured secret values, URL credentials and server filesystem paths out of messages sent to
+    clients. `paths` maps a server path (e.g. the data dir) to the name a client may see (e.g. the setting
+    that points there); any other absolute path under a usual root becomes `<path>`."""
 
-    def __init__(self, secrets: list[str]) -> None:
+    def __init__(self, secrets: list[str], paths: dict[str, str] | None = None) -> None:
         self.secrets = [s for s in secrets if s and len(s) >= 4]
+        # longest first, so a path inside another is replaced by its own, more specific, name
+        self.paths = sorted(((p, name) for p, name in (paths or {}).items() if p and p != "/"),
+                            key=lambda kv: -len(kv[0]))
 
     def __call__(self, text: str) -> str:
         for s in self.secrets:
             text = text.replace(s, "***")
-        return _URL_CREDS.sub(r"\1***@", text)
+        text = _URL_CREDS.sub(r"\1***@", text)
+        for path, name in self.paths:
+            text = text.replace(path, name)
+        return _FS_PATH.sub("<path>", text)
 
 
 def _rid(request: Request) -> str | None:
@@ -125,8 +139,56 @@ def install(app: FastAPI, redact: Redactor) -> None:
     async def _http(request: Request, e: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized", 413: "payload_too_large"}.get(
             e.status_code, f"http_{e.status_code}")
-        msg = e.detail if isinstance(e.detail, str) else "request failed"
+        msg = redact(e.detail) if isinstance(e.detail, str) else "request failed"
         if e.status_code == 404 and msg == "Not Found":
             msg = f"No route {request.method} {request.url.path}; see /docs for the API"
         return error_json(e.status_code, ErrorResponse(error=code, message=msg, request_id=_rid(request)),
                           getattr(e, "headers", None))
+
+
+_COMMON_STATUSES: dict[str, str] = {
+    "400": "The Host header is not an allowed host (MOTIVGRAPH_API_ALLOWED_HOSTS), or the body cannot be parsed.",
+    "401": "Missing or wrong X-API-Key (the server has a key).",
+    "413": "Request body larger than MOTIVGRAPH_API_MAX_BODY_BYTES.",
+    "422": "An argument is invalid or breaks a limit; `details` has one entry per field.",
+}
+
+
+def document_statuses(app: FastAPI, *, keyed: bool, open_paths: tuple[str, ...]) -> None:
+    """Add to every operation of the OpenAPI spec the statuses the middleware and handlers can return for it (the
+    routes declare their own 404/503), all with the ErrorResponse body they really have — FastAPI's default 422
+    schema (`detail: [...]`) is not what this API sends."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        spec = build()
+        schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+        for name, schema in ErrorResponse.model_json_schema(ref_template="#/components/schemas/{model}").get(
+                "$defs", {}).items():
+            schemas.setdefault(name, schema)
+        if "ErrorResponse" not in schemas:
+            body = ErrorResponse.model_json_schema(ref_template="#/components/schemas/{model}")
+            body.pop("$defs", None)
+            schemas["ErrorResponse"] = body
+        content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}}
+        for path, ops in spec.get("paths", {}).items():
+            for op in ops.values():
+                responses = op.setdefault("responses", {})
+                wanted = ["400"]
+                if op.get("requestBody"):
+                    wanted += ["413", "422"]
+                if op.get("parameters"):
+                    wanted.append("422")
+                if keyed and path not in open_paths:
+                    wanted.append("401")
+                for code in wanted:
+                    if code == "422" or code not in responses:
+                        responses[code] = {"description": _COMMON_STATUSES[code], "content": content}
+        schemas.pop("HTTPValidationError", None)
+        schemas.pop("ValidationError", None)
+        app.openapi_schema = spec
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -157,3 +157,56 @@ class BodyLimitMiddleware:
         except _TooLarge:
             if not started:
                 await _send_json(send, 413, msg)
+
+
+LOOPBACK_HOSTS = ("localhost", "*.localhost", "127.0.0.1", "::1")
+"""What a key-less server answers by default: a browser page on another site cannot name these (DNS rebinding
+makes attacker.example resolve to 127.0.0.1, but the Host header still says attacker.example)."""
+
+
+def host_name(header: str) -> str:
+    """The host of a Host header without the port, lower case; IPv6 literals without their brackets."""
+    h = header.strip().lower()
+    if h.startswith("["):
+        return h[1:h.find("]")] if "]" in h else h[1:]
+    if h.count(":") == 1:
+        h = h.split(":", 1)[0]
+    return h.rstrip(".")
+
+
+class TrustedHostMiddleware:
+    """Answer only requests whose Host header names one of `allowed` (exact names, `*.suffix` wildcards, or
+    `*` for any); others get a JSON 400. Pure ASGI, and JSON like every other error (Starlette's own sends text)."""
+
+    def __init__(self, app: ASGIApp, allowed: Iterable[str]) -> None:
+        self.app = app
+        names = [host_name(a) if not a.startswith("*") else a.lower() for a in allowed]
+        self.any = "*" in names
+        self.exact = frozenset(n for n in names if not n.startswith("*"))
+        self.suffixes = tuple(n[1:] for n in names if n.startswith("*."))
+        self.allowed_text = ", ".join(allowed)
+
+    def allows(self, header: str) -> bool:
+        if self.any:
+            return True
+        name = host_name(header)
+        return name in self.exact or (bool(name) and name.endswith(self.suffixes))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.any or scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        header = ""
+        for k, v in scope.get("headers", []):
+            if k == b"host":
+                header = v.decode("latin-1")
+                break
+        if self.allows(header):
+            await self.app(scope, receive, send)
+            return
+        shown = "".join(ch if ch.isprintable() else "?" for ch in header[:100])
+        await _send_json(send, 400, {
+            "error": "invalid_host", "request_id": scope.get("state", {}).get("request_id"),
+            "message": f"Host {shown!r} is not served here (allowed: {self.allowed_text}); add it to "
+                       "MOTIVGRAPH_API_ALLOWED_HOSTS (a JSON list) to allow it",
+        })

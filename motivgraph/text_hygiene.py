@@ -10,7 +10,7 @@ Two entry points, because the two kinds of boundary want opposite things:
   a NUL or replacing a bad byte there could merge two distinct keys.
 
 What counts as a defect: surrogates (paired or lone), NUL, C0 controls other than tab/LF/CR, DEL and C1
-controls, Unicode noncharacters (U+FDD0..U+FDEF and every U+xFFFE/U+xFFFF), and invalid UTF-8 bytes.
+controls, the BMP noncharacters (U+FDD0..U+FDEF, U+FFFE, U+FFFF), and invalid UTF-8 bytes.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from motivgraph.errors import MotivGraphError
 
 REPLACEMENT = "\ufffd"
 
-_NONCHARS = "\ufdd0-\ufdef\ufffe\uffff" + "".join(
-    f"{chr((plane << 16) | 0xFFFE)}{chr((plane << 16) | 0xFFFF)}" for plane in range(1, 17)
-)
+# The BMP noncharacters. The astral ones (U+1FFFE ...) are left alone: Unicode allows noncharacters in
+# interchange, they encode fine, and only U+FFFE (a byte-swapped BOM) and U+FFFF (an "end" sentinel) do harm.
+_NONCHARS = "\ufdd0-\ufdef\ufffe\uffff"
 _CONTROLS = "\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
 # Fast path: one search tells whether a string needs any work at all (the common case is clean text).
 _BAD = re.compile(f"[\x00{_CONTROLS}\ud800-\udfff{_NONCHARS}]")
@@ -167,3 +167,16 @@ def decode_strict(data: bytes, *, field: str | None = None) -> str:
         raise TextHygieneError(f"invalid UTF-8 byte 0x{data[e.start]:02X}", e.start + 1, field=field,
                                unit="byte") from None
     return check_text(text, field=field)
+
+
+# JSON-Schema `pattern`s saying what `check_text` accepts, for API specs (clients and fuzzers then know the rule).
+# Escapes read alike by Python and ECMA regexes. Surrogates are not listed: a JSON string cannot carry a lone
+# one as a character (a `\\ud835` escape still reaches `check_text` and is rejected there), and regex engines
+# that validate patterns (Rust's) refuse a surrogate range.
+_SCHEMA_EXCLUDED = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\ufdd0-\\ufdef\\ufffe\\uffff"
+TEXT_PATTERN = f"^[^{_SCHEMA_EXCLUDED}]*$"
+"""Any text `check_text` accepts except lone surrogates (may be empty or blank)."""
+# Python's whitespace (str.split) spelled out: `\\s` means ASCII-only or Unicode depending on the engine.
+_SCHEMA_SPACE = "\\t\\n\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+NONBLANK_TEXT_PATTERN = f"^[^{_SCHEMA_EXCLUDED}]*[^{_SCHEMA_SPACE}{_SCHEMA_EXCLUDED}][^{_SCHEMA_EXCLUDED}]*$"
+"""Like TEXT_PATTERN, with at least one non-whitespace character."""

@@ -7,35 +7,75 @@ the in-process client into a `ValidationError` with the same message.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
+
+from motivgraph.limits import MAX_NAME_CHARS
+from motivgraph.text_hygiene import NONBLANK_TEXT_PATTERN, check_text
 
 NodeType = Literal["problem", "challenge", "solution"]
 
 
 def _clean_text(v: str) -> str:
-    # Lone surrogates and NUL cannot be sent to the graph (UTF-8 / C strings); reject them here
-    # instead of failing deep inside a backend with a 500.
-    if "\x00" in v:
-        raise ValueError("text must not contain NUL characters")
-    try:
-        v.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise ValueError("text must be valid Unicode (no lone surrogates)") from e
+    # The one text policy (motivgraph.text_hygiene): lone surrogates, NUL, control characters and
+    # noncharacters are rejected with their position — never repaired — so nothing reaches a backend
+    # that it would choke on (a 500) or silently change (two names merging).
+    check_text(v)
     v = " ".join(v.split())
     if not v:
         raise ValueError("text must contain something other than whitespace")
     return v
 
 
-Query = Annotated[str, StringConstraints(min_length=1, max_length=1000), AfterValidator(_clean_text)]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=300), AfterValidator(_clean_text)]
+class SchemaPattern:
+    """Annotated metadata: states a `pattern` in the JSON schema only (the validation is `_clean_text`, which
+    gives a better message than a regex mismatch), so clients and fuzzers see the text rule."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    def __get_pydantic_json_schema__(self, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = handler(core)
+        schema["pattern"] = self.pattern
+        return schema
+
+
+CleanText = SchemaPattern(NONBLANK_TEXT_PATTERN)
+Query = Annotated[str, StringConstraints(min_length=1, max_length=1000), AfterValidator(_clean_text), CleanText]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_clean_text),
+                 CleanText]
 TypeList = Annotated[list[NodeType], Field(min_length=1, max_length=3)]
+
+
+def _is_number(annotation: Any) -> bool:
+    args = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else (annotation,)
+    return any(a in (int, float) for a in args)
 
 
 class _Req(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _strict_numbers(cls, v: Any, info: ValidationInfo) -> Any:
+        # JSON numbers only: pydantic's lax mode would take `false` as 0.0 and "5" as 5, which the schema
+        # (type: number / integer) forbids; 5.0 for an integer stays accepted, as JSON Schema allows.
+        if isinstance(v, (bool, str)) and info.field_name and _is_number(cls.model_fields[info.field_name].annotation):
+            raise ValueError(f"must be a JSON number, not {type(v).__name__} {v!r}")
+        return v
 
 
 def _dedupe_types(v: list[NodeType] | None) -> list[NodeType] | None:

@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from motivgraph.api.deps import Context, CursorText, FilterText
+from motivgraph.api.deps import Context, CursorText, FilterText, NodeKeyText
 from motivgraph.api.errors import ErrorResponse
 from motivgraph.api.services.browse import TriplesPage, page_triples
 from motivgraph.graph.models import TripleFilter
@@ -20,7 +20,7 @@ def list_triples(
     challenge: Annotated[FilterText | None, Query(description="Challenge key, or text in its name.")] = None,
     solution: Annotated[FilterText | None, Query(description="Solution key, or text in its name.")] = None,
     paper: Annotated[FilterText | None, Query(description="Only triples stated by this paper id.")] = None,
-    parent: Annotated[FilterText | None, Query(description="Key of a parent node: triples under it.")] = None,
+    parent: Annotated[NodeKeyText | None, Query(description="Key of a parent node: triples under it.")] = None,
     cursor: Annotated[CursorText | None, Query(description="next_cursor of the previous page.")] = None,
     limit: Annotated[int, Query(ge=1, le=100, description="Triples per page (1..100).")] = 50,
 ) -> TriplesPage:

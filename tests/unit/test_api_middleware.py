@@ -59,3 +59,24 @@ def test_one_line():
     assert one_line(long, 40) == "First sentence is here."
     cut = one_line("x" * 30 + " " + "y" * 300, 100)
     assert len(cut) <= 101 and cut.endswith("…")
+
+
+def test_redactor_hides_server_paths_but_keeps_routes_and_settings():
+    red = Redactor([], {"/srv/motivgraph-data": "<data dir>"})
+    msg = red("Cannot create /srv/motivgraph-data/falkordb (MOTIVGRAPH_DATA_DIR): Not a directory: "
+              "'/home/alice/x.tmp'; socket unix:///tmp/motivgraph-0/ab.sock; see /tools/node_search")
+    assert "/srv" not in msg and "alice" not in msg and "/tmp" not in msg
+    assert "<data dir>/falkordb" in msg and "MOTIVGRAPH_DATA_DIR" in msg and "/tools/node_search" in msg
+    assert red("http://example.org/tmp/x") == "http://example.org/tmp/x"  # a URL path is not a server path
+
+
+def test_host_header_parsing_and_matching():
+    from motivgraph.api.middleware import TrustedHostMiddleware, host_name
+
+    assert host_name("LocalHost:8000") == "localhost"
+    assert host_name("[::1]:8000") == "::1" and host_name("::1") == "::1"
+    assert host_name("example.org.") == "example.org"
+    mw = TrustedHostMiddleware(None, ["localhost", "*.corp.example", "127.0.0.1"])  # type: ignore[arg-type]
+    assert mw.allows("localhost:1") and mw.allows("a.b.corp.example") and mw.allows("127.0.0.1:8000")
+    assert not mw.allows("corp.example.evil.org") and not mw.allows("") and not mw.allows("localhost.evil.org")
+    assert TrustedHostMiddleware(None, ["*"]).allows("anything")  # type: ignore[arg-type]

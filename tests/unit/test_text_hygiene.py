@@ -55,8 +55,8 @@ def test_reversed_pair_is_two_lone_surrogates_not_a_character() -> None:
 def test_nul_controls_and_noncharacters_are_removed_and_counted() -> None:
     text = "a\x00b\x01c\x7fd\x9fe\ufffef\uffffg\ufdd0h\U0010ffffi\U0001fffej"
     out, rep = repair_text(text)
-    assert out == "abcdefghij"
-    assert rep == Repairs(nuls=1, controls=3, noncharacters=5)
+    assert out == "abcdefgh\U0010ffffi\U0001fffej"  # astral noncharacters are valid in interchange: kept
+    assert rep == Repairs(nuls=1, controls=3, noncharacters=3)
 
 
 def test_whitespace_like_controls_keep_words_apart() -> None:
@@ -103,7 +103,7 @@ def test_clean_text_matches_repair_text() -> None:
         ("a\x1bb", 2, "control character U+001B"),
         ("a\x85", 2, "control character U+0085"),
         ("xy\uffff", 3, "noncharacter U+FFFF"),
-        ("\U0010fffe", 1, "noncharacter U+10FFFE"),
+        ("ok\ufdd5", 3, "noncharacter U+FDD5"),
     ],
 )
 def test_check_text_rejects_with_position(text: str, position: int, fragment: str) -> None:
@@ -146,3 +146,19 @@ def test_strict_check_in_a_pydantic_validator_is_a_validation_error() -> None:
     assert Req(name="ok 𝜇").name == "ok 𝜇"
     with pytest.raises(ValidationError, match="NUL"):
         Req(name="a\x00b")
+
+
+@pytest.mark.parametrize(
+    "text", ["ok", " 𝜇 ", "tab\there", "a\x00b", "a\x1bb", "a\ud835", "\ufffe", "\U0010ffff", "x\x85", " ", "\t\n", "",
+             "\u3000", "\u2003x", "\xa0"]
+)
+def test_schema_patterns_agree_with_check_text(text: str) -> None:
+    import re
+
+    from motivgraph.text_hygiene import NONBLANK_TEXT_PATTERN, TEXT_PATTERN
+
+    clean = find_problem(text) is None
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        clean = True  # surrogates are check_text's alone (see TEXT_PATTERN)
+    assert bool(re.fullmatch(TEXT_PATTERN, text)) == clean
+    assert bool(re.fullmatch(NONBLANK_TEXT_PATTERN, text)) == (clean and bool(text.strip()))

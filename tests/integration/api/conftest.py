@@ -166,7 +166,7 @@ def service(api_settings: Settings) -> Iterator[Any]:
 
 
 def asgi_client(app: Any, **kw: Any) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver", **kw)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost", **kw)
 
 
 @pytest_asyncio.fixture

@@ -19,7 +19,7 @@ def _operation_labels() -> list[str]:
     from motivgraph.settings import Settings
 
     app = create_app(Settings(data_dir="/nonexistent-motivgraph-spec-only", _env_file=None))  # type: ignore[call-arg]
-    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app, headers={"Host": "localhost"})
     # /ideation/* belongs to the SoIQ area (its own tests; it needs an LLM and starts jobs)
     return [r.ok().label for r in schema.get_all_operations() if "/ideation" not in r.ok().label]
 
@@ -32,7 +32,8 @@ def api_schema(service):
     from motivgraph.api.app import create_app
 
     config = SchemathesisConfig.from_dict({"generation": {"max-examples": MAX_EXAMPLES}})
-    return schemathesis.openapi.from_asgi("/openapi.json", create_app(service), config=config)
+    return schemathesis.openapi.from_asgi("/openapi.json", create_app(service), config=config,
+                                           headers={"Host": "localhost"})
 
 
 def test_every_operation_is_covered():

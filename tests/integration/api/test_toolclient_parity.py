@@ -32,7 +32,7 @@ async def clients(service):
     from motivgraph.api.app import create_app
 
     app = create_app(service)
-    http = HttpToolClient("http://testserver", transport=httpx.ASGITransport(app=app), retries=0)
+    http = HttpToolClient("http://localhost", transport=httpx.ASGITransport(app=app), retries=0)
     local = InProcessToolClient(service)
     yield http, local
     await http.aclose()
@@ -90,7 +90,7 @@ async def test_http_maps_server_side_errors(service):
     s = service.settings.model_copy(deep=True)
     s.api.api_key = SecretStr("right-key-123")
     app = create_app(ToolService(s))
-    bad_key = HttpToolClient("http://testserver", api_key="wrong", transport=httpx.ASGITransport(app=app))
+    bad_key = HttpToolClient("http://localhost", api_key="wrong", transport=httpx.ASGITransport(app=app))
     with pytest.raises(ConfigError, match="MOTIVGRAPH_API_API_KEY"):
         await bad_key.node_search(query="x")
     await bad_key.aclose()
