@@ -84,3 +84,18 @@ def test_docker_compose_config_validates():
         [*cli, "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, cwd=REPO, timeout=60
     )
     assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="issue 12 #7: compose did not set the hosts its services use")
+def test_api_service_allows_the_host_names_its_clients_use(compose):
+    import json
+    import re
+
+    api = compose["services"]["api"]
+    raw = api["environment"]["MOTIVGRAPH_API_ALLOWED_HOSTS"]
+    default = re.fullmatch(r"\$\{MOTIVGRAPH_API_ALLOWED_HOSTS:-(.*)\}", raw)
+    assert default, raw  # overridable from the environment
+    hosts = json.loads(default.group(1))
+    assert {"localhost", "127.0.0.1", "api"} <= set(hosts) and "*" not in hosts
+    # the healthcheck's Host must be one of them
+    assert "127.0.0.1" in " ".join(api["healthcheck"]["test"])
