@@ -86,7 +86,6 @@ def test_docker_compose_config_validates():
     assert res.returncode == 0, res.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #7: compose did not set the hosts its services use")
 def test_api_service_allows_the_host_names_its_clients_use(compose):
     import json
     import re
