@@ -206,7 +206,9 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
 
     def _agents(self) -> tuple[Researcher, Mentor]:
         ctx = self.ctx
-        budget = self.cfg.context_token_budget
+        # Never past what the model's context window leaves after its reply cap (e.g. a local model's 8k).
+        caps = [c for c in (ctx.llm("researcher").prompt_budget(), ctx.llm("mentor").prompt_budget()) if c]
+        budget = min([self.cfg.context_token_budget, *caps])
         r_agent = ChatAgent("researcher", ctx.llm("researcher").invoke, toolbox=self.toolbox,
                             tool_mode=self.tool_mode, context_budget=budget, emit=ctx.emit,  # type: ignore[arg-type]
                             budget_exhausted_prompt=prompts.BUDGET_EXHAUSTED)
