@@ -36,6 +36,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 CORPUS_PDF = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "pdf"
 VERDICT_MAX_TOKENS = 128
+ROLE_OF = {"extraction": "extractor", "resolver": "resolver", "parent_judge": "parent_judge", "join": "parent_judge"}
 EXTRACTION_MAX_TOKENS = 600
 
 
@@ -139,9 +140,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     triples_ok: dict[str, int] = defaultdict(int)
     for i, (kind, (messages, inp), schema) in enumerate(calls):
         for mode in modes:  # interleaved: both modes see the same machine load
-            msgs, kwargs = client._structured_call(kind if kind != "extraction" else "extractor", messages,
-                                                   schema, mode)
-            role = "extractor" if kind == "extraction" else kind
+            role = ROLE_OF[kind]
+            msgs, kwargs = client._structured_call(role, messages, schema, mode)
             cap = EXTRACTION_MAX_TOKENS if kind == "extraction" else VERDICT_MAX_TOKENS
             t0 = time.perf_counter()
             reply = await client.chat(role, msgs, cache=False, max_tokens=cap, **kwargs)
