@@ -224,3 +224,30 @@ async def test_default_world_runs_ten_seeds_with_invariants(tmp_path):
     st.archive.check()
     ideator_calls = len(ideator_prompts(run))
     assert 10 <= ideator_calls <= 30
+
+
+async def test_invariants_are_checked_at_every_decision(tmp_path, monkeypatch):
+    from motivgraph.agents.ideagent.archive import Archive
+
+    checks = {"n": 0}
+    real = Archive.check
+
+    def counting(self):  # type: ignore[no-untyped-def]
+        checks["n"] += 1
+        real(self)
+
+    monkeypatch.setattr(Archive, "check", counting)
+    st = await Run(tmp_path, {}, seeds=4, capacity=2)()
+    assert checks["n"] >= len(st.decisions) + 1  # once at start, once per recorded decision
+
+
+async def test_broken_invariant_stops_the_search(tmp_path, monkeypatch):
+    from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError
+
+    def broken_accept(self, draft):  # type: ignore[no-untyped-def]
+        self.active[draft.lineage] = draft  # forgets ever_active: history bookkeeping breaks
+        self.history.append(draft)
+
+    monkeypatch.setattr(Archive, "accept", broken_accept)
+    with pytest.raises(ArchiveInvariantError):
+        await Run(tmp_path, {"drafts": {"s00.d0": "a"}, "scores": {"a": GOOD}}, seeds=1)()
