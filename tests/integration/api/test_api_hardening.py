@@ -108,3 +108,25 @@ async def test_request_text_is_checked_by_the_hygiene_policy_and_the_spec_says_s
         assert (await c.post("/tools/node_search", json={"query": "𝜇 routing\twith tab"})).status_code == 200
     props = app.openapi()["components"]["schemas"]["NodeSearchRequest"]["properties"]
     assert "pattern" in props["query"]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 12 #7: /stats and /health messages named server paths")
+@pytest.mark.asyncio
+async def test_status_bodies_do_not_expose_server_paths(tmp_path, falkordb_server):
+    import uuid
+
+    from motivgraph.api.app import create_app
+    from motivgraph.api.services import ToolService
+
+    s = Settings(data_dir=tmp_path / "private-data", _env_file=None)  # type: ignore[call-arg]
+    s.graph.falkordb_url = falkordb_server.url
+    s.graph.name = f"paths_{uuid.uuid4().hex[:10]}"
+    svc = ToolService(s)
+    try:
+        async with _client(create_app(svc)) as c:
+            for path in ("/stats", "/health"):
+                r = await c.get(path)
+                assert str(tmp_path) not in r.text and "private-data" not in r.text, (path, r.text)
+            assert "reindex" in (await c.get("/stats")).json()["node_index"]["message"]  # still actionable
+    finally:
+        svc.close()
