@@ -67,7 +67,7 @@ def train(
         settings = get_settings()
         fcfg = FlowConfig(layers=layers, threshold=threshold, hidden=hidden)
         tcfg = TrainConfig(steps=steps, group=group, lr=lr, seed=seed, cost_lambda=cost_lambda,
-                           cost_mode=cost_mode, val_every=val_every, topics_per_step=topics_per_step)  # type: ignore[arg-type]
+                           cost_mode=cost_mode, val_every=val_every, topics_per_step=topics_per_step)
         items = load_topics(topics)
         out_dir = out or settings.data_dir / "mindflow" / topics.stem
         if dry_run:

@@ -89,7 +89,7 @@ class Controller:
         return supernet.softmax(self._logits(self._check_emb(emb), layer, hist)[0])
 
     def _indices(self, ops: list[str] | list[int] | tuple[Any, ...]) -> list[int]:
-        return [o if isinstance(o, int | np.integer) else self.operators.index(str(o)) for o in ops]
+        return [int(o) if isinstance(o, int | np.integer) else self.operators.index(str(o)) for o in ops]
 
     def _plan(self, emb: np.ndarray, rng: np.random.Generator | None) -> FlowPlan:
         e = self._check_emb(emb)
@@ -173,7 +173,8 @@ class Controller:
 
     def to_bytes(self) -> bytes:
         buf = io.BytesIO()
-        np.savez(buf, __meta__=np.frombuffer(json.dumps(self.meta()).encode(), dtype=np.uint8), **self.params)
+        arrays: dict[str, Any] = dict(self.params)
+        np.savez(buf, __meta__=np.frombuffer(json.dumps(self.meta()).encode(), dtype=np.uint8), **arrays)
         return buf.getvalue()
 
     def save(self, path: str | Path) -> Path:

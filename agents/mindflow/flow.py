@@ -62,7 +62,8 @@ class FlowPlan:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> FlowPlan:
-        ops = tuple(next(iter(d.get("layers", [])), {}).get("layer_probs", {}).keys())
+        first: dict[str, Any] = next(iter(d.get("layers", [])), {})
+        ops = tuple(first.get("layer_probs", {}).keys())
         layers = tuple(LayerChoice(tuple(la["ops"]), tuple(la.get("probs", ())), float(la.get("log_prob", 0.0)),
                                    tuple(la.get("layer_probs", {}).values())) for la in d.get("layers", []))
         return cls(layers, str(d.get("mode", "sample")), ops)

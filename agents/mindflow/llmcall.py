@@ -52,7 +52,7 @@ Ask = Callable[[list[BaseMessage], type[Any]], Awaitable[tuple[Any, CallUsage]]]
 
 
 def _usage(client: Any, role: str, msgs: Sequence[BaseMessage], reply: AIMessage) -> CallUsage:
-    meta = reply.usage_metadata or {}
+    meta: dict[str, Any] = dict(reply.usage_metadata or {})
     t_in = int(meta.get("input_tokens") or 0) or count_message_tokens(list(msgs))
     t_out = int(meta.get("output_tokens") or 0) or count_tokens(so.reply_text(reply))
     cached = bool((reply.response_metadata or {}).get("cache_hit"))

@@ -166,6 +166,9 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
     def estimate(self, plan: CostPlan, *, topic: str, background_tokens: int = 0) -> None:
         ctrl, label = self.controller()
         emb = np.zeros(ctrl.embed_dim)
+        # prompts carry at most `background_papers` abstracts cut to `abstract_chars`, not the whole background
+        background_tokens = min(background_tokens,
+                                ctrl.cfg.background_papers * (ctrl.cfg.abstract_chars // 4 + 30))
         if label != PRIOR:
             plan.notes.append("trained controller: flows estimated at a zero topic embedding")
         first = idea_tally(ctrl, emb, topic, background_tokens, greedy=self.config.sampling == "greedy")

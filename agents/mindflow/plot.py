@@ -9,7 +9,7 @@ from typing import Any
 
 
 def read_log(path: str | Path) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     p = Path(path)
     if not p.exists():
         return out

@@ -53,7 +53,7 @@ def topic_from_obj(obj: Any, where: str) -> Topic:
     text = next((str(obj[k]).strip() for k in _TEXT_KEYS if isinstance(obj.get(k), str) and obj[k].strip()), "")
     if not text:
         raise ConfigError(f"{where}: no topic text (one of {', '.join(_TEXT_KEYS)})")
-    papers_raw = next((obj[k] for k in _PAPER_KEYS if isinstance(obj.get(k), list)), [])
+    papers_raw: list[Any] = next((obj[k] for k in _PAPER_KEYS if isinstance(obj.get(k), list)), [])
     papers = [p for p in papers_raw if isinstance(p, dict)]
     tid = str(obj.get("topic_id") or obj.get("id") or topic_id(text))
     return Topic(tid, text, papers)

@@ -358,4 +358,4 @@ def _none_safe(judge: JudgeFn) -> JudgeFn:
             return JudgeOutcome(dict.fromkeys(DIMENSIONS, "B" if first is None else "A"))
         return await judge(first, second)
 
-    return wrapped  # type: ignore[return-value]
+    return wrapped
