@@ -28,7 +28,7 @@ def _avg(xs: Sequence[float]) -> float:
 
 
 def _gates(ev: TopicEvidence, idea_id: str) -> Gates | None:
-    gs = ev.gates.get(idea_id)
+    gs = [g for g in ev.gates.get(idea_id) or [] if g is not None]
     if not gs:
         return None
     return Gates(_avg([g.non_obviousness for g in gs]), _avg([g.soundness for g in gs]), _avg([g.clarity for g in gs]))
@@ -66,7 +66,7 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
             group_of[it.idea_id] = it.method
             row: dict[str, Any] = {"idea_id": it.idea_id, "method": it.method, "topic_id": it.topic_id,
                                    "title": it.record.title, "run_id": it.record.provenance.run_id}
-            sc = ev.scores.get(it.idea_id) or []
+            sc = [s for s in ev.scores.get(it.idea_id) or [] if s is not None]
             for d in ("novelty", "experiment", "motivation"):
                 row[f"score_{d}"] = _avg([getattr(s, d) for s in sc]) if sc else None
             if ratings:
@@ -109,7 +109,8 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
             div = {p: _avg(v) for p, v in ev.pair_div.items() if p <= set(ids)}
             if div:
                 trow["pair_diversity"] = _avg(list(div.values()))
-            if config.on("yield") and len(gates) == len(ids):
+            all_pairs = len(div) == len(ids) * (len(ids) - 1) // 2  # a missing judgment is not "not diverse"
+            if config.on("yield") and len(gates) == len(ids) and all_pairs:
                 y = yield_(ids, gates, div, k=config.gate_k, l=config.gate_l, m=config.gate_m, tau=config.tau)
                 trow["yield"] = y
                 yields[m].append(y)
@@ -205,9 +206,13 @@ def kappa_rows(evidence: list[TopicEvidence], judges: list[str]) -> list[dict[st
 
             for ev in evidence:
                 for sc in ev.scores.values():
+                    if sc[a] is None or sc[b] is None:
+                        continue
                     for d in ("novelty", "experiment", "motivation"):
                         put(f"score_{d}", getattr(sc[a], d), getattr(sc[b], d), "quadratic")
                 for gs in ev.gates.values():
+                    if gs[a] is None or gs[b] is None:
+                        continue
                     for d in ("non_obviousness", "soundness", "clarity"):
                         put(f"gate_{d}", getattr(gs[a], d), getattr(gs[b], d), "quadratic")
                 for votes in ev.votes.values():

@@ -66,7 +66,7 @@ def _floats3(s: str | None, name: str) -> tuple[float, float, float] | None:
         raise typer.BadParameter(f"{name}: three comma-separated numbers, e.g. 0.5,0.25,0.25") from None
     if len(v) != 3:
         raise typer.BadParameter(f"{name}: three comma-separated numbers, e.g. 0.5,0.25,0.25")
-    return v  # type: ignore[return-value]
+    return (v[0], v[1], v[2])
 
 
 def _pairs(items: list[str], name: str) -> dict[str, str]:
@@ -192,10 +192,10 @@ def eval_command(
         cfg = EvalConfig(
             methods=[m.strip() for m in methods.split(",") if m.strip()], n_ideas=ideas, method_configs=method_configs,
             run_ids={k: [x for x in v.split(",") if x] for k, v in _pairs(runs, "--runs").items()},
-            graph=graph if topics else "current", allow_target_leak=allow_target_leak,  # type: ignore[arg-type]
+            graph=graph if topics else "current", allow_target_leak=allow_target_leak,
             judges=[j.strip() for j in (judges or "").split(",") if j.strip()],
             elo_k=elo_k, elo_start=elo_start, elo_rounds=elo_rounds, n_boot=n_boot, tau=tau,
-            cu_distance=cu_distance, budget_usd=budget_usd,  # type: ignore[arg-type]
+            cu_distance=cu_distance, budget_usd=budget_usd,
             **({"metrics": [x.strip() for x in metrics.split(",") if x.strip()]} if metrics else {}), **kw)
         from motivgraph.agents.core.registry import get_method
 

@@ -10,7 +10,6 @@ import asyncio
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -58,8 +57,8 @@ class IdeaItem:
 class TopicEvidence:
     topic: EvalTopic
     items: list[IdeaItem]
-    scores: dict[str, list[DirectScores]] = field(default_factory=dict)
-    gates: dict[str, list[GateScores]] = field(default_factory=dict)
+    scores: dict[str, list[DirectScores | None]] = field(default_factory=dict)  # per judge (None: unusable)
+    gates: dict[str, list[GateScores | None]] = field(default_factory=dict)
     votes: dict[str, list[Vote]] = field(default_factory=dict)
     signatures: dict[str, Signature] = field(default_factory=dict)
     pair_div: dict[frozenset[str], list[float]] = field(default_factory=dict)  # per judge and order
@@ -75,6 +74,10 @@ class TopicEvidence:
         for it in self.items:
             out.setdefault(it.method, []).append(it)
         return out
+
+
+async def _none() -> None:
+    return None
 
 
 class Collector:
@@ -117,22 +120,20 @@ class Collector:
 
         async def one(it: IdeaItem) -> None:
             key = {"topic_id": it.topic_id, "idea": it.idea_id}
-            jobs: list[Any] = []
-            if self.config.on("scores"):
-                jobs.append(self.panel.ask("score", score_prompt(topic, it.text), DirectScores, key))
-            if self.config.on("gates") or self.config.on("yield"):
-                jobs.append(self.panel.ask("gates", gates_prompt(topic, it.text), GateScores, key))
-            if self.config.on("yield") or (self.config.on("cu") and self.config.cu_distance == "judge"):
-                jobs.append(self.panel.ask_one(self.panel.judges[0], "signature", signature_prompt(it.text),
-                                               Signature, key))
-            res = await asyncio.gather(*jobs)
-            for r in res:
-                if isinstance(r, Signature):
-                    ev.signatures[it.idea_id] = r
-                elif r and isinstance(r[0], DirectScores):
-                    ev.scores[it.idea_id] = r
-                elif r and isinstance(r[0], GateScores):
-                    ev.gates[it.idea_id] = r
+            want_sig = self.config.on("yield") or (self.config.on("cu") and self.config.cu_distance == "judge")
+            scores, gates, sig = await asyncio.gather(
+                self.panel.ask("score", score_prompt(topic, it.text), DirectScores, key)
+                if self.config.on("scores") else _none(),
+                self.panel.ask("gates", gates_prompt(topic, it.text), GateScores, key)
+                if self.config.on("gates") or self.config.on("yield") else _none(),
+                self.panel.ask_one(self.panel.judges[0], "signature", signature_prompt(it.text), Signature, key)
+                if want_sig else _none())
+            if scores is not None:
+                ev.scores[it.idea_id] = scores
+            if gates is not None:
+                ev.gates[it.idea_id] = gates
+            if sig is not None:
+                ev.signatures[it.idea_id] = sig
             self.progress("ideas", 1)
 
         await asyncio.gather(*(one(it) for it in ev.items))
@@ -143,13 +144,17 @@ class Collector:
             return
 
         async def pair(a: IdeaItem, b: IdeaItem) -> None:
-            sa, sb = ev.signatures[a.idea_id], ev.signatures[b.idea_id]
+            sa, sb = ev.signatures.get(a.idea_id), ev.signatures.get(b.idea_id)
+            if sa is None or sb is None:  # a decomposition failed: this pair has no judged diversity
+                return
             key = {"topic_id": a.topic_id, "a": a.idea_id, "b": b.idea_id}
             ab, ba = await asyncio.gather(
                 self.panel.ask("diversity", diversity_prompt(a.text, sa, b.text, sb), AxisRelations, key),
                 self.panel.ask("diversity", diversity_prompt(b.text, sb, a.text, sa), AxisRelations,
                                {**key, "a": b.idea_id, "b": a.idea_id}))
-            ev.pair_div[frozenset((a.idea_id, b.idea_id))] = [pair_diversity(r.model_dump()) for r in ab + ba]
+            vals = [pair_diversity(r.model_dump()) for r in ab + ba if r is not None]
+            if vals:
+                ev.pair_div[frozenset((a.idea_id, b.idea_id))] = vals
 
         jobs = [pair(a, b) for its in ev.by_method().values() for a, b in itertools.combinations(its, 2)]
         await asyncio.gather(*jobs)
@@ -169,6 +174,8 @@ class Collector:
                                {**key, "idea_first": False}))
             votes = ev.votes.setdefault(it.idea_id, [])
             for judge, v1, v2 in zip(self.panel.names, first, second, strict=True):
+                if v1 is None or v2 is None:  # both orders or neither: an unpaired vote would carry position bias
+                    continue
                 for d in DIMENSIONS:
                     w1, w2 = getattr(v1, d), getattr(v2, d)
                     votes.append(Vote(d, {"A": "idea", "B": "reference", "tie": "tie"}[w1], judge, rid, True))
@@ -191,7 +198,7 @@ class Collector:
             while not t.done:
                 pairs = t.pairs()
 
-                async def match(a: str, b: str) -> tuple[tuple[str, str], float]:
+                async def match(a: str, b: str) -> tuple[tuple[str, str], float | None]:
                     key = {"topic_id": ev.topic.topic_id, "dimension": dim, "round": t.round_no + 1}
                     ab, ba = await asyncio.gather(
                         self.panel.ask("pairwise", pairwise_prompt(topic, dim, text[a], text[b]), PairVerdict,
@@ -200,11 +207,14 @@ class Collector:
                                        {**key, "first": b, "second": a}))
                     scores = []
                     for judge, x, y in zip(self.panel.names, ab, ba, strict=True):
+                        if x is None or y is None:
+                            continue
                         log.append((judge, _SIDE[x.winner], _SIDE[y.winner]))
                         scores.append(combine_orders(_SIDE[x.winner], _SIDE[y.winner]))
-                    return (a, b), sum(scores) / len(scores)
+                    return (a, b), (sum(scores) / len(scores) if scores else None)
 
-                t.record(dict(await asyncio.gather(*(match(a, b) for a, b in pairs))))
+                results = await asyncio.gather(*(match(a, b) for a, b in pairs))
+                t.record({p: s for p, s in results if s is not None})  # an unjudged match is not played
             ev.leagues[dim] = (list(t.players), list(t.matches))
 
         await asyncio.gather(*(dimension(d) for d in PAIR_DIMENSIONS))

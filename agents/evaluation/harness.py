@@ -226,6 +226,9 @@ class Evaluation:
             evidence.append(ev)
             self.emit({"type": "progress", "phase": "judge", "done": n, "total": len(self.topics),
                        "topic_id": t.topic_id, "spent_usd": round(self.spent(), 6)})
+        if self.panel.failures:
+            self.notes.append("unusable judge replies, left out of the metrics: " + ", ".join(
+                f"{k} {v}" for k, v in sorted(self.panel.failures.items())) + " (see judgments.jsonl)")
         meta = {"eval_id": self.run.id, "n_topics": len(self.topics), "n_ideas": cfg.n_ideas,
                 "judges": self.panel.names, "elo_start": cfg.elo_start, "elo_k": cfg.elo_k,
                 "graph": mode, "finished_at": now_iso(), "config": cfg.model_dump(mode="json")}

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from motivgraph.agents.evaluation.metrics.reference import DIMENSIONS
 from motivgraph.agents.evaluation.metrics.yield_ import AXES
+from motivgraph.errors import StructuredOutputError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -207,18 +208,28 @@ class Panel:
             raise ValueError("a judge panel needs at least one judge")
         self.judges = list(judges)
         self.log = log or JudgmentLog(None)
+        self.failures: dict[str, int] = {}  # unusable replies per kind of judgment
 
     @property
     def names(self) -> list[str]:
         return [j.name for j in self.judges]
 
-    async def ask_one(self, judge: Judge, kind: str, messages: list[Any], schema: type[M], key: dict[str, Any]) -> M:
-        out = await judge.client.structured(METRIC_ROLE[kind], messages, schema)
+    async def ask_one(self, judge: Judge, kind: str, messages: list[Any], schema: type[M],
+                      key: dict[str, Any]) -> M | None:
+        """One judge's answer, or None when its replies stayed unusable (after the client's re-ask): the
+        judgment is logged as failed and counted, and the metric goes on without it. Transport
+        errors, timeouts and the budget stop are not swallowed."""
+        try:
+            out = await judge.client.structured(METRIC_ROLE[kind], messages, schema)
+        except StructuredOutputError as e:
+            self.failures[kind] = self.failures.get(kind, 0) + 1
+            self.log.write({"kind": kind, "judge": judge.name, **key, "failed": str(e)[:500]})
+            return None
         self.log.write({"kind": kind, "judge": judge.name, **key, "result": out.model_dump(mode="json")})
         return out
 
-    async def ask(self, kind: str, messages: list[Any], schema: type[M], key: dict[str, Any]) -> list[M]:
-        """The same question to every judge; one answer per judge, in panel order."""
+    async def ask(self, kind: str, messages: list[Any], schema: type[M], key: dict[str, Any]) -> list[M | None]:
+        """The same question to every judge; one answer (or None) per judge, in panel order."""
         return list(await asyncio.gather(*(self.ask_one(j, kind, messages, schema, key) for j in self.judges)))
 
     def usage(self) -> dict[str, dict[str, Any]]:

@@ -139,7 +139,9 @@ def plot_elo(res: EvalResults, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(8, 4.5))
     width = 0.8 / max(1, len(ELO_DIMS))
     for di, dim in enumerate(ELO_DIMS):
-        xs, ys, errs = [], [], [[], []]
+        xs: list[float] = []
+        ys: list[float] = []
+        errs: list[list[float]] = [[], []]
         for mi, m in enumerate(res.methods):
             e = res.estimates.get(m, {}).get(f"elo_{dim}")
             if e is None or not _finite(e.value):
@@ -179,8 +181,8 @@ def plot_surface(method: str, surface: dict[str, Any], path: Path) -> Path:
 def plot_diversity_quality(res: EvalResults, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for m in res.methods:
-        pts = [(t.get("diversity"), t.get("quality")) for t in res.topics if t.get("method") == m]
-        pts = [(x, y) for x, y in pts if _finite(x) and _finite(y)]
+        raw = [(t.get("diversity"), t.get("quality")) for t in res.topics if t.get("method") == m]
+        pts = [(float(x), float(y)) for x, y in raw if x is not None and y is not None and _finite(x) and _finite(y)]
         if pts:
             ax.scatter([p[0] for p in pts], [p[1] for p in pts], label=m, s=40, alpha=0.8)
     ax.set_xlabel("embedding diversity (per topic)")

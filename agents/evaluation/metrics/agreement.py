@@ -22,7 +22,8 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | 
         return 1.0 if pe == 1.0 else (po - pe) / (1 - pe)
     if weights != "quadratic":
         raise ValueError("weights must be None or 'quadratic'")
-    cats = sorted({float(x) for x in a} | {float(y) for y in b})
+    fa, fb = [float(x) for x in a], [float(y) for y in b]  # type: ignore[arg-type]  # ordinal: numbers
+    cats = sorted(set(fa) | set(fb))
     if len(cats) == 1:
         return 1.0
     lo, hi = cats[0], cats[-1]
@@ -30,6 +31,6 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | 
     def w(x: float, y: float) -> float:
         return ((x - y) / (hi - lo)) ** 2
 
-    do = sum(w(float(x), float(y)) for x, y in zip(a, b, strict=True)) / n
-    de = sum(w(float(x), float(y)) for x in a for y in b) / (n * n)
+    do = sum(w(x, y) for x, y in zip(fa, fb, strict=True)) / n
+    de = sum(w(x, y) for x in fa for y in fb) / (n * n)
     return 1.0 if de == 0 else 1.0 - do / de

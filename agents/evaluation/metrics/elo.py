@@ -109,8 +109,9 @@ class SwissTournament:
             delta = self.k * (s - e)
             self.ratings[a] += delta
             self.ratings[b] -= delta
-        if getattr(self, "_bye", None):
-            self.points[self._bye] += 1.0
+        bye: str | None = getattr(self, "_bye", None)
+        if bye:
+            self.points[bye] += 1.0
         self.round_no += 1
 
 

@@ -168,3 +168,31 @@ async def test_budget_stop_then_resume_finishes_without_regenerating(settings, e
         assert children[key][: len(ids)] == ids  # the stopped child was resumed, not replaced
     assert all(res.estimates[m]["n_ideas"].value == 2 for m in writers[:2])
     assert sum(r["cost_usd"] for r in res.cost if r["scope"] == "generation") > 0.5
+
+
+async def test_unusable_judge_replies_are_left_out_not_fatal(settings, embedder, tmp_path: Path, writers) -> None:
+    from eval_support import world_reply
+
+    from motivgraph.agents.evaluation.judges import SYS
+    from motivgraph.llm import ScriptedChatModel
+    from motivgraph.llm.tokens import content_text
+
+    def reply(msgs):  # every decomposition request gets prose, never JSON
+        if content_text(msgs[0].content).startswith(SYS["signature"]):
+            return "I would rather not decompose this idea."
+        return world_reply(msgs)
+
+    topics = load_topics_file(small_topics(tmp_path, 1))
+    run = create_eval(settings, EvalConfig(methods=writers[:2], n_ideas=2, graph="file", n_boot=20), topics,
+                      source="test")
+    gen = world_model("scripted-gen")
+    judge = PlatformLLMClient(settings, model=ScriptedChatModel(default=reply, model_name="scripted-bad-sig"))
+    res = await Evaluation(settings, run, llm_factory=lambda: PlatformLLMClient(settings, model=gen),
+                           judges=[Judge("j", judge)], embed=embedder.embed).execute()
+    assert run.status()["status"] == "completed"
+    assert any("unusable judge replies" in n and "signature 4" in n for n in res.notes)
+    assert "yield" not in res.estimates["q_low"]  # no decomposition, no judged diversity, no Yield
+    assert "elo_overall" in res.estimates["q_low"]  # the other metrics stand
+    failed = [json.loads(x) for x in (run.path / "judgments.jsonl").read_text().splitlines()]
+    assert sum(1 for x in failed if x["kind"] == "signature" and "failed" in x) == 4
+    assert check_report(run.path) == []
