@@ -119,7 +119,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
     data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="bench-real-llm-"))
     os.environ.setdefault("MOTIVGRAPH_LLM_MODEL", "local:smollm2")
-    settings = Settings(data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(data_dir=data_dir, _env_file=None)
     client = LLMClient(settings, use_cache=False)
     spec = client.require("resolver")
     t_start = time.perf_counter()
@@ -147,7 +147,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             reply = await client.chat(role, msgs, cache=False, max_tokens=cap, **kwargs)
             dt = time.perf_counter() - t0
             latency[(mode, kind)].append(dt)
-            meta = reply.usage_metadata or {}
+            meta: dict[str, Any] = dict(reply.usage_metadata or {})
             out_tokens[mode] += int(meta.get("output_tokens", 0))
             gen_time[mode] += dt
             s = stats[mode]
