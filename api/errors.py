@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from motivgraph.api.contract.errors import ToolArgumentError
-from motivgraph.api.services.errors import InvalidCursor, PaperNotFound
+from motivgraph.api.services.errors import InvalidCursor, PaperNotFound, scrub_paths
 from motivgraph.errors import (
     BackendUnavailable,
     ConfigError,
@@ -31,12 +31,6 @@ from motivgraph.errors import (
 log = logging.getLogger(__name__)
 
 _URL_CREDS = re.compile(r"(\w+://)[^/@\s:]*:[^/@\s]*@")
-# Filesystem paths under the usual roots (never an API route such as /tools/node_search): a client learns
-# nothing it can act on from them, and they tell an attacker user names and layout.
-_FS_PATH = re.compile(
-    r"(?<![\w.-])/(?:home|root|tmp|var|usr|opt|srv|mnt|media|data|work|etc|run|proc|private|Users|Volumes|nix|snap)"
-    r"(?:/[^\s'\"(),;:]*)?"
-)
 
 
 class ErrorDetail(BaseModel):
@@ -88,7 +82,7 @@ class Redactor:
         text = _URL_CREDS.sub(r"\1***@", text)
         for path, name in self.paths:
             text = text.replace(path, name)
-        return _FS_PATH.sub("<path>", text)
+        return scrub_paths(text)
 
 
 def _rid(request: Request) -> str | None:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from motivgraph.api.contract.models import NodeRelation, PaperBrief, TripleOut
 from motivgraph.api.services.context import ToolContext, triple_out
-from motivgraph.api.services.errors import InvalidCursor, PaperNotFound
+from motivgraph.api.services.errors import InvalidCursor, PaperNotFound, scrub_paths
 from motivgraph.api.services.node_relation import relation_of
 from motivgraph.errors import MotivGraphError, NodeNotFound
 from motivgraph.graph.models import PaperRecord, TripleFilter
@@ -102,7 +102,7 @@ def get_paper(ctx: ToolContext, paper_id: str) -> PaperView:
 
 
 def _index_info(st: Any) -> IndexInfo:
-    return IndexInfo(state=st.state, message=st.message, index_version=st.index_version,
+    return IndexInfo(state=st.state, message=scrub_paths(st.message), index_version=st.index_version,
                      graph_version=st.graph_version, counts=dict(st.counts), built_at=st.built_at)
 
 
@@ -113,7 +113,7 @@ def stats(ctx: ToolContext) -> Stats:
     try:
         paper_st = _index_info(ctx.paper_index.status())
     except MotivGraphError as e:
-        paper_st = IndexInfo(state="corrupt", message=str(e))
+        paper_st = IndexInfo(state="corrupt", message=scrub_paths(str(e)))
     return Stats(nodes=s.nodes, relationships=s.relationships, triples=s.triples,
                  papers=int(s.nodes.get("Paper", 0)), graph_version=s.node_version,
                  node_index=node_st, paper_index=paper_st)
@@ -129,7 +129,7 @@ def health(ctx: ToolContext) -> Health:
         graph = ComponentHealth(ok=True, detail=f"{ctx.store.backend} reachable",
                                 latency_ms=round((time.perf_counter() - t0) * 1000, 2))
     except MotivGraphError as e:
-        graph = ComponentHealth(ok=False, detail=str(e))
+        graph = ComponentHealth(ok=False, detail=scrub_paths(str(e)))
         return Health(status="down", graph=graph, index=ComponentHealth(ok=False, detail="graph unreachable"),
                       version=__version__)
     except Exception as e:  # a driver error type we do not know: still a 503, never a 500
@@ -138,10 +138,10 @@ def health(ctx: ToolContext) -> Health:
                       index=ComponentHealth(ok=False, detail="graph unreachable"), version=__version__)
     try:
         st = ctx.index_status(fresh=True)
-        index = ComponentHealth(ok=st.state in ("ok", "stale"), detail=st.message)
+        index = ComponentHealth(ok=st.state in ("ok", "stale"), detail=scrub_paths(st.message))
         stale = st.state == "stale"
     except MotivGraphError as e:
-        index, stale = ComponentHealth(ok=False, detail=str(e)), False
+        index, stale = ComponentHealth(ok=False, detail=scrub_paths(str(e))), False
     status = "ok" if index.ok and not stale else "degraded"
     return Health(status=status, graph=graph, index=index, index_stale=stale, version=__version__)
 

@@ -110,7 +110,6 @@ async def test_request_text_is_checked_by_the_hygiene_policy_and_the_spec_says_s
     assert "pattern" in props["query"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 #7: /stats and /health messages named server paths")
 @pytest.mark.asyncio
 async def test_status_bodies_do_not_expose_server_paths(tmp_path, falkordb_server):
     import uuid
