@@ -97,6 +97,7 @@ class IdeagentSearch:
         st.archive.check()
         while st.next_seed < self.cfg.seeds:
             b = st.next_seed
+            self.emit({"type": "phase", "phase": f"seed {b + 1}/{self.cfg.seeds}"})
             work = st.model_copy(deep=True)  # the seed runs on a copy: a budget stop mid-seed leaves `st` intact
             await self._seed(work, b)
             work.next_seed = b + 1
@@ -117,6 +118,12 @@ class IdeagentSearch:
         row = {**row, "archive": st.archive.snapshot()}
         st.decisions.append(row)
         self.emit({"type": "ideagent.decision", **row})
+        # a one-line note in the generic message form, so any run viewer (CLI, SSE client) shows it
+        a = row["archive"]
+        self.emit({"type": "message", "role": "assistant", "agent": "router", "note": "routing",
+                   "content": f"{row.get('draft')} → {row.get('route')}: {row.get('reason', '')}\n"
+                              f"archive: active {a['active']}, history {a['history']}, "
+                              f"families {len(a['families'])}"})
 
     async def _draft(self, st: SearchState, b: int, k: int, kind: DraftKind, lineage: str, user: str,
                      parent: str | None, exclude_lineage: str | None) -> tuple[Draft, Duplicates]:
@@ -127,6 +134,13 @@ class IdeagentSearch:
         scores, dups, dv = await self.judges.evaluate(d, st.archive, exclude_lineage)
         d.scores = scores
         st.drafts.append(d)
+        sc = scores.summary(self.cfg)
+        self.emit({"type": "message", "role": "assistant", "agent": "judges", "note": "scores",
+                   "content": f"{d.id} ({kind}, {d.title}): N {sc['N']:.0f} S {sc['S']:.0f} C {sc['C']:.0f} "
+                              f"D {sc['D']:.0f} F {sc['F']:.0f} Q {sc['Q']:.1f}"
+                              + (" disputed" if sc["disputed"] else "") + (" INVALID" if sc["invalid"] else "")
+                              + (f"; duplicates {list(dups.active) + list(dups.history)}"
+                                 if dups.active or dups.history else "")})
         self.emit({"type": "ideagent.draft", "draft": d.id, "seed": b, "kind": kind, "lineage": d.lineage,
                    "parent": parent, "idea": idea, "signature": d.signature.model_dump(),
                    "scores": scores.summary(self.cfg), "quality_rationale": scores.quality_rationale,
