@@ -35,7 +35,8 @@ def plot_log(log_path: str | Path, png_path: str | Path) -> Path | None:
     fig, axes = plt.subplots(3, 1, figsize=(8, 10), sharex=True)
     ax = axes[0]
     if steps:
-        ax.plot([r["step"] for r in steps], [r["reward_mean"] for r in steps], label="group mean reward", alpha=0.6)
+        ax.plot([r["step"] for r in steps], [r["reward_mean"] for r in steps], alpha=0.6,
+                label="group mean reward (group-relative: 0.5 − λ·mean C)")
     if vals:
         ax.plot([r["step"] for r in vals], [r["reward"] for r in vals], "o-",
                 label="validation reward (vs prior anchor)")

@@ -50,7 +50,7 @@ def trainer(tmp: Path, judge: Any, *, seed: int = 0, steps: int = 60, flow: Flow
     ctrl = Controller(resolve_operators(flow), DIM, flow)
     judge_model = ScriptedChatModel(default=judge, report_usage=False)
     jask = model_ask(judge_model)
-    cfg = TrainConfig(steps=steps, seed=seed, val_every=0, **train)
+    cfg = TrainConfig(**{"steps": steps, "seed": seed, "val_every": 0, **train})
     tr = Trainer(ctrl, cfg, topics(n_topics), llm_executor(direct_ask(scripted.operator_reply), flow),
                  lambda t: LLMJudge(jask, t.text), tmp)
     return tr, judge_model
