@@ -43,7 +43,10 @@ def _tool_client(settings: Any) -> Any | None:
 
 @app.command("train")
 def train(
-    topics: Path = typer.Option(..., "--topics", help="JSONL of topics (topic_name/topic + background_papers)."),
+    topics: Path | None = typer.Option(None, "--topics",
+                                       help="JSONL of topics (topic_name/topic + background_papers)."),
+    from_graph: int = typer.Option(0, "--from-graph",
+                                   help="Instead of --topics: N problem nodes drawn from the graph as topics."),
     steps: int = typer.Option(30, "--steps", help="Policy-gradient steps."),
     group: int = typer.Option(4, "--group", help="K: flows per topic and step, anchor included."),
     lr: float = typer.Option(0.05, "--lr", help="Learning rate (Adam)."),
@@ -60,7 +63,8 @@ def train(
     topics_per_step: int = typer.Option(1, "--topics-per-step", help="Training topics per step."),
     no_tools: bool = typer.Option(False, "--no-tools", help="Do not use graph tools (analogical without graph)."),
 ) -> None:
-    from motivgraph.agents.mindflow.topics import load_topics
+    from motivgraph.agents.mindflow.topics import Topic, load_topics
+    from motivgraph.errors import ConfigError
     from motivgraph.settings import get_settings
 
     try:
@@ -68,12 +72,18 @@ def train(
         fcfg = FlowConfig(layers=layers, threshold=threshold, hidden=hidden)
         tcfg = TrainConfig(steps=steps, group=group, lr=lr, seed=seed, cost_lambda=cost_lambda,
                            cost_mode=cost_mode, val_every=val_every, topics_per_step=topics_per_step)
-        items = load_topics(topics)
-        out_dir = out or settings.data_dir / "mindflow" / topics.stem
+        if (topics is None) == (from_graph <= 0):
+            raise ConfigError("give exactly one of --topics FILE and --from-graph N")
+        if topics is not None:
+            items = load_topics(topics)
+        else:
+            items = [Topic(f"graph-{i}", f"a problem drawn from the graph ({i + 1})") for i in range(from_graph)]
+        out_dir = out or settings.data_dir / "mindflow" / (topics.stem if topics else "graph")
         if dry_run:
             _dry_run(settings, fcfg, tcfg, items)
             return
-        outcome = asyncio.run(_train(settings, fcfg, tcfg, items, out_dir, budget_usd, no_tools))
+        outcome = asyncio.run(_train(settings, fcfg, tcfg, items if topics else [], out_dir, budget_usd, no_tools,
+                                     from_graph))
     except MotivGraphError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2) from None
@@ -109,8 +119,36 @@ def _dry_run(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any
     typer.echo("calls per idea by operator: " + ", ".join(f"{o} {c:.2f}" for o, c in sorted(est.idea.by_op.items())))
 
 
+async def _graph_topics(tools: Any, items: list[Any], n: int, seed: int) -> tuple[list[Any], dict[str, str]]:
+    """Topics drawn from the graph (when `n`), and each topic's graph nodes as prompt text."""
+    from motivgraph.agents.core.background import TopicBackground
+    from motivgraph.agents.mindflow.topics import Topic
+    from motivgraph.errors import ConfigError
+
+    if n:
+        if tools is None:
+            raise ConfigError("--from-graph needs the graph (a data dir with a graph, or MOTIVGRAPH_API_URL)")
+        drawn = await tools.random_nodes(n=n, types=["problem"], seed=seed)
+        items = [Topic(node.key, f"{node.name}: {node.description}" if node.description else node.name)
+                 for node in drawn.nodes]
+        if not items:
+            raise ConfigError("--from-graph: the graph holds no problem nodes")
+    graph: dict[str, str] = {}
+    for t in items if tools is not None else []:
+        try:
+            bg = await TopicBackground.from_graph(tools, t.text)
+        except MotivGraphError as e:
+            typer.echo(f"note: no graph background for {t.id}: {e}")
+            continue
+        graph[t.id] = "\n".join(f"- {x.get('type')}: {x.get('name')} — {str(x.get('description', ''))[:160]}"
+                                for x in bg.nodes)
+        if n:
+            t.papers = [p.model_dump() for p in bg.papers]
+    return items, graph
+
+
 async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any], out_dir: Path,
-                 budget_usd: float | None, no_tools: bool) -> str:
+                 budget_usd: float | None, no_tools: bool, from_graph: int = 0) -> str:
     from motivgraph.agents.core.llm import PlatformLLMClient, RoleLLM
     from motivgraph.agents.core.toolbox import Toolbox
     from motivgraph.agents.mindflow.controller import Controller
@@ -122,11 +160,12 @@ async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list
     from motivgraph.agents.mindflow.train import Trainer
     from motivgraph.embeddings import get_embedder
 
-    embedder = get_embedder(settings.embedding)
-    embed_topics(items, embedder)  # once, with the graph's own model
-    client = PlatformLLMClient(settings, budget_usd=budget_usd)
     tools = None if no_tools else _tool_client(settings)
+    client = PlatformLLMClient(settings, budget_usd=budget_usd)
     try:
+        items, graph = await _graph_topics(tools, items, from_graph, tcfg.seed)
+        embedder = get_embedder(settings.embedding)
+        embed_topics(items, embedder)  # once, with the graph's own model
         ideator, judge = role_ask(RoleLLM(client, "mindflow.ideator")), role_ask(RoleLLM(client, "mindflow.judge"))
         boxes: dict[str, Toolbox] = {}
 
@@ -136,7 +175,8 @@ async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list
             return boxes.setdefault(topic.id, Toolbox(tools, topic=topic.text, seed=tcfg.seed))
 
         def executor(topic: Any, plan: Any) -> Any:
-            return llm_executor(ideator, fcfg, toolbox=toolbox_for(topic))(topic, plan)
+            return llm_executor(ideator, fcfg, toolbox=toolbox_for(topic),
+                                graph_text=lambda t: graph.get(t.id, ""))(topic, plan)
 
         ctrl = Controller(resolve_operators(fcfg), embedder.dim, fcfg, seed=tcfg.seed,
                           embedding_model=settings.embedding.model)
