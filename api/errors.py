@@ -143,6 +143,7 @@ def install(app: FastAPI, redact: Redactor) -> None:
 _COMMON_STATUSES: dict[str, str] = {
     "400": "The Host header is not an allowed host (MOTIVGRAPH_API_ALLOWED_HOSTS), or the body cannot be parsed.",
     "401": "Missing or wrong X-API-Key (the server has a key).",
+    "404": "Nothing has this id (the path names an unknown resource).",
     "413": "Request body larger than MOTIVGRAPH_API_MAX_BODY_BYTES.",
     "422": "An argument is invalid or breaks a limit; `details` has one entry per field.",
 }
@@ -175,6 +176,8 @@ def document_statuses(app: FastAPI, *, keyed: bool, open_paths: tuple[str, ...])
                     wanted += ["413", "422"]
                 if op.get("parameters"):
                     wanted.append("422")
+                if any(p.get("in") == "path" for p in op.get("parameters", [])):
+                    wanted.append("404")
                 if keyed and path not in open_paths:
                     wanted.append("401")
                 for code in wanted:

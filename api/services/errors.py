@@ -10,7 +10,7 @@ from motivgraph.errors import GraphError
 # nothing it can act on from them, and they tell an attacker user names and layout.
 FS_PATH = re.compile(
     r"(?<![\w.-])/(?:home|root|tmp|var|usr|opt|srv|mnt|media|data|work|etc|run|proc|private|Users|Volumes|nix|snap)"
-    r"(?:/[^\s'\"(),;:]*)?"
+    r"(?![\w.-])(?:/[^\s'\"(),;:]*)?"
 )
 
 

@@ -80,3 +80,9 @@ def test_host_header_parsing_and_matching():
     assert mw.allows("localhost:1") and mw.allows("a.b.corp.example") and mw.allows("127.0.0.1:8000")
     assert not mw.allows("corp.example.evil.org") and not mw.allows("") and not mw.allows("localhost.evil.org")
     assert TrustedHostMiddleware(None, ["*"]).allows("anything")  # type: ignore[arg-type]
+
+
+def test_redactor_keeps_words_that_merely_start_like_a_root():
+    red = Redactor([], {"/srv/d": "<data dir>"})
+    assert red("no run 'x' under /srv/d/runs") == "no run 'x' under <data dir>/runs"
+    assert red("see /runs and /tmpfoo") == "see /runs and /tmpfoo"
