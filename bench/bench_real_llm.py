@@ -168,7 +168,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 triples_ok[mode] += sum(1 for v in viol if not v)
         if args.progress:
             print(f"  call {i + 1}/{len(calls)} ({kind}) done", flush=True)
+        if args.out:  # a partial result after every call: a time-boxed run still leaves figures
+            partial = _result(spec, server_start_s, calls[: i + 1], modes, stats, latency, out_tokens, gen_time,
+                              triples_ok, triples_total)
+            Path(args.out).write_text(json.dumps({**partial, "partial": i + 1 < len(calls)}, indent=2))
     client.close()
+    return _result(spec, server_start_s, calls, modes, stats, latency, out_tokens, gen_time, triples_ok,
+                   triples_total)
+
+
+def _result(spec: Any, server_start_s: float, calls: list[Any], modes: list[str], stats: dict[str, Any],
+            latency: dict[tuple[str, str], list[float]], out_tokens: dict[str, int], gen_time: dict[str, float],
+            triples_ok: dict[str, int], triples_total: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "model": spec.model_id, "dialect": spec.dialect, "threads": getattr(spec.local, "threads", None),
         "server_start_s": round(server_start_s, 1), "structured_calls_per_mode": len(calls),
