@@ -185,7 +185,7 @@ async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], lis
                 {"type": ln.type, "name": ln.name, "reason": f"lookup failed: {e}", "suggestions": []} for ln in batch
             )
             continue
-        found = {}
+        found: dict[str, list[Any]] = {}
         for rel in res.nodes:
             found.setdefault(_fold(rel.query), []).append(rel.node)
         sugg = {_fold(u.query): u.suggestions for u in res.unresolved}

@@ -36,7 +36,7 @@ from motivgraph.llm.tokens import content_text, count_message_tokens
 log = logging.getLogger(__name__)
 
 ToolMode = Literal["native", "text"]
-Emit = Callable[[dict[str, Any]], None]
+Emit = Callable[[dict[str, Any]], Any]
 # invoke(role, messages, tools or None) -> AIMessage; the session supplies it (LLM layer, usage).
 Invoke = Callable[[str, list[BaseMessage], list[dict[str, Any]] | None], Awaitable[AIMessage]]
 

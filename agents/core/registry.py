@@ -175,11 +175,12 @@ def request_model(cls: type[Method[Any, Any]]) -> type[RunRequestBase]:
         {"method"} & set(cls.config_model.model_fields))
     if clash:
         raise ValueError(f"{cls.name} config fields {sorted(clash)} clash with the run request's own fields")
-    fields: dict[str, Any] = {"method": (Literal[cls.name], Field(description="Ideation method."))}  # type: ignore[valid-type]
+    method_type: Any = Literal[cls.name]  # type: ignore[valid-type]
+    fields: dict[str, Any] = {"method": (method_type, Field(description="Ideation method."))}
     for fname, f in cls.config_model.model_fields.items():
         fields[fname] = (f.annotation, f)
-    model = create_model(f"{cls.__name__}Request", __base__=(RunRequestBase, cls.config_model),  # type: ignore[call-overload]
-                         **fields)
+    bases: Any = (RunRequestBase, cls.config_model)
+    model: Any = create_model(f"{cls.__name__}Request", __base__=bases, **fields)
     model.__doc__ = cls.summary or cls.__doc__
     return model  # type: ignore[no-any-return]
 

@@ -18,6 +18,7 @@ torn last line.
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import os
@@ -197,10 +198,10 @@ class RunDir:
         p = self.path / name
         return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
 
-    def write_ideas(self, ideas: list[dict[str, Any]]) -> None:
+    def write_ideas(self, ideas: builtins.list[dict[str, Any]]) -> None:
         atomic_write(self.path / "ideas.json", json.dumps(ideas, indent=2, ensure_ascii=False))
 
-    def ideas(self) -> list[dict[str, Any]]:
+    def ideas(self) -> builtins.list[dict[str, Any]]:
         p = self.path / "ideas.json"
         return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else []
 

@@ -232,12 +232,13 @@ class Toolbox:
         if spec.name == "node_search":
             return await self._papers_for(req.query, min(req.k, 10), "node_search")
         if spec.name == "node_relation":
-            texts, datas = [], []
+            parts: list[str] = []
+            datas: list[Any] = []
             for name in req.names:
                 t, d = await self._papers_for(name, 3, "node_relation")
-                texts.append(t)
+                parts.append(t)
                 datas.append(d)
-            return "\n\n".join(texts), datas
+            return "\n\n".join(parts), datas
         if spec.name == "transfer_candidates":
             return await self._papers_for(req.topic, req.k, "transfer_candidates")
         # random_nodes: the papers behind random triples, not the triples themselves.

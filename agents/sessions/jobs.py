@@ -95,7 +95,11 @@ class JobManager:
         method = run.status().get("method", "run")
         task = asyncio.get_running_loop().create_task(self._run(run, budget_usd), name=f"{method}:{run.id}")
         self._tasks[run.id] = task
-        task.add_done_callback(lambda t, rid=run.id: self._tasks.pop(rid, None) if self._tasks.get(rid) is t else None)
+        def forget(t: asyncio.Task[Any], rid: str = run.id) -> None:
+            if self._tasks.get(rid) is t:
+                self._tasks.pop(rid, None)
+
+        task.add_done_callback(forget)
 
     async def _run(self, run: RunDir, budget_usd: float | None) -> None:
         async with self._semaphore():

@@ -108,8 +108,9 @@ def _call(name: str, args: dict[str, Any], seed: int) -> AIMessage:
 
 def script(ideas: int, explore_calls: int, rounds: int, calls_per_round: int, accept_after: int | None) -> list:
     """Replies in call order for a session (researcher and mentor share one scripted model)."""
-    tools = [("node_search", {"query": "q"}), ("node_relation", {"names": ["a", "b"]}),
-             ("literature_search", {"query": "q"}), ("random_nodes", {"n": 10})]
+    tools: list[tuple[str, dict[str, Any]]] = [
+        ("node_search", {"query": "q"}), ("node_relation", {"names": ["a", "b"]}),
+        ("literature_search", {"query": "q"}), ("random_nodes", {"n": 10})]
     out: list[Any] = []
     for i in range(ideas):
         s = 1000 * (i + 1)
@@ -130,7 +131,7 @@ async def measure(name: str, **kw: Any) -> dict[str, Any]:
     from motivgraph.settings import Settings
 
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp), _env_file=None)  # type: ignore[call-arg]
+        settings = Settings(data_dir=Path(tmp), _env_file=None)
         settings.llm.cache = False
         ideas = settings.agents.ideas
         replies = script(ideas, **kw)

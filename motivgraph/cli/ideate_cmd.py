@@ -179,8 +179,8 @@ def _method_help(cls: Any) -> str:
         lines.append(f"  {escape(names)} {'' if o.is_flag else o.metavar}  {escape(o.help or '')}")
     sub = cls.cli()
     if sub is not None:
-        cmds = ", ".join(sorted(typer.main.get_command(sub).commands)) if hasattr(
-            typer.main.get_command(sub), "commands") else cls.name
+        group: Any = typer.main.get_command(sub)
+        cmds = ", ".join(sorted(group.commands)) if hasattr(group, "commands") else cls.name
         lines.append(escape(f"  sub-commands: motivgraph method {cls.name} [{cmds}]"))
     return "\n".join(lines)
 
@@ -371,12 +371,12 @@ class MethodCommands(typer.core.TyperGroup):
     """`motivgraph method NAME ...`: the sub-commands each method contributes, looked up in the
     registry when invoked (so methods registered at run time appear too)."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         from motivgraph.agents.core.registry import all_methods
 
         return [m.name for m in all_methods() if m.cli() is not None]
 
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, name: str) -> Any:
         from motivgraph.agents.core.registry import get_method
 
         try:

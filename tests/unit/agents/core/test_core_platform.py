@@ -1,0 +1,165 @@
+"""agents.core pieces without a graph: checkpoint versions, registry request models, topic
+backgrounds from files, namespaced roles, the reproducibility record."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from motivgraph.agents.core import (
+    CheckpointVersionError,
+    PlatformLLMClient,
+    RunSpec,
+    TopicBackground,
+    create_run,
+    get_method,
+    register,
+    run_method,
+    unregister,
+)
+from motivgraph.agents.core.background import BackgroundError
+from motivgraph.agents.core.llm import model_role
+from motivgraph.agents.core.registry import UnknownMethod, request_model, session_request_type
+from motivgraph.agents.core.repro import mask_secrets
+from motivgraph.agents.soiq.method import SoiqMethod, SoiqState
+from motivgraph.llm import ScriptedChatModel
+from tests.integration.agents.core.toy_writer import ToyWriter
+
+
+@pytest.fixture
+def writer():
+    register(ToyWriter)
+    yield ToyWriter
+    unregister("toy_writer")
+
+
+def _llm(settings, replies):
+    settings.llm.cache = False
+    return PlatformLLMClient(settings, model=ScriptedChatModel(replies))
+
+
+async def _stopped_run(settings, tmp_path):
+    spec = RunSpec(method="toy_writer", topic="sparse attention kernels", config={"ideas": 2})
+    run = create_run(settings.runs_dir, spec)
+    llm = _llm(settings, ["One\nbody", RuntimeError("provider down")])
+    with pytest.raises(Exception, match="provider down"):
+        await run_method(settings, run, llm=llm, tool_client=None)
+    assert run.status()["status"] == "failed" and "provider down" in run.status()["error"]
+    return run
+
+
+async def test_checkpoint_resume_same_version(writer, settings, tmp_path):
+    run = await _stopped_run(settings, tmp_path)
+    out = await run_method(settings, run, llm=_llm(settings, ["Two\nbody"]), tool_client=None)
+    assert [i.title for i in out.ideas] == ["One", "Two"]
+
+
+async def test_checkpoint_newer_version_refused(writer, settings, tmp_path):
+    run = await _stopped_run(settings, tmp_path)
+    state = run.load_state()
+    state["version"] = ToyWriter.state_version + 1
+    run.save_state(state)
+    with pytest.raises(CheckpointVersionError, match="written by newer code"):
+        await run_method(settings, run, llm=_llm(settings, ["Two\nbody"]), tool_client=None)
+    assert run.status()["status"] == "failed"  # never left running
+
+
+async def test_checkpoint_older_version_without_migration_is_a_clear_error(writer, settings, tmp_path, monkeypatch):
+    run = await _stopped_run(settings, tmp_path)
+    monkeypatch.setattr(ToyWriter, "state_version", 3)  # the code moved on; the checkpoint is version 1
+    with pytest.raises(CheckpointVersionError, match="cannot resume a checkpoint of version 1"):
+        await run_method(settings, run, llm=_llm(settings, []), tool_client=None)
+
+
+async def test_checkpoint_of_another_method_refused(writer, settings, tmp_path):
+    run = await _stopped_run(settings, tmp_path)
+    state = run.load_state()
+    state["method"] = "soiq"
+    run.save_state(state)
+    with pytest.raises(CheckpointVersionError, match="not 'toy_writer'"):
+        await run_method(settings, run, llm=_llm(settings, []), tool_client=None)
+
+
+def test_soiq_v1_checkpoint_migrates():
+    """SoiqSession's untyped dict (version 1) becomes SoiqState v2, results as idea records."""
+    from motivgraph.agents.core.checkpoint import read_state
+
+    idea = {"Name": "x", "Title": "Pheromone message passing", "Motivation": "m" * 30, "Related Work": "r" * 30,
+            "Abstract": "a" * 30, "Method": "d" * 30, "Experiments plan": "e" * 30,
+            "Risk Factors and Limitations": "k" * 20}
+    v1 = {"version": 1, "config": {"topic": "graphs"}, "index": 1, "attempts": [
+        {"index": 1, "title": idea["Title"], "abstract": "a", "decision": "ACCEPT", "reason": None}],
+        "results": [{"index": 1, "idea": idea, "decision": {"decision": "ACCEPT"}, "rounds": 2,
+                     "aspects": ["Feasibility"], "history": [], "grounding": {"flagged": False},
+                     "grounding_attempts": [], "flagged": False}],
+        "seen": {"nodes": {}, "papers": []}, "usage": {}, "toolbox_calls": 4, "current": None}
+    method = SoiqMethod(SoiqMethod.config_model())
+    state = read_state(method, v1, "test")
+    assert isinstance(state, SoiqState) and state.index == 1
+    (rec,) = state.ideas
+    assert rec.title == "Pheromone message passing" and rec.experiments == "e" * 30
+    assert rec.extra["idea_json"] == idea and rec.extra["rounds"] == 2
+    with pytest.raises(CheckpointVersionError, match="version 0"):
+        read_state(method, {**v1, "version": 0}, "test")
+
+
+def test_registry_and_request_union(writer):
+    assert get_method("toy_writer") is ToyWriter
+    with pytest.raises(UnknownMethod, match="toy_writer"):
+        get_method("nope")
+    with pytest.raises(ValueError, match="already registered"):
+        class Other(ToyWriter):
+            pass
+        register(Other)
+    model = request_model(ToyWriter)
+    body = model.model_validate({"method": "toy_writer", "topic": "  sparse   kernels ", "ideas": 3})
+    assert body.topic == "sparse kernels" and body.method_config() == {"ideas": 3, "style": "short",
+                                                                        "cite_background": False}
+    with pytest.raises(ValidationError):
+        model.model_validate({"method": "toy_writer", "topic": "sparse kernels", "ideas": 0})
+    from pydantic import TypeAdapter
+
+    union = TypeAdapter(session_request_type())
+    assert type(union.validate_python({"method": "soiq", "topic": "graphs"})).__name__ == "SoiqMethodRequest"
+    with pytest.raises(ValidationError):
+        union.validate_python({"method": "soiq", "topic": "graphs", "style": "short"})  # toy_writer's field
+
+
+def test_model_roles_namespaced():
+    assert model_role("soiq.researcher") == "researcher"
+    assert model_role("ideagent.critic") == "critic"
+    assert model_role("toy.writer") is None  # not a settings role: the default model
+    assert ToyWriter.llm_roles() == ["toy_writer.writer"]
+
+
+def test_background_from_files(tmp_path):
+    topics = tmp_path / "topics.jsonl"
+    topics.write_text(json.dumps({"topic_id": "a-1", "topic_name": "Kernel fusion",
+                                  "background_papers": [{"title": "Bg", "abstract": "x"}],
+                                  "target_papers": [{"title": "SECRET"}]}) + "\n")
+    bg = TopicBackground.from_file(topics)  # one topic: no id needed
+    assert bg.topic == "Kernel fusion" and [p.title for p in bg.papers] == ["Bg"] and "SECRET" not in bg.as_text()
+    with pytest.raises(BackgroundError, match="no topic 'zz'"):
+        TopicBackground.from_file(topics, topic_id="zz")
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text('{"title": "P1", "abstract": "a", "authors": ["Ann Lee"], "year": 2020}\n\n{"title": ""}\n')
+    with pytest.raises(BackgroundError, match=r"papers.jsonl:3: bad paper record"):
+        TopicBackground.from_file(papers, topic="t")
+    papers.write_text('{"title": "P1", "authors": ["Ann Lee", "B"], "year": 2020}\nnot json\n')
+    with pytest.raises(BackgroundError, match=r":2: not JSON"):
+        TopicBackground.from_file(papers, topic="t")
+    papers.write_text('{"title": "P1", "authors": ["Ann Lee", "B"], "year": 2020}\n')
+    with pytest.raises(BackgroundError, match="needs a TOPIC"):
+        TopicBackground.from_file(papers)
+    bg = TopicBackground.from_file(papers, topic="t")
+    assert "(Ann Lee et al., 2020)" in bg.as_text() and bg.citable_papers()[0]["year"] == 2020
+
+
+def test_secrets_masked_in_repro():
+    masked = mask_secrets({"llm": {"api_key": "sk-123", "model": "m", "roles": {"critic": {"api_key": None}}},
+                           "api": {"api_key": "", "token_budget": 5}, "s2": {"password": "pw"}})
+    assert masked["llm"]["api_key"] == "***" and masked["llm"]["model"] == "m"
+    assert masked["s2"]["password"] == "***" and masked["api"]["api_key"] == ""
+    assert masked["llm"]["roles"]["critic"]["api_key"] is None
