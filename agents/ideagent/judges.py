@@ -149,7 +149,8 @@ class Judges:
         active = {lin for lin in archive.active if lin != exclude_lineage}
         history = {d.id for d in archive.history if d.lineage != exclude_lineage}
         families = {f.id for f in archive.families}
-        if not (active or history or families or archive.repair_queue):
+        queued = [d for d in archive.repair_queue if d.lineage != exclude_lineage]
+        if not (active or history or families or queued):
             return DiversityVerdict(diversity=100, rationale="nothing to compare against yet"), Duplicates()
         v = await self.llm.structured(
             self.roles.diversity,

@@ -55,7 +55,7 @@ def archive_block(archive: Archive, chars: int, *, exclude_lineage: str | None =
     """The four stores as the ideator and diversity judge see them."""
     active = [(lin, d.signature) for lin, d in sorted(archive.active.items()) if lin != exclude_lineage]
     history = [(d.id, d.signature) for d in archive.history if d.lineage != exclude_lineage]
-    queue = [(d.id, d.signature) for d in archive.repair_queue]
+    queue = [(d.id, d.signature) for d in archive.repair_queue if d.lineage != exclude_lineage]
     return (
         f"ACTIVE IDEAS (accepted; ids are lineages):\n{_sig_lines(active, chars)}\n\n"
         f"HISTORY (superseded versions; never new again):\n{_sig_lines(history, chars)}\n\n"

@@ -175,8 +175,9 @@ class IdeagentSearch:
                 failures = list(decision.gate.failures) if decision.gate else []
                 directive = await self.judges.critic(cur, "repair", failures)
                 label = f"s{b:02d}.d{k}"
+                # judged without its own queued parent: a repair is compared with the other lineages
                 child, dups = await self._draft(st, b, k, "repair", lineage, P.revision_prompt(
-                    label, "repair", cur, directive.directive), cur.id, None)
+                    label, "repair", cur, directive.directive), cur.id, lineage)
             except StructuredOutputError as e:
                 a.dequeue_repair(cur.id)
                 self._step(st, {"seed": b, "draft": f"s{b:02d}.d{k}", "route": "failed", "reason": str(e)})

@@ -251,3 +251,15 @@ async def test_broken_invariant_stops_the_search(tmp_path, monkeypatch):
     monkeypatch.setattr(Archive, "accept", broken_accept)
     with pytest.raises(ArchiveInvariantError):
         await Run(tmp_path, {"drafts": {"s00.d0": "a"}, "scores": {"a": GOOD}}, seeds=1)()
+
+
+async def test_repair_is_not_compared_with_its_own_queued_parent(tmp_path):
+    plan = {"drafts": {"s00.d0": "z", "s01.d0": "a", "s01.d1": "a1"},
+            "scores": {"z": GOOD, "a": {**GOOD, "N": 50}, "a1": GOOD}}
+    run = Run(tmp_path, plan, seeds=2)
+    st = await run()
+    assert ("s01.d1", "accept") in decisions(st)
+    div = [str(c[-1].content) for c in run.model.calls if "ROLE: diversity judge." in str(c[0].content)]
+    repair_view = next(d for d in div if "problem of a1" in d.split("\n\n")[0])
+    assert "problem of a\n" not in repair_view and "[s01.d0]" not in repair_view
+    assert "[L00]" in repair_view  # the other lineage is still there
