@@ -118,6 +118,19 @@ class Selection(BaseModel):
 # -- calls -----------------------------------------------------------------------------------
 
 
+async def gather_all(*aws: Any) -> list[Any]:
+    """asyncio.gather that cancels the other calls when one fails (e.g. BudgetExceeded), so nothing
+    keeps running after the run has stopped; the first error propagates unchanged."""
+    tasks = [asyncio.ensure_future(a) for a in aws]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
 def msgs(system: str, user: str) -> list[BaseMessage]:
     return [SystemMessage(content=system), HumanMessage(content=user)]
 
@@ -138,9 +151,9 @@ class Judges:
     async def panel(self, idea: dict[str, Any]) -> list[SoundnessJudgment]:
         m = self.cfg.panel_size
         user = P.idea_message(idea, self.background)
-        return list(await asyncio.gather(*(
+        return await gather_all(*(
             self.llm.structured(self.roles.soundness, msgs(P.soundness_prompt(j, m), user), SoundnessJudgment)
-            for j in range(1, m + 1))))
+            for j in range(1, m + 1)))
 
     async def diversity(self, sig: Signature, archive: Archive, exclude_lineage: str | None) -> tuple[
             DiversityVerdict, Duplicates]:
@@ -162,7 +175,7 @@ class Judges:
 
     async def evaluate(self, d: Draft, archive: Archive, exclude_lineage: str | None) -> tuple[
             Scores, Duplicates, DiversityVerdict]:
-        q, panel, (dv, dups) = await asyncio.gather(
+        q, panel, (dv, dups) = await gather_all(
             self.quality(d.idea), self.panel(d.idea), self.diversity(d.signature, archive, exclude_lineage))
         sp = aggregate_soundness([j.score for j in panel], self.cfg, [j.rationale for j in panel])
         s = Scores(non_obviousness=q.non_obviousness, clarity=q.clarity, feasibility=q.feasibility, soundness=sp,
