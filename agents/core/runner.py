@@ -48,6 +48,22 @@ class RunOutcome:
     run_dir: Path
 
 
+def ensure_terminal(run: RunDir, e: BaseException) -> None:
+    """Record `e` as the run's end when it stopped before `run_method` could (e.g. the tool client
+    could not be opened): a run is never left queued or running by a process that gave up on it."""
+    from motivgraph.agents.core.rundir import TERMINAL
+
+    try:
+        if run.status().get("status") in TERMINAL:
+            return
+        kind = INTERRUPTED if isinstance(e, KeyboardInterrupt | asyncio.CancelledError) else FAILED
+        msg = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        run.append({"type": "status", "status": kind, "error": msg})
+        run.update_status(status=kind, error=msg)
+    except OSError as oe:  # the run dir itself is gone or unwritable: nothing more to record
+        log.warning("could not record the end of run %s: %s", run.id, oe)
+
+
 def make_method(spec: RunSpec) -> Method[Any, Any]:
     cls = get_method(spec.method)
     return cls(cls.config_model.model_validate(spec.config))

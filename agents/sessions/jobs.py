@@ -23,7 +23,6 @@ from motivgraph.agents.core.context import RunSpec
 from motivgraph.agents.core.registry import get_method
 from motivgraph.agents.core.rundir import (
     COMPLETED,
-    FAILED,
     QUEUED,
     RESUMABLE,
     TERMINAL,
@@ -31,7 +30,7 @@ from motivgraph.agents.core.rundir import (
     RunStateError,
     mark_interrupted,
 )
-from motivgraph.agents.core.runner import create_run, run_method, spec_of
+from motivgraph.agents.core.runner import create_run, ensure_terminal, run_method, spec_of
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -114,10 +113,7 @@ class JobManager:
                 raise  # run_method recorded it as interrupted
             except Exception as e:  # recorded in the run; a failed run must not take the server down
                 log.warning("ideation run %s ended: %s: %s", run.id, type(e).__name__, e)
-                if run.status().get("status") not in TERMINAL:  # failed before the method started
-                    msg = f"{type(e).__name__}: {e}"
-                    run.append({"type": "status", "status": FAILED, "error": msg})
-                    run.update_status(status=FAILED, error=msg)
+                ensure_terminal(run, e)  # when it failed before the method started
             finally:
                 if llm is not None and hasattr(llm, "close"):
                     llm.close()

@@ -235,7 +235,7 @@ def _require_llm(settings: Any, roles: list[str]) -> None:
 async def _run(settings: Any, run: Any, printer: DialoguePrinter, budget_usd: float | None, uses_tools: bool,
                background_file: str | None) -> Any:
     from motivgraph.agents.core.llm import PlatformLLMClient
-    from motivgraph.agents.core.runner import run_method
+    from motivgraph.agents.core.runner import ensure_terminal, run_method
 
     llm = PlatformLLMClient(settings, run_id=run.id)
     client = None
@@ -245,6 +245,9 @@ async def _run(settings: Any, run: Any, printer: DialoguePrinter, budget_usd: fl
             console.print("[yellow]no graph available: the method runs from the background alone[/yellow]")
         return await run_method(settings, run, llm=llm, tool_client=client, listener=printer, budget_usd=budget_usd,
                                 argv=sys.argv)
+    except BaseException as e:
+        ensure_terminal(run, e)
+        raise
     finally:
         llm.close()
         if client is not None:

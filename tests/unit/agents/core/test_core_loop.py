@@ -98,7 +98,9 @@ async def test_text_mode_results_in_one_user_message():
 async def test_context_budget_digests_old_tool_results():
     client = FakeClient(hits=25, desc_len=150)
     model = ScriptedChatModel([tool_reply(("node_search", {"query": f"q{i}"})) for i in range(6)] + ["done"])
-    a, events, _ = agent(model, client, budget=3300)  # the five tool schemas alone take ~2,200 tokens
+    a, events, tb = agent(model, client)
+    # room for the fixed part (system prompt and the tool schemas) plus about three results
+    a.context_budget = a.context_tokens(tb.openai_tools()) + 1000
     await a.turn("explore", max_calls=6)
     trims = [e for e in events if e["type"] == "context_trimmed"]
     assert trims and all(t["tokens_after"] < t["tokens_before"] for t in trims)

@@ -163,3 +163,26 @@ def test_secrets_masked_in_repro():
     assert masked["llm"]["api_key"] == "***" and masked["llm"]["model"] == "m"
     assert masked["s2"]["password"] == "***" and masked["api"]["api_key"] == ""
     assert masked["llm"]["roles"]["critic"]["api_key"] is None
+
+
+async def test_job_manager_marks_failed_when_setup_fails(settings):
+    """An exception before the method starts (here: the tool client cannot be made) still ends the
+    run as failed with the reason — the status never stays queued or running."""
+    from motivgraph.agents.core import register, unregister
+    from motivgraph.agents.sessions.jobs import JobManager
+    from tests.integration.agents.core.toy_panel import ToyPanel
+
+    def no_tools():
+        raise OSError("graph socket missing")
+
+    register(ToyPanel)
+    try:
+        jobs = JobManager(settings, tool_client_factory=no_tools, llm_factory=lambda rid: _llm(settings, []))
+        run = jobs.start(RunSpec(method="toy_panel", topic="sparse attention kernels"))
+        await jobs.wait(run.id)
+        st = run.status()
+        assert st["status"] == "failed" and st["error"] == "OSError: graph socket missing"
+        assert [e["status"] for e in run.events() if e["type"] == "status"] == ["failed"]
+        assert jobs.list(method="toy_panel")[0]["error"] == "OSError: graph socket missing"
+    finally:
+        unregister("toy_panel")
