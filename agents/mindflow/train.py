@@ -33,10 +33,11 @@ import numpy as np
 from motivgraph.agents.mindflow.config import DIMENSIONS, TrainConfig
 from motivgraph.agents.mindflow.controller import Controller, make_optimizer
 from motivgraph.agents.mindflow.flow import FlowPlan, FlowResult
+from motivgraph.agents.mindflow.llmcall import CallUsage
 from motivgraph.agents.mindflow.reward import advantages, flow_costs, rewards
 from motivgraph.agents.mindflow.topics import Topic, split_topics
 from motivgraph.agents.mindflow.tournament import JudgeFn, anchor_tournament, wins_both_orders
-from motivgraph.errors import BudgetExceeded, ConfigError
+from motivgraph.errors import BudgetExceeded, ConfigError, StructuredOutputError
 from motivgraph.fsutil import atomic_write
 
 log = logging.getLogger(__name__)
@@ -356,6 +357,12 @@ def _none_safe(judge: JudgeFn) -> JudgeFn:
             if first is None and second is None:
                 return JudgeOutcome({d: ("A" if i < half else "B") for i, d in enumerate(DIMENSIONS)})
             return JudgeOutcome(dict.fromkeys(DIMENSIONS, "B" if first is None else "A"))
-        return await judge(first, second)
+        try:
+            return await judge(first, second)
+        except StructuredOutputError as e:  # an unusable verdict is a 3–3 draw, not the end of training
+            log.warning("MindFlow judge gave no usable verdict (%s); counted as a draw", e)
+            half = len(DIMENSIONS) // 2
+            return JudgeOutcome({d: ("A" if i < half else "B") for i, d in enumerate(DIMENSIONS)},
+                                getattr(e, "usage", None) or CallUsage(), "judge failed: draw")
 
     return wrapped

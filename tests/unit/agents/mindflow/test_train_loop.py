@@ -91,3 +91,19 @@ def test_resume_refuses_a_different_seed(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="seed"):
         asyncio.run(tr.run(plot=False))
+
+
+def test_unusable_judge_verdict_counts_as_a_draw(tmp_path: Path) -> None:
+    from motivgraph.errors import StructuredOutputError
+
+    async def broken(a: dict[str, Any], b: dict[str, Any]) -> JudgeOutcome:
+        raise StructuredOutputError("no valid Verdict after 2 replies")
+
+    flow = FlowConfig(layers=2)
+    tr = Trainer(Controller(resolve_operators(flow), DIM, flow), TrainConfig(steps=1, group=3, seed=5, val_every=0),
+                 topics(4), llm_executor(direct_ask(scripted.operator_reply), flow), lambda t: broken, tmp_path)
+    out = asyncio.run(tr.run(plot=False))
+    assert out.stopped == "completed" and out.steps_done == 1
+    step = next(json.loads(x) for x in (tmp_path / LOG).read_text().splitlines() if '"type": "step"' in x)
+    assert step["topics"][0]["scores"] == [3, 3, 3]  # every comparison a draw; ranks still strict
+    assert sorted(step["topics"][0]["ranks"]) == [0, 1, 2]
