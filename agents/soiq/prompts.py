@@ -23,6 +23,12 @@ Available tools:
 {tool_list}
 """
 
+NO_TOOLS = """\
+In this session the tools are NOT available (there is no knowledge graph to query): work from the
+background papers given with the task, cite them as (Surname et al., year) where they name authors,
+and do not write kg: links — nothing could check them.
+"""
+
 # --------------------------------------------------------------------------- researcher
 
 RESEARCHER_SYSTEM = """\

@@ -39,6 +39,8 @@ class Researcher:
             protocol = "\n" + prompts.TEXT_PROTOCOL.format(
                 marker="<CALL>", tool_list=self.agent.toolbox.text_tool_list()
             )
+        if self.agent.toolbox is None:  # no graph in this run: the background papers are all there is
+            protocol = "\n" + prompts.NO_TOOLS
         self.agent.system(prompts.RESEARCHER_SYSTEM.format(protocol=protocol))
 
     async def _with_idea(self, text: str, calls: int) -> IdeaReply:
