@@ -440,7 +440,7 @@ class LLMClient:
             method = "text" if spec.dialect == "scripted" else "constrained"
             if "reasoner" in spec.model:  # reasoning models (deepseek-reasoner) reject forced tool calls
                 method = "text"
-        return self._weaker.get(spec.model_id, method) if method == "constrained" else method
+        return self._weaker.get(spec.model_id, method)  # after a rejection: the weaker method, for good
 
     def structured_request(self, role: str, schema: type[BaseModel], method: str | None = None) -> StructuredRequest:
         """What a structured call of `role` sends for `schema` (see llm/dialects.py)."""

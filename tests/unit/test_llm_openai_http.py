@@ -243,3 +243,18 @@ def test_server_gone_is_a_connection_error_retried_then_reported(settings: Setti
         c.chat_sync("extractor", "ping")
     assert len(sleeps) == 2
     c.close()
+
+
+def test_rejected_tool_method_falls_back_and_terminates(settings: Settings, fake: FakeOpenAI) -> None:
+    fake.error(400, "tools are not supported by this server")
+    fake.error(400, "response_format is not supported either")
+    fake.reply({"content": '{"same": true, "reason": "same"}'})
+    settings = _settings(settings, "openai:qwen", fake.url)
+    settings.llm.structured_method = "tool"
+    c = LLMClient(settings, sleep=Sleeps())
+    assert c.structured_sync("resolver", "Same?", Verdict).same is True
+    assert "tools" in fake.requests[0]["body"]
+    assert fake.requests[1]["body"]["response_format"] == {"type": "json_object"}
+    assert "response_format" not in fake.requests[2]["body"]  # text: the schema in the prompt only
+    assert c.structured_method("resolver") == "text"
+    c.close()
