@@ -285,9 +285,9 @@ def ideate(
     resume: str = typer.Option(None, "--resume", help="Continue an interrupted, failed or stopped run by its id."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print prompts and longer tool results."),
 ) -> None:
-    """Run an ideation method on TOPIC, streaming its progress: `motivgraph ideate TOPIC [--method NAME]
-    [method flags]`, e.g. `--method soiq --ideas 2 --rounds 3`; `--list-methods` shows every method's
-    flags. TOPIC is not needed with --resume, or with a topics file and --topic-id.
+    """Run an ideation method on TOPIC, streaming its progress: `motivgraph ideate TOPIC --method NAME`
+    followed by the method's own flags, e.g. `--method soiq --ideas 2 --rounds 3`; `--list-methods`
+    shows every method's flags. TOPIC is not needed with --resume, or with a topics file and --topic-id.
 
     Writes <out>/<run id>/ with transcript.jsonl, ideas.json (idea records), summary.md, repro.json
     and a checkpoint for --resume.
