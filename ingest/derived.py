@@ -9,7 +9,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import BackendUnavailable, MotivGraphError
 
 if TYPE_CHECKING:
     from motivgraph.graph.runtime import Runtime
@@ -25,7 +25,8 @@ class DerivedReport:
 
 def repair_derived(rt: Runtime) -> DerivedReport:
     """Bring the node index and the paper index up to the graph. Never raises for an index problem:
-    the graph is complete, only a derived artefact lags, and the report says how to fix it."""
+    the graph is complete, only a derived artefact lags, and the report says how to fix it. An
+    unreachable store is raised (BackendUnavailable): the caller reconnects and runs this again."""
     rep = DerivedReport()
     try:
         st = rt.node_index.status()
@@ -33,12 +34,16 @@ def repair_derived(rt: Runtime) -> DerivedReport:
         if st.state in ("stale", "corrupt") or (st.state == "missing" and has_nodes):
             rt.node_index.rebuild()
             rep.done.append(f"node index rebuilt (was {st.state})")
+    except BackendUnavailable:
+        raise
     except MotivGraphError as e:
         rep.problems.append(f"node index not repaired ({e}); run `motivgraph reindex`")
     try:
         added = rt.paper_index.catch_up()
         if added:
             rep.done.append(f"paper index: {added} papers embedded")
+    except BackendUnavailable:
+        raise
     except MotivGraphError as e:
         rep.problems.append(f"paper index not updated ({e}); run `motivgraph reindex`")
     return rep

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from motivgraph.errors import BudgetExceeded
+from motivgraph.errors import BackendUnavailable, BudgetExceeded
 from motivgraph.ingest.derived import DerivedReport, repair_derived
 from motivgraph.ingest.pipeline import (
     GraphPaperSink,
@@ -21,13 +21,42 @@ from motivgraph.ingest.pipeline import (
     IngestProgress,
     IngestSummary,
     dry_run_summary,
+    embedded_store_recovery,
     execute,
 )
 from motivgraph.ingest.plan import IngestPlan, plan_async
 from motivgraph.miner.sink import IngestEstimate, MinerSink, decide_extractor, estimate_plan
 
 if TYPE_CHECKING:
+    from motivgraph.graph.runtime import Runtime
     from motivgraph.settings import Settings
+
+T = TypeVar("T")
+
+
+async def _reconnecting(fn: Callable[[], T], rt: Runtime, note: Callable[[str], None] | None) -> T:
+    """Run a store-bound step (opening the sink, repairing indexes) in a thread; when the store is
+    unreachable, reconnect (restarting the embedded DB) with backoff and run it again — the same
+    policy the pipeline applies per document, so a DB that dies outside a document is no failure either."""
+    settings = rt.settings
+    recover = embedded_store_recovery(settings, None)
+    for attempt in range(settings.ingest.transient_max_consecutive + 1):
+        try:
+            return await asyncio.to_thread(fn)
+        except BackendUnavailable as e:
+            if attempt >= settings.ingest.transient_max_consecutive:
+                raise IngestInterrupted(f"the graph store stays unreachable ({e}); re-run the same command to resume"
+                                        ) from e
+            wait = min(60.0, settings.ingest.transient_backoff_s * 2**attempt)
+            if note is not None:
+                note(f"graph store unreachable ({e}); reconnecting in {wait:.1f}s")
+            await asyncio.sleep(wait)
+            try:
+                await recover()
+            except Exception as re_err:  # still down: the next attempt fails and counts
+                if note is not None:
+                    note(f"reconnect failed: {re_err}")
+    raise AssertionError("unreachable")
 
 
 @dataclass
@@ -90,11 +119,12 @@ async def run_ingest_command(
     try:
         sink: MinerSink | GraphPaperSink
         if req.extract:
-            sink = await asyncio.to_thread(MinerSink, rt, client=client, mode=mode)
+            chosen = client
+            sink = await _reconnecting(lambda: MinerSink(rt, client=chosen, mode=mode), rt, note)
             client = None  # the sink owns it now
             run.banner = sink.banner()
         else:
-            sink = GraphPaperSink(rt.store)
+            sink = GraphPaperSink(await _reconnecting(lambda: rt.store, rt, note))
         if on_start is not None:
             on_start(run)
         try:
@@ -107,9 +137,10 @@ async def run_ingest_command(
                 run.miner_rows = sink.report_rows()
                 await asyncio.to_thread(sink.close)
         if not isinstance(run.stopped, IngestInterrupted):  # the store is down: the re-run repairs them
-            run.derived = await asyncio.to_thread(repair_derived, rt)
+            run.derived = await _reconnecting(lambda: repair_derived(rt), rt, note)
     finally:
         if client is not None:
             client.close()
         await asyncio.to_thread(rt.close)
     return run
+

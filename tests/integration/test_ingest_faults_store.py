@@ -11,7 +11,6 @@ import shutil
 import signal
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from motivgraph.cli import app
@@ -87,5 +86,23 @@ def test_rerun_with_nothing_to_do_repairs_the_paper_and_node_indexes(settings: S
         assert rt.paper_index.status().state == "ok", rt.paper_index.status().message
         assert rt.node_index.status().state == "ok", rt.node_index.status().message
         assert rt.paper_index.status().counts.get("paper", 0) == 2
+    finally:
+        rt.close()
+
+
+async def test_store_steps_outside_documents_reconnect_too(settings: Settings) -> None:
+    """The DB dying while the command opens its sink or repairs the indexes is no failure either: the
+    step reconnects (restarting the embedded DB) and runs again (found by bench/chaos.py kill_db)."""
+    from motivgraph.graph.runtime import Runtime
+    from motivgraph.miner.ingest_run import _reconnecting
+
+    settings.ingest.transient_backoff_s = 0.01
+    rt = Runtime(settings)
+    try:
+        rt.store.ping()
+        os.kill(int((settings.data_dir / "falkordb" / "falkordb.pid").read_text()), signal.SIGKILL)
+        notes: list[str] = []
+        stats = await _reconnecting(lambda: rt.store.stats(), rt, notes.append)
+        assert stats.nodes is not None and any("unreachable" in n for n in notes)
     finally:
         rt.close()
