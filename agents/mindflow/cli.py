@@ -163,6 +163,10 @@ async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list
     tools = None if no_tools else _tool_client(settings)
     client = PlatformLLMClient(settings, budget_usd=budget_usd)
     try:
+        for role in ("mindflow.ideator", "mindflow.judge"):
+            # bind both roles' models now: a config error surfaces before any spend, and a local model
+            # server is reached while idle rather than from a busy moment mid-step
+            client.require(role)
         items, graph = await _graph_topics(tools, items, from_graph, tcfg.seed)
         embedder = get_embedder(settings.embedding)
         embed_topics(items, embedder)  # once, with the graph's own model
