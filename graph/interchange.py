@@ -184,7 +184,7 @@ def _decode(raw: str | bytes) -> str:
         raise TextHygieneError(f"invalid UTF-8 byte 0x{raw[e.start]:02X}", e.start + 1, unit="byte") from None
 
 
-def _check_ref(ref: dict[str, Any], node_type: str, what: str) -> NodeIn:
+def _check_ref(ref: Any, node_type: str, what: str) -> NodeIn:
     if not isinstance(ref, dict):
         raise ValueError(f"{what} must be an object with key, name, description")
     n = NodeIn.model_validate(ref)
@@ -243,7 +243,7 @@ def parse_lines(lines: Iterable[str | bytes]) -> Parsed:
                 if nl.level < 0:
                     raise ValueError("level must be >= 0")
                 rec = NodeRecord(
-                    key=nl.key, type=nl.type, name=" ".join(nl.name.split()), description=nl.description,  # type: ignore[arg-type]
+                    key=nl.key, type=nl.type, name=" ".join(nl.name.split()), description=nl.description,
                     level=nl.level, aliases=nl.aliases, created_at=nl.created_at,
                 )
                 if not rec.name:
@@ -252,7 +252,7 @@ def parse_lines(lines: Iterable[str | bytes]) -> Parsed:
             elif kind == "paper":
                 out.papers.append((lineno, PaperRecord.model_validate(obj)))
             elif kind == "triple":
-                refs = {t: _check_ref(obj.get(t), t, t) for t in NODE_TYPES}  # type: ignore[arg-type]
+                refs = {t: _check_ref(obj.get(t), t, t) for t in NODE_TYPES}
                 triple = TripleIn.model_validate({**obj, **refs})
                 for t in NODE_TYPES:  # a name with no letters or digits has no key: a bad line, not a crash later
                     getattr(triple, t).key_for(t)
