@@ -137,11 +137,14 @@ def test_soiq_session_ends_with_an_idea_or_a_named_failure(ingested: Corpus) -> 
     assert len(dirs) == 1, r.stdout + r.stderr
     status = json.loads((dirs[0] / "status.json").read_text())
     assert status["status"] in ("completed", "failed"), status  # never left `running`
+    events = [json.loads(line) for line in (dirs[0] / "transcript.jsonl").read_text().splitlines() if line.strip()]
     if status["status"] == "failed":
         assert status.get("error"), status  # a named reason
     else:
         assert r.returncode in (0, 1), r.stderr
-    events = [json.loads(line) for line in (dirs[0] / "transcript.jsonl").read_text().splitlines() if line.strip()]
+        if not status.get("ideas_accepted"):  # no validated idea: each attempt says why
+            done = [e for e in events if e.get("type") == "idea_done"]
+            assert done and all(e.get("reason") or e.get("decision") for e in done), done
     assert any(e.get("type") == "usage" for e in events)  # real model calls were made and accounted
     results = [e for e in events if e.get("type") == "tool_result" and e.get("tool")]
     if not results:
