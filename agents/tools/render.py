@@ -132,9 +132,19 @@ _RENDERERS = {
 }
 
 
+def render_generic(r: BaseModel, cap: int = DEFAULT_CAP) -> str:
+    """A result type without its own renderer (a newly added tool): its fields as compact JSON lines,
+    so adding a tool needs no renderer until a better one is worth writing."""
+    import json
+
+    lines = [f"{type(r).__name__}:"]
+    for name, value in r.model_dump(mode="json", exclude_none=True).items():
+        items = value if isinstance(value, list) else [value]
+        lines += [f"- {name}: {json.dumps(v, ensure_ascii=False)[:400]}" for v in items]
+    return _fit(lines, cap)
+
+
 def render(result: BaseModel, cap: int = DEFAULT_CAP) -> str:
     """Text for any tool result, at most about `cap` tokens."""
-    fn = _RENDERERS.get(type(result))
-    if fn is None:
-        raise TypeError(f"no renderer for {type(result).__name__}")
+    fn = _RENDERERS.get(type(result), render_generic)
     return fn(result, cap)  # type: ignore[operator]

@@ -186,3 +186,17 @@ async def test_job_manager_marks_failed_when_setup_fails(settings):
         assert jobs.list(method="toy_panel")[0]["error"] == "OSError: graph socket missing"
     finally:
         unregister("toy_panel")
+
+
+def test_render_falls_back_for_a_new_result_type():
+    """A tool added to the table renders before anyone writes a renderer for it."""
+    from pydantic import BaseModel as _BM
+
+    from motivgraph.agents.tools.render import render
+
+    class NewResult(_BM):
+        query: str
+        items: list[dict]
+
+    text = render(NewResult(query="q", items=[{"name": f"n{i}", "text": "x" * 50} for i in range(200)]), cap=200)
+    assert text.startswith("NewResult:") and "n0" in text and "more lines cut" in text
