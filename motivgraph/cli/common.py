@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import typer
+from rich.markup import escape
 from pydantic import ValidationError
 from rich.console import Console
 
@@ -60,7 +61,8 @@ def cli_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except MotivGraphError as e:
-            err_console.print(f"[red]error:[/red] {e}", highlight=False, markup=True)
+            # The message is plain text: brackets in it (pip install 'motivgraph[anthropic]') are not markup.
+            err_console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, markup=True)
             raise typer.Exit(exit_code_for(e)) from None
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/yellow] — re-run the same command to resume")
