@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import typer
-from rich.markup import escape
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from motivgraph.errors import (
     BackendUnavailable,
