@@ -22,6 +22,9 @@ def create_service_app(source: Settings | ToolService | None = None) -> FastAPI:
     from motivgraph.api.app import create_app
 
     app = create_app(source)
+    from motivgraph.api.mcp import mount_mcp
+
+    mount_mcp(app)  # streamable-HTTP MCP at /mcp, over the same ToolService as the routes
     app.include_router(build_router())
     from motivgraph.agents.core.registry import all_contributions
 

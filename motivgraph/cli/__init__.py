@@ -14,6 +14,7 @@ from motivgraph.cli import (
     ideate_cmd,
     ingest_cmd,
     llm_cmd,
+    mcp_cmd,
     miner_cmd,
     search_cmd,
     serve_cmd,
@@ -63,6 +64,7 @@ ingest_cmd.register(app)
 miner_cmd.register(app)
 ideate_cmd.register(app)
 serve_cmd.register(app)
+mcp_cmd.register(app)
 
 
 def _version(value: bool) -> None:
