@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.agents.mindflow import prompts
 from motivgraph.agents.mindflow.config import FlowConfig
@@ -34,12 +34,20 @@ Ask = Callable[[list[Any], type[M]], Awaitable[tuple[M, CallUsage]]]
 
 
 class Proposal(BaseModel):
-    title: str = Field(min_length=1, max_length=400)
+    # no max_length in the schema: llama.cpp's constrained decoding expands maxLength into that many
+    # grammar repetitions (a 2000-character cap crashed its server); long titles are cut instead
+    title: str = Field(min_length=1)
     motivation: str = Field("", description="The problem found: the gap, why it matters, why now.")
     method: str = Field("", description="What is proposed and how it works.")
     experiments: str = Field("", description="Validation plan: data, baselines, metrics, ablations.")
     expected_outcome: str = ""
     risks: str = Field("", description="Risks and limitations.")
+
+
+    @field_validator("title")
+    @classmethod
+    def _cut(cls, v: str) -> str:
+        return v[:400]
 
 
 class Candidates(BaseModel):

@@ -155,7 +155,8 @@ class Verdict(BaseModel):
     technical_novelty: Literal["A", "B"] = Field(description="Is the method new?")
     effectiveness: Literal["A", "B"] = Field(description="Will the method likely work and the plan show it?")
     feasibility: Literal["A", "B"] = Field(description="Can it be done with realistic resources?")
-    rationale: str = Field("", max_length=2000, description="One or two sentences on the main differences.")
+    # no maxLength: llama.cpp turns it into a grammar of that many repetitions (and its server dies)
+    rationale: str = Field("", description="One or two sentences on the main differences.")
 
 
 class LLMJudge:
