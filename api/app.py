@@ -24,7 +24,7 @@ from motivgraph.api.middleware import (
     BodyLimitMiddleware,
     TrustedHostMiddleware,
 )
-from motivgraph.api.routes import explorer, health, nodes, papers, stats, tools, triples
+from motivgraph.api.routes import docs, explorer, health, nodes, papers, stats, tools, triples
 from motivgraph.api.services import ToolService
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
@@ -93,12 +93,14 @@ def create_app(
                 await aclose()
             service.ctx.runtime.close()
 
-    app = FastAPI(title="MotivGraph", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    # docs_url/redoc_url None: /docs and /redoc come from routes.docs with local assets (no CDN)
+    app = FastAPI(title="MotivGraph", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None)
     app.state.service = service
     app.state.settings = settings
 
     errors.install(app, errors.Redactor(_secrets(settings), _server_paths(settings)))
-    for module in (health, stats, tools, triples, nodes, papers, explorer):
+    for module in (health, stats, tools, triples, nodes, papers, explorer, docs):
         app.include_router(module.router)
 
     # add_middleware puts each new one outside the previous ones

@@ -118,6 +118,10 @@ class PaperBrief(BaseModel):
 
 
 class NodeSearchRequest(_Req):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"query": "LLM compression", "k": 5, "types": ["solution"], "min_score": 0.3},
+    ]})
+
     query: Query = Field(description="What to look for, in words (e.g. 'LLM compression').")
     k: int = Field(10, ge=1, le=100, description="Number of nodes to return (1..100).")
     types: TypeList | None = Field(None, description="Only these node types (problem, challenge, solution).")
@@ -138,6 +142,10 @@ class NodeSearchResult(BaseModel):
 
 
 class NodeRelationRequest(_Req):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"names": ["model quantization for large language models"], "max_triples": 10},
+    ]})
+
     names: Annotated[list[Name], Field(min_length=1, max_length=20)] = Field(
         description="Node names or keys (1..20); names match case- and alias-insensitively."
     )
@@ -173,6 +181,10 @@ class NodeRelationResult(BaseModel):
 
 
 class RandomNodesRequest(_Req):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"n": 5, "mode": "triples", "far_from": "protein folding", "seed": 7},
+    ]})
+
     n: int = Field(10, ge=1, le=50, description="How many nodes (or triples) to draw (1..50).")
     types: TypeList | None = Field(None, description="Only these node types (mode=nodes).")
     mode: Literal["nodes", "triples"] = Field("nodes", description="Draw single nodes or whole P→C→S triples.")
@@ -205,6 +217,10 @@ class RandomNodesResult(BaseModel):
 
 
 class LiteratureSearchRequest(_Req):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"query": "speculative decoding for language models", "limit": 5, "year_from": 2020},
+    ]})
+
     query: Query = Field(description="Search query in English.")
     limit: int = Field(10, ge=1, le=100, description="Most papers returned (1..100).")
     year_from: int | None = Field(None, ge=1800, le=2200, description="Earliest publication year.")
@@ -247,6 +263,10 @@ class LiteratureSearchResult(BaseModel):
 
 
 class TransferRequest(_Req):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"topic": "energy efficient routing in sensor networks", "k": 3},
+    ]})
+
     topic: Query = Field(description="Research topic or target challenge, in words.")
     k: int = Field(5, ge=1, le=50, description="Most transfer candidates returned (1..50).")
     targets: int = Field(5, ge=1, le=20, description="Challenges near the topic to start from.")

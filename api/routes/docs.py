@@ -1,0 +1,60 @@
+"""`/docs` (Swagger UI) and `/redoc` served from local assets, so the API docs work offline.
+
+The assets come from the pinned `fastapi-offline` package (Swagger UI and ReDoc bundles, MIT); FastAPI's
+default pages load them from a CDN, which leaves /docs blank on an air-gapped machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse
+
+router = APIRouter(include_in_schema=False)
+
+ASSETS_PREFIX = "/docs-assets"
+# Only these files are served (never a path from the request); name -> media type
+ASSETS = {
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui.css": "text/css",
+    "redoc.standalone.js": "text/javascript",
+    "favicon.png": "image/png",
+}
+
+
+def assets_dir() -> Path:
+    import fastapi_offline
+
+    return Path(fastapi_offline.__file__).resolve().parent / "static"
+
+
+def _openapi_url(request: Request) -> str:
+    return request.scope.get("root_path", "") + (request.app.openapi_url or "/openapi.json")
+
+
+@router.get("/docs", response_class=HTMLResponse)
+def swagger_ui(request: Request) -> HTMLResponse:
+    return get_swagger_ui_html(
+        openapi_url=_openapi_url(request), title=f"{request.app.title} — API docs",
+        swagger_js_url=f"{ASSETS_PREFIX}/swagger-ui-bundle.js", swagger_css_url=f"{ASSETS_PREFIX}/swagger-ui.css",
+        swagger_favicon_url=f"{ASSETS_PREFIX}/favicon.png",
+        swagger_ui_parameters={"validatorUrl": None},  # no badge fetched from validator.swagger.io
+    )
+
+
+@router.get("/redoc", response_class=HTMLResponse)
+def redoc(request: Request) -> HTMLResponse:
+    return get_redoc_html(
+        openapi_url=_openapi_url(request), title=f"{request.app.title} — API reference",
+        redoc_js_url=f"{ASSETS_PREFIX}/redoc.standalone.js", redoc_favicon_url=f"{ASSETS_PREFIX}/favicon.png",
+        with_google_fonts=False,
+    )
+
+
+@router.get(ASSETS_PREFIX + "/{name}")
+def asset(name: str) -> FileResponse:
+    media = ASSETS.get(name)
+    if media is None:
+        raise HTTPException(404, f"No docs asset {name!r}")
+    return FileResponse(assets_dir() / name, media_type=media, headers={"Cache-Control": "public, max-age=86400"})
