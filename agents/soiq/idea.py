@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from motivgraph.agents.core.jsonreply import candidate_spans, loads_lenient
 from motivgraph.errors import StructuredOutputError
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,6 @@ class Idea(BaseModel):
         return "```json\n" + json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n```"
 
 
-_FENCE_RE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 _KEY_CANON = {re.sub(r"[^a-z]", "", f.lower()): f for f in IDEA_FIELDS}
 # Spellings models commonly use for the same fields.
 _KEY_CANON.update(
@@ -91,21 +91,6 @@ _KEY_CANON.update(
 )
 
 
-def _candidates(text: str) -> list[str]:
-    """JSON-looking spans of a reply, most specific first: fenced blocks after an IDEA JSON marker,
-    any fenced block, then the outermost {...} span."""
-    out: list[str] = []
-    marker = re.search(r"IDEA\s+JSON\s*:?", text, re.IGNORECASE)
-    tail = text[marker.end() :] if marker else text
-    out.extend(m.group(1) for m in _FENCE_RE.finditer(tail))
-    if marker:
-        out.extend(m.group(1) for m in _FENCE_RE.finditer(text))
-    start, end = tail.find("{"), tail.rfind("}")
-    if start != -1:
-        out.append(tail[start : end + 1] if end > start else tail[start:])
-    return [c for c in out if "{" in c]
-
-
 def _canon_keys(obj: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in obj.items():
@@ -118,33 +103,13 @@ def _canon_keys(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _loads(span: str) -> tuple[dict[str, Any] | None, bool]:
-    """(object, repaired) — strict JSON first, then json_repair for the usual breakage
-    (trailing commas, unescaped quotes, truncation, single quotes)."""
-    try:
-        obj = json.loads(span)
-        return (obj, False) if isinstance(obj, dict) else (None, False)
-    except json.JSONDecodeError:
-        pass
-    from json_repair import repair_json
-
-    try:
-        obj = repair_json(span, return_objects=True)
-    except Exception as e:  # json_repair raises a variety of errors on hopeless input
-        log.debug("json_repair failed: %s", e)
-        return None, False
-    if isinstance(obj, list):
-        obj = next((o for o in obj if isinstance(o, dict)), None)
-    return (obj, True) if isinstance(obj, dict) and obj else (None, False)
-
-
 def parse_idea(text: str) -> tuple[Idea, bool]:
     """The idea in a reply and whether the JSON needed repair. Raises IdeaParseError listing what is
     missing or invalid, phrased so it can be sent back to the model as a correction request."""
     problems: list[str] = []
     best_missing: list[str] | None = None
-    for span in _candidates(text):
-        obj, repaired = _loads(span)
+    for span in candidate_spans(text, r"IDEA\s+JSON\s*:?"):
+        obj, repaired = loads_lenient(span)
         if obj is None:
             continue
         if len(obj) == 1 and isinstance(next(iter(obj.values())), dict):  # {"idea": {...}}

@@ -200,3 +200,14 @@ def test_render_falls_back_for_a_new_result_type():
 
     text = render(NewResult(query="q", items=[{"name": f"n{i}", "text": "x" * 50} for i in range(200)]), cap=200)
     assert text.startswith("NewResult:") and "n0" in text and "more lines cut" in text
+
+
+def test_json_reply_spans_and_repair():
+    from motivgraph.agents.core.jsonreply import candidate_spans, loads_lenient
+
+    text = 'Prose {"not": "this"}\nCARDS:\n```json\n{"a": 1, "b": [1, 2,],}\n```'
+    spans = candidate_spans(text, r"CARDS:")
+    assert spans[0].strip().startswith('{"a": 1')
+    assert loads_lenient(spans[0]) == ({"a": 1, "b": [1, 2]}, True)
+    assert loads_lenient('{"x": 2}') == ({"x": 2}, False)
+    assert loads_lenient("no json at all") == (None, False)
