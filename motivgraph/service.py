@@ -39,8 +39,10 @@ def serve_factory() -> FastAPI:
     """Entry point for uvicorn workers (`motivgraph serve`): settings from env, plain log lines."""
     from motivgraph.api.app import set_compute_threads
     from motivgraph.logging import setup_logging
+    from motivgraph.private import set_private_umask
     from motivgraph.settings import get_settings
 
+    set_private_umask()  # also when uvicorn runs this factory directly, not through `motivgraph serve`
     settings = get_settings()
     setup_logging(settings.log_level, rich=False)
     set_compute_threads(settings.api.compute_threads)
