@@ -161,6 +161,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     settings = Settings()
     gold = json.loads(GOLD.read_text())
     papers = {}
+    keys = list(gold["papers"])[: args.papers] if args.papers else list(gold["papers"])
+    gold = dict(gold, papers={k: gold["papers"][k] for k in keys},
+                merges=[m for m in gold["merges"] if m["a"].split(".")[0] in keys and m["b"].split(".")[0] in keys])
     for key, p in gold["papers"].items():
         path = args.shared / "corpus" / p["source"]
         if not path.exists():
@@ -208,6 +211,7 @@ def main() -> None:
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     ap.add_argument("--match", type=float, default=0.6, help="least mean cosine for a triple match")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--papers", type=int, help="score only the first N gold papers (slow local models)")
     ap.add_argument("--dump", action="store_true", help="include the extracted triples in --json")
     args = ap.parse_args()
     out = asyncio.run(run(args))
