@@ -106,7 +106,7 @@ def create_app(
     # add_middleware puts each new one outside the previous ones
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.api.max_body_bytes)
     keyed = settings.api.api_key is not None and bool(settings.api.api_key.get_secret_value())
-    open_paths = ("/health", "/health/live", "/explorer", "/")
+    open_paths = ("/health", "/health/live", "/explorer", "/explorer/", "/explorer-assets/", "/")
     if keyed:
         app.add_middleware(ApiKeyMiddleware, api_key=settings.api.api_key.get_secret_value(),  # type: ignore[union-attr]
                            open_paths=open_paths)

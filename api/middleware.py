@@ -84,9 +84,13 @@ class ApiKeyMiddleware:
         self.app = app
         self.key = api_key.encode()
         self.open_paths = frozenset(open_paths)
+        # an open path ending in "/" opens everything under it (the explorer's deep links and assets); "/" is
+        # only the root itself
+        self.open_prefixes = tuple(p for p in self.open_paths if p.endswith("/") and p != "/")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") == "OPTIONS" or scope.get("path") in self.open_paths:
+        if scope["type"] != "http" or scope.get("method") == "OPTIONS" or scope.get("path") in self.open_paths \
+                or (self.open_prefixes and scope.get("path", "").startswith(self.open_prefixes)):
             await self.app(scope, receive, send)
             return
         given = b""
