@@ -13,7 +13,8 @@ Fault kinds:
 - db_mid_ingest  the DB killed once the first document is stored: the same run must restart it and
                  finish (exit 0) without a re-run;
 - llm_down_up    the LLM extractor's endpoint (a scripted model behind a fake OpenAI-compatible server
-                 on loopback) is down when the ingest starts and comes up at a random point.
+                 on loopback) is down when the ingest starts; it comes up a seeded random time after the
+                 ingest met the outage (its first transient pause).
 Used by tests/reliability/test_chaos.py (CI: 3 trials per kind) and bench/chaos.py (the full table).
 """
 
@@ -289,8 +290,15 @@ class Chaos:
                 else:
                     res.note = "ingest finished before the kill"
             elif fault == "llm_down_up":
-                at = rng.uniform(1.0, max(2.0, 0.6 * base.seconds))
-                while time.monotonic() - t0 < at and proc.poll() is None:
+                # the endpoint stays down until the ingest has met the outage (a logged transient pause),
+                # then comes up after a further seeded random delay
+                log_path = data.parent / "ingest.log"
+                while proc.poll() is None and time.monotonic() < deadline:
+                    if "transient failure" in log_path.read_text(errors="replace"):
+                        break
+                    time.sleep(0.1)
+                up = time.monotonic() + rng.uniform(0.0, 8.0)
+                while time.monotonic() < up and proc.poll() is None:
                     time.sleep(0.05)
                 res.killed_at_s = time.monotonic() - t0  # here: when the endpoint came up
                 assert port is not None

@@ -34,4 +34,6 @@ def test_fault_resumes_to_an_identical_graph(chaos: Chaos, fault: str, seed: int
     assert t.ledger_same, detail
     assert t.orphans == 0, detail
     if fault == "db_mid_ingest" and not t.note:
-        assert t.first_rc == 0, detail  # the same run restarted the DB and finished
+        assert t.first_rc == 0 and t.pauses >= 1, detail  # the same run paused, restarted the DB and finished
+    if fault == "llm_down_up":
+        assert t.pauses >= 1 and t.first_rc == 0, detail  # the outage was met, and the same run finished
