@@ -19,6 +19,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 
@@ -55,7 +56,7 @@ def parse_or_reason(path: Path, max_pages: int) -> Paper | str:
         return f"ParseError: {e}"
 
 
-def quality(shared: Path, verbose: bool) -> dict[str, object]:
+def quality(shared: Path, verbose: bool) -> dict[str, Any]:
     truth = json.loads(TRUTH_PATH.read_text())
     totals = dict.fromkeys(FIELDS, 0)
     n = 0
@@ -88,7 +89,7 @@ def quality(shared: Path, verbose: bool) -> dict[str, object]:
     return {"n": n, "correct": totals, "misses": misses}
 
 
-def coverage(shared: Path) -> dict[str, object]:
+def coverage(shared: Path) -> dict[str, str]:
     rows: dict[str, str] = {}
     for folder in FOLDERS:
         for path in sorted((shared / "corpus" / folder).glob("*.pdf")):
@@ -146,7 +147,7 @@ def main() -> None:
     n = q["n"]
     print(f"parse quality on {n} hand-checked papers ({TRUTH_PATH.name}):")
     for f in FIELDS:
-        print(f"  {f:15s} {q['correct'][f]:3d}/{n}")  # type: ignore[index]
+        print(f"  {f:15s} {q['correct'][f]:3d}/{n}")
     cov = coverage(args.shared)
     ok = sum(v == "ok" for v in cov.values())
     reasons = {k: v for k, v in cov.items() if v.startswith("reason")}

@@ -178,9 +178,9 @@ def _sections(rec: dict[str, Any], repairs: list[Repairs]) -> list[Section]:
         for field_name, heading in (("introduction", "Introduction"), ("related_work", "Related Work"),
                                     ("method", "Method"), ("methods", "Methods"), ("conclusion", "Conclusion"),
                                     ("conclusions", "Conclusions")):
-            t = rec.get(field_name)
-            if isinstance(t, str) and t.strip():
-                out.append(Section(heading=heading, text=_clean(t, repairs)))
+            value = rec.get(field_name)
+            if isinstance(value, str) and value.strip():
+                out.append(Section(heading=heading, text=_clean(value, repairs)))
     return [s for s in out if s.text or s.heading]
 
 

@@ -175,7 +175,7 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
                     )
                 )
                 or x0 < last_x1 - 50  # type: ignore[operator]
-                or x0 - last_x1 > 40  # type: ignore[operator]
+                or x0 - last_x1 > 40
             ):
                 flush()
                 new_word = True
