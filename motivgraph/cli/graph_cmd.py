@@ -136,8 +136,11 @@ def push(
     ),
     database: str = typer.Option("neo4j", "--database", help="Neo4j database name."),
     replace: bool = typer.Option(False, "--replace", help="Delete the target graph first (default: merge)."),
+    embeddings: bool = typer.Option(True, "--embeddings/--no-embeddings",
+                                    help="Also write node embeddings and create the vector + full-text indexes."),
 ) -> None:
-    """Copy the configured (usually embedded) graph into Neo4j through the export/import path."""
+    """Copy the configured (usually embedded) graph into Neo4j through the export/import path; then write node
+    embeddings and create the vector indexes and the full-text index (names in graph/neo4j_search.py)."""
     from motivgraph.graph import open_store
     from motivgraph.graph.interchange import copy_graph
 
@@ -145,6 +148,7 @@ def push(
     target_settings = _neo4j_settings(settings, neo4j_uri, neo4j_user, neo4j_password, database)
     rt = Runtime(settings)
     target = None
+    indexed = None
     try:
         src = rt.store
         target = open_store(target_settings)
@@ -152,6 +156,12 @@ def push(
         target.ensure_schema()
         with _progress() as tick:
             report = copy_graph(src, target, batch_size=settings.graph.batch_size, replace=replace, progress=tick)
+        if embeddings and not report.errors:
+            from motivgraph.graph.neo4j_search import push_embeddings
+
+            with _progress() as tick:
+                indexed = push_embeddings(target, rt.embedder, src.iter_nodes(),
+                                          progress=lambda done: tick("embed", done, report.nodes))
     finally:
         if target is not None:
             target.close()
@@ -164,6 +174,8 @@ def push(
         f"pushed {report.nodes} nodes, {report.papers} papers, {report.triples} triples, {report.parents} parent "
         f"links to {neo4j_uri} (database {database})"
     )
+    if indexed is not None:
+        console.print(f"embedded {indexed.nodes} nodes; indexes: {', '.join(indexed.indexes)}")
 
 
 @app.command("stats")

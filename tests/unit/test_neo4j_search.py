@@ -1,0 +1,67 @@
+"""`graph push` extras for Neo4j users: node embeddings, vector indexes and a full-text index — against the
+recording fake driver (not a live Neo4j), with the real embedder."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from motivgraph.graph.models import NodeRecord
+from motivgraph.graph.neo4j_search import (
+    FULLTEXT_INDEX,
+    VECTOR_INDEXES,
+    embedding_statement,
+    index_ddl,
+    push_embeddings,
+)
+from motivgraph.graph.vector_index import node_text
+from tests.unit.test_neo4j_backend import EVIL, assert_parameterised, make
+
+NODES = [
+    NodeRecord(key="problem:efficient llm inference", type="problem", name="Efficient LLM inference",
+               description="Serving large language models cheaply."),
+    NodeRecord(key="challenge:memory footprint", type="challenge", name="Memory footprint", description=""),
+    NodeRecord(key=f"solution:{EVIL.lower()}", type="solution", name=EVIL, description="quantize' weights"),
+    NodeRecord(key="solution:quantization", type="solution", name="Quantization", description="4-bit weights."),
+]
+
+
+def test_push_writes_unit_embeddings_parameterised_then_creates_indexes(embedder: Any) -> None:
+    store, driver = make()
+    ticks: list[int] = []
+    report = push_embeddings(store, embedder, NODES, batch_size=3, progress=ticks.append)
+    assert report.nodes == 4 and ticks == [3, 4]
+    assert set(report.indexes) == {*VECTOR_INDEXES.values(), FULLTEXT_INDEX}
+
+    writes = [(q, p) for mode, q, p, _ in driver.calls if mode == "write"]
+    assert driver.transactions == ["write", "write"]  # one transaction per batch
+    written: dict[str, list[float]] = {}
+    for q, p in writes:
+        assert_parameterised(q, p, [EVIL, "quantize'"])
+        assert "setNodeVectorProperty" in q
+        for row in p["rows"]:
+            written[row["key"]] = row["embedding"]
+    assert set(written) == {n.key for n in NODES}
+    for n in NODES:  # the same text and vectors as the FAISS index
+        expected = embedder.embed([node_text(n.name, n.description)])[0]
+        got = np.asarray(written[n.key], dtype=np.float32)
+        assert got.shape == (embedder.dim,) and np.allclose(got, expected, atol=1e-5)
+        assert f":{n.type.capitalize()} " in next(q for q, p in writes if any(r["key"] == n.key for r in p["rows"]))
+
+    ddl = [q for mode, q, _, _ in driver.calls if mode == "auto"]
+    assert ddl == index_ddl(embedder.dim)
+    assert all("IF NOT EXISTS" in q for q in ddl)
+    assert any(f"`vector.dimensions`: {embedder.dim}" in q and "'cosine'" in q for q in ddl)
+    assert any(FULLTEXT_INDEX in q and "Problem|Challenge|Solution" in q for q in ddl)
+
+
+def test_ddl_and_statements_take_only_fixed_names() -> None:
+    with pytest.raises(ValueError):
+        embedding_statement("Paper) DETACH DELETE (n")
+    with pytest.raises(ValueError):
+        index_ddl(0)
+    with pytest.raises(ValueError):
+        index_ddl("384}) // x")  # type: ignore[arg-type]
+    assert len(index_ddl(384)) == 4
