@@ -196,16 +196,27 @@ def mount_mcp(app: FastAPI, service: ToolService | None = None, path: str = MCP_
     from starlette.routing import Route
 
     server = build_server(service if service is not None else app.state.service)
-    # Host checks are the app's TrustedHostMiddleware (MOTIVGRAPH_API_ALLOWED_HOSTS), not a second list here.
-    manager = StreamableHTTPSessionManager(
-        server, stateless=True, json_response=True,
-        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    app.router.routes.append(Route(path, endpoint=StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"]))
+
+    def new_manager() -> StreamableHTTPSessionManager:
+        # Host checks are the app's TrustedHostMiddleware (MOTIVGRAPH_API_ALLOWED_HOSTS), not a second list here.
+        return StreamableHTTPSessionManager(
+            server, stateless=True, json_response=True,
+            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+
+    # A session manager runs once; an app's lifespan may run several times in one process (test clients,
+    # fuzzers), so each lifespan gets a fresh manager and the route always speaks to the current one.
+    current = {"manager": new_manager()}
+
+    async def endpoint(scope: Any, receive: Any, send: Any) -> None:
+        await StreamableHTTPASGIApp(current["manager"])(scope, receive, send)
+
+    app.router.routes.append(Route(path, endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
     inner = app.router.lifespan_context
 
     @asynccontextmanager
     async def lifespan(a: Any) -> AsyncIterator[Any]:
-        async with manager.run(), inner(a) as state:
+        current["manager"] = new_manager()
+        async with current["manager"].run(), inner(a) as state:
             yield state
 
     app.router.lifespan_context = lifespan
