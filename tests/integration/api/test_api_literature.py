@@ -144,7 +144,7 @@ async def test_s2_down_falls_back_to_local(api_settings, tmp_path):
     svc = make_service(api_settings, tmp_path, fake, [])
     body = (await _search(svc, query="ant colony optimization", limit=2)).json()
     assert body["source"] == "local"
-    assert "connection failed" in body["fallback_reason"]
+    assert "connection refused" in body["fallback_reason"]
     assert body["papers"][0]["title"] == "Ant colony optimization for vehicle routing"
     assert len(body["papers"]) == 2
 
