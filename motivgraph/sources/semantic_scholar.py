@@ -36,7 +36,7 @@ from motivgraph.outbound import (
     parse_retry_after,
     status_code,
 )
-from motivgraph.settings import SemanticScholarSettings
+from motivgraph.settings import SemanticScholarSettings, Settings
 
 log = logging.getLogger(__name__)
 
@@ -213,3 +213,10 @@ class SemanticScholarClient:
             return None
         return hit
 
+
+
+def client_from_settings(settings: Settings) -> SemanticScholarClient | None:
+    """The Semantic Scholar client configured from settings (None when disabled)."""
+    if not settings.s2.enabled:
+        return None
+    return SemanticScholarClient(settings.s2, cache_dir=settings.cache_dir)

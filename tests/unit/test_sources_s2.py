@@ -13,7 +13,7 @@ from motivgraph.errors import ExternalServiceError, RateLimited
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.pipeline import SinkResult, ingest_async
 from motivgraph.settings import IngestSettings, SemanticScholarSettings, Settings
-from motivgraph.sources.semantic_scholar import SemanticScholarClient
+from motivgraph.sources.semantic_scholar import SemanticScholarClient, client_from_settings
 from tests.fixtures.ingest.pdfgen import write_paper
 
 TITLE = "Sparse Information Extraction: Unsupervised Language Models to the Rescue"
@@ -204,3 +204,12 @@ async def test_ingest_fills_metadata_from_a_local_s2(tmp_path: Path) -> None:
     assert hits and hits[0].startswith("/paper/search/match")
     assert (p.year, p.venue, p.doi, p.arxiv_id) == (2024, "ACL", "10.18653/v1/2024.acl-long.1", "2401.00001")
     assert p.paper_id.startswith("sha256:")  # the id does not depend on the API having answered
+
+
+def test_client_from_settings_follows_the_enabled_switch(tmp_path: Path) -> None:
+    on = Settings(data_dir=tmp_path, _env_file=None)  # type: ignore[call-arg]
+    on.s2.enabled = True
+    off = Settings(data_dir=tmp_path, _env_file=None)  # type: ignore[call-arg]
+    off.s2.enabled = False
+    assert isinstance(client_from_settings(on), SemanticScholarClient)
+    assert client_from_settings(off) is None
