@@ -121,6 +121,7 @@ def version() -> int:
 # each: name -> "module:Object". Loaded only when the command is invoked or the service is assembled.
 CONTRIBUTIONS: dict[str, str] = {
     "eval": "motivgraph.agents.evaluation.contrib:EvaluationContribution",
+    "mindflow": "motivgraph.agents.mindflow.contrib:MindflowContribution",
 }
 
 

@@ -1,0 +1,24 @@
+"""What MindFlow contributes at the top of the CLI through the registry's CONTRIBUTIONS table:
+`motivgraph mindflow train|show` (the same commands as `motivgraph method mindflow …`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import typer
+
+
+class MindflowContribution:
+    name = "mindflow"
+    summary = "Train and inspect MindFlow's topic-aware controller."
+
+    @classmethod
+    def cli(cls) -> typer.Typer:
+        from motivgraph.agents.mindflow.cli import app
+
+        return app
+
+    @classmethod
+    def router(cls) -> None:
+        return None
