@@ -8,6 +8,8 @@ A `.env` file in the working directory is read too. Secrets are `SecretStr`: nev
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -116,6 +118,24 @@ class SemanticScholarSettings(BaseModel):
 
 
 LLM_ROLES = ("extractor", "parent_judge", "resolver", "researcher", "mentor", "ideator", "critic", "judge")
+# A method's own roles are namespaced (`ideagent.stenographer`, `eval.pairwise.judge`): an override keyed by
+# the full name wins, then one keyed by its last part when that is a shared role, then the default model.
+_NAMESPACED_ROLE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
+
+
+def is_role_name(role: str) -> bool:
+    """A shared role (LLM_ROLES) or a method-namespaced one (`<method>.<role>`)."""
+    return role in LLM_ROLES or bool(_NAMESPACED_ROLE.match(role))
+
+
+def role_override_key(roles: Mapping[str, Any], role: str | None) -> str | None:
+    """Which key of `roles` configures `role`: the full name, else its shared last part, else none."""
+    if not role:
+        return None
+    if role in roles:
+        return role
+    base = role.rsplit(".", 1)[-1]
+    return base if "." in role and base in LLM_ROLES and base in roles else None
 
 
 class RoleOverride(BaseModel):
@@ -143,7 +163,9 @@ class LLMSettings(BaseModel):
     roles: dict[str, RoleOverride] = Field(
         default_factory=dict,
         description="Per-role overrides keyed by role: extractor, parent_judge, resolver, researcher, "
-        "mentor, ideator, critic, judge. JSON in env: MOTIVGRAPH_LLM_ROLES='{\"mentor\": {...}}'.",
+        "mentor, ideator, critic, judge, or a method's namespaced role (ideagent.stenographer, "
+        "soiq.mentor, eval.pairwise.judge; the full name wins over its last part). "
+        "JSON in env: MOTIVGRAPH_LLM_ROLES='{\"mentor\": {...}}'.",
     )
     temperature: float = Field(0.2, ge=0, le=2, description="Default sampling temperature.")
     max_tokens: int = Field(2048, ge=1, description="Default reply token cap.")
@@ -197,9 +219,9 @@ class LLMSettings(BaseModel):
         8089, ge=0, le=65535, description="Preferred loopback port of the local: model server (0 or busy: a "
         "free port is picked and recorded). Differs from `motivgraph serve`'s 8000.",
     )
-    local_threads: int | None = Field(None, ge=1, le=256, description="CPU threads of the local: model "
-                                      "server (default: the machine's cores less one, 1 to 4: llama.cpp threads spin-wait, so on a busy "
-                                      "machine fewer threads are faster).")
+    local_threads: int | None = Field(
+        None, ge=1, le=256, description="CPU threads of the local: model server (default: the machine's cores "
+        "less one, 1 to 4: llama.cpp threads spin-wait, so on a busy machine fewer threads are faster).")
     models_dir: Path | None = Field(
         None, description="Where local: model presets (GGUF files) are looked up first; then <data_dir>/models "
         "and <venv>/share/motivgraph/models (where scripts/setup.sh --with-local-llm puts them).",
@@ -208,9 +230,10 @@ class LLMSettings(BaseModel):
     @field_validator("roles")
     @classmethod
     def _known_roles(cls, v: dict[str, RoleOverride]) -> dict[str, RoleOverride]:
-        unknown = sorted(set(v) - set(LLM_ROLES))
+        unknown = sorted(r for r in v if not is_role_name(r))
         if unknown:
-            raise ValueError(f"unknown LLM role(s) {', '.join(unknown)}; roles are: {', '.join(LLM_ROLES)}")
+            raise ValueError(f"unknown LLM role(s) {', '.join(unknown)}; roles are: {', '.join(LLM_ROLES)}, "
+                             "or a method's namespaced role such as ideagent.critic or soiq.researcher")
         return v
 
 

@@ -40,12 +40,14 @@ class PlatformLLMClient(LLMClient):
     def _model(self, role: str | None) -> Any:
         if role is None or role == DEFAULT_ROLE or "." not in role or role in self._injected:
             return super()._model(role)
+        if role in self.cfg.roles:  # the method's own role has its own model (MOTIVGRAPH_LLM_ROLES)
+            return super()._model(role)
         if role not in self._bound:
             self._bound[role] = super()._model(model_role(role))
         return self._bound[role]
 
     def is_configured(self, role: str | None = None) -> bool:
-        if role is not None and "." in role and role not in self._injected:
+        if role is not None and "." in role and role not in self._injected and role not in self.cfg.roles:
             base = model_role(role)
             return bool(self._default_model or base in self._injected or _configured(self.cfg, base))
         return super().is_configured(role)

@@ -34,7 +34,7 @@ from pydantic import SecretStr
 
 from motivgraph.errors import ConfigError
 from motivgraph.llm.dialects import dialect_for
-from motivgraph.settings import LLM_ROLES, LLMSettings
+from motivgraph.settings import LLM_ROLES, LLMSettings, RoleOverride, is_role_name, role_override_key
 
 log = logging.getLogger(__name__)
 
@@ -131,18 +131,23 @@ def split_model(value: str) -> tuple[str, str]:
     return provider, model.strip()
 
 
+def _override(settings: LLMSettings, role: str | None) -> RoleOverride | None:
+    key = role_override_key(settings.roles, role)
+    return settings.roles[key] if key is not None else None
+
+
 def is_configured(settings: LLMSettings, role: str | None = None) -> bool:
     """True when a model is set for `role` (or the default)."""
-    override = settings.roles.get(role) if role else None
+    override = _override(settings, role)
     return bool((override and override.model) or settings.model)
 
 
 def resolve_spec(settings: LLMSettings, role: str | None = None, data_dir: Path | None = None) -> ModelSpec:
     """The model spec for `role` (None: the default), or ConfigError naming the settings to set.
     `data_dir` locates local: model files and servers (default: the process settings' data dir)."""
-    if role is not None and role not in ROLES:
-        raise ConfigError(f"Unknown LLM role {role!r}; roles are: {', '.join(ROLES)}")
-    override = settings.roles.get(role) if role else None
+    if role is not None and not is_role_name(role):
+        raise ConfigError(f"Unknown LLM role {role!r}; roles are: {', '.join(ROLES)}, or <method>.<role>")
+    override = _override(settings, role)
     model_str = (override.model if override else None) or settings.model
     if not model_str:
         raise ConfigError(NO_MODEL_MESSAGE)

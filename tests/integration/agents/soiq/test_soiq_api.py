@@ -75,7 +75,8 @@ def parse_sse(text: str) -> list[dict]:
 async def test_http_session_lifecycle_and_event_stream(app_factory):
     app = app_factory(session_script())
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
-        r = await c.post("/ideation/sessions", json={"method": "soiq", "topic": "oversmoothing in deep GNNs", "ideas": 1})
+        body = {"method": "soiq", "topic": "oversmoothing in deep GNNs", "ideas": 1}
+        r = await c.post("/ideation/sessions", json=body)
         assert r.status_code == 202, r.text
         sid = r.json()["id"]
         assert r.json()["links"]["events"] == f"/ideation/sessions/{sid}/events"
@@ -148,7 +149,8 @@ def test_session_survives_client_disconnect(app_factory):
     server, thread, base = _serve(app)
     try:
         with httpx.Client(base_url=base, timeout=30) as c:
-            sid = c.post("/ideation/sessions", json={"method": "soiq", "topic": "oversmoothing in deep GNNs", "ideas": 1}).json()["id"]
+            body = {"method": "soiq", "topic": "oversmoothing in deep GNNs", "ideas": 1}
+            sid = c.post("/ideation/sessions", json=body).json()["id"]
             # read the first events of the stream, then drop the connection mid-session
             with c.stream("GET", f"/ideation/sessions/{sid}/events") as resp:
                 seen = []
@@ -203,7 +205,8 @@ async def test_shutdown_interrupts_running_sessions(app_factory, settings):
     app = app_factory(session_script(delay=5.0))
     async with app.router.lifespan_context(app), \
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
-        sid = (await c.post("/ideation/sessions", json={"method": "soiq", "topic": "oversmoothing in deep GNNs"})).json()["id"]
+        body = {"method": "soiq", "topic": "oversmoothing in deep GNNs"}
+        sid = (await c.post("/ideation/sessions", json=body)).json()["id"]
         for _ in range(200):
             if (await c.get(f"/ideation/sessions/{sid}")).json()["status"] == "running":
                 break

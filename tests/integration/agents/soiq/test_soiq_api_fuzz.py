@@ -26,8 +26,9 @@ def schema(tmp_path_factory):
                                            headers={"Host": "localhost"})
 
 
-LABELS = ["GET /ideation/methods", "GET /ideation/sessions", "GET /ideation/sessions/{run_id}", "POST /ideation/sessions/{run_id}/resume",
-          "POST /ideation/sessions", "GET /ideation/sessions/{run_id}/events"]
+LABELS = ["GET /ideation/methods", "GET /ideation/sessions", "GET /ideation/sessions/{run_id}",
+          "POST /ideation/sessions/{run_id}/resume", "POST /ideation/sessions",
+          "GET /ideation/sessions/{run_id}/events"]
 
 
 def _no_llm_503(case, response) -> bool:
