@@ -117,7 +117,9 @@ async def test_openapi_documents_models(client):
 async def test_explorer_page(client):
     r = await client.get("/explorer")
     assert r.status_code == 200 and "MotivGraph explorer" in r.text
-    assert "/tools/node_search" in r.text
+    assert "/explorer-assets/explorer.js" in r.text  # the page's script is a local asset, not inline
+    js = await client.get("/explorer-assets/explorer.js")
+    assert js.status_code == 200 and "/tools/node_search" in js.text
     r = await client.get("/", follow_redirects=False)
     assert r.status_code in (302, 307) and r.headers["location"] == "/explorer"
 
