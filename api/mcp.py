@@ -207,10 +207,11 @@ def mount_mcp(app: FastAPI, service: ToolService | None = None, path: str = MCP_
     # fuzzers), so each lifespan gets a fresh manager and the route always speaks to the current one.
     current = {"manager": new_manager()}
 
-    async def endpoint(scope: Any, receive: Any, send: Any) -> None:
-        await StreamableHTTPASGIApp(current["manager"])(scope, receive, send)
+    class CurrentManagerApp:  # an ASGI app object (a plain function would be taken for a request handler)
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            await StreamableHTTPASGIApp(current["manager"])(scope, receive, send)
 
-    app.router.routes.append(Route(path, endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
+    app.router.routes.append(Route(path, endpoint=CurrentManagerApp(), methods=["GET", "POST", "DELETE"]))
     inner = app.router.lifespan_context
 
     @asynccontextmanager
