@@ -341,29 +341,6 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
     return _prune_generic(heads, lines)
 
 
-def _continue_heading(h: _Head, ordered: list[Line]) -> None:
-    """A heading set on two lines: the next line in the same face and size, right below, short, not
-    numbered and not a sentence, is the rest of the heading."""
-    if h.generic or h.lines != 1 or h.idx + 1 >= len(ordered):
-        return
-    a, b = ordered[h.idx], ordered[h.idx + 1]
-    t = b.text.strip()
-    if (
-        a.page == b.page
-        and a.font == b.font
-        and abs(a.size - b.size) < 0.3
-        and 0 <= a.y0 - b.y1 < 0.8 * a.size
-        and len(t.split()) <= 6
-        and t[:1].isalpha()
-        and not t.endswith((".", ":", ";", ","))
-        and not _NUM_HEAD.match(t)
-        and _norm_head(t) not in _KNOWN_HEADS
-        and not is_formula(t)
-    ):
-        h.heading = f"{h.heading} {t}"
-        h.lines = 2
-
-
 def _family(font: str) -> str:
     name = font.split("+", 1)[-1]  # subset prefix "ABCDEE+"
     return re.split(r"[-,]", name, maxsplit=1)[0].lower()
@@ -649,8 +626,6 @@ def parse_pdf(
 
     title, title_end = _title_block(page0, body_size)
     heads = [h for h in _find_headings(ordered, body_size, body_font_name) if h.idx > title_end]
-    for h in heads:
-        _continue_heading(h, ordered)
     abs_k = next((k for k, h in enumerate(heads) if _norm_head(h.heading) == "abstract"), None)
     if abs_k:
         # lines above the abstract are title, authors and affiliations, whatever their font
