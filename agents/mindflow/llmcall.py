@@ -60,6 +60,25 @@ def _usage(client: Any, role: str, msgs: Sequence[BaseMessage], reply: AIMessage
     return CallUsage(1, t_in, t_out, cost)
 
 
+async def _two_turns(send: Callable[[list[BaseMessage]], Awaitable[tuple[AIMessage, CallUsage]]],
+                     msgs: list[BaseMessage], schema: type[Any], who: str) -> tuple[Any, CallUsage]:
+    """One reply, and one corrected re-ask when it does not parse; the usage of both is summed and
+    travels on the error when neither parses."""
+    usage = CallUsage()
+    problem = ""
+    for _turn in range(2):
+        reply, used = await send(msgs)
+        usage.add(used)
+        try:
+            return so.parse_reply(reply, schema), usage
+        except so.ReplyProblem as p:
+            problem = str(p)
+            msgs = [*msgs, AIMessage(content=so.reply_text(reply)), so.correction(problem, schema)]
+    err = StructuredOutputError(f"{who}: no valid {schema.__name__} after 2 replies: {problem}")
+    err.usage = usage  # type: ignore[attr-defined]
+    raise err
+
+
 async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[M]) -> tuple[M, CallUsage]:
     """`schema` from the role's model, and the tokens/cost this took (re-ask included)."""
     req = client.structured_request(role, schema)
@@ -69,19 +88,11 @@ async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[
     kwargs: dict[str, Any] = dict(req.kwargs)
     if req.tools:
         kwargs.update(tools=list(req.tools), tool_choice=req.tool_choice)
-    usage = CallUsage()
-    problem = ""
-    for _turn in range(2):
-        reply = await client.chat(role, msgs, **kwargs)
-        usage.add(_usage(client, role, msgs, reply))
-        try:
-            return so.parse_reply(reply, schema), usage
-        except so.ReplyProblem as p:
-            problem = str(p)
-            msgs = [*msgs, AIMessage(content=so.reply_text(reply)), so.correction(problem, schema)]
-    err = StructuredOutputError(f"MindFlow {role}: no valid {schema.__name__} after 2 replies: {problem}")
-    err.usage = usage  # type: ignore[attr-defined]
-    raise err
+    async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
+        reply = await client.chat(role, m, **kwargs)
+        return reply, _usage(client, role, m, reply)
+
+    return await _two_turns(send, msgs, schema, f"MindFlow {role}")
 
 
 def role_ask(llm: Any) -> Ask:
@@ -99,19 +110,11 @@ def role_ask(llm: Any) -> Ask:
         kwargs: dict[str, Any] = dict(req.kwargs)
         if req.tools:
             kwargs.update(tools=list(req.tools), tool_choice=req.tool_choice)
-        usage = CallUsage()
-        problem = ""
-        for _turn in range(2):
-            reply = await llm.chat(msgs, **kwargs)
-            usage.add(_usage(llm.client, key, msgs, reply))
-            try:
-                return so.parse_reply(reply, schema), usage
-            except so.ReplyProblem as p:
-                problem = str(p)
-                msgs = [*msgs, AIMessage(content=so.reply_text(reply)), so.correction(problem, schema)]
-        err = StructuredOutputError(f"MindFlow {llm.role}: no valid {schema.__name__} after 2 replies: {problem}")
-        err.usage = usage  # type: ignore[attr-defined]
-        raise err
+        async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
+            reply = await llm.chat(m, **kwargs)
+            return reply, _usage(llm.client, key, m, reply)
+
+        return await _two_turns(send, msgs, schema, f"MindFlow {llm.role}")
 
     return _ask
 
@@ -132,21 +135,13 @@ def model_ask(model: Any, price: tuple[float, float] = (0.0, 0.0)) -> Ask:
 
     async def _ask(messages: list[BaseMessage], schema: type[Any]) -> tuple[Any, CallUsage]:
         msgs = so.with_instruction(list(messages), _instruction(schema))
-        usage = CallUsage()
-        problem = ""
-        for _turn in range(2):
-            reply = await model.ainvoke(msgs)
+        async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
+            reply = await model.ainvoke(m)
             meta = reply.usage_metadata or {}
-            t_in = int(meta.get("input_tokens") or 0) or sum(len(str(m.content)) for m in msgs) // 4
+            t_in = int(meta.get("input_tokens") or 0) or sum(len(str(x.content)) for x in m) // 4
             t_out = int(meta.get("output_tokens") or 0) or len(so.reply_text(reply)) // 4
-            usage.add(CallUsage(1, t_in, t_out, (t_in * price[0] + t_out * price[1]) / 1e6))
-            try:
-                return so.parse_reply(reply, schema), usage
-            except so.ReplyProblem as p:
-                problem = str(p)
-                msgs = [*msgs, AIMessage(content=so.reply_text(reply)), so.correction(problem, schema)]
-        err = StructuredOutputError(f"MindFlow: no valid {schema.__name__} after 2 replies: {problem}")
-        err.usage = usage  # type: ignore[attr-defined]
-        raise err
+            return reply, CallUsage(1, t_in, t_out, (t_in * price[0] + t_out * price[1]) / 1e6)
+
+        return await _two_turns(send, msgs, schema, "MindFlow")
 
     return _ask
