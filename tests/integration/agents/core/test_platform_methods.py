@@ -19,6 +19,7 @@ from motivgraph.llm import reset_scripted_models
 from motivgraph.service import create_service_app
 from tests.integration.agents.core.toy_panel import ToyPanel
 from tests.integration.agents.core.toy_writer import ToyWriter
+from tests.sse_support import parse_sse
 
 TARGET_TITLE = "Held-out target paper that no method may see"
 
@@ -207,21 +208,6 @@ def test_dry_run_soiq_on_shared_topics_without_graph(cli_env, monkeypatch, setti
 
 
 # ----------------------------------------------------------------------------- HTTP + SSE
-def parse_sse(text: str) -> list[dict]:
-    events, cur = [], {}
-    for line in text.splitlines():
-        if not line.strip():
-            if cur:
-                events.append(cur)
-                cur = {}
-            continue
-        k, _, v = line.partition(":")
-        cur[k.strip()] = v.strip()
-    if cur:
-        events.append(cur)
-    return events
-
-
 async def test_http_toy_writer_budget_stop_sse_and_resume(toys, settings, tmp_path):
     script = tmp_path / "h.json"
     script.write_text(json.dumps({"replies": ["Alpha\nbody", "Beta\nbody"]}))

@@ -15,6 +15,7 @@ from motivgraph.agents.core.rundir import RunDir
 from motivgraph.cli import app
 from motivgraph.llm import reset_scripted_models
 from motivgraph.service import create_service_app
+from tests.sse_support import parse_sse
 
 SCRIPT = {"default": {"call": "motivgraph.agents.mindflow.scripted:reply"}}
 
@@ -139,21 +140,6 @@ def test_train_rejects_bad_topics_file(settings, monkeypatch, tmp_path: Path) ->
     bad.write_text('{"topic_name": "ok topic"}\nnot json\n')
     res = CliRunner().invoke(app, ["method", "mindflow", "train", "--topics", str(bad), "--dry-run"])
     assert res.exit_code == 2 and "bad.jsonl:2" in res.output
-
-
-def parse_sse(text: str) -> list[dict]:
-    events, cur = [], {}
-    for line in text.splitlines():
-        if not line.strip():
-            if cur:
-                events.append(cur)
-                cur = {}
-            continue
-        k, _, v = line.partition(":")
-        cur[k.strip()] = v.strip()
-    if cur:
-        events.append(cur)
-    return events
 
 
 async def test_http_ideate_mindflow_with_sse_flow_trace(settings, tmp_path: Path) -> None:

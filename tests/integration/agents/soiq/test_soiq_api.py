@@ -19,6 +19,7 @@ from motivgraph.api.services import ToolService
 from motivgraph.llm import reset_scripted_models
 from motivgraph.service import create_service_app as create_app
 from tests.integration.agents.soiq.soiq_support import build_graph, idea_dict, idea_text
+from tests.sse_support import parse_sse
 
 
 def script_file(tmp_path, replies, name="script.json"):
@@ -55,21 +56,6 @@ def app_factory(settings, store, embedder, tmp_path):
         return create_app(ToolService(rt))
 
     return make
-
-
-def parse_sse(text: str) -> list[dict]:
-    events, cur = [], {}
-    for line in text.splitlines():
-        if not line.strip():
-            if cur:
-                events.append(cur)
-                cur = {}
-            continue
-        k, _, v = line.partition(":")
-        cur[k.strip()] = v.strip()
-    if cur:
-        events.append(cur)
-    return events
 
 
 async def test_http_session_lifecycle_and_event_stream(app_factory):
