@@ -13,7 +13,7 @@ from motivgraph.cli import app
 from motivgraph.graph import open_store
 from motivgraph.graph.interchange import copy_graph, export_lines
 from tests.e2e.test_neo4j_conformance import neo4j_settings  # noqa: F401  (fixture)
-from tests.integration.test_interchange import fill_small_graph
+from tests.integration.graph.test_interchange import fill_small_graph
 
 pytestmark = pytest.mark.e2e
 

@@ -15,7 +15,7 @@ import pytest
 
 from motivgraph.graph.base import GraphStore
 from motivgraph.settings import GraphSettings, Neo4jSettings, Settings
-from tests.integration.test_store_conformance import TestConformance as _Conformance
+from tests.integration.graph.test_store_conformance import TestConformance as _Conformance
 
 pytestmark = pytest.mark.e2e
 

@@ -180,7 +180,7 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
     data, seen = tmp_path / "data", tmp_path / "seen.txt"
     script = tmp_path / "run.py"
     script.write_text(_SLOW_RUN)
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[3]))
     proc = subprocess.Popen([sys.executable, str(script), str(f), str(data), str(seen)], env=env)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not seen.exists() or len(seen.read_text().split()) < 3):

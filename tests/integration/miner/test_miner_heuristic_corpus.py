@@ -11,7 +11,7 @@ from motivgraph.miner.text import select_input
 from motivgraph.miner.validation import validate
 from motivgraph.settings import MinerSettings
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "pdf"
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "pdf"
 # A spread of fields and layouts: NLP, vision, databases, web, theory-heavy ML.
 SAMPLE = ["sp_fader11.pdf", "sp_seung08.pdf", "sp_pedersen04.pdf", "sp_bagnell11.pdf", "sp_P14-1059.pdf",
           "sp_roark13.pdf"]

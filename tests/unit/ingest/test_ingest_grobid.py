@@ -22,7 +22,7 @@ from motivgraph.ingest.pipeline import SinkResult, ingest_async
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 
-TEI_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "tei"
+TEI_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "tei"
 TEI_FILES = {p.name.split(".grobid")[0].removesuffix(".tei.xml"): p for p in sorted(TEI_DIR.glob("*.xml"))}
 pytestmark = pytest.mark.skipif(not TEI_FILES, reason=f"TEI corpus not found at {TEI_DIR}")
 NAACL = "2021.naacl-main.224"

@@ -9,7 +9,7 @@ import pytest
 from motivgraph.errors import ParseError
 from motivgraph.ingest.tei import tei_to_paper
 
-TEI_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "tei"
+TEI_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "tei"
 TEI_FILES = sorted(TEI_DIR.glob("*.xml")) if TEI_DIR.is_dir() else []
 needs_corpus = pytest.mark.skipif(not TEI_FILES, reason=f"TEI corpus not found at {TEI_DIR}")
 

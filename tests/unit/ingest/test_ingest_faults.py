@@ -1,7 +1,7 @@
 """Issue 12 ingest defects: transient faults, hostile file names, unreadable inputs, worker lifetime.
 
 Each test here was committed first as a strict expected failure and turned green by the fix that
-followed it (see `git log -- tests/unit/test_ingest_faults.py`).
+followed it (see `git log -- tests/unit/ingest/test_ingest_faults.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from motivgraph.ingest.pipeline import SinkResult, ingest_async
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _settings(tmp_path: Path, **ingest: object) -> Settings:

@@ -21,7 +21,7 @@ from motivgraph.graph.embedded import MAX_SOCKET_PATH, EmbeddedFalkorDB, _pid_al
 from motivgraph.graph.models import NodeIn, TripleIn
 from motivgraph.settings import GraphSettings, Settings
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

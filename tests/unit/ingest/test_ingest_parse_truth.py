@@ -12,7 +12,7 @@ from motivgraph.errors import ParseError
 from motivgraph.ingest.pdf import parse_pdf
 from motivgraph.ingest.quality import FIELDS, truth_scores
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO.parent / "shared" / "corpus"
 TRUTH = json.loads((REPO / "tests" / "fixtures" / "ingest" / "parse_truth.json").read_text())
 needs_corpus = pytest.mark.skipif(

@@ -12,7 +12,7 @@ from motivgraph.ingest.pdf import parse_pdf
 from motivgraph.ingest.quality import intro_quality
 from tests.fixtures.ingest.pdfgen import write_encrypted, write_image_only, write_paper, write_truncated
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PDF_DIR = REPO.parent / "shared" / "corpus" / "pdf"
 PDFS = sorted(PDF_DIR.glob("*.pdf")) if PDF_DIR.is_dir() else []
 TRUTH = json.loads((REPO / "tests" / "fixtures" / "ingest" / "corpus_truth.json").read_text())

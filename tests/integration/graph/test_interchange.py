@@ -21,7 +21,7 @@ from motivgraph.graph.interchange import copy_graph, export_lines, export_to, im
 from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
 from motivgraph.settings import Settings
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _other(settings: Settings, server_url: str) -> tuple[Settings, GraphStore]:
@@ -228,8 +228,8 @@ def test_push_code_path_writes_everything_to_neo4j_as_parameterised_batches(stor
     """`graph push` = copy_graph into a Neo4jStore. Here the Neo4j driver is the recording fake of
     the backend's unit tests (the real-server run is tests/e2e/test_interchange_neo4j.py)."""
     from motivgraph.graph.backends.neo4j import Neo4jStore
-    from tests.unit.test_neo4j_backend import FakeDriver
-    from tests.unit.test_neo4j_backend import settings as neo_settings
+    from tests.unit.graph.test_neo4j_backend import FakeDriver
+    from tests.unit.graph.test_neo4j_backend import settings as neo_settings
 
     def responder(text: str, params: dict) -> list[dict]:
         rows = params.get("rows") or []

@@ -17,7 +17,7 @@ from motivgraph.graph.neo4j_search import (
     push_embeddings,
 )
 from motivgraph.graph.vector_index import node_text
-from tests.unit.test_neo4j_backend import EVIL, assert_parameterised, make
+from tests.unit.graph.test_neo4j_backend import EVIL, assert_parameterised, make
 
 NODES = [
     NodeRecord(key="problem:efficient llm inference", type="problem", name="Efficient LLM inference",

@@ -17,7 +17,7 @@ from motivgraph.llm.tokens import content_text
 from motivgraph.miner.sink import MinerSink
 from tests.miner_support import GOOD_TRIPLE, scripted_client
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "pdf"
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "pdf"
 PDFS = ["sp_fader11.pdf", "sp_seung08.pdf", "sp_pedersen04.pdf"]
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus PDFs not found at {CORPUS}")

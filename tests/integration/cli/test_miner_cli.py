@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from motivgraph.cli import app
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "pdf"
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "pdf"
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus PDFs not found at {CORPUS}")
 
 

@@ -22,7 +22,7 @@ from motivgraph.ingest.pipeline import ingest_async
 from motivgraph.settings import GraphSettings, IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_encrypted, write_paper
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PDF_DIR = REPO.parent / "shared" / "corpus" / "pdf"
 
 
