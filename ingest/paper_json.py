@@ -265,7 +265,7 @@ _CACHE = _FileCache()
 
 class PaperJsonInput:
     name = "paper_json"
-    suffixes = (".jsonl", ".json")
+    suffixes: tuple[str, ...] = (".jsonl", ".json")
     needs_parser = False
 
     def keys(self, path: Path) -> list[DocKey]:

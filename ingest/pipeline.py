@@ -411,8 +411,8 @@ async def execute(
             summary.parsed += int(o.parsed)
             summary.from_cache += int(not o.parsed and o.state != "failed")
             summary.pages += o.pages
-            for note in o.notes:
-                summary.notes[note] = summary.notes.get(note, 0) + 1
+            for why in o.notes:
+                summary.notes[why] = summary.notes.get(why, 0) + 1
         summary.outcomes = list(outcomes)
         summary.states = ledger.counts()
     finally:

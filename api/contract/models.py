@@ -231,7 +231,7 @@ class LiteratureSearchRequest(_Req):
 
     @field_validator("year_to")
     @classmethod
-    def _range(cls, v: int | None, info):  # type: ignore[no-untyped-def]
+    def _range(cls, v: int | None, info: ValidationInfo) -> int | None:
         lo = info.data.get("year_from")
         if v is not None and lo is not None and v < lo:
             raise ValueError("year_to must not be before year_from")
