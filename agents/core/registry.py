@@ -122,6 +122,7 @@ def version() -> int:
 CONTRIBUTIONS: dict[str, str] = {
     "eval": "motivgraph.agents.evaluation.contrib:EvaluationContribution",
     "mindflow": "motivgraph.agents.mindflow.contrib:MindflowContribution",
+    "runs": "motivgraph.agents.core.runs_contrib:RunsContribution",
 }
 
 

@@ -22,7 +22,7 @@ from motivgraph.agents.core.context import Listener, RunContext, RunSpec
 from motivgraph.agents.core.idea import IdeaRecord
 from motivgraph.agents.core.method import CostPlan, Method
 from motivgraph.agents.core.registry import get_method
-from motivgraph.agents.core.repro import build_record, render_markdown
+from motivgraph.agents.core.repro import build_record
 from motivgraph.agents.core.rundir import (
     COMPLETED,
     FAILED,
@@ -101,24 +101,14 @@ async def load_background(spec: RunSpec, tool_client: Any | None, from_graph: bo
 
 
 def _summary(ctx: RunContext, status: str, ideas: list[IdeaRecord], repro: dict[str, Any], extra: str) -> str:
-    u = ctx.usage().get("total", {})
-    lines = [f"# {type(ctx.method).name} run {ctx.run_id}", "", f"- Topic: {ctx.topic}"
-             + (f" ({ctx.spec.topic_id})" if ctx.spec.topic_id else ""),
-             f"- Status: {status}; ideas: {sum(1 for i in ideas if i.status == 'accepted')} accepted, "
-             f"{sum(1 for i in ideas if i.status == 'rejected')} rejected",
-             f"- LLM calls: {u.get('calls', 0)}, tokens in/out: {u.get('input_tokens', 0)}/"
-             f"{u.get('output_tokens', 0)}, "
-             f"cost ${u.get('cost_usd', 0.0):.4f}", ""]
-    if extra:
-        lines += [extra.rstrip(), ""]
-    for n, i in enumerate(ideas, 1):
-        g = i.grounding
-        lines.append(f"## {n}. {i.title} — {i.status}")
-        lines.append(f"- Graph links resolved: {g.links_resolved}/{len(g.links)}; citations matched: "
-                     f"{g.citations_resolved}/{len(g.citations)}" + ("; **flagged**" if g.flagged else ""))
-        lines += ["", i.abstract or i.motivation, ""]
-    lines.append(render_markdown(repro))
-    return "\n".join(lines)
+    """summary.md through the one report renderer (agents.core.report), as of the run's end."""
+    from motivgraph.agents.core.report import RunView, render_summary
+
+    st = {**ctx.run.status(), "status": status, "usage": ctx.usage(),
+          "ideas_accepted": sum(1 for i in ideas if i.status == "accepted"),
+          "ideas_rejected": sum(1 for i in ideas if i.status == "rejected")}
+    return render_summary(RunView(status=st, ideas=ideas, events=list(ctx.run.events()), repro=repro,
+                                  method_section=extra))
 
 
 async def run_method(

@@ -1,7 +1,8 @@
 """What every CLI command shares: the console, settings loading, and error-to-exit-code mapping.
 
-Exit codes: 0 ok, 1 the command ran but something failed (e.g. some import lines invalid),
-2 usage error (typer), 3 configuration error, 4 backend/service unreachable, 5 interrupted/budget.
+Exit codes (documented in the README and every `--help`, cli/helpfmt.EXIT_CODES): 0 ok, 1 the command ran
+but something failed (e.g. some import lines invalid), 2 usage error (typer), 3 configuration or input error,
+4 backend/service unreachable, 5 interrupted/budget.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -73,3 +75,44 @@ def cli_errors(fn: F) -> F:
 
 def is_tty() -> bool:
     return sys.stdout.isatty()
+
+
+_announced: set[str] = set()
+
+
+def data_dir_note(settings: Settings) -> str:
+    default = Path(settings.data_dir).expanduser() == (Path.home() / ".motivgraph")
+    why = "the default; set MOTIVGRAPH_DATA_DIR to use another" if default else "MOTIVGRAPH_DATA_DIR"
+    return f"data dir: {settings.data_dir} ({why})"
+
+
+def announce_data_dir(settings: Settings) -> None:
+    """Say (on stderr, once per process) which data dir a command writes to."""
+    key = str(settings.data_dir)
+    if key not in _announced:
+        _announced.add(key)
+        err_console.print(data_dir_note(settings), highlight=False, markup=False)
+
+
+def announce_new_data_dir(settings: Settings) -> Callable[[], None]:
+    """A close-callback: when the command created the data dir, say which one (nothing is silent about where
+    files go, least of all the default ~/.motivgraph)."""
+    existed = Path(settings.data_dir).expanduser().exists()
+
+    def after() -> None:
+        if not existed and Path(settings.data_dir).expanduser().exists() and str(settings.data_dir) not in _announced:
+            _announced.add(str(settings.data_dir))
+            err_console.print(f"created {data_dir_note(settings)}", highlight=False, markup=False)
+
+    return after
+
+
+EMPTY_GRAPH_ADVICE = "The graph is empty: ingest papers first, e.g. `motivgraph ingest ~/papers/` (PDFs)."
+
+
+def graph_is_empty(store: Any) -> bool:
+    try:
+        st = store.stats()
+    except MotivGraphError:
+        return False
+    return not any(st.nodes.get(k, 0) for k in ("Problem", "Challenge", "Solution", "Paper"))

@@ -1,0 +1,76 @@
+"""GET /runs (every run of every method, newest first) and GET /runs/{id} (one run's report as an HTML
+page, or `?format=markdown` its summary, `?format=json` its status, ideas and usage). Contributed to the
+service through the registry's CONTRIBUTIONS (`runs`); the pages come from `agents.core.report`.
+
+Run ids are checked by `rundir.check_run_id` (letters, digits, '_', '-', '.'; no '..'), so a request
+can never name a path outside the runs directory; an unknown or invalid id is a 404."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, PlainTextResponse
+
+PREFIX = "/runs"
+
+
+def _runs_dir(request: Request) -> Any:
+    s = getattr(request.app.state, "settings", None)
+    if s is None:
+        from motivgraph.settings import get_settings
+
+        s = get_settings()
+    return s.runs_dir
+
+
+def list_rows(runs_dir: Any, method: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+    """Run listing rows, newest first; unreadable run directories are skipped."""
+    import json
+
+    from motivgraph.agents.core.report import run_row
+    from motivgraph.agents.core.rundir import RunDir
+
+    rows = []
+    for run in RunDir.list(runs_dir):
+        try:
+            row = run_row(run)
+        except (OSError, json.JSONDecodeError):
+            continue
+        if (method is None or row["method"] == method) and (status is None or row["status"] == status):
+            rows.append(row)
+    rows.sort(key=lambda r: str(r.get("created_at") or ""), reverse=True)
+    return rows
+
+
+def build_router() -> APIRouter:
+    from motivgraph.agents.core.report import load_view, render_html, render_index_html, render_summary
+    from motivgraph.agents.core.rundir import RunDir, RunNotFound
+
+    router = APIRouter(prefix=PREFIX, tags=["runs"])
+
+    @router.get("", summary="Every ideation run (any method), newest first", response_model=None)
+    async def runs(request: Request, format: Literal["html", "json"] = Query("html"),
+                   method: str | None = Query(None, max_length=64)) -> Any:
+        rows = list_rows(_runs_dir(request), method=method)
+        if format == "json":
+            for r in rows:
+                r.pop("path", None)  # the server's file layout is not the client's business
+            return rows
+        return HTMLResponse(render_index_html(rows, base=PREFIX))
+
+    @router.get("/{run_id}", summary="One run's report: HTML page, summary markdown or JSON", response_model=None)
+    async def one(request: Request, run_id: str,
+                  format: Literal["html", "markdown", "json"] = Query("html")) -> Any:
+        try:
+            view = load_view(RunDir.open(_runs_dir(request), run_id))
+        except RunNotFound:
+            raise HTTPException(404, f"no run {run_id!r}") from None
+        if format == "markdown":
+            return PlainTextResponse(render_summary(view), media_type="text/markdown; charset=utf-8")
+        if format == "json":
+            st = {k: v for k, v in view.status.items() if k != "pid"}
+            return {"status": st, "ideas": [i.model_dump(mode="json") for i in view.ideas], "repro": view.repro}
+        return HTMLResponse(render_html(view, base=PREFIX))
+
+    return router
