@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -37,6 +37,10 @@ class JudgeOutcome:
 
 
 JudgeFn = Callable[[dict[str, Any], dict[str, Any]], Awaitable[JudgeOutcome]]
+# The tournament never looks inside an idea: it only hands pairs to the judge. Training ranks groups where a
+# flow may have produced no idea (None), with a judge that knows how a missing idea scores (train._none_safe).
+IdeaT = TypeVar("IdeaT")
+PairJudge = Callable[[IdeaT, IdeaT], Awaitable[JudgeOutcome]]  # JudgeFn over any idea type
 
 
 @dataclass
@@ -70,7 +74,7 @@ class TournamentResult:
                 "judge_tokens": self.usage.tokens}
 
 
-async def _compare(judge: JudgeFn, ideas: Sequence[dict[str, Any]], x: int, y: int, rng: np.random.Generator,
+async def _compare(judge: PairJudge[IdeaT], ideas: Sequence[IdeaT], x: int, y: int, rng: np.random.Generator,
                    swap: str, kind: str) -> tuple[Comparison, CallUsage]:
     x_first = True if swap == "fixed" else bool(rng.integers(0, 2))
     first, second = (x, y) if x_first else (y, x)
@@ -83,7 +87,7 @@ async def _compare(judge: JudgeFn, ideas: Sequence[dict[str, Any]], x: int, y: i
     return Comparison(x, y, first, x_wins, {d: str(w) for d, w in winners.items()}, kind), out.usage
 
 
-async def anchor_tournament(ideas: Sequence[dict[str, Any]], anchor: int, judge: JudgeFn, rng: np.random.Generator,
+async def anchor_tournament(ideas: Sequence[IdeaT], anchor: int, judge: PairJudge[IdeaT], rng: np.random.Generator,
                             *, swap: Literal["random", "fixed"] = "random") -> TournamentResult:
     """Score every idea against `ideas[anchor]`, break ties head-to-head, return a strict ranking."""
     k = len(ideas)
@@ -130,14 +134,14 @@ async def anchor_tournament(ideas: Sequence[dict[str, Any]], anchor: int, judge:
     return res
 
 
-async def wins_both_orders(judge: JudgeFn, x: dict[str, Any] | None, y: dict[str, Any] | None
+async def wins_both_orders(judge: PairJudge[IdeaT], x: IdeaT, y: IdeaT
                            ) -> tuple[float, CallUsage]:
     """Share of the 2 × 6 votes `x` wins against `y` when judged in both presentation orders
     (the evaluation protocol's order swap: a position-biased judge cannot move it)."""
     usage = CallUsage()
     won = 0
     for first, second, x_is in ((x, y, "A"), (y, x, "B")):
-        out = await judge(first, second)  # type: ignore[arg-type]
+        out = await judge(first, second)
         usage.add(out.usage)
         won += sum(1 for d in DIMENSIONS if out.votes.get(d) == x_is)
     return won / (2 * len(DIMENSIONS)), usage

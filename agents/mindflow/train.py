@@ -36,7 +36,13 @@ from motivgraph.agents.mindflow.flow import FlowPlan, FlowResult
 from motivgraph.agents.mindflow.llmcall import CallUsage
 from motivgraph.agents.mindflow.reward import advantages, flow_costs, rewards
 from motivgraph.agents.mindflow.topics import Topic, split_topics
-from motivgraph.agents.mindflow.tournament import JudgeFn, anchor_tournament, wins_both_orders
+from motivgraph.agents.mindflow.tournament import (
+    JudgeFn,
+    JudgeOutcome,
+    PairJudge,
+    anchor_tournament,
+    wins_both_orders,
+)
 from motivgraph.errors import BudgetExceeded, ConfigError, StructuredOutputError
 from motivgraph.fsutil import atomic_write
 
@@ -120,7 +126,8 @@ class Trainer:
         buf = io.BytesIO()
         arrays = {f"p_{k}": v for k, v in self.ctrl.params.items()}
         arrays |= {f"o_{k}": v for k, v in self.opt.state().items()}
-        np.savez(buf, __state__=np.frombuffer(json.dumps(self._state()).encode(), dtype=np.uint8), **arrays)
+        np.savez(buf, allow_pickle=False, __state__=np.frombuffer(json.dumps(self._state()).encode(), dtype=np.uint8),
+                 **arrays)
         atomic_write(self.out / CHECKPOINT, buf.getvalue())  # the one write that defines "step done"
         self.ctrl.save(self.out / CONTROLLER)
 
@@ -201,7 +208,7 @@ class Trainer:
     async def train_step(self) -> dict[str, Any]:
         cfg, step = self.cfg, self.step + 1
         grads = {k: np.zeros_like(v) for k, v in self.ctrl.params.items()}
-        per_topic = []
+        per_topic: list[dict[str, Any]] = []
         for j, topic in enumerate(self._topics_for_step(step - 1)):
             emb = _emb(topic)
             rng = np.random.default_rng([cfg.seed, step, j])
@@ -273,7 +280,7 @@ class Trainer:
         """Mean over validation topics of (vote share won) − λ·C against each topic's fixed prior anchor."""
         ctrl = ctrl or self.ctrl
         cfg = self.cfg
-        per = []
+        per: list[dict[str, Any]] = []
         for idx, tid in enumerate(self.val_ids):
             topic = self.topics[tid]
             anchor = await self._anchor(topic, idx)
@@ -346,12 +353,10 @@ class Trainer:
         self._log(rec)
 
 
-def _none_safe(judge: JudgeFn) -> JudgeFn:
+def _none_safe(judge: JudgeFn) -> PairJudge[dict[str, Any] | None]:
     """A flow that produced no idea loses every dimension; two missing ideas split 3–3."""
 
-    async def wrapped(first: dict[str, Any] | None, second: dict[str, Any] | None) -> Any:
-        from motivgraph.agents.mindflow.tournament import JudgeOutcome
-
+    async def wrapped(first: dict[str, Any] | None, second: dict[str, Any] | None) -> JudgeOutcome:
         if first is None or second is None:
             half = len(DIMENSIONS) // 2
             if first is None and second is None:
