@@ -17,6 +17,7 @@ from motivgraph.graph.models import (
     NodeType,
     PaperRecord,
     ParentIn,
+    RemovalResult,
     TripleFilter,
     TripleIn,
     TriplePage,
@@ -63,6 +64,14 @@ class GraphStore(Protocol):
     def restore_nodes(self, nodes: Sequence[NodeRecord]) -> int:
         """Write nodes exactly as given (name, description, aliases, level, created_at, sources) —
         import. Returns the number of nodes created."""
+
+    def remove_paper(self, paper_id: str, *, drop_paper: bool = True) -> RemovalResult:
+        """Take one paper's contribution out: its STATES edges, its id from nodes' and edges' `sources`,
+        aliases only its mentions gave, triples only it stated, nodes no paper states any more and
+        parents left with no child; with `drop_paper` the Paper node too. Idempotent."""
+
+    def papers_stating(self, keys: Sequence[str]) -> set[str]:
+        """Ids of the papers that state any of these node keys."""
 
     # reads
     def get_node(self, key: str, *, cap: int = 100, triples: int = 50) -> NodeDetail | None:

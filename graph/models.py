@@ -129,6 +129,19 @@ class UpsertResult(BaseModel):
     aliases_added: int = 0
 
 
+class RemovalResult(BaseModel):
+    """What taking one paper's contribution out of the graph changed (`GraphStore.remove_paper`)."""
+
+    paper_id: str
+    states_removed: int = 0
+    triples_removed: int = 0
+    nodes_touched: list[str] = Field(default_factory=list, description="keys the paper stated")
+    nodes_removed: list[str] = Field(default_factory=list, description="keys deleted (no source left; parents "
+                                     "left with no child)")
+    aliases_removed: int = 0
+    paper_removed: bool = False
+
+
 class GraphStats(BaseModel):
     nodes: dict[str, int]
     relationships: dict[str, int]

@@ -71,6 +71,18 @@ class PaperIndex(GroupedIndex):
 
         return self._add_items(items, new_version)
 
+    def remove(self, paper_ids: Sequence[str]) -> int:
+        """Delete papers (removed from the graph) from the index; the recorded paper count falls by
+        the papers really removed, so an index that covered every paper still does."""
+        wanted = list(dict.fromkeys(paper_ids))
+
+        def new_version(stamp: dict[str, Any]) -> int:
+            grp = self._groups.get(GROUP)
+            gone = sum(1 for p in wanted if grp is not None and p in grp.pos)
+            return max(0, int(stamp.get("graph_version") or 0) - gone)
+
+        return self._remove_items(wanted, new_version)
+
     def catch_up(self) -> int:
         """Bring the index up to the graph after an ingest: build it when missing or unreadable,
         else embed only the papers it lacks. Returns how many papers were embedded."""

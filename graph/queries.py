@@ -459,3 +459,128 @@ def page_triples(*, paper: bool, parent: str | None, problem: str | None, challe
         lines.append("WHERE " + " AND ".join(where_p))
     lines.append("WITH p, c, e, s ORDER BY c.rnd, c.key, s.key, p.key LIMIT $limit")
     return "\n".join(lines) + _TRIPLE_RETURN
+
+
+# ----------------------------------------------------------------------------------------- removal
+# Taking one paper's contribution out again (re-extraction, `papers delete`, undoing a merge). The
+# store computes the new sources/aliases of each touched node in Python (normalisation lives there)
+# and writes them with these statements; every statement is idempotent, so a removal cut short by
+# a crash converges when it is run again.
+
+
+def node_provenance(label: str) -> str:
+    """Rows {key, name, aliases, sources, mentions}: the node and the mentions other papers state it with."""
+    lb = _label(label)
+    return f"""
+UNWIND $keys AS k
+MATCH (n:{lb} {{key: k}})
+OPTIONAL MATCH (pa:Paper)-[st:STATES]->(n) WHERE pa.paper_id <> $paper_id
+RETURN n.key AS key, n.name AS name, n.aliases AS aliases, n.sources AS sources,
+       collect(DISTINCT st.mention) AS mentions
+"""
+
+
+DELETE_PAPER_STATES = """
+MATCH (:Paper {paper_id: $paper_id})-[st:STATES]->()
+DELETE st
+RETURN count(st) AS deleted
+"""
+
+
+def set_provenance(label: str) -> str:
+    """Rows {key, sources, aliases, norms}: a node's provenance after a paper left it."""
+    lb = _label(label)
+    return f"""
+UNWIND $rows AS r
+MATCH (n:{lb} {{key: r.key}})
+SET n.sources = r.sources, n.aliases = r.aliases, n.norm_aliases = r.norms
+RETURN count(n) AS updated
+"""
+
+
+# A HAS_CHALLENGE edge lives as long as some paper states it.
+UNSTATE_HAS_CHALLENGE = """
+UNWIND $rows AS r
+MATCH (:Problem {key: r.pk})-[e:HAS_CHALLENGE]->(:Challenge {key: r.ck})
+SET e.sources = [x IN e.sources WHERE x <> $paper_id]
+RETURN count(e) AS updated
+"""
+
+DELETE_UNSTATED_HAS_CHALLENGE = """
+UNWIND $rows AS r
+MATCH (:Problem {key: r.pk})-[e:HAS_CHALLENGE]->(:Challenge {key: r.ck})
+WHERE size(e.sources) = 0
+DELETE e
+RETURN count(e) AS deleted
+"""
+
+# SOLVED_BY keeps the (problem, paper) pairs of the other papers; a problem stays in `problems` while a
+# pair names it. Meta.triples falls by the triples that no paper states any more.
+UNSTATE_SOLVED_BY = """
+UNWIND $rows AS r
+MATCH (:Challenge {key: r.ck})-[e:SOLVED_BY]->(:Solution {key: r.sk})
+WITH e, size(e.problems) AS before, [x IN e.stated WHERE NOT x ENDS WITH $suffix] AS stated
+WITH e, before, stated, [pk IN e.problems WHERE any(x IN stated WHERE x STARTS WITH (pk + $sep))] AS problems
+SET e.stated = stated, e.problems = problems, e.sources = [x IN e.sources WHERE x <> $paper_id]
+WITH sum(before - size(problems)) AS removed
+MERGE (m:Meta {id: $meta_id})
+ON CREATE SET m.node_version = 0, m.triples = 0
+SET m.triples = CASE WHEN m.triples IS NULL THEN NULL ELSE m.triples - removed END
+RETURN removed
+"""
+
+DELETE_UNSTATED_SOLVED_BY = """
+UNWIND $rows AS r
+MATCH (:Challenge {key: r.ck})-[e:SOLVED_BY]->(:Solution {key: r.sk})
+WHERE size(e.stated) = 0
+DELETE e
+RETURN count(e) AS deleted
+"""
+
+
+def delete_orphans(label: str) -> str:
+    """Of the given keys, the nodes no paper states and that are no parent: deleted with their edges."""
+    lb = _label(label)
+    return f"""
+UNWIND $keys AS k
+MATCH (n:{lb} {{key: k}})
+WHERE size(n.sources) = 0 AND NOT (n)-[:PARENT_OF]->()
+WITH n, n.key AS key
+DETACH DELETE n
+RETURN key
+"""
+
+
+def delete_childless_parents(label: str) -> str:
+    """Parent nodes (level >= 1) left with no child and stated by no paper (a level at a time)."""
+    lb = _label(label, PARENT_LABELS)
+    return f"""
+MATCH (n:{lb}) WHERE n.level >= 1 AND size(n.sources) = 0 AND NOT (n)-[:PARENT_OF]->()
+WITH n, n.key AS key
+DETACH DELETE n
+RETURN key
+"""
+
+
+DELETE_PAPER = """
+MATCH (p:Paper {paper_id: $paper_id})
+DETACH DELETE p
+RETURN count(*) AS deleted
+"""
+
+BUMP_NODE_VERSION = """
+MERGE (m:Meta {id: $meta_id})
+ON CREATE SET m.node_version = 0
+SET m.node_version = m.node_version + 1
+RETURN m.node_version AS node_version
+"""
+
+
+def papers_stating(label: str) -> str:
+    """Ids of the papers that state any of the given node keys."""
+    lb = _label(label)
+    return f"""
+UNWIND $keys AS k
+MATCH (pa:Paper)-[:STATES]->(:{lb} {{key: k}})
+RETURN DISTINCT pa.paper_id AS paper_id
+"""

@@ -574,6 +574,44 @@ class GroupedIndex:
             self.rebuild()
         return len(items)
 
+    def _remove_items(self, ids: Sequence[str], new_version: Callable[[dict[str, Any]], int]) -> int:
+        """Delete items by id from every group and write a new generation (the live one is never
+        touched, so readers see the old or the new set, never half); `new_version(old_stamp)` gives
+        the graph version to record. Ids not in the index are ignored. A missing or unreadable
+        index holds nothing to delete and is left for the next rebuild. Returns how many were removed."""
+        wanted = set(ids)
+        if not wanted:
+            return 0
+        with write_lock(self.root):
+            self._sync()  # another process may have written since we loaded
+            if self._stamp is None or self._load_error is not None:
+                return 0
+            groups: dict[str, Group] = {}
+            removed = 0
+            for g in self.GROUPS:
+                grp = self._groups[g]
+                drop = [grp.pos[i] for i in wanted if i in grp.pos]
+                if not drop:
+                    groups[g] = grp
+                    continue
+                removed += len(drop)
+                keep = np.ones(len(grp), dtype=bool)
+                keep[drop] = False
+                rows = np.flatnonzero(keep)
+                dim = grp.vectors.shape[1] if grp.vectors.ndim == 2 and grp.vectors.shape[1] else self.embedder.dim
+                vectors = np.ascontiguousarray(grp.vectors.reshape(-1, dim)[rows], dtype=np.float32)
+                new = Group(ids=[grp.ids[r] for r in rows], labels=[grp.labels[r] for r in rows],
+                            levels=[grp.levels[r] for r in rows], vectors=vectors)
+                new.pos = {k: i for i, k in enumerate(new.ids)}
+                # FAISS HNSW cannot delete: the group is rebuilt from its stored vectors (no re-embedding)
+                new.kind = choose_kind(self.cfg, len(new))
+                new.index = build_faiss(new.vectors, new.kind, self.cfg, dim)
+                groups[g] = new
+            version = new_version(self._stamp)
+            if removed or version != self._stamp.get("graph_version"):  # nothing held, yet now current
+                self._commit(groups, version)
+        return removed
+
     @staticmethod
     def _copy_group(grp: Group) -> Group:
         """A writable copy, so searches on the live in-memory generation are never disturbed."""
@@ -689,6 +727,19 @@ class NodeIndex(GroupedIndex):
             t = check_type(n.type)
             items.append((t, n.key, n.name, int(n.level), node_text(n.name, n.description)))
         return self._add_items(items, new_version)
+
+    def remove(self, keys: Sequence[str], *, from_version: int | None = None, to_version: int | None = None) -> int:
+        """Delete the vectors of these node keys (nodes removed from the graph); returns how many were
+        in the index. Versioning as in `add`: stamped current only when the index was built at
+        `from_version` (the store's version read before the removal), else it stays reported stale."""
+
+        def new_version(stamp: dict[str, Any]) -> int:
+            old = stamp.get("graph_version")
+            if from_version is not None and old == from_version:
+                return int(to_version if to_version is not None else self.graph_version())
+            return int(old) if old is not None else -1
+
+        return self._remove_items(keys, new_version)
 
     def search(
         self,

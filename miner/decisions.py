@@ -242,6 +242,26 @@ class DecisionLog:
             )
             self._db.commit()
 
+    def forget_members(self, keys: Iterable[str]) -> int:
+        """Drop removed nodes from every parent pass's working set, so a node that comes back under
+        the same key (a re-extraction) is new to the next incremental parent pass. Returns the
+        number of passes changed."""
+        gone = set(keys)
+        if not gone:
+            return 0
+        changed = 0
+        with self._lock:
+            rows = self._db.execute("SELECT run_key, members FROM parent_runs").fetchall()
+            for run_key, members in rows:
+                old = json.loads(members)
+                kept = [k for k in old if k not in gone]
+                if len(kept) != len(old):
+                    self._db.execute("UPDATE parent_runs SET members = ? WHERE run_key = ?",
+                                     (json.dumps(kept), run_key))
+                    changed += 1
+            self._db.commit()
+        return changed
+
     def parent_run_status(self, run_key: str) -> str | None:
         with self._lock:
             row = self._db.execute("SELECT status FROM parent_runs WHERE run_key = ?", (run_key,)).fetchone()

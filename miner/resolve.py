@@ -16,7 +16,7 @@ Tiers, per mention of type T with name N and description D:
 
 A merged mention is written with the existing node's key, so the store adds N as an alias and keeps
 the first description. Every decision — with both scores and the reason — goes to the decision log
-(`miner.decisions`), which is how a merge is audited (and undone: delete the alias and re-ingest).
+(`miner.decisions`), which is how a merge is audited; `motivgraph merges undo` reverses one (`miner.merges`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from motivgraph.graph.identity import node_key, normalize_name
 from motivgraph.graph.models import NodeIn, NodeRecord
 from motivgraph.miner import decisions as D
 from motivgraph.miner.decisions import DecisionLog, MergeDecision, qhash
+from motivgraph.miner.merges import is_undone
 from motivgraph.miner.prompts import resolver_messages
 from motivgraph.miner.schemas import ExtractedTriple, NodeText, SameConceptVerdict
 
@@ -212,6 +213,11 @@ class Resolver:
             node = mentions[m]
             mkey = node_key(kind, node.name)
             d = await self._decide(kind, node, mkey, vec_of[m], pending[kind])
+            if d.merged and d.final_key != mkey and is_undone(self.log, kind, mkey, d.final_key):
+                # a reviewer reversed this merge (`motivgraph merges undo`): it stays reversed
+                d = MergeDecision(node_type=kind, mention_name=node.name, mention_key=mkey, decision=D.APART,
+                                  final_key=mkey, candidate_key=d.final_key, score=d.score,
+                                  reason=f"merge into {d.final_key} was undone by a reviewer; kept apart")
             d.paper_id = paper_id
             decisions.append(d)
             if d.merged:

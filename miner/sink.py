@@ -21,13 +21,14 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from motivgraph.errors import BudgetExceeded, LLMError
 from motivgraph.graph.models import NodeRef, TripleIn
 from motivgraph.ingest.pipeline import SinkResult
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.extract import LLMExtractor
+from motivgraph.miner.extractions import ExtractionStore
 from motivgraph.miner.heuristic import HeuristicExtractor
 from motivgraph.miner.resolve import Resolver
 from motivgraph.outbound import is_transient
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from motivgraph.ingest.models import Paper
     from motivgraph.ingest.plan import IngestPlan
     from motivgraph.llm import LLMClient
+    from motivgraph.miner.schemas import ExtractionResult
     from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -98,6 +100,7 @@ class MinerSink:
 
             self.client = get_client(self.settings, role="extractor")  # ConfigError names the setting
         self.decisions = DecisionLog.for_data_dir(self.settings.data_dir)
+        self.extractions = ExtractionStore.for_data_dir(self.settings.data_dir)
         self.store = runtime.store
         self.embedder = runtime.embedder
         self.index = runtime.node_index if use_index else None
@@ -169,6 +172,11 @@ class MinerSink:
             self.decisions.log_extraction(paper.paper_id, "failed", str(e), run_id=self.run_id)
             return SinkResult(status="failed", error=f"extraction failed: {e}")
         self.stats.extract_s += time.perf_counter() - t0
+        return await self.commit(paper, result)
+
+    async def commit(self, paper: Paper, result: ExtractionResult) -> SinkResult:
+        """Resolve and store one paper's extraction (from the extractor, or a stored one replayed by
+        `miner.reextract`), record the outcome and keep the extraction for later replays."""
         self.stats.papers += 1
         self.stats.rejected += len(result.rejected)
         self.stats.reasked += int(result.reasked)
@@ -195,7 +203,7 @@ class MinerSink:
         self.stats.write_s += time.perf_counter() - t1
         return SinkResult(status="stored", counts=counts)
 
-    async def _store(self, paper: Paper, result: Any) -> dict[str, int]:
+    async def _store(self, paper: Paper, result: ExtractionResult) -> dict[str, int]:
         resolved = await self.resolver.resolve(paper.paper_id, result.triples)
         triples = [
             TripleIn(
@@ -217,6 +225,8 @@ class MinerSink:
                 self._flush_index()
 
         await asyncio.to_thread(write)
+        # kept so a later `papers delete` / merge undo can replay this paper without the extractor
+        self.extractions.put(result)
         self.decisions.log_merges(resolved.decisions, run_id=self.run_id)
         for d in resolved.decisions:
             self.stats.decisions[d.decision] += 1
@@ -240,6 +250,7 @@ class MinerSink:
         except Exception as e:  # the graph is complete; only the derived index lags
             log.warning("could not update the node index (%s); run `motivgraph reindex`", e)
         self.decisions.close()
+        self.extractions.close()
         if self.client is not None:
             self.client.close()
 

@@ -29,6 +29,7 @@ from motivgraph.graph.models import (
     PaperRecord,
     PaperRef,
     ParentIn,
+    RemovalResult,
     TripleFilter,
     TripleIn,
     TriplePage,
@@ -393,6 +394,91 @@ class CypherGraphStore(ABC):
             for res in self._write_tx(stmts):
                 created += int(self._first(res, "created"))
         return created
+
+    # ---------------------------------------------------------------------- removal
+    def remove_paper(self, paper_id: str, *, drop_paper: bool = True) -> RemovalResult:
+        """Take one paper's contribution out of the graph: its STATES edges; its id from the `sources`
+        of the nodes and edges it stated; the aliases only its mentions gave a node; the triples only
+        it stated; the nodes no paper states any more (with their PARENT_OF edges) and parents left
+        with no child, level by level. `drop_paper` also deletes the Paper node (`papers delete`);
+        without it the Paper node stays for a re-extraction. Idempotent (a second call finds nothing
+        stated and changes nothing), so a removal cut short by a crash converges when run again."""
+        res = RemovalResult(paper_id=paper_id)
+        by_index: dict[int, dict[str, str]] = {}
+        mentions: dict[str, set[str]] = {}
+        for r in self._read(Q.PAPER_STATES, {"paper_id": paper_id}):
+            by_index.setdefault(int(r["triple_index"]), {})[r["role"]] = r["key"]
+            mentions.setdefault(r["key"], set()).add(r.get("mention") or r["name"])
+        keys = sorted(mentions)
+        res.nodes_touched = keys
+        by_label: dict[str, list[str]] = {lb: [] for lb in Q.NODE_LABELS}
+        for k in keys:
+            by_label[LABELS[_type_of(k)]].append(k)
+        rows: dict[str, list[Row]] = {}
+        orphans: dict[str, list[str]] = {}
+        for lb, lkeys in by_label.items():
+            if not lkeys:
+                continue
+            for n in self._read(Q.node_provenance(lb), {"keys": lkeys, "paper_id": paper_id}):
+                others = {m for m in n.get("mentions") or [] if m}
+                gone = mentions.get(n["key"], set()) - others
+                aliases = [a for a in n.get("aliases") or [] if a not in gone]
+                res.aliases_removed += len(n.get("aliases") or []) - len(aliases)
+                norms: list[str] = []
+                for name in (n.get("name") or "", *aliases):
+                    norm = _norm_or_none(name)
+                    if norm and norm not in norms:
+                        norms.append(norm)
+                sources = [x for x in n.get("sources") or [] if x != paper_id]
+                rows.setdefault(lb, []).append({"key": n["key"], "sources": sources, "aliases": aliases,
+                                                "norms": norms})
+                if not sources:
+                    orphans.setdefault(lb, []).append(n["key"])
+        hc = sorted({(t["problem"], t["challenge"]) for t in by_index.values() if {"problem", "challenge"} <= set(t)})
+        sb = sorted({(t["challenge"], t["solution"]) for t in by_index.values() if {"challenge", "solution"} <= set(t)})
+        hc_rows = [{"pk": pk, "ck": ck} for pk, ck in hc]
+        sb_rows = [{"ck": ck, "sk": sk} for ck, sk in sb]
+        edge = {"paper_id": paper_id, "sep": Q.STATED_SEP, "suffix": Q.STATED_SEP + paper_id, **self._meta()}
+        stmts: list[Statement] = [(Q.DELETE_PAPER_STATES, {"paper_id": paper_id})]
+        stmts += [(Q.set_provenance(lb), {"rows": lrows}) for lb, lrows in rows.items()]
+        if hc_rows:
+            stmts += [(Q.UNSTATE_HAS_CHALLENGE, {"rows": hc_rows, "paper_id": paper_id}),
+                      (Q.DELETE_UNSTATED_HAS_CHALLENGE, {"rows": hc_rows})]
+        if sb_rows:
+            stmts += [(Q.UNSTATE_SOLVED_BY, {"rows": sb_rows, **edge}),
+                      (Q.DELETE_UNSTATED_SOLVED_BY, {"rows": sb_rows})]
+        first_orphan = len(stmts)
+        stmts += [(Q.delete_orphans(lb), {"keys": okeys}) for lb, okeys in orphans.items()]
+        results = self._write_tx(stmts)
+        res.states_removed = int(self._first(results[0], "deleted"))
+        if sb_rows:
+            res.triples_removed = int(self._first(results[first_orphan - 2], "removed"))
+        removed = [r["key"] for rs in results[first_orphan:] for r in rs]
+        removed += self._delete_childless_parents()
+        if drop_paper:
+            res.paper_removed = int(self._first(self._write(Q.DELETE_PAPER, {"paper_id": paper_id}), "deleted")) > 0
+        if removed:
+            # deleted nodes make an index built before this look stale, never silently current
+            self._write(Q.BUMP_NODE_VERSION, self._meta())
+        res.nodes_removed = sorted(removed)
+        return res
+
+    def papers_stating(self, keys: Sequence[str]) -> set[str]:
+        """Ids of the papers that state any of these node keys (one read per label)."""
+        by_label: dict[str, list[str]] = {}
+        for k in dict.fromkeys(keys):
+            by_label.setdefault(LABELS[_type_of(k)], []).append(k)
+        return {r["paper_id"] for lb, lkeys in by_label.items()
+                for r in self._read(Q.papers_stating(lb), {"keys": lkeys})}
+
+    def _delete_childless_parents(self) -> list[str]:
+        """Parents left with no child, repeated upwards until a level loses none."""
+        removed: list[str] = []
+        while True:
+            batch = [r["key"] for lb in Q.PARENT_LABELS for r in self._write(Q.delete_childless_parents(lb))]
+            if not batch:
+                return removed
+            removed += batch
 
     # ---------------------------------------------------------------------- reads: nodes
     def get_node(self, key: str, *, cap: int = NEIGHBOUR_CAP, triples: int = NODE_TRIPLES_CAP) -> NodeDetail | None:

@@ -30,6 +30,7 @@ from motivgraph.cli.common import (
     err_console,
     load_settings,
 )
+from motivgraph.cli.reextract_cmd import reextract_cmd
 
 if TYPE_CHECKING:
     from motivgraph.ingest.pipeline import DocOutcome, IngestSummary
@@ -39,6 +40,9 @@ class _DefaultRunGroup(TyperGroup):
     """Route `ingest PATH...` to `ingest run PATH...` unless the first word is a subcommand."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--re-extract" in args and (not args or args[0] not in self.commands):
+            # `ingest --re-extract [...]` is the `ingest re-extract` command (it takes no paths)
+            args = ["re-extract", *[a for a in args if a != "--re-extract"]]
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
             args = ["run", *args]
         return super().parse_args(ctx, args)
@@ -327,6 +331,9 @@ def parse_cmd(
         t.add_row(s.number or "", s.heading, s.role, str(len(s.text)))
     console.print(t)
     console.print(f"references: {len(paper.references)}")
+
+
+app.command("re-extract")(reextract_cmd)
 
 
 def register(root: typer.Typer) -> None:

@@ -1,0 +1,83 @@
+"""`motivgraph papers list|delete`: the papers in the graph, and deleting one with everything it
+contributed (`miner.reextract.delete_papers`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, is_tty, load_settings
+from motivgraph.cli.reextract_cmd import finish, note, render_report
+
+app = typer.Typer(help="Papers in the graph: list them, delete one with its triples.", no_args_is_help=True)
+
+
+@app.command("list")
+@cli_errors
+def list_cmd(
+    limit: int = typer.Option(None, "--limit", min=1, help="Show at most N papers."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """Paper ids (as `papers delete` takes them), titles, triples and the extractor that made them.
+
+    Example: `motivgraph papers list --limit 20`
+    """
+    from motivgraph.graph import open_store
+
+    settings = load_settings()
+    store = open_store(settings)
+    try:
+        rows = []
+        for p in store.iter_papers():
+            triples = store.paper_triples(p.paper_id)
+            rows.append({"paper_id": p.paper_id, "title": p.title, "year": p.year, "triples": len(triples),
+                         "extractor": triples[0].extractor if triples else None, "source_path": p.source_path})
+            if limit is not None and len(rows) >= limit:
+                break
+    finally:
+        store.close()
+    if json_out:
+        print(json.dumps(rows, indent=2))
+        return
+    t = Table(title=f"papers ({len(rows)})")
+    for col in ("paper id", "title", "year", "triples", "extractor"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        t.add_row(escape(r["paper_id"]), escape(r["title"][:80]), str(r["year"] or ""), str(r["triples"]),
+                  r["extractor"] or "–")
+    console.print(t)
+
+
+@app.command("delete")
+@cli_errors
+def delete_cmd(
+    ids: list[str] = typer.Argument(..., metavar="ID...",
+                                    help="Paper ids as `papers list` shows them (doi:…, arxiv:…, sha256:…), "
+                                    "or a bare DOI, arXiv id or file sha256 (prefix of 8+ characters)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+    json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Delete papers with their triples, provenance, the nodes only they stated and those nodes' vectors.
+
+    Papers stored later that shared nodes with them are resolved again, so the graph equals a fresh
+    ingest without the deleted papers. Resumable. Example: `motivgraph papers delete 10.1145/3292500.3330919 --yes`
+    """
+    from motivgraph.miner.reextract import delete_papers
+
+    if not yes:
+        if not is_tty():
+            console.print("papers delete changes the graph for good; pass --yes to confirm")
+            raise typer.Exit(EXIT_FAILED)
+        typer.confirm(f"Delete {', '.join(ids)} and everything it contributed?", abort=True)
+    settings = load_settings()
+    report = asyncio.run(delete_papers(settings, ids, note=None if json_out else note))
+    render_report(report, json_out)
+    finish(report)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="papers")

@@ -1,0 +1,199 @@
+"""Re-processing stored papers (`miner.reextract`) on the real store, index and embeddings: the
+quick-start upgrade from offline to LLM triples, equality with a fresh ingest (canonical export),
+`papers delete`, `merges undo`, and resume after a kill at any point of a job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from motivgraph.errors import GraphError
+from motivgraph.graph.runtime import Runtime
+from motivgraph.ingest.pipeline import ingest_async, ledger_for
+from motivgraph.miner import reextract as RX
+from motivgraph.miner.decisions import DecisionLog
+from motivgraph.miner.merges import list_merges
+from motivgraph.miner.sink import MinerSink
+from tests.miner_support import scripted_client
+from tests.reprocess_support import (
+    LRMT,
+    canon,
+    drop_graph,
+    extractor_reply,
+    ingest,
+    llm,
+    other_settings,
+    write_jsonl,
+)
+
+
+@pytest.fixture
+def src(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "papers.jsonl")
+
+
+def _index_matches_graph(settings) -> None:  # type: ignore[no-untyped-def]
+    rt = Runtime(settings)
+    try:
+        idx = rt.node_index
+        keys = {n.key for n in rt.store.iter_nodes()}
+        assert idx.status().state == "ok"
+        indexed = {k for g in idx._groups.values() for k in g.ids}
+        assert indexed == keys  # nothing removed from the graph is left in FAISS
+    finally:
+        rt.close()
+
+
+async def test_quick_start_second_ingest_upgrades_offline_triples(settings, store, src) -> None:  # type: ignore[no-untyped-def]
+    await ingest(settings, src, llm=False)
+    before = [t for p in store.iter_papers() for t in store.paper_triples(p.paper_id)]
+    assert before and {t.extractor for t in before} == {"heuristic"}
+
+    # the quick start's second `ingest` after setting an LLM: every paper is "already stored"
+    client, model = scripted_client(settings, default=extractor_reply)
+    sink = MinerSink(Runtime(settings), client=client, mode="llm")
+    try:
+        again = await ingest_async([src], settings, sink=sink, concurrency=1)
+    finally:
+        sink.close()
+    assert again.processed == 0 and again.already_done == 4 and model.calls == []
+
+    report = await RX.reextract(settings, only_extractor="heuristic", client=llm(settings), mode="llm")
+    assert sorted(report.reextracted) == sorted(p.paper_id for p in store.iter_papers())
+    after = [t for p in store.iter_papers() for t in store.paper_triples(p.paper_id)]
+    assert after and {t.extractor for t in after} == {"llm"}
+    assert store.stats().triples == 4
+    assert all(n.sources for n in store.iter_nodes())  # no node left without a paper
+    assert report.nodes_removed > 0 and report.vectors_removed == report.nodes_removed
+    _index_matches_graph(settings)
+    led = ledger_for(settings)
+    assert led.counts()["stored"] == 4
+    led.close()
+    assert RX.pending_job(settings) is None
+    # nothing heuristic is left: a second run has nothing to do
+    again_report = await RX.reextract(settings, only_extractor="heuristic", client=llm(settings), mode="llm")
+    assert again_report.reextracted == [] and store.stats().triples == 4
+
+
+async def test_reextract_equals_fresh_ingest_with_the_new_extractor(settings, store, src, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    await ingest(settings, src, llm=False)
+    await RX.reextract(settings, client=llm(settings), mode="llm")
+    fresh = other_settings(tmp_path, settings)
+    try:
+        await ingest(fresh, src, llm=True)
+        assert canon(settings) == canon(fresh)
+    finally:
+        drop_graph(fresh)
+
+
+async def test_delete_paper_equals_fresh_ingest_without_it(settings, store, src, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    await ingest(settings, src, llm=True)
+    foo = "id:p0"
+    rt = Runtime(settings)
+    foo_keys = {n.key for t in store.paper_triples(foo) for n in (t.problem, t.challenge, t.solution)}
+    solution_key = store.paper_triples(foo)[0].solution.key
+    hits = rt.node_index.search("Cross-lingual transfer through shared subword vocabulary", k=3)
+    assert hits[0].key == solution_key
+    rt.close()
+
+    report = await RX.delete_papers(settings, [foo])
+    assert report.deleted == [foo] and sorted(report.replayed) == ["doi:10.1234/qux.5", "id:p2"]
+    assert store.get_paper(foo) is None and solution_key not in {n.key for n in store.iter_nodes()}
+    # p0 created the problem p2 merged into: without p0 that node is p2's own spelling, as in a fresh ingest
+    fresh = other_settings(tmp_path, settings)
+    try:
+        await ingest(fresh, write_jsonl(tmp_path / "without.jsonl", exclude=("p0",)), llm=True)
+        assert canon(settings) == canon(fresh)
+    finally:
+        drop_graph(fresh)
+    _index_matches_graph(settings)
+    rt = Runtime(settings)
+    try:
+        hits = rt.node_index.search("Cross-lingual transfer through shared subword vocabulary", k=10)
+        assert solution_key not in {h.key for h in hits} and not foo_keys & {h.key for h in hits} - {
+            n.key for n in store.iter_nodes()}
+        assert foo not in {h.paper_id for h in rt.paper_index.search("transfer learning translation", k=10)}
+    finally:
+        rt.close()
+    led = ledger_for(settings)
+    assert foo not in {r.paper_id for r in led.rows()}  # the file can be ingested again
+    led.close()
+    # a bare DOI names its paper; an unknown id changes nothing
+    with pytest.raises(GraphError, match="no paper"):
+        await RX.delete_papers(settings, ["10.9999/none"])
+    await RX.delete_papers(settings, ["10.1234/QUX.5"])
+    assert store.get_paper("doi:10.1234/qux.5") is None
+
+
+async def test_merge_undo_splits_the_node_and_stays_undone(settings, store, src) -> None:  # type: ignore[no-untyped-def]
+    await ingest(settings, src, llm=True)
+    log = DecisionLog.for_data_dir(settings.data_dir)
+    rows = list_merges(log, paper_id="id:p2")
+    merge = next(r for r in rows if r.mention_name == "Low-resource neural machine translations")
+    assert merge.decision == "auto_merge" and merge.final_key == "problem:low resource neural machine translation"
+    exact = list_merges(log, paper_id="doi:10.1234/qux.5", include_exact=True)[0]
+    log.close()
+    node = store.get_node(merge.final_key)
+    assert node is not None and "Low-resource neural machine translations" in node.node.aliases
+
+    with pytest.raises(GraphError, match="exact match cannot be split"):
+        await RX.undo_merge(settings, exact.id)
+    report = await RX.undo_merge(settings, merge.id)
+    assert "id:p2" in report.replayed
+    split = store.get_node(merge.mention_key)
+    assert split is not None and split.node.sources == ["id:p2"] and split.node.description == LRMT
+    assert [c.key for c in split.challenges] == ["challenge:overfitting to scarce parallel data in translation"]
+    kept = store.get_node(merge.final_key)
+    assert kept is not None and "Low-resource neural machine translations" not in kept.node.aliases
+    assert "id:p2" not in kept.node.sources
+    assert {t.problem.key for t in store.paper_triples("id:p2")} == {merge.mention_key}
+    _index_matches_graph(settings)
+    log = DecisionLog.for_data_dir(settings.data_dir)
+    assert next(r for r in list_merges(log) if r.id == merge.id).undone
+    log.close()
+    # later runs keep the mention apart: re-extracting everything gives the same split graph
+    snapshot = canon(settings)
+    await RX.reextract(settings, client=llm(settings), mode="llm")
+    assert canon(settings) == snapshot
+
+
+class Killed(BaseException):
+    """Stands in for kill -9: nothing after the fault point runs (not even `except Exception`)."""
+
+
+@pytest.mark.parametrize("where", ["removal", "store", "save"])
+async def test_kill_mid_reextract_then_rerun_gives_the_same_graph(settings, store, src, tmp_path, monkeypatch,
+                                                                    where) -> None:  # type: ignore[no-untyped-def]
+    await ingest(settings, src, llm=False)
+    calls = {"n": 0}
+
+    def fault_after(n: int, original):  # type: ignore[no-untyped-def]
+        def wrapped(*a, **kw):  # type: ignore[no-untyped-def]
+            calls["n"] += 1
+            if calls["n"] == n:
+                raise Killed
+            return original(*a, **kw)
+        return wrapped
+
+    if where == "removal":  # phase 1, after two papers were taken out
+        monkeypatch.setattr(RX._Runner, "remove", fault_after(3, RX._Runner.remove))
+    elif where == "store":  # the third paper's triples half-way into the store
+        from motivgraph.graph.backends.cypher import CypherGraphStore
+
+        monkeypatch.setattr(CypherGraphStore, "upsert_triples", fault_after(3, CypherGraphStore.upsert_triples))
+    else:  # a paper stored but the job file not yet updated
+        monkeypatch.setattr(RX.Job, "save", fault_after(4, RX.Job.save))
+    with pytest.raises(Killed):
+        await RX.reextract(settings, client=llm(settings), mode="llm")
+    monkeypatch.undo()
+    assert RX.pending_job(settings) is not None
+    report = await RX.reextract(settings, client=llm(settings), mode="llm")
+    assert report.resumed and RX.pending_job(settings) is None
+    fresh = other_settings(tmp_path, settings)
+    try:
+        await ingest(fresh, src, llm=True)
+        assert canon(settings) == canon(fresh)
+    finally:
+        drop_graph(fresh)
+    _index_matches_graph(settings)
