@@ -56,6 +56,12 @@ class EmbeddingSettings(BaseModel):
 
 
 class IndexSettings(BaseModel):
+    backend: Literal["faiss", "neo4j"] = Field(
+        "faiss",
+        description="Where the tools search nodes by meaning: 'faiss' (the local index under the data directory, "
+        "any graph backend) or 'neo4j' (Neo4j's vector indexes; needs graph.backend=neo4j and the embeddings "
+        "written by `motivgraph reindex` or `motivgraph graph push`). Paper search stays on FAISS.",
+    )
     kind: Literal["auto", "exact", "hnsw"] = Field(
         "auto", description="FAISS index: exact inner product, HNSW, or auto (HNSW past hnsw_threshold)."
     )

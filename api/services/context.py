@@ -26,11 +26,12 @@ from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
 
 if TYPE_CHECKING:
+    from motivgraph.api.services.search_backend import NodeSearchBackend
     from motivgraph.embeddings.base import Embedder
     from motivgraph.graph.base import GraphStore
     from motivgraph.graph.models import NodeRecord, NodeRef, NodeType, TripleView
     from motivgraph.graph.paper_index import PaperIndex
-    from motivgraph.graph.vector_index import IndexHit, IndexStatus, NodeIndex
+    from motivgraph.graph.vector_index import IndexHit, IndexStatus
 
 log = logging.getLogger(__name__)
 
@@ -125,9 +126,17 @@ class ToolContext:
     def embedder(self) -> Embedder:
         return self.runtime.embedder
 
+    @cached_property
+    def node_search(self) -> NodeSearchBackend:
+        """The node vector search named by index.backend: the FAISS index or Neo4j's vector indexes."""
+        from motivgraph.api.services.search_backend import open_node_search
+
+        return open_node_search(self.runtime)
+
     @property
-    def node_index(self) -> NodeIndex:
-        return self.runtime.node_index
+    def node_index(self) -> NodeSearchBackend:
+        """Older name of `node_search` (kept for callers that reach the vectors through it)."""
+        return self.node_search
 
     @property
     def paper_index(self) -> PaperIndex:
@@ -168,7 +177,7 @@ class ToolContext:
         now = time.monotonic()
         st = self._index_status
         if fresh or st is None or now - self._status_at > self.version_ttl_s:
-            st = self.node_index.status()
+            st = self.node_search.status()
             with self._lock:
                 self._index_status, self._status_at = st, now
         return st
@@ -179,7 +188,7 @@ class ToolContext:
         if st.state == "ok":
             return False
         if self.settings.index.auto_rebuild:
-            self.node_index.ensure_ready()
+            self.node_search.ensure_ready()
             st = self.index_status(fresh=True)
             return st.state == "stale"
         if st.state == "stale":
@@ -208,9 +217,9 @@ class ToolContext:
             with self._lock:
                 b = self._searchers.get(key)
                 if b is None:
-                    index = self.node_index
+                    search = self.node_search
                     typed = cast("Sequence[NodeType] | None", types)
-                    b = Batcher(lambda vecs: index.search_vectors(np.stack(vecs), k, typed, min_score, check=False))
+                    b = Batcher(lambda vecs: search.search_vectors(np.stack(vecs), k, typed, min_score))
                     if len(self._searchers) < 256:  # bounded: parameters come from clients
                         self._searchers[key] = b
         return b

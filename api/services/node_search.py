@@ -1,4 +1,4 @@
-"""node_search: semantic (FAISS) match of a query against node name + description."""
+"""node_search: semantic match of a query against node name + description (FAISS or Neo4j, see search_backend)."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ def random_nodes(ctx: ToolContext, req: RandomNodesRequest) -> RandomNodesResult
     for factor in OVERSAMPLE:
         want = min(req.n * factor, 5000)
         recs = store.random_nodes(want, req.types, seed=seed)
-        vecs = ctx.node_index.vectors_for([r.key for r in recs])
+        vecs = ctx.node_search.vectors_for([r.key for r in recs])
         for r in recs:
             if r.key in seen:
                 continue
@@ -79,7 +79,7 @@ def _random_triples(ctx: ToolContext, req: RandomNodesRequest, seed: int) -> Ran
         want = min(req.n * factor, 2000)
         views = store.random_triples(want, seed=seed)
         keys = {n.key for t in views for n in (t.problem, t.challenge, t.solution)}
-        vecs = ctx.node_index.vectors_for(list(keys))
+        vecs = ctx.node_search.vectors_for(list(keys))
         for t in views:
             if t.key in seen:
                 continue

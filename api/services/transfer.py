@@ -27,14 +27,14 @@ def transfer_candidates(ctx: ToolContext, req: TransferRequest) -> TransferResul
             details[key] = store.get_node(key)
         return details[key]
 
-    vecs = ctx.node_index.vectors_for([t.key for t in targets])
+    vecs = ctx.node_search.vectors_for([t.key for t in targets])
     with_vec = [t for t in targets if t.key in vecs]
     import numpy as np
 
     similar = (
-        ctx.node_index.search_vectors(
+        ctx.node_search.search_vectors(
             np.stack([vecs[t.key] for t in with_vec]), SOURCES_PER_TARGET + 1, ["challenge"],
-            req.min_challenge_similarity, check=False,
+            req.min_challenge_similarity,
         )
         if with_vec
         else []

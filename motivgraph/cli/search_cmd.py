@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -91,7 +91,8 @@ def reindex(
         False, "--check", help="Only report whether the indexes are up to date; exit 1 when one is not."
     ),
 ) -> None:
-    """Rebuild the FAISS indexes from the graph (re-embeds every node and paper)."""
+    """Rebuild the FAISS indexes from the graph (re-embeds every node and paper). With
+    MOTIVGRAPH_INDEX_BACKEND=neo4j the node embeddings and vector indexes are written to Neo4j instead."""
     from motivgraph.graph.paper_index import PaperIndex
     from motivgraph.graph.vector_index import NodeIndex
 
@@ -103,8 +104,12 @@ def reindex(
     rt = Runtime(settings)
     try:
         targets = [(name, cls) for name, cls, on in (("nodes", NodeIndex, nodes), ("papers", PaperIndex, papers)) if on]
+        in_neo4j = settings.index.backend == "neo4j"
+        if in_neo4j:
+            from motivgraph.graph.neo4j_search import Neo4jNodeVectors
         if check:
-            rows = [(name, cls.peek(settings, rt.store)) for name, cls in targets]
+            rows = [(name, Neo4jNodeVectors(settings, rt.store, None).status() if in_neo4j and cls is NodeIndex
+                     else cls.peek(settings, rt.store)) for name, cls in targets]
             console.print(status_table(rows))
             bad = [st.message for _, st in rows if st.state != "ok"]
             for msg in bad:
@@ -123,7 +128,11 @@ def reindex(
                 def tick(done: int, total: int, task: TaskID = task) -> None:
                     bar.update(task, completed=done, total=total)
 
-                index = rt.node_index if cls is NodeIndex else cls.open(settings, rt.store, rt.embedder)
+                index: Any
+                if cls is NodeIndex:
+                    index = Neo4jNodeVectors(settings, rt.store, rt.embedder) if in_neo4j else rt.node_index
+                else:
+                    index = cls.open(settings, rt.store, rt.embedder)
                 rows.append((name, index.rebuild(progress=tick)))
         console.print(status_table(rows))
     finally:
