@@ -98,3 +98,54 @@ def test_api_service_allows_the_host_names_its_clients_use(compose):
     assert {"localhost", "127.0.0.1", "api"} <= set(hosts) and "*" not in hosts
     # the healthcheck's Host must be one of them
     assert "127.0.0.1" in " ".join(api["healthcheck"]["test"])
+
+
+def _script(svc: dict) -> str:
+    cmd = svc["command"]
+    assert cmd[:2] == ["sh", "-c"], cmd
+    return cmd[2].replace("$$", "$")  # compose's escape for a literal $
+
+
+def test_ingest_service_ingests_the_mounted_folder_into_neo4j_then_reindexes(compose):
+    ing, api = compose["services"]["ingest"], compose["services"]["api"]
+    assert ing["profiles"] == ["ingest"] and ing["restart"] == "no"  # a one-shot job, not a daemon
+    assert ing["image"] == api["image"] and ing["build"] == api["build"]
+    papers = [v for v in ing["volumes"] if v.endswith(":/papers:ro")]
+    assert papers and "./papers" in papers[0]  # read-only; host folder overridable (MOTIVGRAPH_PAPERS_DIR)
+    data = [v for v in ing["volumes"] if v.split(":")[0] in compose["volumes"]]
+    assert data == [v for v in api["volumes"] if v.endswith(":/data")]  # ledger + FAISS shared with the API
+    env = ing["environment"]
+    for key in ("MOTIVGRAPH_DATA_DIR", "MOTIVGRAPH_GRAPH_BACKEND", "MOTIVGRAPH_NEO4J_URI", "MOTIVGRAPH_NEO4J_USER",
+                "MOTIVGRAPH_NEO4J_PASSWORD", "MOTIVGRAPH_INGEST_GROBID_URL", "MOTIVGRAPH_LLM_MODEL"):
+        assert env[key] == api["environment"][key], key  # the same graph and GROBID as the API
+    assert ing["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    assert ing["depends_on"]["grobid"]["condition"] == "service_healthy"
+
+    lines = [ln.strip() for ln in _script(ing).strip().splitlines()]
+    steps = [ln.split(";")[0].split("||")[0].strip() for ln in lines if "motivgraph" in ln]
+    assert steps == ["motivgraph ingest /papers", "motivgraph parents build", "motivgraph reindex",
+                     "MOTIVGRAPH_INDEX_BACKEND=neo4j motivgraph reindex --no-papers"]
+    assert lines[-1] == "exit $status"  # the ingest's exit code, after the indexes are rebuilt anyway
+    sh = shutil.which("sh")
+    if sh:
+        assert subprocess.run([sh, "-n", "-c", _script(ing)], capture_output=True).returncode == 0
+
+
+def test_ingest_steps_are_real_cli_commands(compose):
+    """Each step's command line parses (its --help exits 0), so a renamed command or flag fails here."""
+    from typer.testing import CliRunner
+
+    from motivgraph.cli import app
+
+    runner = CliRunner()
+    for line in _script(compose["services"]["ingest"]).splitlines():
+        if "motivgraph" not in line:
+            continue
+        argv = line.split(";")[0].split("||")[0].split("motivgraph", 1)[1].split()
+        res = runner.invoke(app, [*argv, "--help"])
+        assert res.exit_code == 0, (argv, res.output)
+
+
+def test_api_search_backend_is_selectable(compose):
+    env = compose["services"]["api"]["environment"]
+    assert env["MOTIVGRAPH_INDEX_BACKEND"] == "${MOTIVGRAPH_INDEX_BACKEND:-faiss}"
