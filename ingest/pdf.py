@@ -458,12 +458,13 @@ def _prose_block(ordered: list[Line], a: int, b: int, body_size: float) -> tuple
     return None
 
 
-def _title_block(page0: list[Line], body_size: float) -> tuple[str, int]:
+def _title_block(page0: list[Line], body_size: float, next_page: list[Line] | None = None) -> tuple[str, int]:
     """(title, index of the last title line) from page 1's ordered lines: the block of consecutive
     lines in one typeface and size, in the upper part of the page, set in the largest size there;
     among blocks of that size the one with the most letters (a "Research Article" banner or a
-    one-word journal logo in the same size is not the title). Formula lines, DOI/journal lines and
-    section names are not title lines."""
+    one-word journal logo in the same size is not the title) — unless page 1 is a cover sheet (a
+    report series, a repository cover): then the block that page 2 repeats near its top is the
+    paper's title. Formula lines, DOI/journal lines and section names are not title lines."""
     if not page0:
         return "", -1
     h = page0[0].page_height or 792.0
@@ -504,10 +505,20 @@ def _title_block(page0: list[Line], body_size: float) -> tuple[str, int]:
                 blocks[-1].append(i)
                 continue
         blocks.append([i])
-    best = max(blocks, key=lambda bl: sum(sum(ch.isalpha() for ch in page0[i].text) for i in bl))
+    top_next = _letters(" ".join(ln.text for ln in (next_page or [])[:12]))
+
+    def rank(bl: list[int]) -> tuple[bool, int]:
+        text = _letters(" ".join(page0[i].text for i in bl))
+        return len(text) >= 12 and text in top_next, len(text)
+
+    best = max(blocks, key=rank)
     title = " ".join(" ".join(page0[i].text for i in best).split())
     title = re.sub(r"(\w)- (\w)", r"\1-\2", title)
     return title, best[-1]
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalpha())
 
 
 def _authors(page0: list[Line], after: int, stop: int, body_size: float) -> list[str]:
@@ -617,15 +628,20 @@ def parse_pdf(
         pages.setdefault(ln.page, []).append(ln)
     ordered: list[Line] = []
     page0: list[Line] = []
+    page1: list[Line] = []
     repeated = _repeated_texts(lines)
     for pn in sorted(pages):
         pl = merge_split_lines(_order_page(_strip_furniture(pages[pn], body_size, repeated)), body_size)
         if pn == 0:
             page0 = pl
+        elif pn == 1:
+            page1 = pl
         ordered.extend(pl)
 
-    title, title_end = _title_block(page0, body_size)
-    heads = [h for h in _find_headings(ordered, body_size, body_font_name) if h.idx > title_end]
+    title, title_end = _title_block(page0, body_size, page1)
+    # the title set again later (on the paper's own first page after a cover sheet) is not a section
+    heads = [h for h in _find_headings(ordered, body_size, body_font_name)
+             if h.idx > title_end and not (title and _letters(h.heading) == _letters(title))]
     abs_k = next((k for k, h in enumerate(heads) if _norm_head(h.heading) == "abstract"), None)
     if abs_k:
         # lines above the abstract are title, authors and affiliations, whatever their font
