@@ -28,7 +28,7 @@ from motivgraph.errors import (
 from motivgraph.settings import Settings
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # one message, one line: greppable, never cut mid-path
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_STOPPED = 1, 3, 4, 5
 

@@ -13,7 +13,7 @@ from pydantic import SecretStr
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
+from motivgraph.cli.common import EMPTY_GRAPH_ADVICE, EXIT_FAILED, cli_errors, console, err_console, load_settings
 from motivgraph.errors import ConfigError, ImportFormatError
 from motivgraph.fsutil import atomic_open
 from motivgraph.graph.runtime import Runtime
@@ -213,6 +213,9 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print the counts a
     table.add_row("node index", node_idx.state)
     table.add_row("paper index", paper_idx.state)
     console.print(table)
+    if not any(st.nodes.get(k, 0) for k in ("Problem", "Challenge", "Solution", "Paper")):
+        err_console.print(f"[yellow]{EMPTY_GRAPH_ADVICE}[/yellow]", highlight=False)  # not `reindex`: nothing to index
+        return
     for s in (node_idx, paper_idx):
         if s.state != "ok":
             err_console.print(f"[yellow]{s.message}[/yellow]")

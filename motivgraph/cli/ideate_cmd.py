@@ -390,7 +390,9 @@ class MethodCommands(typer.core.TyperGroup):
             return None
         cmd = typer.main.get_command(sub)
         cmd.name = name
-        return cmd
+        from motivgraph.cli.helpfmt import polish
+
+        return polish(cmd, f"method {name}")
 
 
 method_app = typer.Typer(cls=MethodCommands, help="Commands contributed by ideation methods (motivgraph method "

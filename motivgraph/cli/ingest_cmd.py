@@ -48,6 +48,14 @@ class _DefaultRunGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """`ingest --help` shows the group, then the options of `ingest run` (what `ingest PATH...` runs)."""
+        super().format_help(ctx, formatter)
+        run = self.commands.get("run")
+        if run is not None:
+            run.format_help(run.context_class(run, info_name="run", parent=ctx), formatter)
+
+
 app = typer.Typer(
     cls=_DefaultRunGroup,
     help="Ingest PDFs into the graph (default: run). Also: `ingest status`, `ingest report`.",
@@ -145,6 +153,8 @@ def run_cmd(
         help="Extract motivation triples (the LLM miner, or the offline extractor when no LLM is set); "
         "--no-extract stores Paper nodes only.",
     ),
+    json_out: bool = typer.Option(False, "--json", help="Print the outcome as JSON on stdout (progress stays on "
+                                  "stderr)."),
 ) -> None:
     """Parse PDFs, extract motivation triples and store them in the graph; resumable (re-run the same command)."""
     from motivgraph.errors import ConfigError
@@ -153,7 +163,13 @@ def run_cmd(
 
     if parser is not None and parser not in ("auto", "grobid", "pdf"):
         raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")
+    from motivgraph.cli.common import announce_data_dir
+    from motivgraph.cli.ingest_support import check_inputs, run_json
+
+    check_inputs(paths)  # a typo or an empty glob is an error before anything starts
     settings = load_settings()
+    if not dry_run:
+        announce_data_dir(settings)
     req = IngestRequest(paths=paths, parser=parser, concurrency=concurrency, limit=limit, dry_run=dry_run,
                         retry_failed=retry_failed, extract=extract, budget_usd=budget_usd)
     prog = None if dry_run else _RichProgress()
@@ -172,7 +188,10 @@ def run_cmd(
     finally:
         if prog is not None and prog.task is not None:
             prog.stop()
-    _render_run(run)
+    if json_out:
+        typer.echo(json.dumps(run_json(run), indent=2, ensure_ascii=False, default=str))
+    else:
+        _render_run(run)
     if run.stopped is not None:
         if isinstance(run.stopped, IngestInterrupted):
             err_console.print(f"[red]stopped:[/red] {run.stopped}", highlight=False)
@@ -181,7 +200,7 @@ def run_cmd(
         err_console.print("re-run the same command to resume")
         raise typer.Exit(EXIT_STOPPED)
     if run.summary.failed:
-        console.print("see failures: [bold]motivgraph ingest report[/bold]")
+        err_console.print("see failures: [bold]motivgraph ingest report[/bold]")
         raise typer.Exit(EXIT_FAILED)
 
 

@@ -10,7 +10,7 @@ import time
 import typer
 from rich.table import Table
 
-from motivgraph.cli.common import cli_errors, console, load_settings
+from motivgraph.cli.common import cli_errors, console, err_console, load_settings
 
 app = typer.Typer(help="LLM access: check the configured model, per-role models, usage and cost; the local "
                   "model server.", no_args_is_help=True)
@@ -22,6 +22,7 @@ PING = "Reply with exactly one word: pong"
 @cli_errors
 def check(
     role: str = typer.Option(None, "--role", help="Check the model of this role (default: the default model)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Send one tiny prompt to the configured model (bypassing the cache) and print the reply."""
     from motivgraph.llm import LLMClient
@@ -31,8 +32,10 @@ def check(
     try:
         spec = client.require(role)
         where = spec.base_url or getattr(client.chat_model(role), "openai_api_base", None) or "provider default"
-        console.print(f"model [bold]{spec.model_id}[/bold] at {where} (role {role or 'default'}, structured output: "
-                      f"{client.structured_method(role or 'default')} in the {spec.dialect} dialect)", highlight=False)
+        structured = client.structured_method(role or "default")
+        out = err_console if as_json else console
+        out.print(f"model [bold]{spec.model_id}[/bold] at {where} (role {role or 'default'}, structured output: "
+                  f"{structured} in the {spec.dialect} dialect)", highlight=False)
         t0 = time.perf_counter()
         msg = asyncio.run(client.chat(role or "default", PING, cache=False))
         dt = time.perf_counter() - t0
@@ -40,13 +43,19 @@ def check(
         client.close()
     u = client.usage.total()
     reply = msg.content if isinstance(msg.content, str) else str(msg.content)
+    if as_json:
+        typer.echo(json.dumps({"ok": True, "role": role or "default", "model": spec.model_id, "endpoint": where,
+                               "structured_output": structured, "dialect": spec.dialect, "seconds": round(dt, 3),
+                               "reply": reply.strip()[:200], "input_tokens": u.input_tokens,
+                               "output_tokens": u.output_tokens, "cost_usd": u.cost_usd}, indent=2))
+        return
     console.print(f"[green]ok[/green] in {dt:.2f}s: {reply.strip()[:200]!r} "
                   f"({u.input_tokens} tokens in, {u.output_tokens} out, ${u.cost_usd:.6f})", highlight=False)
 
 
 @app.command("roles")
 @cli_errors
-def roles() -> None:
+def roles(as_json: bool = typer.Option(False, "--json", help="Print JSON rows instead of a table.")) -> None:
     """Show which model and endpoint each role uses (API keys are never shown)."""
     from motivgraph.errors import ConfigError
     from motivgraph.llm import ROLES, resolve_spec
@@ -55,15 +64,24 @@ def roles() -> None:
     table = Table("role", "model", "base_url", "temperature", "max_tokens", "context", "tools")
     problems: dict[str, list[str]] = {}
     settings = load_settings()
+    rows: list[dict[str, object]] = []
     for role in ROLES:
         try:
             spec = resolve_spec(cfg, role, settings.data_dir)
             base = spec.base_url or ("local server" if spec.provider == "local" else "-")
             table.add_row(role, spec.model_id, base, str(spec.temperature), str(spec.max_tokens),
                           str(spec.context_window or "-"), "native" if spec.native_tools else "text")
+            rows.append({"role": role, "model": spec.model_id, "provider": spec.provider, "base_url": spec.base_url,
+                         "temperature": spec.temperature, "max_tokens": spec.max_tokens,
+                         "context_window": spec.context_window, "tools": "native" if spec.native_tools else "text",
+                         "error": None})
         except ConfigError as e:
             problems.setdefault(str(e), []).append(role)
             table.add_row(role, "[red]not usable[/red]", "", "", "", "", "")
+            rows.append({"role": role, "model": None, "error": str(e)})
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
     console.print(table)
     for message, names in problems.items():
         console.print(f"[red]{', '.join(names)}:[/red] {message}", highlight=False)

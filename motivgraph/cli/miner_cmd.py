@@ -94,8 +94,9 @@ def parents_build_cmd(
     relaxed: bool = typer.Option(
         False, "--relaxed", help="Dispatch focal nodes freely for throughput (result depends on reply timing)."
     ),
+    as_json: bool = typer.Option(False, "--json", help="Print the per-level results as JSON."),
 ) -> None:
-    """Add parent nodes over the graph's problems and challenges (B.4); incremental and resumable."""
+    """Add parent nodes over the graph's problems and challenges; incremental and resumable."""
     from motivgraph.errors import BudgetExceeded, ConfigError
     from motivgraph.graph.runtime import Runtime
     from motivgraph.llm import LLMClient
@@ -120,12 +121,17 @@ def parents_build_cmd(
             err_console.print("[yellow]offline parent addition[/yellow]: embedding clustering, parents named after "
                               "the most central member (set MOTIVGRAPH_LLM_MODEL for the LLM judge)")
         kinds = [node_type] if node_type else ["problem", "challenge"]
-        with console.status("building parents…"):
+        with err_console.status("building parents…"):
             try:
                 results = asyncio.run(builder.build(kinds, levels, progress=lambda m: err_console.print(m)))
             except BudgetExceeded as e:
                 err_console.print(f"[yellow]stopped:[/yellow] {e}")
                 raise
+        if as_json:
+            typer.echo(json.dumps({"levels": [r.as_dict() for r in results],
+                                   "cost_usd": client.usage.cost_usd if client is not None else 0.0,
+                                   "offline": builder.offline}, indent=2, default=str))
+            return
         t = Table(title="parent nodes")
         for col in ("type", "level", "parents", "children", "joined", "focal", "judge calls", "cached", "failures"):
             t.add_column(col, justify="right")

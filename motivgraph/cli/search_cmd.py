@@ -9,8 +9,16 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, err_console, load_settings
-from motivgraph.errors import ConfigError
+from motivgraph.cli.common import (
+    EMPTY_GRAPH_ADVICE,
+    EXIT_FAILED,
+    cli_errors,
+    console,
+    err_console,
+    graph_is_empty,
+    load_settings,
+)
+from motivgraph.errors import ConfigError, IndexMissing
 from motivgraph.graph.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -47,7 +55,12 @@ def search(
     types = _types(node_type)
     rt = Runtime(load_settings())
     try:
-        hits = rt.node_index.search(query, k=k, types=types, min_score=min_score)  # type: ignore[arg-type]
+        try:
+            hits = rt.node_index.search(query, k=k, types=types, min_score=min_score)  # type: ignore[arg-type]
+        except IndexMissing:
+            if graph_is_empty(rt.store):  # nothing to index yet: the fix is ingest, not reindex
+                raise IndexMissing(EMPTY_GRAPH_ADVICE) from None
+            raise
     finally:
         rt.close()
     if as_json:
@@ -90,6 +103,7 @@ def reindex(
     check: bool = typer.Option(
         False, "--check", help="Only report whether the indexes are up to date; exit 1 when one is not."
     ),
+    as_json: bool = typer.Option(False, "--json", help="Print the index states as JSON (progress stays on stderr)."),
 ) -> None:
     """Rebuild the FAISS indexes from the graph (re-embeds every node and paper). With
     MOTIVGRAPH_INDEX_BACKEND=neo4j the node embeddings and vector indexes are written to Neo4j instead."""
@@ -110,7 +124,7 @@ def reindex(
         if check:
             rows = [(name, Neo4jNodeVectors(settings, rt.store, None).status() if in_neo4j and cls is NodeIndex
                      else cls.peek(settings, rt.store)) for name, cls in targets]
-            console.print(status_table(rows))
+            _print_rows(rows, as_json)
             bad = [st.message for _, st in rows if st.state != "ok"]
             for msg in bad:
                 err_console.print(f"[yellow]{msg}[/yellow]")
@@ -134,9 +148,18 @@ def reindex(
                 else:
                     index = cls.open(settings, rt.store, rt.embedder)
                 rows.append((name, index.rebuild(progress=tick)))
-        console.print(status_table(rows))
+        _print_rows(rows, as_json)
+        if graph_is_empty(rt.store):
+            err_console.print(f"[yellow]{EMPTY_GRAPH_ADVICE}[/yellow]", highlight=False)
     finally:
         rt.close()
+
+
+def _print_rows(rows: list[tuple[str, IndexStatus]], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps({name: st.model_dump(mode="json") for name, st in rows}, indent=2))
+    else:
+        console.print(status_table(rows))
 
 
 def register(app: typer.Typer) -> None:

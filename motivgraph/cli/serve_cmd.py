@@ -2,15 +2,48 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 
 import typer
 
-from motivgraph.cli.common import cli_errors, console, err_console, load_settings
+from motivgraph.cli.common import (
+    EMPTY_GRAPH_ADVICE,
+    announce_data_dir,
+    cli_errors,
+    console,
+    err_console,
+    graph_is_empty,
+    load_settings,
+)
+from motivgraph.errors import BackendUnavailable, ConfigError
 
 
 def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
+
+
+def check_port(host: str, port: int) -> None:
+    """Fail before anything starts (and before "serving on" is printed) when host:port cannot be bound."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise ConfigError(f"--host {host!r} is not an address this machine can bind ({e.strerror})") from None
+    family, _, _, _, addr = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: TIME_WAIT does not count
+        try:
+            s.bind(addr)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                raise BackendUnavailable(
+                    f"port {port} on {host} is already in use (another `motivgraph serve`?); stop that server or "
+                    f"choose another port, e.g. motivgraph serve --port {port + 1}") from None
+            if e.errno == errno.EACCES:
+                raise ConfigError(f"no permission to listen on port {port} (ports below 1024 need privileges); "
+                                  f"use e.g. --port 8000") from None
+            raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror}") from None
 
 
 @cli_errors
@@ -29,6 +62,8 @@ def serve(
     host = host or settings.api.host
     port = port or settings.api.port
     workers = workers or settings.api.workers
+    check_port(host, port)
+    announce_data_dir(settings)
     if check:
         from motivgraph.api.services.browse import health
         from motivgraph.api.services.context import ToolContext
@@ -36,13 +71,16 @@ def serve(
         ctx = ToolContext(settings)
         try:
             h = health(ctx)
+            empty = h.status != "down" and graph_is_empty(ctx.runtime.store)
         finally:
             ctx.runtime.close()
         if h.status == "down":
             err_console.print(f"[red]graph unreachable:[/red] {h.graph.detail}")
             raise typer.Exit(4)
         colour = "green" if h.status == "ok" else "yellow"
-        console.print(f"graph: {h.graph.detail}; index: [{colour}]{h.index.detail}[/{colour}]")
+        err_console.print(f"graph: {h.graph.detail}; index: [{colour}]{h.index.detail}[/{colour}]")
+        if empty:
+            err_console.print(f"[yellow]{EMPTY_GRAPH_ADVICE}[/yellow]", highlight=False)
     if settings.api.api_key is None and host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print("[yellow]warning:[/yellow] serving on a public address without MOTIVGRAPH_API_API_KEY")
     console.print(f"serving on http://{host}:{port}  (docs: /docs, explorer: /explorer)")
