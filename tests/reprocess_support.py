@@ -97,6 +97,15 @@ def extractor_reply(messages: Any) -> str:
     return json.dumps({"triples": triples, "no_triples_reason": None})
 
 
+def old_extractor_reply(messages: Any) -> str:
+    """An earlier model's reading of the same papers: other names and descriptions for every node."""
+    data = json.loads(extractor_reply(messages))
+    for t in data["triples"]:
+        for role in ("problem", "challenge", "solution"):
+            t[role] = _node("Early " + t[role]["name"], "Earlier reading: " + t[role]["description"])
+    return json.dumps(data)
+
+
 def other_settings(base: Path, like: Settings) -> Settings:
     """Settings for a second graph on the same FalkorDB server as `like` (its own data dir)."""
     s = Settings(data_dir=base / f"data-{uuid.uuid4().hex[:6]}", graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
@@ -105,22 +114,25 @@ def other_settings(base: Path, like: Settings) -> Settings:
     return s
 
 
-async def ingest(settings: Settings, src: Path, *, llm: bool) -> None:
+async def ingest(settings: Settings, src: Path | list[Path], *, llm: bool, reply: Any = extractor_reply) -> None:
     """Ingest `src` with the scripted LLM extractor or the offline one, one document at a time."""
     if llm:
-        client, _ = scripted_client(settings, default=extractor_reply)
+        client = scripted_llm(settings, reply)
         sink = MinerSink(Runtime(settings), client=client, mode="llm")
     else:
         sink = MinerSink(Runtime(settings), client=None, mode="heuristic")
     try:
-        s = await ingest_async([src], settings, sink=sink, concurrency=1)
+        s = await ingest_async(src if isinstance(src, list) else [src], settings, sink=sink, concurrency=1)
     finally:
         sink.close()
     assert s.failed == 0, [o.error for o in s.outcomes]
 
 
-def llm(settings: Settings) -> Any:
-    client, _ = scripted_client(settings, default=extractor_reply)
+def scripted_llm(settings: Settings, reply: Any = extractor_reply) -> Any:
+    """A scripted extractor client; another reply script is another model name (the LLM reply cache
+    is keyed by model, so an 'earlier model' and the current one never share replies)."""
+    name = "scripted" if reply is extractor_reply else f"scripted-{getattr(reply, '__name__', 'other')}"
+    client, _ = scripted_client(settings, default=reply, model_name=name)
     return client
 
 
@@ -149,3 +161,6 @@ def drop_graph(settings: Settings) -> None:
         store.drop_graph()  # type: ignore[attr-defined]
     finally:
         store.close()
+
+
+llm = scripted_llm  # the tests' short name

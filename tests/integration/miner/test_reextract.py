@@ -1,21 +1,30 @@
 """Re-processing stored papers (`miner.reextract`) on the real store, index and embeddings: the
 quick-start upgrade from offline to LLM triples, equality with a fresh ingest (canonical export),
-`papers delete`, `merges undo`, and resume after a kill at any point of a job."""
+`papers delete`, `merges undo`, and resume after a kill at any point of a job.
+
+The references — canonical exports of fresh ingests — are built once per module."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import re
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from motivgraph.errors import GraphError
 from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.pipeline import ingest_async, ledger_for
+from motivgraph.llm.tokens import content_text
 from motivgraph.miner import reextract as RX
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.merges import list_merges
 from motivgraph.miner.sink import MinerSink
-from tests.miner_support import scripted_client
+from motivgraph.settings import GraphSettings, Settings
+from tests.miner_support import GOOD_TRIPLE, scripted_client
 from tests.reprocess_support import (
     LRMT,
     canon,
@@ -23,9 +32,13 @@ from tests.reprocess_support import (
     extractor_reply,
     ingest,
     llm,
+    old_extractor_reply,
     other_settings,
     write_jsonl,
 )
+
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "pdf"
+PDFS = ["sp_fader11.pdf", "sp_seung08.pdf"]
 
 
 @pytest.fixture
@@ -33,7 +46,24 @@ def src(tmp_path: Path) -> Path:
     return write_jsonl(tmp_path / "papers.jsonl")
 
 
-def _index_matches_graph(settings) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory, falkordb_server: Any) -> dict[str, list[str]]:
+    """Canonical exports of fresh LLM ingests: every paper ('all'), and every paper but p0 ('without_p0')."""
+    base = tmp_path_factory.mktemp("reference")
+    like = Settings(data_dir=base / "like", graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
+    like.graph.falkordb_url = falkordb_server.url
+    out: dict[str, list[str]] = {}
+    for name, exclude in (("all", ()), ("without_p0", ("p0",))):
+        s = other_settings(base, like)
+        try:
+            asyncio.run(ingest(s, write_jsonl(base / f"{name}.jsonl", exclude=exclude), llm=True))
+            out[name] = canon(s)
+        finally:
+            drop_graph(s)
+    return out
+
+
+def _index_matches_graph(settings: Settings) -> None:
     rt = Runtime(settings)
     try:
         idx = rt.node_index
@@ -45,7 +75,7 @@ def _index_matches_graph(settings) -> None:  # type: ignore[no-untyped-def]
         rt.close()
 
 
-async def test_quick_start_second_ingest_upgrades_offline_triples(settings, store, src) -> None:  # type: ignore[no-untyped-def]
+async def test_quick_start_second_ingest_upgrades_offline_triples(settings, store, src, reference) -> None:  # type: ignore[no-untyped-def]
     await ingest(settings, src, llm=False)
     before = [t for p in store.iter_papers() for t in store.paper_triples(p.paper_id)]
     assert before and {t.extractor for t in before} == {"heuristic"}
@@ -63,56 +93,76 @@ async def test_quick_start_second_ingest_upgrades_offline_triples(settings, stor
     assert sorted(report.reextracted) == sorted(p.paper_id for p in store.iter_papers())
     after = [t for p in store.iter_papers() for t in store.paper_triples(p.paper_id)]
     assert after and {t.extractor for t in after} == {"llm"}
-    assert store.stats().triples == 4
     assert all(n.sources for n in store.iter_nodes())  # no node left without a paper
     assert report.nodes_removed > 0 and report.vectors_removed == report.nodes_removed
+    # Done-when: the graph equals a fresh ingest with the new extractor
+    assert canon(settings) == reference["all"]
     _index_matches_graph(settings)
     led = ledger_for(settings)
     assert led.counts()["stored"] == 4
     led.close()
     assert RX.pending_job(settings) is None
-    # nothing heuristic is left: a second run has nothing to do
+    # nothing offline is left: a second run has nothing to do
     again_report = await RX.reextract(settings, only_extractor="heuristic", client=llm(settings), mode="llm")
-    assert again_report.reextracted == [] and store.stats().triples == 4
+    assert again_report.reextracted == [] and canon(settings) == reference["all"]
 
 
-async def test_reextract_equals_fresh_ingest_with_the_new_extractor(settings, store, src, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    await ingest(settings, src, llm=False)
-    await RX.reextract(settings, client=llm(settings), mode="llm")
+def pdf_reply(messages: Any) -> str:
+    """One triple per real paper: a shared problem, a challenge named after the title."""
+    text = "\n".join(content_text(m.content) for m in messages)
+    m = re.search(r"TITLE: (.+)", text)
+    t = json.loads(json.dumps(GOOD_TRIPLE))
+    t["challenge"]["name"] = f"Limited reliability of methods in {(m.group(1) if m else '')[:30]}"
+    return json.dumps({"triples": [t], "no_triples_reason": None})
+
+
+def old_pdf_reply(messages: Any) -> str:
+    """An earlier model on the same PDFs: every node named and described otherwise."""
+    data = json.loads(pdf_reply(messages))
+    for t in data["triples"]:
+        for role in ("problem", "challenge", "solution"):
+            t[role] = {"name": "Early " + t[role]["name"], "description": "Earlier: " + t[role]["description"]}
+    return json.dumps(data)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"SKIPPED LOUDLY: corpus PDFs not found at {CORPUS}")
+async def test_reextract_real_pdfs_equals_fresh_ingest(settings, store, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pdfs = tmp_path / "pdfs"
+    pdfs.mkdir()
+    for name in PDFS:
+        shutil.copy(CORPUS / name, pdfs / name)
+    await ingest(settings, pdfs, llm=True, reply=old_pdf_reply)
+    old_keys = {n.key for n in store.iter_nodes()}
+    report = await RX.reextract(settings, client=llm(settings, pdf_reply), mode="llm")
+    assert not old_keys & {n.key for n in store.iter_nodes()}  # every earlier node was replaced
+    assert len(report.reextracted) == 2 and not report.failed
     fresh = other_settings(tmp_path, settings)
+    shutil.copytree(settings.data_dir / "ingest" / "parsed", fresh.data_dir / "ingest" / "parsed")  # no re-parse
     try:
-        await ingest(fresh, src, llm=True)
+        await ingest(fresh, pdfs, llm=True, reply=pdf_reply)
         assert canon(settings) == canon(fresh)
     finally:
         drop_graph(fresh)
 
 
-async def test_delete_paper_equals_fresh_ingest_without_it(settings, store, src, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_delete_paper_equals_fresh_ingest_without_it(settings, store, src, reference) -> None:  # type: ignore[no-untyped-def]
     await ingest(settings, src, llm=True)
     foo = "id:p0"
-    rt = Runtime(settings)
-    foo_keys = {n.key for t in store.paper_triples(foo) for n in (t.problem, t.challenge, t.solution)}
     solution_key = store.paper_triples(foo)[0].solution.key
-    hits = rt.node_index.search("Cross-lingual transfer through shared subword vocabulary", k=3)
-    assert hits[0].key == solution_key
+    rt = Runtime(settings)
+    assert rt.node_index.search("Cross-lingual transfer through shared subword vocabulary", k=3)[0].key == solution_key
     rt.close()
 
     report = await RX.delete_papers(settings, [foo])
     assert report.deleted == [foo] and sorted(report.replayed) == ["doi:10.1234/qux.5", "id:p2"]
     assert store.get_paper(foo) is None and solution_key not in {n.key for n in store.iter_nodes()}
-    # p0 created the problem p2 merged into: without p0 that node is p2's own spelling, as in a fresh ingest
-    fresh = other_settings(tmp_path, settings)
-    try:
-        await ingest(fresh, write_jsonl(tmp_path / "without.jsonl", exclude=("p0",)), llm=True)
-        assert canon(settings) == canon(fresh)
-    finally:
-        drop_graph(fresh)
+    # p0 created the problem p2 merged into: without p0 that node has p2's spelling, as in a fresh ingest
+    assert canon(settings) == reference["without_p0"]
     _index_matches_graph(settings)
     rt = Runtime(settings)
     try:
         hits = rt.node_index.search("Cross-lingual transfer through shared subword vocabulary", k=10)
-        assert solution_key not in {h.key for h in hits} and not foo_keys & {h.key for h in hits} - {
-            n.key for n in store.iter_nodes()}
+        assert solution_key not in {h.key for h in hits}
         assert foo not in {h.paper_id for h in rt.paper_index.search("transfer learning translation", k=10)}
     finally:
         rt.close()
@@ -123,7 +173,7 @@ async def test_delete_paper_equals_fresh_ingest_without_it(settings, store, src,
     with pytest.raises(GraphError, match="no paper"):
         await RX.delete_papers(settings, ["10.9999/none"])
     await RX.delete_papers(settings, ["10.1234/QUX.5"])
-    assert store.get_paper("doi:10.1234/qux.5") is None
+    assert store.get_paper("doi:10.1234/qux.5") is None and store.stats().triples == 2
 
 
 async def test_merge_undo_splits_the_node_and_stays_undone(settings, store, src) -> None:  # type: ignore[no-untyped-def]
@@ -163,13 +213,13 @@ class Killed(BaseException):
 
 
 @pytest.mark.parametrize("where", ["removal", "store", "save"])
-async def test_kill_mid_reextract_then_rerun_gives_the_same_graph(settings, store, src, tmp_path, monkeypatch,
+async def test_kill_mid_reextract_then_rerun_gives_the_same_graph(settings, store, src, reference, monkeypatch,
                                                                     where) -> None:  # type: ignore[no-untyped-def]
-    await ingest(settings, src, llm=False)
+    await ingest(settings, src, llm=True, reply=old_extractor_reply)  # an earlier model's triples
     calls = {"n": 0}
 
-    def fault_after(n: int, original):  # type: ignore[no-untyped-def]
-        def wrapped(*a, **kw):  # type: ignore[no-untyped-def]
+    def fault_at(n: int, original: Any) -> Any:
+        def wrapped(*a: Any, **kw: Any) -> Any:
             calls["n"] += 1
             if calls["n"] == n:
                 raise Killed
@@ -177,23 +227,18 @@ async def test_kill_mid_reextract_then_rerun_gives_the_same_graph(settings, stor
         return wrapped
 
     if where == "removal":  # phase 1, after two papers were taken out
-        monkeypatch.setattr(RX._Runner, "remove", fault_after(3, RX._Runner.remove))
+        monkeypatch.setattr(RX._Runner, "remove", fault_at(3, RX._Runner.remove))
     elif where == "store":  # the third paper's triples half-way into the store
         from motivgraph.graph.backends.cypher import CypherGraphStore
 
-        monkeypatch.setattr(CypherGraphStore, "upsert_triples", fault_after(3, CypherGraphStore.upsert_triples))
+        monkeypatch.setattr(CypherGraphStore, "upsert_triples", fault_at(3, CypherGraphStore.upsert_triples))
     else:  # a paper stored but the job file not yet updated
-        monkeypatch.setattr(RX.Job, "save", fault_after(4, RX.Job.save))
+        monkeypatch.setattr(RX.Job, "save", fault_at(4, RX.Job.save))
     with pytest.raises(Killed):
         await RX.reextract(settings, client=llm(settings), mode="llm")
     monkeypatch.undo()
     assert RX.pending_job(settings) is not None
     report = await RX.reextract(settings, client=llm(settings), mode="llm")
     assert report.resumed and RX.pending_job(settings) is None
-    fresh = other_settings(tmp_path, settings)
-    try:
-        await ingest(fresh, src, llm=True)
-        assert canon(settings) == canon(fresh)
-    finally:
-        drop_graph(fresh)
+    assert canon(settings) == reference["all"]
     _index_matches_graph(settings)
