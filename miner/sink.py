@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import textwrap
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,6 +43,12 @@ if TYPE_CHECKING:
     from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
+
+
+def reason_key(reason: str, width: int = 90) -> str:
+    """A no-triple reason as a report key: numbers folded (so equal reasons group), cut at a word boundary."""
+    return textwrap.shorten(re.sub(r"\d+", "N", reason), width=width, placeholder=" …")
+
 
 OFFLINE_NOTICE = (
     "No LLM configured: using the OFFLINE heuristic extractor (rough triples, extractor=heuristic). "
@@ -188,7 +195,7 @@ class MinerSink:
         if not result.triples:
             self.stats.papers_without_triples += 1
             reason = result.reason or "no triples"
-            self.stats.no_triple_reasons[re.sub(r"\d+", "N", reason)[:70]] += 1
+            self.stats.no_triple_reasons[reason_key(reason)] += 1
             self.decisions.log_extraction(paper.paper_id, "no_triples", reason, run_id=self.run_id)
         else:
             self.stats.papers_with_triples += 1
