@@ -18,8 +18,10 @@ class EvalConfig(BaseModel):
     max_runs: int = Field(3, ge=1, le=20, description="Runs per method and topic to reach n_ideas accepted ideas.")
     graph: Literal["per-topic", "current", "file"] = Field(
         "per-topic", description="Methods ground on: a graph built per topic from its background papers "
-        "(falls back to 'file' when paper-JSON ingest is unavailable), the user's current graph, or the "
-        "background papers given as a file.")
+        "(paper-JSON ingest + the miner, cached; tool-using methods get that graph, the others the same papers "
+        "as a file), the user's current graph, or the background papers given as a file.")
+    graph_cache: str | None = Field(None, description="Where per-topic graphs are cached (default "
+                                    "<data_dir>/cache/eval-graphs); shared by evaluations, keyed by content.")
     allow_target_leak: bool = Field(False, description="Warn instead of refusing when a target paper is visible "
                                     "to the methods.")
     judges: list[str] = Field(default_factory=list, description="Panel models (provider:model); empty: the judge "

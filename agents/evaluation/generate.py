@@ -38,6 +38,15 @@ class Delivery:
     reason: str = ""  # why fewer than N (empty when N were delivered)
 
 
+@dataclass
+class View:
+    """What one method sees on one topic: a tool client on a graph (factory) and/or a background file."""
+
+    tools: Callable[[], Any] | None = None
+    background_file: Path | None = None
+    label: str = ""
+
+
 def safe_id(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", s).strip("-.")[:60] or "x"
 
@@ -64,16 +73,15 @@ def usage_of(run: RunDir) -> dict[str, Any]:
 
 class Generator:
     def __init__(self, settings: Settings, config: EvalConfig, eval_id: str, state: dict[str, Any], *,
-                 llm_factory: Callable[[], Any], tool_client_factory: Callable[[], Any] | None,
-                 background_dir: Path | None, save_state: Callable[[], None],
+                 llm_factory: Callable[[], Any], views: Callable[[EvalTopic, str], View],
+                 save_state: Callable[[], None],
                  spent: Callable[[], float], emit: Callable[[dict[str, Any]], None]) -> None:
         self.settings = settings
         self.config = config
         self.eval_id = eval_id
         self.state = state
         self.llm_factory = llm_factory
-        self.tool_client_factory = tool_client_factory
-        self.background_dir = background_dir
+        self.views = views
         self.save_state = save_state
         self.spent = spent
         self.emit = emit
@@ -93,10 +101,10 @@ class Generator:
             raise BudgetExceeded(f"evaluation budget ${self.config.budget_usd:.2f} reached")
         return left
 
-    async def _run_child(self, run: RunDir) -> None:
+    async def _run_child(self, run: RunDir, view: View) -> None:
         client = None
-        if self.tool_client_factory is not None and get_method(run.status().get("method", "")).uses_tools:
-            client = self.tool_client_factory()
+        if view.tools is not None and get_method(run.status().get("method", "")).uses_tools:
+            client = view.tools()
         try:
             await run_method(self.settings, run, llm=self.llm_factory(), tool_client=client,
                              budget_usd=self._budget_left())
@@ -108,13 +116,14 @@ class Generator:
     async def deliver(self, method: str, topic: EvalTopic) -> Delivery:
         n = self.config.n_ideas
         d = Delivery(method, topic.topic_id)
+        view = self.views(topic, method)
         key = f"{method}|{topic.topic_id}"
         children: list[str] = self.state.setdefault("children", {}).setdefault(key, [])
         for rid in list(children):
             run = RunDir.open(self.settings.runs_dir, rid)
             if run.status().get("status") != COMPLETED:
                 try:
-                    await self._run_child(run)
+                    await self._run_child(run, view)
                 except BudgetExceeded:
                     raise
                 except Exception as e:  # the child recorded its failure; it counts as one attempt
@@ -126,8 +135,7 @@ class Generator:
             need = n - len(d.ideas)
             spec = RunSpec(method=method, topic=topic.topic, topic_id=topic.topic_id,
                            config=self._method_config(method, need), seed=self.config.seed + len(children),
-                           background_file=str(write_background(topic, self.background_dir))
-                           if self.background_dir is not None else None)
+                           background_file=str(view.background_file) if view.background_file is not None else None)
             rid = f"{self.eval_id}-{safe_id(method)}-{safe_id(topic.topic_id)}-{len(children) + 1}"
             run = create_run(self.settings.runs_dir, spec, run_id=rid)
             run.update_status(parent=self.eval_id)
@@ -135,7 +143,7 @@ class Generator:
             self.save_state()
             self.emit({"type": "child", "method": method, "topic_id": topic.topic_id, "run_id": rid, "need": need})
             try:
-                await self._run_child(run)
+                await self._run_child(run, view)
             except BudgetExceeded:
                 raise
             except Exception as e:

@@ -10,6 +10,7 @@ are read back, every judgment is answered from the LLM cache.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import logging
@@ -24,11 +25,12 @@ from motivgraph.agents.core.rundir import COMPLETED, FAILED, INTERRUPTED, RUNNIN
 from motivgraph.agents.evaluation.aggregate import aggregate
 from motivgraph.agents.evaluation.collect import Collector, IdeaItem, TopicEvidence
 from motivgraph.agents.evaluation.config import EvalConfig
-from motivgraph.agents.evaluation.generate import Delivery, Generator, from_existing
+from motivgraph.agents.evaluation.generate import Delivery, Generator, View, from_existing, write_background
 from motivgraph.agents.evaluation.judges import Judge, JudgmentLog, Panel
 from motivgraph.agents.evaluation.metrics.cost import from_usage
 from motivgraph.agents.evaluation.references import topic_references
 from motivgraph.agents.evaluation.report import EvalResults, write_report
+from motivgraph.agents.evaluation.topic_graph import TopicGraph
 from motivgraph.agents.evaluation.topics import EvalTopic, leaked_targets
 from motivgraph.errors import BudgetExceeded, ConfigError
 from motivgraph.settings import Settings
@@ -90,6 +92,7 @@ def _judge_name(client: Any) -> str:
 class Evaluation:
     def __init__(self, settings: Settings, run: RunDir, *, llm_factory: Callable[[], Any],
                  judges: list[Judge] | None = None, tool_client_factory: Callable[[], Any] | None = None,
+                 topic_tool_client_factory: Callable[[Settings], Any] | None = None,
                  embed: Callable[[list[str]], Any] | None = None,
                  listener: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.settings = settings
@@ -97,6 +100,10 @@ class Evaluation:
         self.config, self.topics = load_eval(run)
         self.llm_factory = llm_factory
         self.tool_client_factory = tool_client_factory
+        self.topic_tool_client_factory = topic_tool_client_factory
+        self.mode = self.config.graph
+        self.visible: dict[str, list[Any]] = {}  # per topic: every paper a method can see
+        self.graphs: dict[str, TopicGraph] = {}
         self.listener = listener
         self.state: dict[str, Any] = run.load_state() or {"children": {}}
         self.judges = judges or default_panel(settings, self.config, None, run.id)
@@ -129,39 +136,90 @@ class Evaluation:
         gen = sum(from_usage(d.usage).cost_usd for d in self.deliveries)
         return gen + from_usage(self.judge_usage()).cost_usd
 
-    # ------------------------------------------------------------------ the background methods see
-    def _visibility(self) -> tuple[str, Path | None, Callable[[], Any] | None]:
-        mode = self.config.graph
-        if mode == "per-topic":
-            if paper_json_available():
-                self.notes.append("per-topic graphs: paper-JSON ingest is installed but building a graph per topic "
-                                  "is not wired into the evaluation yet; methods got the background papers as a "
-                                  "file instead")
-            else:
-                self.notes.append("per-topic graphs unavailable (no paper-JSON ingest, ingest/paper_json.py): "
-                                  "methods got each topic's background papers as a file, not a graph")
-            mode = "file"
-        if mode == "current":
-            return "current", None, self.tool_client_factory
-        return "file", self.run.path / "backgrounds", None
+    # ------------------------------------------------------------------ what methods see
+    async def prepare_views(self) -> str:
+        """Decide (and build) what each method sees per topic; returns the graph mode in effect.
 
-    def check_leaks(self, mode: str) -> None:
-        """Refuse (or warn, with allow_target_leak) when a target paper is among what methods see."""
+        per-topic: every topic's graph from its background papers (topic_graph.py); tool-using methods get
+        a tool client on it (their background comes from that graph), the others the same papers as a file.
+        current: the user's graph for every method. file: the background papers as a file, no graph."""
+        mode = self.config.graph
+        self.visible = {t.topic_id: list(t.background) for t in self.topics}
+        self.graphs = {}
+        if mode == "per-topic" and not paper_json_available():
+            self.notes.append("per-topic graphs unavailable (no paper-JSON ingest): methods got each topic's "
+                              "background papers as a file, not a graph")
+            mode = "file"
+        if mode == "per-topic":
+            from motivgraph.agents.evaluation.topic_graph import build_topic_graph, stop_embedded
+
+            root = Path(self.config.graph_cache or self.settings.cache_dir / "eval-graphs").expanduser()
+            self.emit({"type": "phase", "phase": "graphs", "total": len(self.topics)})
+            for n, t in enumerate(self.topics, 1):
+                tg = await build_topic_graph(self.settings, t, root, budget_usd=self.config.budget_usd)
+                await asyncio.to_thread(stop_embedded, tg.settings)  # restarted by the tool clients of its turn
+                self.graphs[t.topic_id] = tg
+                self.visible[t.topic_id] += tg.papers
+                self.emit({"type": "progress", "phase": "graphs", "done": n, "total": len(self.topics),
+                           "topic_id": t.topic_id, "papers": len(tg.papers), "built": tg.built})
+                if not tg.triples:
+                    self.notes.append(f"{t.topic_id}: its graph holds no triple (extractor {tg.extractor}): "
+                                      "tool-using methods got its background papers as a file as well")
+                if tg.summary.get("missing"):
+                    self.notes.append(f"{t.topic_id}: {len(tg.summary['missing'])} background paper(s) could not "
+                                      f"be ingested into its graph: {', '.join(tg.summary['missing'][:3])}")
+            built = sum(1 for g in self.graphs.values() if g.built)
+            sizes = [len(g.papers) for g in self.graphs.values()]
+            self.notes.append(f"per-topic graphs in {root}: {built} built, {len(self.graphs) - built} reused from "
+                              f"the cache; papers per topic graph {min(sizes, default=0)}-{max(sizes, default=0)}")
+            self.run.write_json("graphs.json", {tid: {"key": g.key, "data_dir": str(g.settings.data_dir),
+                                                      "graph": g.settings.graph.name, "built": g.built,
+                                                      "triples": g.triples,
+                                                      "papers": [p.paper_id for p in g.papers], "summary": g.summary}
+                                                for tid, g in self.graphs.items()})
+        elif mode == "current" and any(t.targets for t in self.topics):  # no targets: nothing can leak
+            papers = await asyncio.to_thread(_graph_papers, self.settings)
+            self.visible = {t.topic_id: list(papers) for t in self.topics}
+        self.mode = mode
+        return mode
+
+    def view(self, topic: EvalTopic, method: str) -> View:
+        from motivgraph.agents.core import get_method
+
+        uses_tools = get_method(method).uses_tools
+        if self.mode == "current":
+            return View(tools=self.tool_client_factory, label="current graph")
+        if self.mode == "per-topic" and uses_tools:
+            s = self.graphs[topic.topic_id].settings
+
+            def tools() -> Any:
+                if self.topic_tool_client_factory is not None:
+                    return self.topic_tool_client_factory(s)
+                from motivgraph.agents.tools.inprocess import InProcessToolClient
+
+                return InProcessToolClient(s)
+
+            bg = None if self.graphs[topic.topic_id].triples else write_background(topic, self.run.path / "backgrounds")
+            return View(tools=tools, background_file=bg, label=f"topic graph {s.graph.name}")
+        return View(background_file=write_background(topic, self.run.path / "backgrounds"), label="background file")
+
+    def check_leaks(self) -> None:
+        """Refuse (or warn, with allow_target_leak) when a target paper is among what methods see: the
+        background papers and every paper of the graph they are given (id / DOI / arXiv id / title)."""
         problems = []
         for t in self.topics:
-            visible_ids = {p.paper_id for p in t.background if p.paper_id}
-            visible_titles = {p.title for p in t.background}
-            if mode == "current":
-                visible_ids |= set(self.state.get("graph_paper_ids", []))
-                visible_titles |= set(self.state.get("graph_paper_titles", []))
-            for title in leaked_targets(t, visible_ids, visible_titles):
-                problems.append(f"{t.topic_id}: target paper {title!r} is visible to the methods")
+            where = {"per-topic": "its topic graph or background", "current": "the current graph"}.get(
+                self.mode, "its background papers")
+            for hit in leaked_targets(t, self.visible.get(t.topic_id, [])):
+                problems.append(f"{t.topic_id}: target paper {hit} is in {where}")
         if problems:
-            msg = "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
+            msg = "; ".join(problems[:8]) + (f" (+{len(problems) - 8} more)" if len(problems) > 8 else "")
             if not self.config.allow_target_leak:
-                raise TargetLeak(f"{msg}. Remove it from the methods' background/graph, or pass "
-                                 "--allow-target-leak to evaluate anyway (flagged in the report).")
+                raise TargetLeak(f"target papers visible to the methods: {msg}. Remove them from the methods' "
+                                 "background/graph, or pass --allow-target-leak to evaluate anyway (flagged in "
+                                 "the report).")
             self.notes.append(f"WARNING target papers visible to methods: {msg}")
+            self.emit({"type": "warning", "text": f"target papers visible to methods: {msg}"})
 
     # ------------------------------------------------------------------ the run
     async def execute(self) -> EvalResults:
@@ -188,24 +246,29 @@ class Evaluation:
 
     async def _execute(self) -> EvalResults:
         cfg = self.config
-        mode, bg_dir, tools = self._visibility()
-        self.check_leaks(mode)
+        mode = await self.prepare_views()
+        self.check_leaks()
         gen = Generator(self.settings, cfg, self.run.id, self.state, llm_factory=self.llm_factory,
-                        tool_client_factory=tools, background_dir=bg_dir, save_state=self.save_state,
-                        spent=self.spent, emit=self.emit)
+                        views=self.view, save_state=self.save_state, spent=self.spent, emit=self.emit)
         total = len(self.topics) * len(cfg.methods)
         self.emit({"type": "phase", "phase": "generate", "total": total})
         done = 0
         for t in self.topics:
-            for m in cfg.methods:
-                if m in cfg.run_ids:
-                    d = from_existing(self.settings, m, cfg.run_ids[m], t, cfg.n_ideas)
-                else:
-                    d = await gen.deliver(m, t)
-                self.deliveries.append(d)
-                done += 1
-                self.emit({"type": "progress", "phase": "generate", "done": done, "total": total,
-                           "method": m, "topic_id": t.topic_id, "ideas": len(d.ideas)})
+            try:
+                for m in cfg.methods:
+                    if m in cfg.run_ids:
+                        d = from_existing(self.settings, m, cfg.run_ids[m], t, cfg.n_ideas)
+                    else:
+                        d = await gen.deliver(m, t)
+                    self.deliveries.append(d)
+                    done += 1
+                    self.emit({"type": "progress", "phase": "generate", "done": done, "total": total,
+                               "method": m, "topic_id": t.topic_id, "ideas": len(d.ideas)})
+            finally:
+                if t.topic_id in self.graphs:  # one topic's graph server up at a time
+                    from motivgraph.agents.evaluation.topic_graph import stop_embedded
+
+                    await asyncio.to_thread(stop_embedded, self.graphs[t.topic_id].settings)
         for j in self.judges:  # what is left of the budget is the judges'
             if cfg.budget_usd is not None:
                 j.client.budget_usd = max(0.0, cfg.budget_usd - self.spent())
@@ -248,6 +311,17 @@ class Evaluation:
             for k, rec in enumerate(d.ideas, 1):
                 out.append(IdeaItem(f"{d.method}:{t.topic_id}:{k}", d.method, t.topic_id, _as_record(rec)))
         return out
+
+
+def _graph_papers(settings: Settings) -> list[Any]:
+    """Every paper of the user's graph (what methods see with --graph current)."""
+    from motivgraph.graph.runtime import Runtime
+
+    rt = Runtime(settings)
+    try:
+        return list(rt.store.iter_papers())
+    finally:
+        rt.close()
 
 
 def _as_record(x: Any) -> IdeaRecord:

@@ -3,6 +3,7 @@ background_papers, target_papers) or plain topic strings (background from the us
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -18,7 +19,9 @@ class TopicsError(ConfigError):
 
 
 class Paper(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # extra fields (doi, externalIds, arxiv_id, sections, ...) are kept: the per-topic graph ingests the
+    # record as given, and the leak check compares every identifier a record carries
+    model_config = ConfigDict(extra="allow")
 
     paper_id: str | None = None
     title: str = Field(min_length=1)
@@ -94,9 +97,56 @@ def _norm_title(t: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", t.lower()).strip()
 
 
-def leaked_targets(topic: EvalTopic, visible_ids: set[str], visible_titles: set[str]) -> list[str]:
-    """Target papers that a method could see (same id or same normalised title as a visible paper)."""
-    titles = {_norm_title(t) for t in visible_titles}
-    ids = {i.strip().lower() for i in visible_ids if i}
-    return [p.title for p in topic.targets
-            if (p.paper_id and p.paper_id.strip().lower() in ids) or _norm_title(p.title) in titles]
+_ID_PREFIX = re.compile(r"^(?:doi:|arxiv:|s2:|id:|https?://(?:dx\.)?doi\.org/|https?://arxiv\.org/(?:abs|pdf)/)", re.I)
+_ARXIV_VERSION = re.compile(r"^(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?(?:\.pdf)?$")
+
+
+def norm_id(raw: str | None) -> str:
+    """One spelling per identifier: `arxiv:2402.03300v2`, `2402.03300` and `https://arxiv.org/abs/2402.03300`
+    are one; `doi:10.1/X` and `https://doi.org/10.1/x` are one."""
+    s = (raw or "").strip().lower()
+    while True:
+        t = _ID_PREFIX.sub("", s)
+        if t == s:
+            break
+        s = t
+    m = _ARXIV_VERSION.match(s)
+    return m.group(1) if m else s
+
+
+def identities(paper: Any) -> set[str]:
+    """Every identifier a paper record (topics-file paper, S2 record, graph paper) carries, normalised:
+    its own id, DOI, arXiv id, Semantic Scholar id, and the stable id the ingest gives it."""
+    from motivgraph.ingest.paper_json import stable_id
+
+    rec = paper.model_dump(mode="json") if isinstance(paper, BaseModel) else dict(paper)
+    ext = rec.get("externalIds") or rec.get("external_ids") or {}
+    raw = [rec.get(k) for k in ("paper_id", "paperId", "id", "doi", "DOI", "arxiv_id", "arxivId")]
+    if isinstance(ext, dict):
+        raw += [ext.get(k) for k in ("DOI", "doi", "ArXiv", "arxiv")]
+    out = {norm_id(str(x)) for x in raw if isinstance(x, str | int) and str(x).strip()}
+    with contextlib.suppress(Exception):  # a record too odd for the ingest still has its plain ids
+        out.add(norm_id(stable_id(rec)))
+    return {x for x in out if x and not x.startswith("sha:")}
+
+
+def leaked_targets(topic: EvalTopic, visible: list[Any]) -> list[str]:
+    """Target papers a method could see: a visible paper (background record or graph paper) sharing an
+    identifier (id / DOI / arXiv id / S2 id, normalised) or the normalised title. Each as
+    `'title' (why)`."""
+    ids: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    for v in visible:
+        title = str(getattr(v, "title", None) if isinstance(v, BaseModel) else dict(v).get("title") or "")
+        for i in identities(v):
+            ids.setdefault(i, title)
+        if _norm_title(title):
+            titles.setdefault(_norm_title(title), title)
+    out = []
+    for p in topic.targets:
+        hit = sorted(identities(p) & ids.keys())
+        if hit:
+            out.append(f"{p.title!r} (id {hit[0]})")
+        elif _norm_title(p.title) in titles:
+            out.append(f"{p.title!r} (same title)")
+    return out

@@ -136,3 +136,33 @@ def world_reply(messages: list[Any], flip: bool = False) -> str:
 
 def world_model(name: str = "scripted-world", flip: bool = False) -> ScriptedChatModel:
     return ScriptedChatModel(default=lambda msgs: world_reply(msgs, flip), model_name=name)
+
+
+class _GraphReader(_Writer):
+    """A tool-using writer that records what it can see: its background's source and papers, and what a
+    literature_search on its tool client returns (the test checks it is exactly the topic's papers)."""
+
+    uses_tools = True
+
+    async def run(self, ctx: RunContext) -> list[IdeaRecord]:
+        seen = sorted(p.title for p in ctx.background.papers)
+        found: list[str] = []
+        if ctx.tool_client is not None:
+            res = await ctx.tool_client.literature_search(query=ctx.topic, limit=50, source="local")
+            found = sorted(p.title for p in res.papers)
+        note = json.dumps({"background": ctx.background.source, "papers": seen, "tools": ctx.tool_client is not None,
+                           "literature": found})
+        out = []
+        for i in range(1, self.config.ideas + 1):
+            reply = await ctx.llm("writer").chat(
+                f"SCRIPTED-WRITE quality={self.quality} idea={i} run={ctx.run_id} topic={ctx.topic}")
+            title, _, body = str(reply.content).partition("\n")
+            out.append(ctx.new_idea(title=title, motivation=body, method=f"Method: {body}", status="accepted",
+                                    extra={"seen": note}))
+        return out
+
+
+def make_graph_reader(name: str, quality: int = 2) -> type[_Writer]:
+    cls = type(f"GraphReader_{name}", (_GraphReader,), {"name": name, "quality": quality})
+    register(cls, replace=True)  # type: ignore[arg-type]
+    return cls  # type: ignore[return-value]

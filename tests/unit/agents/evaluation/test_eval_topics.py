@@ -51,10 +51,33 @@ def test_topic_strings() -> None:
         topics_from_strings(["a"])
 
 
-def test_leaks_by_id_or_normalised_title(tmp_path: Path) -> None:
-    f = _write(tmp_path, {"topic_name": "X", "target_papers": [{"paper_id": "2401.1", "title": "Deep Things: A Study"},
-                                                              {"paper_id": "9", "title": "Other"}]})
+def test_leaks_by_id_doi_arxiv_or_normalised_title(tmp_path: Path) -> None:
+    from motivgraph.graph.models import PaperRecord
+
+    f = _write(tmp_path, {"topic_name": "X", "target_papers": [
+        {"paper_id": "2401.12345", "title": "Deep Things: A Study"},
+        {"paper_id": "9", "title": "Other", "doi": "10.1000/ABC"},
+        {"paperId": "s2hash", "title": "Third", "externalIds": {"ArXiv": "2310.00001"}}]})
     (t,) = load_topics_file(f)
-    assert leaked_targets(t, {"2401.1"}, set()) == ["Deep Things: A Study"]
-    assert leaked_targets(t, set(), {"deep things - a study"}) == ["Deep Things: A Study"]
-    assert leaked_targets(t, {"1"}, {"Unrelated"}) == []
+    # a graph paper as the ingest stores it (stable id with prefix, arXiv version)
+    assert leaked_targets(t, [PaperRecord(paper_id="arxiv:2401.12345", title="renamed")]) == [
+        "'Deep Things: A Study' (id 2401.12345)"]
+    assert leaked_targets(t, [{"paper_id": "https://arxiv.org/abs/2401.12345v3", "title": "x"}]) == [
+        "'Deep Things: A Study' (id 2401.12345)"]
+    assert leaked_targets(t, [PaperRecord(paper_id="doi:10.1000/abc", title="y")]) == ["'Other' (id 10.1000/abc)"]
+    assert leaked_targets(t, [{"externalIds": {"DOI": "https://doi.org/10.1000/abc"}, "title": "z"}]) == [
+        "'Other' (id 10.1000/abc)"]
+    assert leaked_targets(t, [PaperRecord(paper_id="arxiv:2310.00001", title="w")]) == ["'Third' (id 2310.00001)"]
+    assert leaked_targets(t, [{"title": "deep things - a study"}]) == ["'Deep Things: A Study' (same title)"]
+    # near misses are no leak: another arXiv number, a title that only contains the target's
+    assert leaked_targets(t, [PaperRecord(paper_id="arxiv:2401.12346", title="Deep Things: A Study, Revisited"),
+                              {"paper_id": "1", "title": "Unrelated"}]) == []
+
+
+def test_norm_id_spellings() -> None:
+    from motivgraph.agents.evaluation.topics import norm_id
+
+    assert {norm_id(x) for x in ("arxiv:2402.03300v2", "2402.03300", "https://arxiv.org/pdf/2402.03300v1",
+                                 "ARXIV:2402.03300")} == {"2402.03300"}
+    assert norm_id("doi:10.1/X") == norm_id("https://dx.doi.org/10.1/x") == "10.1/x"
+    assert norm_id("arxiv:hep-th/9901001v2") == "hep-th/9901001"

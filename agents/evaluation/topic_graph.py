@@ -1,0 +1,183 @@
+"""Per-topic graphs: each evaluation topic's background papers ingested (paper-JSON ingest and the miner,
+the same pipeline as `motivgraph ingest papers.jsonl`) into a graph of its own, so graph-grounded methods
+ground on exactly the literature every other method sees, and on nothing else.
+
+Where: `<cache root>/<key[:24]>/` is a data directory of its own (ledger, miner decisions, FAISS indexes,
+and the embedded FalkorDB files when no external server is configured); with `graph.falkordb_url` set, the
+graph lives on that server under its own name (`eval-<hash of the directory>`). Semantic Scholar is off in
+these settings: literature_search answers from the topic's own paper index.
+
+Cache key: the background records (canonical JSON) + the extractor (offline heuristic, or the LLM miner's
+model) + the miner settings. The same topic and extractor reuse the graph; ingest itself is idempotent
+(its ledger skips unchanged records), so an interrupted build resumes. A graph that does not hold every
+background paper after ingest (store wiped, ledger kept) is rebuilt once from scratch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from motivgraph.agents.evaluation.topics import EvalTopic
+from motivgraph.errors import MotivGraphError
+from motivgraph.graph.models import PaperRecord
+from motivgraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class TopicGraphError(MotivGraphError):
+    """A topic's graph could not be built (the message names the topic and what failed)."""
+
+
+@dataclass
+class TopicGraph:
+    topic_id: str
+    key: str
+    settings: Settings  # the topic's own data dir and graph name: give these to the tool client
+    extractor: str = ""
+    papers: list[PaperRecord] = field(default_factory=list)  # every paper in the graph (what methods can see)
+    triples: int = 0  # 0: nothing to explore (node_search has no index): tool methods get the papers as a file
+    built: bool = False  # False: reused from the cache as it was
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def background_records(topic: EvalTopic) -> list[dict[str, Any]]:
+    """The topic's background papers as the records the ingest reads (every field the topics file had)."""
+    return [p.model_dump(mode="json", exclude_none=True) for p in topic.background]
+
+
+def extractor_id(settings: Settings) -> str:
+    """Which extractor would build the graph: 'heuristic' or 'llm:<model>' (part of the cache key)."""
+    from motivgraph.miner.sink import decide_extractor
+
+    mode, client = decide_extractor(settings)
+    if client is None:
+        return mode
+    try:
+        return f"{mode}:{client.model_id('extractor')}"
+    finally:
+        client.close()
+
+
+def graph_key(topic: EvalTopic, extractor: str, settings: Settings) -> str:
+    payload = {"records": background_records(topic), "extractor": extractor,
+               "miner": settings.miner.model_dump(mode="json"), "embedding": settings.embedding.model}
+    return hashlib.sha256(_canonical(payload).encode("utf-8")).hexdigest()
+
+
+def topic_settings(settings: Settings, root: Path) -> Settings:
+    """Settings for the topic's own data dir: same models and LLM settings, its own graph, no S2."""
+    root = Path(root).expanduser().resolve()
+    name = "eval-" + hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:16]
+    return settings.model_copy(update={
+        "data_dir": root,
+        "graph": settings.graph.model_copy(update={"name": name}),
+        "s2": settings.s2.model_copy(update={"enabled": False}),
+    })
+
+
+def expected_ids(topic: EvalTopic) -> set[str]:
+    """The paper ids the ingest gives the topic's background records (their stable ids)."""
+    from motivgraph.ingest.paper_json import stable_id
+
+    return {stable_id(r) for r in background_records(topic)}
+
+
+def _write_records(topic: EvalTopic, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in background_records(topic))
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _contents(s: Settings) -> tuple[list[PaperRecord], int]:
+    """(every paper, number of triples) of the graph."""
+    from motivgraph.graph.runtime import Runtime
+
+    rt = Runtime(s)
+    try:
+        return list(rt.store.iter_papers()), rt.store.stats().triples
+    finally:
+        rt.close()
+
+
+def stop_embedded(s: Settings) -> None:
+    """Stop the topic's embedded FalkorDB (only when it is the topic's own, never an external server)."""
+    if s.graph.falkordb_url or not (s.data_dir / "falkordb" / "falkordb.pid").exists():
+        return
+    from motivgraph.graph.embedded import EmbeddedFalkorDB
+
+    with contextlib.suppress(Exception):
+        EmbeddedFalkorDB(s.data_dir).stop(timeout_s=10)
+
+
+def _wipe(s: Settings) -> None:
+    from motivgraph.graph.runtime import Runtime
+
+    rt = Runtime(s)
+    try:
+        rt.store.clear()
+    finally:
+        rt.close()
+    stop_embedded(s)
+    for sub in ("ingest", "index", "miner"):
+        shutil.rmtree(s.data_dir / sub, ignore_errors=True)
+
+
+async def _ingest(topic: EvalTopic, s: Settings, budget_usd: float | None) -> dict[str, Any]:
+    from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
+
+    src = _write_records(topic, s.data_dir / "background.jsonl")
+    run = await run_ingest_command(IngestRequest(paths=[str(src)], budget_usd=budget_usd), s)
+    sm = run.summary
+    if run.stopped is not None:
+        raise TopicGraphError(f"{topic.topic_id}: building its graph stopped: {run.stopped}")
+    failed = [f"{o.path}: {o.error}" for o in sm.outcomes if o.state == "failed"]
+    return {"extractor": run.extractor, "processed": sm.processed, "ok": sm.ok, "failed": sm.failed,
+            "already_stored": sm.already_done, "failures": failed[:5], "miner": dict(run.miner_rows)}
+
+
+async def build_topic_graph(settings: Settings, topic: EvalTopic, cache_root: Path, *,
+                            budget_usd: float | None = None) -> TopicGraph:
+    """The topic's graph, built on first use and reused while its key holds (see module doc)."""
+    extractor = await asyncio.to_thread(extractor_id, settings)
+    key = graph_key(topic, extractor, settings)
+    s = topic_settings(settings, Path(cache_root) / key[:24])
+    s.data_dir.mkdir(parents=True, exist_ok=True)
+    marker = s.data_dir / "eval-graph.json"
+    want = expected_ids(topic)
+    tg = TopicGraph(topic.topic_id, key, s, extractor)
+    cached = marker.exists() and json.loads(marker.read_text(encoding="utf-8")).get("key") == key
+    if not topic.background:
+        tg.summary = {"note": "no background papers: the graph is empty"}
+        return tg
+    for attempt in range(2):
+        if not cached or attempt:
+            tg.summary = await _ingest(topic, s, budget_usd)
+            tg.built = True
+        tg.papers, tg.triples = await asyncio.to_thread(_contents, s)
+        missing = want - {p.paper_id for p in tg.papers}
+        if not missing:
+            break
+        if attempt or (tg.built and tg.summary.get("failed")):
+            # papers the ingest could not read stay out (named in the report), the rest is the graph
+            tg.summary["missing"] = sorted(missing)
+            break
+        log.info("topic graph %s misses %d paper(s); rebuilding from scratch", topic.topic_id, len(missing))
+        await asyncio.to_thread(_wipe, s)
+        cached = False
+    marker.write_text(json.dumps({"key": key, "topic_id": topic.topic_id, "extractor": extractor, "triples": tg.triples,
+                                  "papers": sorted(p.paper_id for p in tg.papers)}, indent=1), encoding="utf-8")
+    return tg
