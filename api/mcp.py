@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from motivgraph.api.services import ToolService
+    from motivgraph.api.services.context import ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,7 @@ def resource_templates() -> list[types.ResourceTemplate]:
 async def read_resource(service: ToolService, uri: str) -> types.ReadResourceResult:
     from motivgraph.api.services.browse import get_node, get_paper
 
+    fetch: Callable[[ToolContext, str], BaseModel]
     if uri.startswith(_NODE_PREFIX):
         ident, fetch = unquote(uri[len(_NODE_PREFIX):]), get_node
     elif uri.startswith(_PAPER_PREFIX):

@@ -177,14 +177,20 @@ def request_model(cls: type[Method[Any, Any]]) -> type[RunRequestBase]:
         {"method"} & set(cls.config_model.model_fields))
     if clash:
         raise ValueError(f"{cls.name} config fields {sorted(clash)} clash with the run request's own fields")
-    method_type: Any = Literal[cls.name]  # type: ignore[valid-type]
+    method_type: Any = Literal[cls.name]
     fields: dict[str, Any] = {"method": (method_type, Field(description="Ideation method."))}
     for fname, f in cls.config_model.model_fields.items():
         fields[fname] = (f.annotation, f)
-    bases: Any = (RunRequestBase, cls.config_model)
-    model: Any = create_model(f"{cls.__name__}Request", __base__=bases, **fields)
+    model = create_model(f"{cls.__name__}Request", __base__=(RunRequestBase, cls.config_model), **fields)
     model.__doc__ = cls.summary or cls.__doc__
-    return model  # type: ignore[no-any-return]
+    return _as_request(model)
+
+
+def _as_request(model: type[BaseModel]) -> type[RunRequestBase]:
+    # create_model types a tuple of bases as their common base (BaseModel); the first one is RunRequestBase
+    if not issubclass(model, RunRequestBase):
+        raise TypeError(f"{model.__name__} is not a run request")
+    return model
 
 
 def session_request_type() -> Any:

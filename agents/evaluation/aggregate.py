@@ -155,13 +155,13 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
         est[m]["n_topics"] = Estimate(len(ds), len(ds), len(ds), len(ds))
         short = sum(max(0, config.n_ideas - len(d.ideas)) for d in ds)
         est[m]["shortfall"] = Estimate(short, short, short, len(ds))
-        for d in ds:
-            if len(d.ideas) < config.n_ideas:
-                shortfalls.append({"method": m, "topic_id": d.topic_id, "requested": config.n_ideas,
-                                   "delivered": len(d.ideas), "reason": d.reason})
+        for dv in ds:
+            if len(dv.ideas) < config.n_ideas:
+                shortfalls.append({"method": m, "topic_id": dv.topic_id, "requested": config.n_ideas,
+                                   "delivered": len(dv.ideas), "reason": dv.reason})
         gen = Cost()
-        for d in ds:
-            gen.add(from_usage(d.usage))
+        for dv in ds:
+            gen.add(from_usage(dv.usage))
         cost_rows.append({"method": m, "scope": "generation", **gen.as_dict(),
                           "cost_usd_per_idea": gen.cost_usd / n if n else None})
         total = gen.cost_usd

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from motivgraph.agents.core import RunSpec, dry_run, get_method
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.judges import (
@@ -35,8 +37,9 @@ from motivgraph.settings import Settings
 
 REPLY_TOKENS = {"score": 80, "gates": 80, "signature": 260, "diversity": 140, "reference": 120, "pairwise": 40,
                 "extract": 350}
-SCHEMAS = {"score": DirectScores, "gates": GateScores, "signature": Signature, "diversity": AxisRelations,
-           "reference": ReferenceVerdict, "pairwise": PairVerdict, "extract": ExtractedIdea}
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "score": DirectScores, "gates": GateScores, "signature": Signature, "diversity": AxisRelations,
+    "reference": ReferenceVerdict, "pairwise": PairVerdict, "extract": ExtractedIdea}
 
 
 @dataclass

@@ -30,7 +30,7 @@ def _overrides() -> dict[str, Any]:
     for name, f in IdeagentConfig.model_fields.items():
         if name in _BASELINE_ONLY:
             continue
-        ann = Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation  # keep ge/le bounds
+        ann: Any = Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation  # keep ge/le bounds
         out[name] = (ann | None, Field(None, description=f"{f.description} "
                                                  f"(default {f.default!r}; env MOTIVGRAPH_IDEAGENT_{name.upper()})"))
     return out

@@ -40,7 +40,7 @@ from motivgraph.errors import BudgetExceeded, StructuredOutputError
 
 log = logging.getLogger(__name__)
 
-Emit = Callable[[dict[str, Any]], None]
+Emit = Callable[[dict[str, Any]], object]  # what an emitter returns is not used
 
 
 class IdeaWriter(Protocol):
