@@ -124,9 +124,12 @@ def eval_command(
     config: list[str] = typer.Option([], "--config", help="METHOD=JSON config for one method (repeatable)."),
     runs: list[str] = typer.Option([], "--runs", help="METHOD=RUN_ID,RUN_ID: evaluate existing runs instead of "
                                    "generating (repeatable)."),
-    graph: str = typer.Option("per-topic", "--graph", help="per-topic | current | file: what methods ground on."),
-    allow_target_leak: bool = typer.Option(False, "--allow-target-leak", help="Warn instead of refusing when a "
-                                           "target paper is visible to the methods."),
+    graph: str = typer.Option("per-topic", "--graph", help="per-topic (default: a graph per topic from its "
+                              "background papers, cached) | current (your graph) | file (background papers only)."),
+    graph_cache: Path | None = typer.Option(None, "--graph-cache", help="Where per-topic graphs are cached "
+                                            "(default <data_dir>/cache/eval-graphs)."),
+    allow_target_leak: bool = typer.Option(False, "--allow-target-leak", "--allow-leak", help="Warn instead of "
+                                           "refusing when a target paper is visible to the methods."),
     judges: str | None = typer.Option(None, "--judges", help="Panel models, comma-separated provider:model "
                                       "(default: the judge role's model)."),
     metrics: str | None = typer.Option(None, "--metrics", help="Subset of metrics, comma-separated."),
@@ -193,6 +196,7 @@ def eval_command(
             methods=[m.strip() for m in methods.split(",") if m.strip()], n_ideas=ideas, method_configs=method_configs,
             run_ids={k: [x for x in v.split(",") if x] for k, v in _pairs(runs, "--runs").items()},
             graph=graph if topics else "current", allow_target_leak=allow_target_leak,
+            graph_cache=str(graph_cache) if graph_cache else None,
             judges=[j.strip() for j in (judges or "").split(",") if j.strip()],
             elo_k=elo_k, elo_start=elo_start, elo_rounds=elo_rounds, n_boot=n_boot, tau=tau,
             cu_distance=cu_distance, budget_usd=budget_usd,

@@ -90,7 +90,21 @@ async def test_api_lists_and_serves_finished_evaluations(settings, embedder, tmp
     assert one["methods"][0]["method"] == "q_api" and one["methods"][0]["n_ideas"] == "1"
     html = client.get(f"/eval/runs/{run.id}", params={"format": "html"})
     assert html.status_code == 200 and "<section id='elo'>" in html.text
+    # an evaluation is a run: listed with the other runs (its child runs too), its progress streamed
+    runs = {r["id"]: r for r in client.get("/ideation/sessions").json()}
+    assert runs[run.id]["method"] == "eval" and runs[run.id]["status"] == "completed"
+    children = [rid for rid in runs if rid.startswith(f"{run.id}-q_api-")]
+    assert children and all(runs[c]["method"] == "q_api" for c in children)
+    assert {e["id"] for e in client.get("/eval/runs").json()} == {run.id}  # only evaluations here
+    from tests.sse_support import parse_sse
+
+    events = [json.loads(e["data"]) for e in parse_sse(client.get(f"/ideation/sessions/{run.id}/events").text)
+              if e.get("data")]
+    phases = [e.get("phase") for e in events if e.get("type") == "phase"]
+    assert phases[:1] == ["generate"] and "judge" in phases and "report" in phases
+    assert [e.get("status") for e in events if e.get("type") == "status"][-1] == "completed"
     assert client.get("/eval/runs/no-such-eval").status_code == 404
+    assert client.get(f"/eval/runs/{children[0]}").status_code == 404  # a method's run is no evaluation
     assert client.get("/eval/runs/..%2F..%2Fetc").status_code == 404
     assert client.get(f"/eval/runs/{run.id}", params={"format": "pdf"}).status_code == 422
     r = runner.invoke(app, ["eval", "--check", run.id], env={"MOTIVGRAPH_DATA_DIR": str(settings.data_dir)})
