@@ -3,7 +3,8 @@ page, or `?format=markdown` its summary, `?format=json` its status, ideas and us
 service through the registry's CONTRIBUTIONS (`runs`); the pages come from `agents.core.report`.
 
 Run ids are checked by `rundir.check_run_id` (letters, digits, '_', '-', '.'; no '..'), so a request
-can never name a path outside the runs directory; an unknown or invalid id is a 404."""
+can never name a path outside the runs directory; an unknown or invalid id is a 404. The pages are not in
+the OpenAPI spec (as /explorer is not)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,9 @@ def build_router() -> APIRouter:
     from motivgraph.agents.core.report import load_view, render_html, render_index_html, render_summary
     from motivgraph.agents.core.rundir import RunDir, RunNotFound
 
-    router = APIRouter(prefix=PREFIX, tags=["runs"])
+    # Pages for people (like /explorer and /docs), so outside the OpenAPI spec; the machine interface to runs is
+    # /ideation/sessions. `?format=json` is a convenience of the page, not a documented API.
+    router = APIRouter(prefix=PREFIX, tags=["runs"], include_in_schema=False)
 
     @router.get("", summary="Every ideation run (any method), newest first", response_model=None)
     async def runs(request: Request, format: Literal["html", "json"] = Query("html"),

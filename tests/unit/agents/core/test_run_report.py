@@ -87,3 +87,8 @@ def test_runs_listed_for_every_method(tmp_path: Path) -> None:
     other.update_status(status="failed", error="LLMError: boom")
     rows = _client(tmp_path).get("/runs", params={"format": "json"}).json()
     assert {(r["method"], r["status"]) for r in rows} == {("soiq", "completed"), ("ideagent", "failed")}
+
+
+def test_run_pages_are_not_in_the_api_spec(tmp_path: Path) -> None:
+    paths = _client(tmp_path).get("/openapi.json").json()["paths"]
+    assert not [p for p in paths if p.startswith("/runs")]
