@@ -325,10 +325,12 @@ class AgentSettings(BaseModel):
     fix_unresolved_links: bool = Field(
         True, description="Send an idea with unresolved kg: links back to the researcher once."
     )
-    tool_mode: Literal["auto", "native", "text"] = Field(
+    tool_mode: Literal["auto", "native", "text", "constrained"] = Field(
         "auto",
         description="How agents call tools: the model's native tool calls, the text protocol "
-        "(name(arg=value) <CALL>) for models without them, or auto (native when the model supports it).",
+        "(name(arg=value) <CALL>) for models without them, JSON actions under schema-constrained decoding "
+        "(constrained), or auto (native when the model supports it, else constrained when its server "
+        "constrains output, else text).",
     )
     idea_reasks: int = Field(
         2, ge=0, le=5, description="Corrective re-asks when the researcher's idea JSON is invalid even after repair."

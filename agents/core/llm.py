@@ -83,7 +83,26 @@ class RoleLLM:
         return reply
 
     async def structured(self, messages: Sequence[BaseMessage] | str, schema: type[M], **kw: Any) -> M:
-        return await self.client.structured(self._key, messages, schema, **kw)
+        """The LLM layer's structured call (constrained decoding, repair, one re-ask), accounted like
+        `chat`: `on_call` gets what its replies cost (all of them, re-asks included)."""
+        before = asdict(self.client.usage.role(self._key))
+        try:
+            return await self.client.structured(self._key, messages, schema, **kw)
+        finally:
+            if self._on_call is not None:
+                after = asdict(self.client.usage.role(self._key))
+                delta = {k: after[k] - before.get(k, 0) for k in after}
+                if any(delta.values()):
+                    self._on_call(self.role, delta, delta.get("calls", 0) == 0 and delta.get("cache_hits", 0) > 0)
+
+    async def decide(self, messages: list[BaseMessage], schema: type[BaseModel]) -> BaseModel:
+        """The `Decide` signature of `agents.core.loop.ChatAgent` (the constrained tool mode)."""
+        return await self.structured(messages, schema)
+
+    def constrained_output(self) -> bool:
+        """True when this role's structured calls are constrained by the server itself (a JSON schema
+        or grammar), so a JSON action is always well-formed even from a weak model."""
+        return self.client.structured_method(self._key) == "constrained" and self.spec().dialect != "scripted"
 
     def estimate(self, messages: Sequence[BaseMessage] | str, expected_output_tokens: int = 256,
                  **kw: Any) -> Estimate:
@@ -108,3 +127,15 @@ class RoleLLM:
     async def invoke(self, role: str, messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
         """The `Invoke` signature of `agents.core.loop.ChatAgent` (the role argument is ignored)."""
         return await self.chat(messages, tools=tools or None)
+
+
+def tool_mode_for(llm: RoleLLM, wanted: str = "auto", configured: str = "auto") -> str:
+    """How a role calls tools: `wanted` (the run's config), else `configured` (settings), else by the
+    model: native tool calls when it has them; JSON actions under schema-constrained decoding when
+    its server constrains output (e.g. a local llama.cpp model); else the text protocol."""
+    for choice in (wanted, configured):
+        if choice != "auto":
+            return choice
+    if llm.supports_tools():
+        return "native"
+    return "constrained" if llm.constrained_output() else "text"

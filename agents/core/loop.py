@@ -1,4 +1,9 @@
-"""The tool-using agent loop shared by native tool calls and the text protocol.
+"""The tool-using agent loop shared by native tool calls, the text protocol and JSON actions.
+
+Tool modes: `native` (the model's own tool calls), `text` (the `name(arg=...) <CALL>` protocol,
+agents/core/protocol.py) and `constrained` (each step is a structured call whose JSON schema is the
+action — a tool with its arguments, or the answer — agents/core/actions.py; for models without
+native tool calls whose server constrains decoding, so even a small model's call is well-formed).
 
 One `ChatAgent` is one role's conversation (e.g. SoIQ's researcher or mentor). `ChatAgent.turn(prompt, max_calls)`
 adds a user message and lets the model call tools until it answers without calls, the call cap is
@@ -28,17 +33,24 @@ from langchain_core.messages import (
     messages_from_dict,
     messages_to_dict,
 )
+from pydantic import BaseModel
 
+from motivgraph.agents.core.actions import action_call, action_model, action_prompt, action_text
 from motivgraph.agents.core.protocol import CallError, ParsedCall, parse_text_calls, strip_after_last_marker
 from motivgraph.agents.core.toolbox import Toolbox
+from motivgraph.errors import StructuredOutputError
 from motivgraph.llm.tokens import content_text, count_message_tokens
 
 log = logging.getLogger(__name__)
 
-ToolMode = Literal["native", "text"]
+ToolMode = Literal["native", "text", "constrained"]
 Emit = Callable[[dict[str, Any]], Any]
 # invoke(role, messages, tools or None) -> AIMessage; the session supplies it (LLM layer, usage).
 Invoke = Callable[[str, list[BaseMessage], list[dict[str, Any]] | None], Awaitable[AIMessage]]
+# decide(messages, schema) -> a schema instance: the LLM layer's structured call (schema-constrained
+# decoding where the server has it, repair + one re-ask); used by the `constrained` tool mode.
+Decide = Callable[[list[BaseMessage], type[BaseModel]], Awaitable[BaseModel]]
+MAX_INVALID_ACTIONS = 2  # constrained mode: unusable actions in a row before the model is asked to answer
 
 TOOL_RESULT_KIND = "tool_result"
 KIND_KEY = "mg_kind"  # additional_kwargs marker of a text-protocol tool-result message
@@ -98,10 +110,16 @@ class ChatAgent:
         emit: Emit | None = None,
         messages: list[BaseMessage] | None = None,
         budget_exhausted_prompt: str = BUDGET_EXHAUSTED,
+        decide: Decide | None = None,
     ) -> None:
         self.role = role
         self._invoke = invoke
+        self._decide = decide
         self.toolbox = toolbox
+        if tool_mode == "constrained" and decide is None:
+            log.warning("%s: the constrained tool mode needs a structured-call function; using the text protocol",
+                        role)
+            tool_mode = "text"
         self.tool_mode = tool_mode
         self.context_budget = context_budget
         self._emit = emit or (lambda ev: None)
@@ -135,9 +153,16 @@ class ChatAgent:
         self._fit_context(tools)
         return await self._invoke(self.role, list(self.messages), tools)
 
-    async def turn(self, prompt: str, *, max_calls: int = 0) -> TurnResult:
-        """Send `prompt`; run tool calls until the model answers. Returns the final text."""
+    async def turn(self, prompt: str, *, max_calls: int = 0, min_calls: int = 0,
+                   answer_schema: type[BaseModel] | None = None) -> TurnResult:
+        """Send `prompt`; run tool calls until the model answers. Returns the final text.
+
+        In the constrained tool mode, `min_calls` tool calls are required before the model may
+        answer (the action schema then offers no answer), and with `answer_schema` the answer itself
+        is a structured call (its JSON is the returned text); the other modes ignore both."""
         self._add_user(prompt)
+        if self.tool_mode == "constrained":
+            return await self._constrained_turn(max_calls, min_calls, answer_schema)
         used, steps, exhausted = 0, 0, False
         tools_allowed = self.toolbox is not None and max_calls > 0
         while True:
@@ -176,6 +201,89 @@ class ChatAgent:
             if steps > max_calls + 3:  # a model that keeps calling nothing useful (only errors)
                 exhausted = True
                 tools_allowed = False
+
+    @property
+    def can_structure(self) -> bool:
+        """True when this agent can ask for a structured reply (`structured_turn`)."""
+        return self._decide is not None
+
+    async def structured_turn(self, prompt: str, schema: type[BaseModel]) -> BaseModel:
+        """One user message answered by the LLM layer's structured call (schema-constrained decoding
+        where the server has it, repair, one re-ask); the reply's JSON stays in the conversation.
+        Raises StructuredOutputError (its last reply is kept, so a later turn can refer to it)."""
+        if self._decide is None:
+            raise RuntimeError(f"{self.role}: no structured-call function given to this agent")
+        self._add_user(prompt)
+        self._fit_context(None)
+        try:
+            obj = await self._decide(list(self.messages), schema)
+        except StructuredOutputError as e:
+            text = str((getattr(e, "raw", None) or [""])[-1])
+            self.messages.append(AIMessage(content=text))
+            self._emit({"type": "message", "agent": self.role, "role": "assistant", "content": text,
+                        "structured": schema.__name__, "invalid": str(e)[:500]})
+            raise
+        text = obj.model_dump_json(by_alias=True)
+        self.messages.append(AIMessage(content=text))
+        self._emit({"type": "message", "agent": self.role, "role": "assistant", "content": text,
+                    "structured": schema.__name__})
+        return obj
+
+    # ------------------------------------------------------------------ constrained tool mode
+    async def _constrained_turn(self, max_calls: int, min_calls: int,
+                                answer_schema: type[BaseModel] | None) -> TurnResult:
+        """Each step is a structured call whose schema is the JSON action (a tool with its arguments,
+        or the answer); the chosen tool runs for real; then the answer is asked for."""
+        assert self._decide is not None
+        used, steps, invalid, exhausted = 0, 0, 0, False
+        toolbox = self.toolbox if max_calls > 0 else None
+        while toolbox is not None and used < max_calls and invalid < MAX_INVALID_ACTIONS:
+            steps += 1
+            allow_answer = used >= min_calls
+            schema = action_model(toolbox.specs, allow_answer=allow_answer)
+            self._fit_context(None)
+            ask = HumanMessage(content=action_prompt(allow_answer))
+            try:
+                action = await self._decide([*self.messages, ask], schema)
+            except StructuredOutputError as e:
+                invalid += 1
+                self._emit({"type": "action_invalid", "agent": self.role, "error": str(e)[:500]})
+                continue
+            chosen = action_call(action)
+            if chosen is None:
+                break
+            name, args = chosen
+            call = {"name": name, "args": args}
+            text = action_text(name, args)
+            self.messages.append(AIMessage(content=text))
+            self._emit({"type": "message", "agent": self.role, "role": "assistant", "content": text,
+                        "tool_calls": [self._describe(call)], "constrained": True})
+            used += 1
+            self._answer_calls([(call, await self._run_call(call))])
+            if used >= max_calls:
+                exhausted = True
+                self._add_user(self.budget_exhausted_prompt)
+        if invalid >= MAX_INVALID_ACTIONS:
+            exhausted = True
+        steps += 1
+        text = await self._constrained_answer(answer_schema)
+        self.messages.append(AIMessage(content=text))
+        self._emit({"type": "message", "agent": self.role, "role": "assistant", "content": text})
+        return TurnResult(text, used, steps, exhausted)
+
+    async def _constrained_answer(self, answer_schema: type[BaseModel] | None) -> str:
+        if answer_schema is None:
+            return content_text((await self._call_model(None)).content)
+        assert self._decide is not None
+        self._fit_context(None)
+        try:
+            obj = await self._decide(list(self.messages), answer_schema)
+        except StructuredOutputError as e:
+            # The caller parses the text and decides (e.g. SoIQ re-asks): hand it the last reply.
+            self._emit({"type": "answer_invalid", "agent": self.role, "error": str(e)[:500]})
+            raw = getattr(e, "raw", None) or [""]
+            return str(raw[-1])
+        return obj.model_dump_json(by_alias=True)
 
     # ------------------------------------------------------------------ tool calls
     def _extract_calls(self, reply: AIMessage, text: str) -> list[Any]:
@@ -221,7 +329,8 @@ class ChatAgent:
             return
         parts = ["Tool results:"]
         for i, (call, out) in enumerate(results, 1):
-            head = call.raw if isinstance(call, ParsedCall | CallError) else str(call)
+            head = (call.raw if isinstance(call, ParsedCall | CallError)
+                    else action_text(str(call.get("name")), call.get("args") or {}))
             parts.append(f"[{i}] {head[:200]}\n{out}")
         self._add_user("\n\n".join(parts), kind=TOOL_RESULT_KIND)
 

@@ -4,8 +4,10 @@ CLI and the JobManager alike.
 Status is never left `running`: every way out of `run_method` records a terminal status with the
 reason in status.json — `completed`; `stopped` (the budget was reached: resumable with a higher
 budget); `interrupted` (Ctrl-C, cancellation); `failed` (any other exception, e.g. an LLM call that
-could not finish: `LLMTimeout: ...`). The event is written before the status, so a reader that sees
-the terminal status has every event.
+could not finish: `LLMTimeout: ...`). `reason` names why a run has no accepted idea as
+`<code>: <detail>` (agents/core/outcome.py): `llm_timeout: ...`, `no_valid_idea: ...` (a completed
+run whose ideas were all rejected), ...; it is null after a run with an accepted idea. The event is
+written before the status, so a reader that sees the terminal status has every event.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from motivgraph.agents.core.background import TopicBackground
 from motivgraph.agents.core.context import Listener, RunContext, RunSpec
 from motivgraph.agents.core.idea import IdeaRecord
 from motivgraph.agents.core.method import CostPlan, Method
+from motivgraph.agents.core.outcome import failure_reason, no_idea_reason
 from motivgraph.agents.core.registry import get_method
 from motivgraph.agents.core.repro import build_record
 from motivgraph.agents.core.rundir import (
@@ -58,8 +61,9 @@ def ensure_terminal(run: RunDir, e: BaseException) -> None:
             return
         kind = INTERRUPTED if isinstance(e, KeyboardInterrupt | asyncio.CancelledError) else FAILED
         msg = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-        run.append({"type": "status", "status": kind, "error": msg})
-        run.update_status(status=kind, error=msg)
+        reason = failure_reason(e, msg)
+        run.append({"type": "status", "status": kind, "error": msg, "reason": reason})
+        run.update_status(status=kind, error=msg, reason=reason)
     except OSError as oe:  # the run dir itself is gone or unwritable: nothing more to record
         log.warning("could not record the end of run %s: %s", run.id, oe)
 
@@ -146,7 +150,7 @@ async def run_method(
     resumed = run.load_state() is not None
     repro = build_record(settings=settings, llm=llm, method=method, roles=cls.llm_roles(), seed=spec.seed, argv=argv)
     run.write_json("repro.json", repro)
-    run.update_status(status=RUNNING, pid=os.getpid(), error=None)
+    run.update_status(status=RUNNING, pid=os.getpid(), error=None, reason=None)
     ideas: list[IdeaRecord] = []
     try:
         ctx.background = await load_background(spec, tool_client, cls.graph_background)
@@ -169,10 +173,11 @@ async def run_method(
         msg = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
         if kind == INTERRUPTED and not str(e):
             msg = "interrupted before the run finished"
+        reason = failure_reason(e, msg)
         try:
-            ctx.emit({"type": "status", "status": kind, "error": msg, "usage": ctx.usage()})
+            ctx.emit({"type": "status", "status": kind, "error": msg, "reason": reason, "usage": ctx.usage()})
         finally:
-            run.update_status(status=kind, error=msg, usage=ctx.usage())
+            run.update_status(status=kind, error=msg, reason=reason, usage=ctx.usage())
         raise
     ctx.scope = {}
     ctx.write_ideas(ideas)
@@ -180,10 +185,17 @@ async def run_method(
     summarize = getattr(method, "summary_section", None)
     if callable(summarize):
         extra = str(summarize(ideas) or "")
+    # No accepted idea: the run still completed (its rejected ideas are recorded), with the reason named.
+    explain = getattr(method, "no_idea_detail", None)
+    reason = no_idea_reason(ideas, str(explain()) if callable(explain) and not any(
+        i.status == "accepted" for i in ideas) else None)
+    if reason:
+        extra = f"{extra.rstrip()}\n- Reason: {reason}" if extra else f"- Reason: {reason}"
     run.write_summary(_summary(ctx, COMPLETED, ideas, repro, extra))
     ctx.emit({"type": "status", "status": COMPLETED, "ideas": len(ideas),
-              "accepted": sum(1 for i in ideas if i.status == "accepted"), "usage": ctx.usage()})
-    run.update_status(status=COMPLETED, usage=ctx.usage())
+              "accepted": sum(1 for i in ideas if i.status == "accepted"), "usage": ctx.usage(),
+              **({"reason": reason} if reason else {})})
+    run.update_status(status=COMPLETED, usage=ctx.usage(), reason=reason)
     return RunOutcome(run.id, COMPLETED, ideas, ctx.usage(), run.path)
 
 

@@ -11,7 +11,7 @@ import logging
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from motivgraph.agents.core.jsonreply import candidate_spans, loads_lenient
 from motivgraph.errors import StructuredOutputError
@@ -53,6 +53,16 @@ class Idea(BaseModel):
     method: str = Field(alias="Method", min_length=20)
     experiments_plan: str = Field(alias="Experiments plan", min_length=20)
     risks: str = Field(alias="Risk Factors and Limitations", min_length=10)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, v: Any) -> Any:
+        # The spellings models use for the fields (and {"idea": {...}}), also for structured calls.
+        if isinstance(v, dict):
+            if len(v) == 1 and isinstance(next(iter(v.values())), dict):
+                v = next(iter(v.values()))
+            return _canon_keys(v)
+        return v
 
     @field_validator("name", mode="before")
     @classmethod

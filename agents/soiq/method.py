@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, field_validator
 from motivgraph.agents.core.context import RunContext
 from motivgraph.agents.core.grounding import check_idea
 from motivgraph.agents.core.idea import IdeaRecord, Provenance
+from motivgraph.agents.core.llm import tool_mode_for
 from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.core.method import CostPlan, Method, MethodConfig
 from motivgraph.agents.core.toolbox import TOOL_ABLATIONS, Toolbox
@@ -51,8 +52,10 @@ class SoiqConfig(MethodConfig):
                                description="Mentor rounds before a forced decision (default MOTIVGRAPH_AGENTS_ROUNDS).")
     ablations: list[str] = Field(default_factory=list, max_length=len(ABLATIONS),
                                  description=f"Any of: {', '.join(ABLATIONS)}.")
-    tool_mode: Literal["auto", "native", "text"] = Field(
-        "auto", description="native tool calls, the text <CALL> protocol, or auto (native when supported).")
+    tool_mode: Literal["auto", "native", "text", "constrained"] = Field(
+        "auto", description="native tool calls, the text <CALL> protocol, JSON actions under schema-constrained "
+                            "decoding, or auto (native when supported, else constrained when the server "
+                            "constrains output, else text).")
 
     @field_validator("ablations", mode="before")
     @classmethod
@@ -190,16 +193,19 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
                                         if ctx.has_tools else None)
         ctx.emit({"type": "soiq", "tool_mode": self.tool_mode, "ablations": sorted(self.ablations),
                   "rounds": self.rounds, "ideas": self.ideas_n, "tools": self.toolbox is not None})
+        self._attempts = state.attempts
         while state.index < self.ideas_n:
             await self._one_idea(state)
         ctx.scope = {}
         return state.ideas
 
+    def no_idea_detail(self) -> str:
+        """Why no idea was accepted, attempt by attempt (status.json's `no_valid_idea: ...`)."""
+        parts = [f"idea {a.index}: {a.reason or a.decision}" for a in getattr(self, "_attempts", [])]
+        return "; ".join(parts) or "no idea was attempted"
+
     def _tool_mode(self) -> str:
-        mode = self.config.tool_mode if self.config.tool_mode != "auto" else self.cfg.tool_mode
-        if mode == "auto":
-            mode = "native" if self.ctx.llm("researcher").supports_tools() else "text"
-        return mode
+        return tool_mode_for(self.ctx.llm("researcher"), self.config.tool_mode, self.cfg.tool_mode)
 
     def _checkpoint(self, state: SoiqState) -> None:
         self.ctx.save_checkpoint(state)
@@ -211,7 +217,7 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
         budget = min([self.cfg.context_token_budget, *caps])
         r_agent = ChatAgent("researcher", ctx.llm("researcher").invoke, toolbox=self.toolbox,
                             tool_mode=self.tool_mode, context_budget=budget, emit=ctx.emit,  # type: ignore[arg-type]
-                            budget_exhausted_prompt=prompts.BUDGET_EXHAUSTED)
+                            budget_exhausted_prompt=prompts.BUDGET_EXHAUSTED, decide=ctx.llm("researcher").decide)
         m_agent = ChatAgent("mentor", ctx.llm("mentor").invoke, context_budget=budget, emit=ctx.emit)
         background = ctx.background.as_text(max_papers=8, chars_per_paper=900) if ctx.background.papers else ""
         return (Researcher(r_agent, topic=ctx.topic, idea_reasks=self.cfg.idea_reasks,
@@ -279,7 +285,8 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
                 ctx.scope["round"] = r
                 turn = await mentor.ask(r, json.dumps(cur.idea, indent=2, ensure_ascii=False), cur.last_answer)
                 if turn.decision:
-                    decision = {"decision": turn.decision, "by": "mentor", "forced": False, "text": turn.text}
+                    decision = {"decision": turn.decision, "by": "mentor", "forced": False, "round": r,
+                                "text": turn.text}
                     break
                 ctx.emit({"type": "question", "aspect": turn.aspect, "text": turn.text})
                 cur.questions.append({"round": r, "aspect": turn.aspect})
@@ -343,6 +350,10 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
         ctx = self.ctx
         i = state.index
         idea = cur.idea if cur is not None else {}
+        if reason is None:
+            reason = attempt_reason(decision, cur)
+        elif decision == "NO_IDEA":
+            reason = f"the researcher wrote no valid idea: {reason}"
         state.attempts.append(Attempt(index=i + 1, title=idea.get("Title", ""), abstract=idea.get("Abstract", ""),
                                       decision=decision, reason=reason))
         if cur is not None and idea:
@@ -370,3 +381,17 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
                          + (" (round limit)" if x.decision.get("forced") else "")
                          + f" after {x.rounds} round(s); aspects: {', '.join(str(a) for a in x.aspects) or '-'}")
         return "\n".join(lines)
+
+
+def attempt_reason(decision: str, cur: Current | None) -> str | None:
+    """Why an attempt ended without an accepted idea, in words (None when it was accepted)."""
+    if decision == ACCEPT:
+        return None
+    if decision == "NO_IDEA" or cur is None:
+        return "the researcher wrote no valid idea"
+    d = cur.decision or {}
+    if d.get("defaulted"):
+        return f"the mentor gave no decision after all {cur.round} round(s), so the idea was rejected"
+    if d.get("forced"):
+        return f"the mentor rejected it after all {cur.round} round(s)"
+    return f"the mentor rejected it in round {d.get('round', cur.round + 1)}"

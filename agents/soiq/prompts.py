@@ -23,6 +23,15 @@ Available tools:
 {tool_list}
 """
 
+CONSTRAINED_PROTOCOL = """\
+## How to call a tool
+Each step you reply with one JSON action. To call a tool:
+    {"action": {"tool": "node_search", "arguments": {"query": "graph neural network oversmoothing"}}}
+Its results come back in the next message. When you have what you need:
+    {"action": {"tool": "answer"}}
+and you are then asked for your answer.
+"""
+
 NO_TOOLS = """\
 In this session the tools are NOT available (there is no knowledge graph to query): work from the
 background papers given with the task, cite them as (Surname et al., year) where they name authors,

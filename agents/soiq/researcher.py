@@ -5,9 +5,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from pydantic import BaseModel
+
 from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.soiq import prompts
 from motivgraph.agents.soiq.idea import IDEA_FIELDS, Idea, IdeaParseError, parse_idea
+from motivgraph.errors import StructuredOutputError
 
 log = logging.getLogger(__name__)
 
@@ -39,26 +42,53 @@ class Researcher:
             protocol = "\n" + prompts.TEXT_PROTOCOL.format(
                 marker="<CALL>", tool_list=self.agent.toolbox.text_tool_list()
             )
+        if self.agent.tool_mode == "constrained" and self.agent.toolbox is not None:
+            protocol = "\n" + prompts.CONSTRAINED_PROTOCOL
         if self.agent.toolbox is None:  # no graph in this run: the background papers are all there is
             protocol = "\n" + prompts.NO_TOOLS
         self.agent.system(prompts.RESEARCHER_SYSTEM.format(protocol=protocol))
 
+    @property
+    def _answer_schema(self) -> type[BaseModel] | None:
+        # Under constrained decoding the idea itself is a structured call (the answer step of the turn).
+        return Idea if self.agent.tool_mode == "constrained" else None
+
+    async def _turn(self, prompt: str, max_calls: int, min_calls: int = 0) -> tuple[str, int]:
+        res = await self.agent.turn(prompt, max_calls=max_calls, min_calls=min_calls,
+                                    answer_schema=self._answer_schema)
+        return res.text, res.tool_calls
+
     async def _with_idea(self, text: str, calls: int) -> IdeaReply:
-        """Parse the idea in `text`; re-ask (without tools) until valid or out of re-asks."""
+        """Parse the idea in `text`; else re-ask (without tools). When the agent can make structured
+        calls, the re-ask is the LLM layer's structured call for the Idea schema — schema-constrained
+        decoding where the server has it, repair, and its one corrective re-ask — made once; else
+        plain turns, parsed again, up to `idea_reasks` times."""
         reasks = 0
+        answer = text
         while True:
             try:
                 idea, repaired = parse_idea(text)
-                return IdeaReply(text, idea, repaired, reasks, calls)
+                return IdeaReply(answer, idea, repaired, reasks, calls)
             except IdeaParseError as e:
                 if reasks >= self.idea_reasks:
                     log.info("researcher gave no valid idea after %d re-asks: %s", reasks, e)
-                    return IdeaReply(text, None, False, reasks, calls, str(e))
+                    return IdeaReply(answer, None, False, reasks, calls, str(e))
                 reasks += 1
                 prompt = prompts.IDEA_REASK.format(
                     problems=str(e), fields=", ".join(f'"{f}"' for f in IDEA_FIELDS)
                 )
-                text = (await self.agent.turn(prompt, max_calls=0)).text
+                if self.agent.can_structure:
+                    return await self._structured_idea(prompt, answer, reasks, calls)
+                text = answer = (await self.agent.turn(prompt, max_calls=0)).text
+
+    async def _structured_idea(self, prompt: str, answer: str, reasks: int, calls: int) -> IdeaReply:
+        try:
+            obj = await self.agent.structured_turn(prompt, Idea)
+        except StructuredOutputError as e:
+            log.info("researcher gave no valid idea in the structured re-ask: %s", e)
+            return IdeaReply(answer, None, False, reasks, calls, str(e))
+        assert isinstance(obj, Idea)
+        return IdeaReply(answer, obj, False, reasks, calls)
 
     async def explore(self, previous: list[tuple[str, str]], max_calls: int) -> IdeaReply:
         task = prompts.EXPLORE_TASK.format(
@@ -68,38 +98,41 @@ class Researcher:
         )
         tb = self.agent.toolbox
         draws_before = tb.by_tool.get("random_nodes", 0) if tb is not None else 0
-        res = await self.agent.turn(task, max_calls=max_calls)
-        left = max_calls - res.tool_calls
+        # Exploring the graph comes first (the prompt says so); under constrained decoding the first
+        # step's schema offers only tool calls, so the model's first action is one.
+        res_text, res_calls = await self._turn(task, max_calls, min_calls=1 if tb is not None else 0)
+        left = max_calls - res_calls
         drew = tb is not None and tb.by_tool.get("random_nodes", 0) > draws_before
         if not (self.require_random_draw and tb is not None and not drew and left > 0):
-            return await self._with_idea(res.text, res.tool_calls)
+            return await self._with_idea(res_text, res_calls)
         # The seed's novelty step was skipped: ask once for a random draw, keep the first idea
         # if the second reply holds none.
-        first_text = res.text
-        nudge = await self.agent.turn(prompts.DRAW_RANDOM_FIRST.format(budget=left), max_calls=left)
-        calls = res.tool_calls + nudge.tool_calls
+        first_text = res_text
+        nudge_text, nudge_calls = await self._turn(prompts.DRAW_RANDOM_FIRST.format(budget=left), left)
+        calls = res_calls + nudge_calls
         try:
-            idea, repaired = parse_idea(nudge.text)
-            return IdeaReply(nudge.text, idea, repaired, 0, calls)
+            idea, repaired = parse_idea(nudge_text)
+            return IdeaReply(nudge_text, idea, repaired, 0, calls)
         except IdeaParseError:
             pass
         try:
             idea, repaired = parse_idea(first_text)
             return IdeaReply(first_text, idea, repaired, 0, calls)
         except IdeaParseError:
-            return await self._with_idea(nudge.text, calls)
+            return await self._with_idea(nudge_text, calls)
 
     async def answer(self, question: str, max_calls: int) -> IdeaReply:
         prompt = prompts.ANSWER_MENTOR.format(question=question, budget=max_calls)
-        res = await self.agent.turn(prompt, max_calls=max_calls)
-        return await self._with_idea(res.text, res.tool_calls)
+        text, calls = await self._turn(prompt, max_calls)
+        return await self._with_idea(text, calls)
 
     async def self_review(self, round_no: int, max_rounds: int, aspect: str, max_calls: int) -> IdeaReply:
         prompt = prompts.SELF_REVIEW.format(round=round_no, max_rounds=max_rounds, aspect=aspect, budget=max_calls)
-        res = await self.agent.turn(prompt, max_calls=max_calls)
-        return await self._with_idea(res.text, res.tool_calls)
+        text, calls = await self._turn(prompt, max_calls)
+        return await self._with_idea(text, calls)
 
     async def fix_links(self, problems: str, max_calls: int) -> IdeaReply:
         prompt = prompts.FIX_LINKS.format(items=problems, budget=max_calls)
-        res = await self.agent.turn(prompt, max_calls=max_calls)
-        return await self._with_idea(res.text, res.tool_calls)
+        text, calls = await self._turn(prompt, max_calls)
+        return await self._with_idea(text, calls)
+
