@@ -97,6 +97,27 @@ class _Bound:
     model: BaseChatModel
 
 
+def truncated_reply(e: BaseException) -> AIMessage | None:
+    """The reply inside the OpenAI SDK's LengthFinishReasonError, as a normal AIMessage cut off at the
+    token limit (finish_reason "length", the server's usage). With a response_format the SDK parses
+    the reply and raises instead of returning a truncated one; a truncated reply is an answer (the
+    structured-output layer counts it invalid and re-asks for a shorter one), not a failed call."""
+    completion = getattr(e, "completion", None)
+    if type(e).__name__ != "LengthFinishReasonError" or completion is None:
+        return None
+    choices = getattr(completion, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    content = str(getattr(message, "content", None) or "")
+    usage = getattr(completion, "usage", None)
+    t_in = int(getattr(usage, "prompt_tokens", 0) or 0)
+    t_out = int(getattr(usage, "completion_tokens", 0) or 0)
+    return AIMessage(
+        content=content,
+        response_metadata={"finish_reason": "length", "model_name": getattr(completion, "model", None)},
+        usage_metadata={"input_tokens": t_in, "output_tokens": t_out, "total_tokens": t_in + t_out},
+    )
+
+
 def _as_messages(messages: Messages) -> list[BaseMessage]:
     return [HumanMessage(content=messages)] if isinstance(messages, str) else list(messages)
 
@@ -361,6 +382,9 @@ class LLMClient:
             try:
                 out = await asyncio.wait_for(runnable.ainvoke(msgs), timeout=limit)
             except Exception as e:
+                cut = truncated_reply(e)
+                if cut is not None:
+                    return cut
                 if not is_timeout(e):
                     raise
                 if n >= self.cfg.timeout_retries:

@@ -258,3 +258,22 @@ def test_rejected_tool_method_falls_back_and_terminates(settings: Settings, fake
     assert "response_format" not in fake.requests[2]["body"]  # text: the schema in the prompt only
     assert c.structured_method("resolver") == "text"
     c.close()
+
+
+def test_truncated_constrained_reply_is_reasked_not_a_failed_call(settings: Settings, fake: FakeOpenAI) -> None:
+    # With a response_format the OpenAI SDK raises on finish_reason "length" instead of returning the
+    # reply: the client turns it back into a cut-off reply, which the structured layer re-asks.
+    fake.queue.append((200, {}, {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "qwen",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"sa'},
+                     "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 20, "completion_tokens": 128, "total_tokens": 148},
+    }))
+    fake.reply({"content": '{"same": true, "reason": "short"}'}, prompt_tokens=30, completion_tokens=9)
+    c = LLMClient(_settings(settings, "vllm:qwen", fake.url), sleep=Sleeps())
+    assert c.structured_sync("resolver", "Same concept?", Verdict) == Verdict(same=True, reason="short")
+    assert fake.requests[0]["body"]["response_format"]["type"] == "json_schema"
+    assert "cut off at the token limit" in fake.requests[1]["body"]["messages"][-1]["content"]
+    u = c.usage.role("resolver")
+    assert (u.calls, u.failures, u.input_tokens, u.output_tokens) == (2, 0, 50, 137)  # the server's usage
+    c.close()
