@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -31,7 +32,7 @@ def list_cmd(
     settings = load_settings()
     store = open_store(settings)
     try:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for p in store.iter_papers():
             triples = store.paper_triples(p.paper_id)
             rows.append({"paper_id": p.paper_id, "title": p.title, "year": p.year, "triples": len(triples),
