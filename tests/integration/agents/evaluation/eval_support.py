@@ -13,6 +13,7 @@ from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, R
 from motivgraph.agents.evaluation.judges import SYS
 from motivgraph.agents.evaluation.metrics.reference import DIMENSIONS
 from motivgraph.agents.evaluation.metrics.yield_ import AXES
+from motivgraph.api.contract.tools import LITERATURE_SEARCH
 from motivgraph.llm import ScriptedChatModel
 from motivgraph.llm.tokens import content_text
 
@@ -148,7 +149,7 @@ class _GraphReader(_Writer):
         seen = sorted(p.title for p in ctx.background.papers)
         found: list[str] = []
         if ctx.tool_client is not None:
-            res = await ctx.tool_client.literature_search(query=ctx.topic, limit=50, source="local")
+            res = await ctx.tool_client.call(LITERATURE_SEARCH, query=ctx.topic, limit=50, source="local")
             found = sorted(p.title for p in res.papers)
         note = json.dumps({"background": ctx.background.source, "papers": seen, "tools": ctx.tool_client is not None,
                            "literature": found})
@@ -166,3 +167,24 @@ def make_graph_reader(name: str, quality: int = 2) -> type[_Writer]:
     cls = type(f"GraphReader_{name}", (_GraphReader,), {"name": name, "quality": quality})
     register(cls, replace=True)  # type: ignore[arg-type]
     return cls  # type: ignore[return-value]
+
+
+def all_methods_reply(messages: list[Any], flip: bool = False) -> Any:
+    """One scripted model for the registered methods and the evaluation's judges: MindFlow's operators
+    (their `MODE:` line), IDEAgent and its baselines (their `ROLE:` header), set-level cards, the scripted
+    writers and the evaluation judges (world_reply)."""
+    from langchain_core.messages import SystemMessage
+
+    from motivgraph.agents.ideagent.scripted_world import reply as ideagent_reply
+    from motivgraph.agents.mindflow.scripted import reply as mindflow_reply
+
+    system = next((content_text(m.content) for m in messages if isinstance(m, SystemMessage)), "")
+    if "MODE: " in system:
+        return mindflow_reply(messages)
+    if system.startswith("ROLE:") or "\nROLE:" in system:
+        return ideagent_reply(messages)
+    return world_reply(messages, flip)
+
+
+def all_methods_model(name: str = "scripted-all") -> ScriptedChatModel:
+    return ScriptedChatModel(default=all_methods_reply, model_name=name)

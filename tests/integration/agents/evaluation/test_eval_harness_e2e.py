@@ -10,6 +10,7 @@ import pytest
 from eval_support import make_writer, world_model
 
 from motivgraph.agents.core import PlatformLLMClient, unregister
+from motivgraph.agents.core.rundir import RunDir
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.harness import Evaluation, TargetLeak, create_eval, list_evals
 from motivgraph.agents.evaluation.judges import Judge
@@ -121,18 +122,41 @@ async def test_target_paper_in_background_is_refused_unless_allowed(settings, em
 
 
 @pytest.mark.skipif(not SHARED_TOPICS.exists(), reason=f"LOUD SKIP: shared eval topics missing at {SHARED_TOPICS}")
-async def test_full_report_on_the_shared_topics_with_four_methods(settings, embedder, writers) -> None:
-    methods = ["setlevel", *writers]
-    run, res = await _run(settings, embedder, SHARED_TOPICS, methods, n=2)
+async def test_full_report_on_the_shared_topics_with_ideagent_mindflow_setlevel_stateless(settings, embedder) -> None:
+    """The 8 shared topics, four registered methods (launched through the registry) x 2 ideas, the full
+    report; report_check parses report.html: every section, every PNG decodes and is not blank, every HTML
+    table equals its CSV. Background as files (per-topic graphs: test_eval_topic_graphs.py), to keep CI short."""
+    from eval_support import all_methods_model
+
+    methods = ["ideagent", "mindflow", "setlevel", "stateless"]
     topics = load_topics_file(SHARED_TOPICS)
+    config = EvalConfig(methods=methods, n_ideas=2, graph="file", n_boot=50,
+                        method_configs={"ideagent": {"seeds": 2}})
+    run = create_eval(settings, config, topics, source=str(SHARED_TOPICS))
+    model = all_methods_model()
+    ev = Evaluation(settings, run, llm_factory=lambda: PlatformLLMClient(settings, model=model),
+                    judges=[Judge("scripted-judge", PlatformLLMClient(settings, model=world_model("scripted-judge")))],
+                    embed=embedder.embed)
+    res = await ev.execute()
     assert len(res.topics) == len(topics) * 4
-    assert all(res.estimates[m]["n_ideas"].value == 2 * len(topics) for m in methods)
+    assert {m: res.estimates[m]["n_ideas"].value for m in methods} == {m: 2 * len(topics) for m in methods}
+    assert not res.shortfalls
     assert check_report(run.path) == []
     with (run.path / "ideas.csv").open() as fh:
-        assert len(list(csv.DictReader(fh))) == 2 * 4 * len(topics)
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 * 4 * len(topics) and {r["method"] for r in rows} == set(methods)
     html = (run.path / "report.html").read_text()
     for m in methods:
         assert m in html
+    deliveries = json.loads((run.path / "deliveries.json").read_text())
+    assert {(d["method"], d["topic_id"]) for d in deliveries} == {(m, t.topic_id) for m in methods for t in topics}
+    for d in deliveries:  # every child run is an ordinary run of its method, on the topic's background only
+        child = RunDir.open(settings.runs_dir, d["runs"][0])
+        assert child.status()["method"] == d["method"] and child.status()["parent"] == run.id
+        text = (child.path / "background.json").read_text()
+        topic = next(t for t in topics if t.topic_id == d["topic_id"])
+        assert all(p.title in text for p in topic.background)
+        assert not any(p.title in text for p in topic.targets)
 
 
 async def test_budget_stop_then_resume_finishes_without_regenerating(settings, embedder, tmp_path: Path,
