@@ -14,7 +14,9 @@ _GLOB_CHARS = "*?["
 
 def check_inputs(paths: list[str]) -> None:
     """Refuse, before anything starts, paths that do not exist and globs that match nothing, and inputs
-    holding no PDF at all (a typo must not look like a successful run over "0 files")."""
+    holding no PDF at all (a typo must not look like a successful run over "0 files"). Paper JSON
+    (.jsonl/.json records, topics files) counts as input like PDFs."""
+    from motivgraph.ingest.plan import input_kinds
     from motivgraph.ingest.walker import walk
 
     missing: list[str] = []
@@ -27,12 +29,12 @@ def check_inputs(paths: list[str]) -> None:
     if missing:
         raise ConfigError("Nothing to ingest at: " + "; ".join(missing) + ". Pass PDF files, folders (searched "
                           "recursively) or a quoted glob, e.g. motivgraph ingest ~/papers/ or 'papers/*.pdf'.")
-    res = walk(paths)
+    res = walk(paths, suffixes=tuple(input_kinds()))
     if not res.pdfs and not res.unreadable:
         where = ", ".join(paths)
         extra = f" ({res.non_pdf_skipped} non-PDF files skipped)" if res.non_pdf_skipped else ""
-        raise ConfigError(f"No PDF files found in {where}{extra}. Point ingest at PDFs (*.pdf) or folders "
-                          "that contain them.")
+        raise ConfigError(f"No PDF files found in {where}{extra}. Point ingest at PDFs (*.pdf), paper JSON "
+                          "(*.jsonl, *.json) or folders that contain them.")
 
 
 def run_json(run: Any) -> dict[str, Any]:
