@@ -164,3 +164,19 @@ def drop_graph(settings: Settings) -> None:
 
 
 llm = scripted_llm  # the tests' short name
+
+
+def any_role_reply(messages: Any) -> str:
+    """For a scripted model behind every role (CLI tests): extraction prompts get `extractor_reply`,
+    any other question (the resolver's) a 'different concepts' verdict."""
+    text = "\n".join(content_text(m.content) for m in messages)
+    if "TITLE: " in text:
+        return extractor_reply(messages)
+    return json.dumps({"same": False, "reason": "scripted: kept apart"})
+
+
+def script_file(path: Path) -> Path:
+    """A `scripted:PATH` model file whose replies come from `any_role_reply`."""
+    path.write_text(json.dumps({"default": {"call": "tests.reprocess_support:any_role_reply"},
+                                "model_name": "scripted-cli"}), encoding="utf-8")
+    return path
