@@ -177,25 +177,27 @@ class OneShotMethod(_Baseline):
     async def _write_many(self) -> list[dict[str, Any]]:
         from motivgraph.agents.core.loop import ChatAgent
 
-        agent = ChatAgent("ideator", self.ctx.llm("ideator").invoke, toolbox=self.writer.toolbox,
+        llm = self.ctx.llm("ideator")
+        agent = ChatAgent("ideator", llm.invoke, toolbox=self.writer.toolbox,
                           tool_mode=self.mode, context_budget=self.ctx.settings.agents.context_token_budget,
-                          emit=self.ctx.emit)
+                          emit=self.ctx.emit, decide=llm.decide)
         agent.system(self.system)
         note = ('Answer with a single JSON object {"ideas": [...]}, each idea with the keys title, problem, '
                 "motivation, method, novelty, experiment_plan, expected_effect, risks — and nothing else.")
         turn = await agent.turn(f"{P.one_shot_prompt(self.n)}\n\n{note}",
-                                max_calls=self.writer.max_calls if self.writer.toolbox else 0)
+                                max_calls=self.writer.max_calls if self.writer.toolbox else 0, answer_schema=IdeaList)
         from langchain_core.messages import AIMessage
 
-        for attempt in range(2):
+        try:
+            return [i.model_dump() for i in so.parse_reply(AIMessage(content=turn.text), IdeaList).ideas]
+        except so.ReplyProblem as p:
+            # The re-ask is the LLM layer's structured call (constrained, repair, one more re-ask).
             try:
-                return [i.model_dump() for i in so.parse_reply(AIMessage(content=turn.text), IdeaList).ideas]
-            except so.ReplyProblem as p:
-                if attempt == 0:
-                    turn = await agent.turn(str(so.correction(str(p), IdeaList).content), max_calls=0)
-                else:
-                    raise StructuredOutputError(f"one_shot: no usable list of ideas: {p}") from None
-        return []
+                ideas = await agent.structured_turn(str(so.correction(str(p), IdeaList).content), IdeaList)
+            except StructuredOutputError as e:
+                raise StructuredOutputError(f"one_shot: no usable list of ideas: {e}") from None
+            assert isinstance(ideas, IdeaList)
+            return [i.model_dump() for i in ideas.ideas]
 
 
 class SequentialMemoryMethod(_Baseline):

@@ -1,4 +1,4 @@
-"""The ideator as it runs on the platform: tools (native calls or the `<CALL>` text protocol)
+"""The ideator as it runs on the platform: tools (native calls, the `<CALL>` text protocol or JSON actions)
 through the run's Toolbox, then the idea as JSON; and the idea's mapping onto the shared record.
 """
 
@@ -10,6 +10,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from motivgraph.agents.core.context import RunContext
+from motivgraph.agents.core.llm import tool_mode_for
 from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.core.toolbox import Toolbox
 from motivgraph.agents.ideagent.judges import IdeaText
@@ -35,12 +36,7 @@ def background_text(ctx: RunContext, tokens: int) -> str:
 
 
 def tool_mode(ctx: RunContext, role: str, wanted: str) -> str:
-    if wanted != "auto":
-        return wanted
-    configured = ctx.settings.agents.tool_mode
-    if configured != "auto":
-        return configured
-    return "native" if ctx.llm(role).supports_tools() else "text"
+    return tool_mode_for(ctx.llm(role), wanted, ctx.settings.agents.tool_mode)
 
 
 class ToolWriter:
@@ -58,20 +54,23 @@ class ToolWriter:
         return "TOOLS: you may call the knowledge-graph and literature tools offered to you."
 
     async def write(self, system: str, user: str, label: str) -> dict[str, Any]:
-        agent = ChatAgent(self.role.rsplit(".", 1)[-1], self.ctx.llm(self.role).invoke, toolbox=self.toolbox,
+        llm = self.ctx.llm(self.role)
+        agent = ChatAgent(self.role.rsplit(".", 1)[-1], llm.invoke, toolbox=self.toolbox,
                           tool_mode=self.mode, context_budget=self.ctx.settings.agents.context_token_budget,
-                          emit=self.ctx.emit)
+                          emit=self.ctx.emit, decide=llm.decide)
         agent.system(system)
-        turn = await agent.turn(f"{user}\n\n{JSON_NOTE}", max_calls=self.max_calls if self.toolbox else 0)
-        problems: list[str] = []
-        for attempt in range(2):
+        # Under constrained decoding the idea is the turn's structured answer step.
+        turn = await agent.turn(f"{user}\n\n{JSON_NOTE}", max_calls=self.max_calls if self.toolbox else 0,
+                                answer_schema=IdeaText)
+        try:
+            return so.parse_reply(AIMessage(content=turn.text), IdeaText).model_dump()
+        except so.ReplyProblem as p:
+            # The re-ask is the LLM layer's structured call (constrained, repair, one more re-ask).
             try:
-                return so.parse_reply(AIMessage(content=turn.text), IdeaText).model_dump()
-            except so.ReplyProblem as p:
-                problems.append(str(p))
-                if attempt == 0:
-                    turn = await agent.turn(str(so.correction(str(p), IdeaText).content), max_calls=0)
-        raise StructuredOutputError(f"ideator gave no usable idea for {label}: {problems[-1]}")
+                idea = await agent.structured_turn(str(so.correction(str(p), IdeaText).content), IdeaText)
+            except StructuredOutputError as e:
+                raise StructuredOutputError(f"ideator gave no usable idea for {label}: {e}") from e
+            return idea.model_dump()
 
 
 def record_fields(idea: dict[str, Any]) -> dict[str, str]:

@@ -23,13 +23,14 @@ def real_env(data_dir: Path, local_dir: Path, **extra: str) -> dict[str, str]:
         "MOTIVGRAPH_LLM_MODEL": "local:smollm2",
         "MOTIVGRAPH_LLM_LOCAL_DIR": str(local_dir),
         "MOTIVGRAPH_LLM_TIMEOUT_S": "900",  # the tier checks mechanics; a loaded CI core is slow
-        "MOTIVGRAPH_LLM_ROLES": '{"extractor": {"max_tokens": 600}, "researcher": {"max_tokens": 400}, '
+        # The researcher's idea is one structured reply of 8 bounded fields: room for it.
+        "MOTIVGRAPH_LLM_ROLES": '{"extractor": {"max_tokens": 600}, "researcher": {"max_tokens": 600}, '
                                 '"mentor": {"max_tokens": 200}}',
         "MOTIVGRAPH_INGEST_PARSER": "pdf",
         "MOTIVGRAPH_MINER_INPUT_TOKEN_BUDGET": "500",
         "MOTIVGRAPH_MINER_MAX_TRIPLES": "2",
         "MOTIVGRAPH_MINER_PARENT_LEVELS": "1",
-        "MOTIVGRAPH_AGENTS_TOOL_CALLS_PER_PHASE": "3",
+        "MOTIVGRAPH_AGENTS_TOOL_CALLS_PER_PHASE": "2",
         "MOTIVGRAPH_AGENTS_TOOL_CALLS_PER_ROUND": "1",
         "MOTIVGRAPH_AGENTS_CONTEXT_TOKEN_BUDGET": "3000",
         "MOTIVGRAPH_AGENTS_IDEA_REASKS": "1",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,7 +130,7 @@ def test_parents_build_finishes_with_the_real_judge(ingested: Corpus) -> None:
     assert "parent nodes" in r.stdout
 
 
-def test_soiq_session_ends_with_an_idea_or_a_named_failure(ingested: Corpus) -> None:
+def test_soiq_session_runs_real_tool_calls_and_ends_with_an_idea_or_a_named_reason(ingested: Corpus) -> None:
     runs = ingested.data_dir / "runs"
     r = run_cli(["ideate", "efficient training of language models", "--method", "soiq", "--ideas", "1",
                  "--rounds", "2"], ingested.env)
@@ -138,20 +139,24 @@ def test_soiq_session_ends_with_an_idea_or_a_named_failure(ingested: Corpus) -> 
     status = json.loads((dirs[0] / "status.json").read_text())
     assert status["status"] in ("completed", "failed"), status  # never left `running`
     events = [json.loads(line) for line in (dirs[0] / "transcript.jsonl").read_text().splitlines() if line.strip()]
+    # The model has no native tool calls but its server constrains output: JSON actions.
+    assert any(e.get("type") == "soiq" and e.get("tool_mode") == "constrained" for e in events), events[:5]
     if status["status"] == "failed":
-        assert status.get("error"), status  # a named reason
-    else:
+        # A named reason (`llm_timeout: ...`, `invalid_llm_output: ...`), not a bare failure.
+        assert re.match(r"^[a-z_]+: \S", status.get("reason") or ""), status
+    elif not status.get("ideas_accepted"):
         assert r.returncode in (0, 1), r.stderr
-        if not status.get("ideas_accepted"):  # no validated idea: each attempt says why
-            done = [e for e in events if e.get("type") == "idea_done"]
-            assert done and all(e.get("reason") or e.get("decision") for e in done), done
+        assert status["reason"].startswith("no_valid_idea: idea 1: "), status  # what happened to the attempt
+        done = [e for e in events if e.get("type") == "idea_done"]
+        assert done and all(e.get("reason") for e in done), done
+    else:
+        assert status.get("reason") is None, status
     assert any(e.get("type") == "usage" for e in events)  # real model calls were made and accounted
+    # At least one real tool call chosen by the model ran against the graph and answered.
     results = [e for e in events if e.get("type") == "tool_result" and e.get("tool")]
-    if not results:
-        # Measured: SmolLM2-135M does not follow the text tool protocol (`name(arg=...) <CALL>`) on its own;
-        # the agents need grammar-constrained tool-call turns for it (see the issue report).
-        pytest.xfail("the 135M model wrote no tool call in the text protocol (agents: constrained tool turns)")
-    assert all(e.get("ok") is not None for e in results)
+    assert any(e["ok"] and e["text"] and not e["text"].startswith("ERROR") for e in results), results
+    calls = [e for e in events if e.get("type") == "tool_call"]
+    assert calls and all(e.get("name") for e in calls), calls
 
 
 def test_budget_stops_cleanly(local_llm: Path, tmp_path: Path) -> None:
