@@ -10,6 +10,8 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
+from motivgraph.api.errors import ErrorResponse
+
 
 def _settings(request: Request) -> Any:
     s = getattr(request.app.state, "settings", None)
@@ -18,6 +20,17 @@ def _settings(request: Request) -> Any:
 
         s = get_settings()
     return s
+
+
+# every status and content type the route returns, in the OpenAPI spec (the app adds 400/422 to every operation)
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "The evaluation as JSON; with ?format=html its report page, ?format=summary its summary.md.",
+          "content": {"application/json": {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}},
+                      "text/plain": {"schema": {"type": "string"}}}},
+    404: {"model": ErrorResponse, "description": "No evaluation has this id."},
+    409: {"model": ErrorResponse, "description": "The report asked for is not written yet (the evaluation has not "
+          "finished)."},
+}
 
 
 def build_router() -> APIRouter:
@@ -31,7 +44,7 @@ def build_router() -> APIRouter:
         return list_evals(_settings(request).runs_dir)
 
     @router.get("/runs/{eval_id}", summary="One evaluation: status, headline table, estimates; or its report",
-                response_model=None)
+                response_model=None, responses=_RESPONSES)
     async def one(request: Request, eval_id: str,
                   format: Literal["json", "html", "summary"] = Query("json")) -> Any:
         try:

@@ -75,7 +75,8 @@ class JobManager:
         self._spawn(run, None)
         return run
 
-    def resume(self, run_id: str, *, budget_usd: float | None = None) -> RunDir:
+    def check_resumable(self, run_id: str) -> RunDir:
+        """The run, if it can be resumed now; else RunNotFound / RunStateError saying why."""
         run = RunDir.open(self.runs_dir, run_id)
         st = run.status()
         if self.is_running(run_id):
@@ -86,6 +87,10 @@ class JobManager:
             raise RunStateError(f"run {run_id} is {st.get('status')}; only "
                                 f"{', '.join(sorted(RESUMABLE))} runs resume")
         spec_of(run)  # a run this code cannot read fails here, not in the background
+        return run
+
+    def resume(self, run_id: str, *, budget_usd: float | None = None) -> RunDir:
+        run = self.check_resumable(run_id)
         run.update_status(status=QUEUED)
         self._spawn(run, budget_usd)
         return run

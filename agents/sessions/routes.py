@@ -17,18 +17,14 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, HTTPException, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from motivgraph.agents.core.context import RunSpec
-from motivgraph.agents.core.registry import (
-    RunRequestBase,
-    all_methods,
-    get_method,
-    request_model,
-    session_request_type,
-)
+from motivgraph.agents.core.registry import RunRequestBase, all_methods, get_method
 from motivgraph.agents.core.rundir import RunNotFound, RunStateError
 from motivgraph.agents.sessions.jobs import JobManager
+from motivgraph.agents.sessions.requests import ResumeRequest, session_body_type, strict_request_model
+from motivgraph.api.errors import ErrorResponse
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +36,19 @@ class SessionCreated(BaseModel):
     links: dict[str, str]
 
 
-class ResumeRequest(BaseModel):
-    budget_usd: float | None = Field(None, ge=0, le=1000, description="New budget for the whole run (optional).")
+# Every status a route returns is in the OpenAPI spec (issue 12): the app adds 400/413/422 (and 404 for a path
+# id) to every operation (api/errors.document_statuses); these are the routes' own.
+_NO_LLM = {503: {"model": ErrorResponse, "description": "A role of the method has no LLM configured; the "
+                 "message names the setting (MOTIVGRAPH_LLM_MODEL)."}}
+_NO_RUN = {404: {"model": ErrorResponse, "description": "No run has this id."}}
+_NOT_RESUMABLE = {409: {"model": ErrorResponse, "description": "The run is running or completed, or in a state "
+                        "that does not resume."}}
+# One SSE event (`event`, `id`, `data`: the transcript event as JSON text); the stream ends with `event: end`.
+_SSE = {200: {"description": "Server-sent events until the run ends.",
+              "content": {"text/event-stream": {"schema": {
+                  "type": "object", "required": ["data"],
+                  "properties": {"event": {"type": "string"}, "id": {"type": "string"}, "data": {"type": "string"}},
+              }}}}}
 
 
 def _links(run_id: str) -> dict[str, str]:
@@ -107,16 +114,17 @@ def _not_found(e: RunNotFound) -> HTTPException:
 
 def build_router() -> APIRouter:
     """The ideation routes for the methods registered now (see module docstring)."""
-    body_type: Any = session_request_type()
+    body_type: Any = session_body_type()
     router = APIRouter(prefix="/ideation", tags=["ideation"], lifespan=_lifespan)
 
     @router.get("/methods", summary="Registered ideation methods")
     async def list_methods() -> list[dict[str, Any]]:
         """Each method's name, summary, LLM roles and the JSON schema of its POST body."""
         return [{"name": m.name, "summary": m.summary, "roles": m.llm_roles(), "uses_tools": m.uses_tools,
-                 "request_schema": request_model(m).model_json_schema()} for m in all_methods()]
+                 "request_schema": strict_request_model(m).model_json_schema()} for m in all_methods()]
 
-    @router.post("/sessions", status_code=202, response_model=SessionCreated, summary="Start an ideation run")
+    @router.post("/sessions", status_code=202, response_model=SessionCreated, summary="Start an ideation run",
+                 responses=_NO_LLM)
     async def start_session(body: Annotated[body_type, Body()], request: Request, jobs: Jobs) -> SessionCreated:
         """Start a run of `method` as a background job; poll `GET /ideation/sessions/{id}` or stream
         `GET /ideation/sessions/{id}/events`. The run keeps going if the client goes away."""
@@ -134,7 +142,7 @@ def build_router() -> APIRouter:
                             method: str | None = Query(None, max_length=64)) -> list[dict[str, Any]]:
         return jobs.list(limit, method)
 
-    @router.get("/sessions/{run_id}", summary="Status and idea records of a run")
+    @router.get("/sessions/{run_id}", summary="Status and idea records of a run", responses=_NO_RUN)
     async def get_session(run_id: str, jobs: Jobs) -> dict[str, Any]:
         """Status (queued, running, completed, failed, stopped, interrupted) with the reason, counters,
         token usage and the idea records with their grounding."""
@@ -144,11 +152,13 @@ def build_router() -> APIRouter:
             raise _not_found(e) from e
 
     @router.post("/sessions/{run_id}/resume", status_code=202, response_model=SessionCreated,
-                 summary="Resume an interrupted, failed or budget-stopped run")
+                 summary="Resume an interrupted, failed or budget-stopped run",
+                 responses={**_NO_RUN, **_NOT_RESUMABLE, **_NO_LLM})
     async def resume_session(run_id: str, request: Request, jobs: Jobs,
                              body: ResumeRequest | None = None) -> SessionCreated:
         try:
             st = jobs.get(run_id)  # 404 before anything else
+            jobs.check_resumable(run_id)  # then 409: a completed run is not resumable, model or not
             _check_llm(request, st.get("method", ""))
             run = jobs.resume(run_id, budget_usd=body.budget_usd if body else None)
         except RunNotFound as e:
@@ -158,7 +168,8 @@ def build_router() -> APIRouter:
         return SessionCreated(id=run.id, method=st.get("method", ""), status=run.status()["status"],
                               links=_links(run.id))
 
-    @router.get("/sessions/{run_id}/events", summary="Progress as server-sent events")
+    @router.get("/sessions/{run_id}/events", summary="Progress as server-sent events",
+                responses={**_SSE, **_NO_RUN})
     async def session_events(
         run_id: str,
         jobs: Jobs,

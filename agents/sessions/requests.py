@@ -1,0 +1,82 @@
+"""The bodies the ideation routes accept, as strict as the tool API's (api/contract/models.py):
+
+- JSON numbers only for number fields: pydantic's lax mode would take `true` as 1 for `max_repairs` and `"5"` as 5,
+  which the schema (type: integer / number) forbids — a client bug must be a 422, not a silently different run;
+- the topic follows the one text policy (motivgraph.text_hygiene: no NUL, control characters, lone surrogates or
+  noncharacters) and its rule — at least 3 characters once whitespace is collapsed — is stated as a schema
+  `pattern`, so a schema-valid topic is an accepted one.
+
+The registry's request models (agents/core/registry.request_model) stay the source of the fields; this module
+derives the HTTP variants from them, keeping their names (the OpenAPI component names do not change).
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, Field, ValidationInfo, create_model, field_validator
+
+from motivgraph.agents.core.registry import RunRequestBase, all_methods, request_model
+from motivgraph.api.contract.models import SchemaPattern
+from motivgraph.text_hygiene import TEXT_PATTERN, check_text
+
+# TEXT_PATTERN is "^[^<excluded>]*$": its character class, reused so the two rules cannot drift apart
+_ALLOWED = TEXT_PATTERN[1:-2]
+_SPACE = "\\t\\n\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"  # what str.split() splits on
+_VISIBLE = _ALLOWED[:-1] + _SPACE + "]"
+# Collapsed length >= 3 <=> two non-space characters with at least one character (space or not) between them.
+TOPIC_PATTERN = f"^{_ALLOWED}*{_VISIBLE}{_ALLOWED}+{_VISIBLE}{_ALLOWED}*$"
+
+Topic = Annotated[str, Field(min_length=3, max_length=500, description="Research topic or task description."),
+                  SchemaPattern(TOPIC_PATTERN)]
+
+
+def _is_number(annotation: Any) -> bool:
+    """int or float, also inside Optional[...] and Annotated[...] (config fields are Optional[Annotated[int, ...]])."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _is_number(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        return any(_is_number(a) for a in get_args(annotation))
+    return annotation in (int, float)
+
+
+def strict_numbers(cls: type[BaseModel], v: Any, info: ValidationInfo) -> Any:
+    """Before-validator for the number fields and the topic: a bool or a string for a number is refused (5.0 for an
+    integer stays accepted, as JSON Schema allows); the topic goes through the text policy."""
+    name = info.field_name
+    if name and isinstance(v, (bool, str)) and _is_number(cls.model_fields[name].annotation):
+        raise ValueError(f"must be a JSON number, not {type(v).__name__} {v!r}")
+    if name == "topic" and isinstance(v, str):
+        check_text(v)
+    return v
+
+
+def strict_request_model(method: Any) -> type[RunRequestBase]:
+    """The method's run request (registry) with strict numbers and the stated topic rule, under the same name."""
+    base = request_model(method)
+    # named fields, not "*": the discriminator `method` must not carry a before-validator
+    checked = ["topic", *(n for n, f in base.model_fields.items() if _is_number(f.annotation))]
+    validators = {"strict_numbers": field_validator(*checked, mode="before")(strict_numbers)}
+    model = create_model(base.__name__, __base__=base, __validators__=validators,  # type: ignore[call-overload]
+                         topic=(Topic, ...))
+    model.__doc__ = base.__doc__
+    assert issubclass(model, RunRequestBase)
+    return model
+
+
+def session_body_type() -> Any:
+    """The POST /ideation/sessions body: a discriminated union by `method` over every registered method."""
+    models = [strict_request_model(m) for m in all_methods()]
+    if len(models) == 1:
+        return models[0]
+    return Annotated[Union[tuple(models)], Field(discriminator="method")]  # noqa: UP007
+
+
+class ResumeRequest(BaseModel):
+    model_config = {"extra": "forbid"}
+
+    budget_usd: float | None = Field(None, ge=0, le=1000, description="New budget for the whole run (optional).")
+
+    check_numbers = field_validator("budget_usd", mode="before")(strict_numbers)
