@@ -107,8 +107,9 @@ def _action_model(names: tuple[str, ...], allow_answer: bool) -> type[BaseModel]
     choice: Any = variants[0] if len(variants) == 1 else Annotated[Union[tuple(variants)], Field(discriminator="tool")]  # noqa: UP007
     return create_model(
         "ToolAction" if allow_answer else "RequiredToolCall",
-        __doc__="The next step: one tool call, or the answer.",
-        action=(choice, Field(description="A tool call (tool + arguments) or {\"tool\": \"answer\"}.")),
+        __doc__="The next step: one tool call" + (", or the answer." if allow_answer else "."),
+        action=(choice, Field(description="A tool call (tool + arguments)"
+                              + (' or {"tool": "answer"}.' if allow_answer else "."))),
     )
 
 
