@@ -76,9 +76,50 @@ def _overhead(kind: str) -> int:
     return count_tokens(SYS[kind] + "\n\n" + schema_instruction(SCHEMAS[kind])) + 40
 
 
+def _graph_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic], out: EvalEstimate) -> None:
+    """Per-topic graphs: the LLM miner's first extraction call for every background paper of topics whose
+    graph is not cached yet, counted from the miner's own prompt (no API key needed); the offline
+    heuristic extractor costs nothing."""
+    from pathlib import Path
+
+    from motivgraph.agents.evaluation.topic_graph import background_records, extractor_id, graph_key
+    from motivgraph.ingest.paper_json import record_to_paper
+    from motivgraph.llm.tokens import count_message_tokens
+    from motivgraph.miner.extract import EXPECTED_OUTPUT_TOKENS
+    from motivgraph.miner.prompts import extraction_messages
+    from motivgraph.miner.schemas import ExtractionReply
+    from motivgraph.miner.text import select_input
+
+    ext = extractor_id(settings)
+    if ext == "heuristic":
+        out.notes.append("per-topic graphs: built by the offline heuristic extractor ($0; set an extractor model "
+                         "for LLM-mined graphs)")
+        return
+    model = ext.split(":", 2)[-1]
+    root = Path(config.graph_cache or settings.cache_dir / "eval-graphs").expanduser()
+    todo = [t for t in topics if not (root / graph_key(t, ext, settings)[:24] / "eval-graph.json").exists()]
+    line = Line("graphs: extraction (per-topic)", model)
+    schema_tokens = count_tokens(schema_instruction(ExtractionReply))
+    for t in todo:
+        for k, rec in enumerate(background_records(t)):
+            inp = select_input(record_to_paper(rec, f"{t.topic_id} paper {k + 1}"), settings.miner)
+            if inp.unusable_reason:
+                continue
+            line.calls += 1
+            line.input_tokens += count_message_tokens(extraction_messages(inp.render(), settings.miner.max_triples)) \
+                + schema_tokens
+            line.output_tokens += EXPECTED_OUTPUT_TOKENS
+    line.cost_usd = cost_usd(model, settings.llm.prices, line.input_tokens, line.output_tokens)
+    out.lines.append(line)
+    out.notes.append(f"per-topic graphs: {len(todo)} of {len(topics)} to build with the LLM miner ({line.calls} "
+                     "extraction calls; re-asks and resolver calls add 10-30%), the others are cached")
+
+
 def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic], *, idea_tokens: int = 700,
                   reference_tokens: int = 350) -> EvalEstimate:
     out = EvalEstimate()
+    if config.graph == "per-topic" and any(t.background for t in topics):
+        _graph_line(settings, config, topics, out)
     prices = settings.llm.prices
     judge_models = config.judges or [model_name(settings, "judge")]
     n, m = config.n_ideas, len(config.methods)

@@ -59,16 +59,17 @@ def background_records(topic: EvalTopic) -> list[dict[str, Any]]:
 
 
 def extractor_id(settings: Settings) -> str:
-    """Which extractor would build the graph: 'heuristic' or 'llm:<model>' (part of the cache key)."""
-    from motivgraph.miner.sink import decide_extractor
+    """Which extractor builds the graph: 'heuristic' or 'llm:<provider>:<model>' (part of the cache key).
+    Read from settings alone, as the miner decides it (miner.extractor, an extractor model set), so a dry
+    run without an API key names the same graphs a real run builds."""
+    from motivgraph.llm.factory import is_configured, split_model
 
-    mode, client = decide_extractor(settings)
-    if client is None:
-        return mode
-    try:
-        return f"{mode}:{client.model_id('extractor')}"
-    finally:
-        client.close()
+    if settings.miner.extractor == "heuristic" or not is_configured(settings.llm, "extractor"):
+        return "heuristic"
+    override = settings.llm.roles.get("extractor")
+    model = (override.model if override and override.model else None) or settings.llm.model or ""
+    provider, name = split_model(model)
+    return f"llm:{provider}:{name}"
 
 
 def graph_key(topic: EvalTopic, extractor: str, settings: Settings) -> str:
