@@ -90,7 +90,7 @@ def _call_model(spec: ToolSpec) -> type[BaseModel]:
     return create_model(
         f"{_camel(spec.name)}Call",
         __config__=ConfigDict(extra="ignore"),
-        tool=(Literal[spec.name], Field(description=f"Call {spec.name}.")),  # type: ignore[valid-type]
+        tool=(Literal[spec.name], Field(description=f"Call {spec.name}.")),  # type: ignore[arg-type]
         arguments=(args, Field(description=f"Arguments of {spec.name}.")),
     )
 
@@ -124,7 +124,7 @@ def action_prompt(allow_answer: bool) -> str:
 
 def action_call(action: BaseModel) -> tuple[str, dict[str, Any]] | None:
     """(tool name, arguments) of a parsed action; None when it is the answer."""
-    chosen = getattr(action, "action", action)
+    chosen: Any = getattr(action, "action", action)
     if isinstance(chosen, AnswerNow) or getattr(chosen, "tool", ANSWER) == ANSWER:
         return None
     args = getattr(chosen, "arguments", None)

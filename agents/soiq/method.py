@@ -216,7 +216,7 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
         caps = [c for c in (ctx.llm("researcher").prompt_budget(), ctx.llm("mentor").prompt_budget()) if c]
         budget = min([self.cfg.context_token_budget, *caps])
         r_agent = ChatAgent("researcher", ctx.llm("researcher").invoke, toolbox=self.toolbox,
-                            tool_mode=self.tool_mode, context_budget=budget, emit=ctx.emit,  # type: ignore[arg-type]
+                            tool_mode=self.tool_mode, context_budget=budget, emit=ctx.emit,
                             budget_exhausted_prompt=prompts.BUDGET_EXHAUSTED, decide=ctx.llm("researcher").decide)
         m_agent = ChatAgent("mentor", ctx.llm("mentor").invoke, context_budget=budget, emit=ctx.emit)
         background = ctx.background.as_text(max_papers=8, chars_per_paper=900) if ctx.background.papers else ""
