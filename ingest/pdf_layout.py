@@ -96,6 +96,14 @@ def _size_from_heights(heights: list[float]) -> float:
     return round(tall / 0.72 * 2) / 2
 
 
+def _gap_size(size: float, height: float, heights: list[float]) -> float:
+    """The type size a word gap is measured against; without one, the tallest glyph of the line so
+    far stands for it (a period's ink is tiny, and its distance from the letter before is no gap)."""
+    if size >= _MIN_SIZE:
+        return size
+    return max(height, max(heights, default=0.0)) / 0.6
+
+
 def _code_units(tp: pdfium.PdfTextPage, n: int) -> list[int] | None:
     """The page's UTF-16 code units, one per pdfium char index (characters outside the BMP take two
     indexes: pdfium counts UTF-16 units). None when the bulk text does not line up with the chars."""
@@ -190,6 +198,8 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
         heights: list[float] = []  # glyph heights of a line whose font size pdfium cannot tell
         get_tight = pdfium_c.FPDFText_GetCharBox
         tl, tr, tb, tt = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+        tl_ref, tr_ref, tb_ref, tt_ref = ctypes.byref(tl), ctypes.byref(tr), ctypes.byref(tb), ctypes.byref(tt)
+        small = False  # the current word's font has no usable type size
         bx0 = by0 = 1e9
         bx1 = by1 = -1e9
         first_idx = -1
@@ -262,17 +272,21 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
                 # the font size is read once per word: a size change inside a word is rare, and this
                 # call was a third of the per-character cost
                 size = _effective_size(raw, i, matrix)
+                small = size < _MIN_SIZE
                 new_word = False
-            box = (rect.left, rect.bottom, rect.right, rect.top)
-            if size < _MIN_SIZE:
-                # a Type 3 font (bitmap TeX fonts of old preprints): pdfium's size is the font matrix's
-                # scale and its loose box can span the page; the glyph's own box is sound
-                get_tight(raw, i, ctypes.byref(tl), ctypes.byref(tr), ctypes.byref(tb), ctypes.byref(tt))
-                box = (tl.value, tb.value, tr.value, tt.value)
-            if turn:
-                x0, base, x1, top = _to_frame(turn, box, mb)
-            else:
-                x0, base, x1, top = box
+            if turn or small:
+                box = (rect.left, rect.bottom, rect.right, rect.top)
+                if small:
+                    # a Type 3 font (bitmap TeX fonts of old preprints): pdfium's size is the font
+                    # matrix's scale and its loose box can span the page; the glyph's own box is sound
+                    get_tight(raw, i, tl_ref, tr_ref, tb_ref, tt_ref)
+                    box = (tl.value, tb.value, tr.value, tt.value)
+                x0, base, x1, top = _to_frame(turn, box, mb) if turn else box
+            else:  # the common case, kept to plain attribute reads: this loop runs once per character
+                x0 = rect.left
+                base = rect.bottom
+                x1 = rect.right
+                top = rect.top
             if last_base is not None and buf and (
                 (
                     abs(base - last_base) > max(2.0, (top - base) * 0.6)
@@ -287,18 +301,21 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
                 or x0 - last_x1 > 40
             ):
                 flush()
-            # without a type size, the tallest glyph of the line so far stands for it (a period's ink
-            # is tiny, and its distance from the letter before is not a word gap)
-            gap_size = size if size >= _MIN_SIZE else max(top - base, max(heights, default=0.0)) / 0.6
-            if buf and last_x1 is not None and x0 - last_x1 > 0.25 * max(gap_size, 4.0) and buf[-1] != " ":
+                size = _effective_size(raw, i, matrix)  # a new line: its own size
+                small = size < _MIN_SIZE
+            # a gap wider than a quarter of the type size is a word gap (1 pt at least: checked first)
+            if buf and last_x1 is not None and x0 - last_x1 > 1.0 and buf[-1] != " " and (
+                x0 - last_x1 > 0.25 * max(_gap_size(size, top - base, heights), 4.0)
+            ):
                 buf.append(" ")  # word gap without an explicit space char
                 size = _effective_size(raw, i, matrix)
+                small = size < _MIN_SIZE
             if first_idx < 0:
                 first_idx = i
             last_idx = i
             buf.append(ch)
             sizes[size] = sizes.get(size, 0) + 1
-            if size < _MIN_SIZE:
+            if small:
                 heights.append(top - base)
             if x0 < bx0:
                 bx0 = x0
