@@ -35,8 +35,13 @@ def test_push_writes_unit_embeddings_parameterised_then_creates_indexes(embedder
     assert report.nodes == 4 and ticks == [3, 4]
     assert set(report.indexes) == {*VECTOR_INDEXES.values(), FULLTEXT_INDEX}
 
-    writes = [(q, p) for mode, q, p, _ in driver.calls if mode == "write"]
-    assert driver.transactions == ["write", "write"]  # one transaction per batch
+    writes = [(q, p) for mode, q, p, _ in driver.calls if mode == "write" and "setNodeVectorProperty" in q]
+    # the graph version read first, one write transaction per batch, then the stamp on the Meta node
+    assert driver.transactions == ["read", "write", "write", "write"]
+    stamp = driver.calls[-1]
+    assert stamp[0] == "write" and "SET m.embedding_version = $version" in stamp[1]
+    assert stamp[2]["model"] == embedder.model_name and stamp[2]["dim"] == embedder.dim
+    assert (stamp[2]["problem"], stamp[2]["challenge"], stamp[2]["solution"]) == (1, 1, 2)
     written: dict[str, list[float]] = {}
     for q, p in writes:
         assert_parameterised(q, p, [EVIL, "quantize'"])
