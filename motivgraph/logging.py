@@ -58,13 +58,13 @@ class IsoFormatter(logging.Formatter):
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class _StderrHandler(logging.StreamHandler):
     """Writes to whatever `sys.stderr` is at emit time (test runners and wrappers swap it)."""
 
     def __init__(self) -> None:
         logging.Handler.__init__(self)
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> object:
         return sys.stderr
 
@@ -87,7 +87,7 @@ def quiet_third_party(verbose: bool = False) -> None:
     warnings.filterwarnings("ignore", module=r"(transformers|sentence_transformers|huggingface_hub|torch)(\.|$)")
     tf_logging = sys.modules.get("transformers.utils.logging")
     if tf_logging is not None:
-        tf_logging.disable_progress_bar()  # type: ignore[attr-defined]
+        tf_logging.disable_progress_bar()
 
 
 def setup_logging(level: str = "INFO", *, rich: bool = True, verbose: bool = False) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 import typer
 import typer.core
@@ -30,10 +32,9 @@ class _RootCommands(typer.core.TyperGroup):
     (`CONTRIBUTIONS`, e.g. `motivgraph eval`), imported only when invoked or listed. Every command
     looked up here gets readable metavars, examples and the exit codes in its help (cli/helpfmt.py)."""
 
-    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
-                     **extra: object) -> click.Context:
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
         polish(self, "")
-        return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[arg-type]
+        return super().make_context(info_name, args, parent=parent, **extra)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         from motivgraph.agents.core.registry import CONTRIBUTIONS

@@ -48,7 +48,7 @@ class _DefaultRunGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_help(self, ctx: Any, formatter: Any) -> None:
         """`ingest --help` shows the group, then the options of `ingest run` (what `ingest PATH...` runs)."""
         super().format_help(ctx, formatter)
         run = self.commands.get("run")
