@@ -100,8 +100,10 @@ def create_app(
     app.state.settings = settings
 
     errors.install(app, errors.Redactor(_secrets(settings), _server_paths(settings)))
-    for module in (health, stats, tools, triples, nodes, papers, explorer, docs):
-        app.include_router(module.router)
+    # the tool routes are made from the tool table as the app is built
+    for router in (health.router, stats.router, tools.build_router(), triples.router, nodes.router, papers.router,
+                   explorer.router, docs.router):
+        app.include_router(router)
 
     # add_middleware puts each new one outside the previous ones
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.api.max_body_bytes)

@@ -1,7 +1,7 @@
 """The researcher tools as an MCP server (Model Context Protocol), generated from the one tool table.
 
 Every `ToolSpec` in `api.contract.tools.TOOLS` becomes an MCP tool with the same name, description and
-JSON schema as `GET /tools`, and calls the same `ToolService` method the HTTP routes call. Nodes and
+JSON schema as `GET /tools`, answered by `ToolService.call` like the HTTP routes. Nodes and
 papers are resource templates (`motivgraph://node/{key}`, `motivgraph://paper/{paper_id}`).
 
 Two transports: stdio (`motivgraph mcp`, for Claude Desktop / Cursor) and streamable HTTP at `/mcp`
@@ -10,7 +10,6 @@ on `motivgraph serve` (stateless JSON responses, so any worker can answer any re
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -26,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from motivgraph import __version__
 from motivgraph.api.contract.errors import ToolArgumentError, validation_problems
-from motivgraph.api.contract.tools import BY_NAME, TOOLS, ToolSpec, inline_schema, resolve_tool
+from motivgraph.api.contract.tools import all_tools, get_tool, inline_schema, resolve_tool, tool_names
 from motivgraph.api.services.errors import PaperNotFound, scrub_paths
 from motivgraph.errors import MotivGraphError, NodeNotFound
 
@@ -61,10 +60,10 @@ def tool_definitions() -> list[types.Tool]:
         types.Tool(
             name=spec.name, description=spec.description, input_schema=spec.parameters(),
             output_schema=inline_schema(spec.result.model_json_schema()),
-            annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=spec.name != "random_nodes",
-                                              open_world_hint=spec.name == "literature_search"),
+            annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=spec.idempotent,
+                                              open_world_hint=spec.open_world),
         )
-        for spec in TOOLS
+        for spec in all_tools()
     ]
 
 
@@ -89,25 +88,17 @@ def _message(e: MotivGraphError) -> str:
     return scrub_paths(str(e))  # NodeNotFound's message already carries its did-you-mean suggestions
 
 
-async def _invoke(service: ToolService, spec: ToolSpec, request: BaseModel) -> BaseModel:
-    method = getattr(service, spec.name)
-    if inspect.iscoroutinefunction(method):
-        return await method(request)
-    # store and index calls block: a worker thread keeps the event loop (and other MCP requests) free
-    return await anyio.to_thread.run_sync(method, request)
-
-
 async def call_tool(service: ToolService, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
     """Validate `arguments` against the tool's request model and run it; the result as text and structured."""
     spec = resolve_tool(name)
     if spec is None:
-        raise MCPError(INVALID_PARAMS, f"Unknown tool {name!r}; tools are {', '.join(BY_NAME)}")
+        raise MCPError(INVALID_PARAMS, f"Unknown tool {name!r}; tools are {', '.join(tool_names())}")
     try:
         request = spec.request.model_validate(arguments or {})
     except ValidationError as e:
         return _error_result(str(ToolArgumentError(spec.name, validation_problems(e))))
     try:
-        result = await _invoke(service, spec, request)
+        result = await service.call(spec, request)  # blocking calls run in a worker thread
     except MotivGraphError as e:
         return _error_result(_message(e))
     except Exception:
@@ -153,6 +144,11 @@ async def read_resource(service: ToolService, uri: str) -> types.ReadResourceRes
         contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=_json(view))])
 
 
+def _input_schema(name: str) -> dict[str, Any] | None:
+    spec = get_tool(name)
+    return spec.parameters() if spec is not None else None
+
+
 def build_server(service: ToolService) -> Server[Any]:
     """An MCP server over `service` (the caller owns and closes the service)."""
     tools = tool_definitions()
@@ -175,7 +171,7 @@ def build_server(service: ToolService) -> Server[Any]:
 
     return Server(
         "motivgraph", version=__version__, title="MotivGraph", instructions=INSTRUCTIONS,
-        get_tool_input_schema=lambda name: BY_NAME[name].parameters() if name in BY_NAME else None,
+        get_tool_input_schema=_input_schema,
         on_list_tools=on_list_tools, on_call_tool=on_call_tool, on_list_resources=on_list_resources,
         on_list_resource_templates=on_list_templates, on_read_resource=on_read_resource,
     )

@@ -5,6 +5,8 @@ Every error carries a message a user can act on: where a setting is the fix, the
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class MotivGraphError(Exception):
     """Root of every error MotivGraph raises on purpose."""
@@ -23,11 +25,14 @@ class GraphError(MotivGraphError):
 
 
 class NodeNotFound(GraphError):
-    """A node key or name does not exist; `suggestions` holds close matches."""
+    """A node key or name does not exist; `suggestions` holds close matches. `unresolved`: when a lookup
+    of several names found none, one entry per name (the tool result's `unresolved` items, or their dicts
+    when the error came back over HTTP)."""
 
-    def __init__(self, ref: str, suggestions: list[str] | None = None) -> None:
+    def __init__(self, ref: str, suggestions: list[str] | None = None, unresolved: list[Any] | None = None) -> None:
         self.ref = ref
         self.suggestions = suggestions or []
+        self.unresolved: list[Any] = list(unresolved or [])
         hint = f" Did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
         super().__init__(f"No node matches {ref!r}.{hint}")
 

@@ -150,15 +150,17 @@ class TopicBackground(BaseModel):
             NodeRelationRequest,
             NodeSearchRequest,
         )
+        from motivgraph.api.contract.tools import LITERATURE_SEARCH, NODE_RELATION, NODE_SEARCH
 
         bg = cls(topic=topic, source="graph")
-        hits = (await client.node_search(NodeSearchRequest(query=topic, k=nodes))).hits
+        hits = (await client.call(NODE_SEARCH, NodeSearchRequest(query=topic, k=nodes))).hits
         bg.nodes = [{"key": h.key, "type": h.type, "name": h.name, "description": h.description} for h in hits]
         names = [h.name for h in hits[:relations]]
         seen_titles: set[str] = set()
         if names:
             try:
-                rel = await client.node_relation(NodeRelationRequest(names=names, max_triples=5, max_neighbours=5))
+                rel = await client.call(NODE_RELATION, NodeRelationRequest(names=names, max_triples=5,
+                                                                            max_neighbours=5))
             except MotivGraphError:
                 rel = None
             for r in rel.nodes if rel else []:
@@ -170,7 +172,7 @@ class TopicBackground(BaseModel):
                         seen_titles.add(p.title)
                         bg.papers.append(BackgroundPaper(title=p.title, paper_id=p.paper_id, year=p.year))
         try:
-            lit = await client.literature_search(LiteratureSearchRequest(query=topic, limit=papers))
+            lit = await client.call(LITERATURE_SEARCH, LiteratureSearchRequest(query=topic, limit=papers))
         except MotivGraphError:
             lit = None
         for lp in lit.papers if lit else []:

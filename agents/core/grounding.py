@@ -154,6 +154,7 @@ def match_citation(c: Citation, papers: list[dict[str, Any]]) -> bool:
 async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], list[dict[str, Any]]]:
     """(resolved, unresolved-with-reason) — resolved against the graph through the ToolClient."""
     from motivgraph.api.contract.models import NodeRelationRequest
+    from motivgraph.api.contract.tools import NODE_RELATION
 
     resolved: list[Link] = []
     unresolved: list[dict[str, Any]] = []
@@ -168,8 +169,8 @@ async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], lis
     for i in range(0, len(pending), 20):
         batch = pending[i : i + 20]
         try:
-            res = await client.node_relation(NodeRelationRequest(names=[ln.name for ln in batch], max_triples=1,
-                                                           max_neighbours=1))
+            res = await client.call(NODE_RELATION, NodeRelationRequest(names=[ln.name for ln in batch], max_triples=1,
+                                                                       max_neighbours=1))
         except NodeNotFound as e:
             # No name of the batch exists: the service answers 404 instead of a partial result.
             sugg_all = {_fold(u.query): list(u.suggestions) for u in getattr(e, "unresolved", None) or []}

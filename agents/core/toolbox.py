@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from motivgraph.agents.tools.render import render
 from motivgraph.api.contract.errors import ToolArgumentError
 from motivgraph.api.contract.models import LiteraturePaper, LiteratureSearchRequest, RandomNodesRequest
-from motivgraph.api.contract.tools import TOOLS, ToolSpec, resolve_tool
+from motivgraph.api.contract.tools import LITERATURE_SEARCH, RANDOM_NODES, ToolSpec, all_tools, resolve_tool
 from motivgraph.errors import MotivGraphError, NodeNotFound
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ class Toolbox:
         self.calls = 0
         self.by_tool: dict[str, int] = {}
         wanted = None if names is None else {n for n in names}
-        self._specs = tuple(s for s in TOOLS if wanted is None or s.name in wanted)
+        self._specs = tuple(s for s in all_tools() if wanted is None or s.name in wanted)
 
     # ------------------------------------------------------------------ model-facing descriptions
     @property
@@ -141,8 +141,9 @@ class Toolbox:
             if i >= len(spec.positional):
                 return f"ERROR: too many positional arguments; use {spec.signature()}"
             out.setdefault(spec.positional[i], value)
-        if spec.name == "node_relation" and isinstance(out.get("names"), str):
-            out["names"] = [out["names"]]
+        for f in spec.one_or_many:
+            if isinstance(out.get(f), str):
+                out[f] = [out[f]]
         if spec.name == "transfer_candidates" and not out.get("topic"):
             out["topic"] = self.topic
         for k, v in DEFAULT_ARGS.get(spec.name, {}).items():
@@ -198,7 +199,7 @@ class Toolbox:
             return await self._no_graph(spec, req)
         if isinstance(req, RandomNodesRequest) and req.seed is None:
             req = req.model_copy(update={"seed": self._next_seed()})
-        result = await getattr(self.client, spec.name)(req)
+        result = await self.client.call(spec, req)
         self._note(result)
         if spec.name == "literature_search" and "no_lit_details" in self.ablations:
             # Titles only: nothing to cite by author/year (the seed's ablation).
@@ -218,7 +219,7 @@ class Toolbox:
     # ------------------------------------------------------------------ the no_graph stand-in
     async def _papers_for(self, query: str, k: int, tool: str | None, skip: set[str] | None = None) -> tuple[str, Any]:
         """Whole papers (title + abstract) from the local corpus instead of graph nodes."""
-        res = await self.client.literature_search(LiteratureSearchRequest(query=query, limit=k, source="local"))
+        res = await self.client.call(LITERATURE_SEARCH, LiteratureSearchRequest(query=query, limit=k, source="local"))
         papers = [p for p in res.papers if not skip or p.title not in skip]
         if skip is not None:
             skip.update(p.title for p in papers)
@@ -243,7 +244,7 @@ class Toolbox:
             return await self._papers_for(req.topic, req.k, "transfer_candidates")
         # random_nodes: the papers behind random triples, not the triples themselves.
         seed = self._next_seed()
-        res = await self.client.random_nodes(RandomNodesRequest(n=req.n, mode="triples", seed=seed))
+        res = await self.client.call(RANDOM_NODES, RandomNodesRequest(n=req.n, mode="triples", seed=seed))
         rng = random.Random(seed)
         queries = [f"{t.problem.name} {t.solution.name}" for t in res.triples]
         rng.shuffle(queries)

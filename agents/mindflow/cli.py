@@ -128,7 +128,9 @@ async def _graph_topics(tools: Any, items: list[Any], n: int, seed: int) -> tupl
     if n:
         if tools is None:
             raise ConfigError("--from-graph needs the graph (a data dir with a graph, or MOTIVGRAPH_API_URL)")
-        drawn = await tools.random_nodes(n=n, types=["problem"], seed=seed)
+        from motivgraph.api.contract.tools import RANDOM_NODES
+
+        drawn = await tools.call(RANDOM_NODES, n=n, types=["problem"], seed=seed)
         items = [Topic(node.key, f"{node.name}: {node.description}" if node.description else node.name)
                  for node in drawn.nodes]
         if not items:

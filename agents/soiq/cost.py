@@ -25,6 +25,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
+from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.models import (
     LiteraturePaper,
     LiteratureSearchResult,
@@ -38,6 +39,7 @@ from motivgraph.api.contract.models import (
     TransferResult,
     TripleOut,
 )
+from motivgraph.errors import MotivGraphError
 
 _WORDS = [
     "graph", "network", "challenge", "method", "data", "model", "learning", "node", "signal", "robust", "sparse",
@@ -51,11 +53,18 @@ def words(n: int, seed: int) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(n))
 
 
-class SizedToolClient:
-    """In-memory ToolClient whose results have the sizes of real tool results."""
+class SizedToolClient(ToolClient):
+    """In-memory ToolClient whose results have the sizes of real tool results (one sized fake per tool;
+    a tool without one answers with an error, which the model reads like any tool error)."""
 
     def __init__(self) -> None:
         self.n = 0
+
+    async def _invoke(self, spec: Any, req: Any) -> Any:
+        fake = getattr(self, spec.name, None)
+        if fake is None:
+            raise MotivGraphError(f"the cost estimate has no sized stand-in for {spec.name}")
+        return await fake(req)
 
     def _node(self, t: str, i: int) -> dict[str, Any]:
         self.n += 1

@@ -1,9 +1,11 @@
 """ToolClient: the one interface every ideator uses to reach the graph and the literature.
 
 Two implementations return the same typed results: `InProcessToolClient` (calls the services
-directly, no server) and `HttpToolClient` (talks to a running `motivgraph serve`). Each method takes
-either the request model or its fields as keyword arguments; `call(name, args)` dispatches by tool
-name with a plain dict (for text-protocol tool calls parsed out of a model's reply).
+directly, no server) and `HttpToolClient` (talks to a running `motivgraph serve`). Both are driven by
+the tool table (`motivgraph.api.contract.tools`): `await client.call(NODE_SEARCH, query=..., k=5)`
+returns a `NodeSearchResult` (typed through the row), `await client.call("node_search", {...})` takes a
+name or alias and a dict as a model wrote it (text-protocol calls) and returns the row's result model.
+A new row is callable at once: the implementations only know how to send one request for one row.
 
 Errors: invalid arguments raise `ToolArgumentError` (the message lists what to fix); an unknown
 node raises `motivgraph.errors.NodeNotFound` with suggestions; an unreachable backend raises
@@ -13,84 +15,38 @@ node raises `motivgraph.errors.NodeNotFound` with suggestions; an unreachable ba
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any, overload
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from motivgraph.api.contract.errors import ToolArgumentError, validation_problems
-from motivgraph.api.contract.models import (
-    LiteratureSearchRequest,
-    LiteratureSearchResult,
-    NodeRelationRequest,
-    NodeRelationResult,
-    NodeSearchRequest,
-    NodeSearchResult,
-    RandomNodesRequest,
-    RandomNodesResult,
-    TransferRequest,
-    TransferResult,
-)
-from motivgraph.api.contract.tools import BY_NAME
+from motivgraph.api.contract.errors import ToolArgumentError
+from motivgraph.api.contract.tools import Q, R, ToolSpec, resolve_tool, tool_names
 
-R = TypeVar("R", bound=BaseModel)
-
-
-def build_request(tool: str, model: type[R], req: R | None, kwargs: dict[str, Any]) -> R:
-    if req is not None:
-        if kwargs:
-            raise TypeError("pass either a request object or keyword arguments, not both")
-        return req
-    try:
-        return model.model_validate(kwargs)
-    except ValidationError as e:
-        raise ToolArgumentError(tool, validation_problems(e)) from e
+__all__ = ["ToolArgumentError", "ToolClient"]
 
 
 class ToolClient(ABC):
     """Async tool access. Use as an async context manager, or call `aclose()` when done."""
 
-    async def node_search(self, req: NodeSearchRequest | None = None, /, **kw: Any) -> NodeSearchResult:
-        return await self._node_search(build_request("node_search", NodeSearchRequest, req, kw))
+    @overload
+    async def call(self, tool: ToolSpec[Q, R], args: Q | Mapping[str, Any] | None = None, /, **kw: Any) -> R: ...
 
-    async def node_relation(self, req: NodeRelationRequest | None = None, /, **kw: Any) -> NodeRelationResult:
-        if "names" in kw and isinstance(kw["names"], str):
-            kw["names"] = [kw["names"]]
-        return await self._node_relation(build_request("node_relation", NodeRelationRequest, req, kw))
+    @overload
+    async def call(self, tool: str, args: BaseModel | Mapping[str, Any] | None = None, /, **kw: Any) -> BaseModel: ...
 
-    async def random_nodes(self, req: RandomNodesRequest | None = None, /, **kw: Any) -> RandomNodesResult:
-        return await self._random_nodes(build_request("random_nodes", RandomNodesRequest, req, kw))
-
-    async def literature_search(
-        self, req: LiteratureSearchRequest | None = None, /, **kw: Any
-    ) -> LiteratureSearchResult:
-        return await self._literature_search(build_request("literature_search", LiteratureSearchRequest, req, kw))
-
-    async def transfer_candidates(self, req: TransferRequest | None = None, /, **kw: Any) -> TransferResult:
-        return await self._transfer_candidates(build_request("transfer_candidates", TransferRequest, req, kw))
-
-    async def call(self, name: str, args: dict[str, Any] | None = None) -> BaseModel:
-        """Run the tool `name` with a dict of arguments (as a model wrote them)."""
-        if name not in BY_NAME:
-            raise ToolArgumentError(name, [f"unknown tool {name!r}; tools are {', '.join(BY_NAME)}"])
-        if args is not None and not isinstance(args, dict):
-            raise ToolArgumentError(name, ["arguments must be an object of named parameters"])
-        return await getattr(self, name)(**(args or {}))
-
-    # ----------------------------------------------------------------------- implementations
-    @abstractmethod
-    async def _node_search(self, req: NodeSearchRequest) -> NodeSearchResult: ...
+    async def call(self, tool: ToolSpec[Any, Any] | str, args: Any = None, /, **kw: Any) -> BaseModel:
+        """Run one tool: a table row (typed result) or a name/alias (as a model wrote it), with a request
+        object, a dict of arguments or keyword arguments."""
+        spec = tool if isinstance(tool, ToolSpec) else resolve_tool(tool)
+        if spec is None:
+            raise ToolArgumentError(str(tool), [f"unknown tool {tool!r}; tools are {', '.join(tool_names())}"])
+        result: BaseModel = await self._invoke(spec, spec.build_request(args, kw))
+        return result
 
     @abstractmethod
-    async def _node_relation(self, req: NodeRelationRequest) -> NodeRelationResult: ...
-
-    @abstractmethod
-    async def _random_nodes(self, req: RandomNodesRequest) -> RandomNodesResult: ...
-
-    @abstractmethod
-    async def _literature_search(self, req: LiteratureSearchRequest) -> LiteratureSearchResult: ...
-
-    @abstractmethod
-    async def _transfer_candidates(self, req: TransferRequest) -> TransferResult: ...
+    async def _invoke(self, spec: ToolSpec[Q, R], req: Q) -> R:
+        """Send one validated request for one table row; the row's result model back."""
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections (HTTP client, store)."""

@@ -5,24 +5,12 @@ in-process client raises."""
 from __future__ import annotations
 
 import logging
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
-from pydantic import BaseModel
 
 from motivgraph.agents.tools.base import ToolArgumentError, ToolClient
-from motivgraph.api.contract.models import (
-    LiteratureSearchRequest,
-    LiteratureSearchResult,
-    NodeRelationRequest,
-    NodeRelationResult,
-    NodeSearchRequest,
-    NodeSearchResult,
-    RandomNodesRequest,
-    RandomNodesResult,
-    TransferRequest,
-    TransferResult,
-)
+from motivgraph.api.contract.tools import Q, R, ToolSpec
 from motivgraph.errors import (
     BackendUnavailable,
     ConfigError,
@@ -35,7 +23,6 @@ from motivgraph.outbound import Backoff, RetriesExhausted, RetryableStatus, call
 
 log = logging.getLogger(__name__)
 
-R = TypeVar("R", bound=BaseModel)
 RETRY_STATUS = {502, 503, 504}
 
 
@@ -67,10 +54,11 @@ class HttpToolClient(ToolClient):
         key = settings.api.api_key.get_secret_value() if settings.api.api_key else None
         return cls(settings.api.url, api_key=key, **kw)
 
-    async def _post(self, path: str, req: BaseModel, result: type[R]) -> R:
+    async def _invoke(self, spec: ToolSpec[Q, R], req: Q) -> R:
+        """POST /tools/<name> (every row has that route)."""
         body = req.model_dump(mode="json", exclude_none=True)
-        resp = await self._send("POST", path, json=body)
-        return result.model_validate(resp.json())
+        resp = await self._send("POST", f"/tools/{spec.name}", json=body)
+        return spec.result.model_validate(resp.json())
 
     async def _send(self, method: str, path: str, **kw: Any) -> httpx.Response:
         async def attempt() -> httpx.Response:
@@ -93,21 +81,6 @@ class HttpToolClient(ToolClient):
                 f"The MotivGraph API at {self._http.base_url} is unreachable ({type(e.last).__name__}: {e.last}); "
                 "check MOTIVGRAPH_API_URL and that `motivgraph serve` is running"
             ) from e.last
-
-    async def _node_search(self, req: NodeSearchRequest) -> NodeSearchResult:
-        return await self._post("/tools/node_search", req, NodeSearchResult)
-
-    async def _node_relation(self, req: NodeRelationRequest) -> NodeRelationResult:
-        return await self._post("/tools/node_relation", req, NodeRelationResult)
-
-    async def _random_nodes(self, req: RandomNodesRequest) -> RandomNodesResult:
-        return await self._post("/tools/random_nodes", req, RandomNodesResult)
-
-    async def _literature_search(self, req: LiteratureSearchRequest) -> LiteratureSearchResult:
-        return await self._post("/tools/literature_search", req, LiteratureSearchResult)
-
-    async def _transfer_candidates(self, req: TransferRequest) -> TransferResult:
-        return await self._post("/tools/transfer_candidates", req, TransferResult)
 
     async def tools(self) -> list[dict[str, Any]]:
         """The server's tool definitions (OpenAI function-calling format)."""
@@ -146,9 +119,8 @@ def _error_from(resp: httpx.Response) -> MotivGraphError:
     code = body.get("error")
     status = resp.status_code
     if status == 404 and code == "node_not_found":
-        err = NodeNotFound(str(body.get("ref", "")), list(body.get("suggestions") or []))
-        err.unresolved = body.get("unresolved") or []  # type: ignore[attr-defined]
-        return err
+        return NodeNotFound(str(body.get("ref", "")), list(body.get("suggestions") or []),
+                            list(body.get("unresolved") or []))
     if status == 422:
         details = body.get("details") or []
         problems = [f"{d.get('loc', '')}: {d.get('msg', '')}" for d in details if isinstance(d, dict)] or [msg]

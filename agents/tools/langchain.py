@@ -1,5 +1,5 @@
 """LangChain tools over a ToolClient: each tool's description is the documentation the model
-reads (agents.tools.specs), its argument schema the request model, and its output the compact
+reads (the tool table, api/contract/tools.py), its argument schema the request model, and its output the compact
 rendering (agents.tools.render) within the token cap. Errors come back as text for the model to
 act on (an unknown name with suggestions, a broken limit), never as an exception that ends a run."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from motivgraph.agents.tools.render import DEFAULT_CAP, render
-from motivgraph.api.contract.tools import TOOLS
+from motivgraph.api.contract.tools import all_tools
 from motivgraph.errors import MotivGraphError
 
 if TYPE_CHECKING:
@@ -22,13 +22,13 @@ def langchain_tools(client: ToolClient, *, token_cap: int = DEFAULT_CAP,
     from langchain_core.tools import StructuredTool
 
     out = []
-    for spec in TOOLS:
+    for spec in all_tools():
         if names is not None and spec.name not in names:
             continue
 
         async def run(_spec: Any = spec, **kwargs: Any) -> str:
             try:
-                result = await getattr(client, _spec.name)(**kwargs)
+                result = await client.call(_spec, kwargs)
             except MotivGraphError as e:
                 return f"ERROR from {_spec.name}: {e}"
             return render(result, token_cap)

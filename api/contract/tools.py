@@ -1,17 +1,26 @@
-"""The researcher tools as the model sees them: name, documentation, argument schema, result type.
+"""The researcher tools as the model sees them: name, documentation, argument schema, result type,
+and the service function that answers them.
 
-One table drives `GET /tools` (OpenAI function-calling JSON), the LangChain wrappers and the
-HTTP routes' summaries, so the description a model reads is the same everywhere.
+One table (`TOOLS`) drives everything: the HTTP routes (`POST /tools/<name>`), `GET /tools` (OpenAI
+function-calling JSON), the MCP tools, the LangChain wrappers, both ToolClients (`client.call(spec, args)`)
+and every agent's model-facing Toolbox. Adding a tool = a request and a result model (contract/models.py),
+a service function `fn(ctx, request) -> result` (api/services/) and a row here; nothing else.
+
+Readers go through `all_tools()` / `resolve_tool()` at call time (never a copy taken at import), so
+the table is the one place a tool exists.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from motivgraph.api.contract.errors import ToolArgumentError, validation_problems
 from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
@@ -25,21 +34,57 @@ from motivgraph.api.contract.models import (
     TransferResult,
 )
 
+Q = TypeVar("Q", bound=BaseModel)  # a tool's request model
+R = TypeVar("R", bound=BaseModel)  # a tool's result model
+
 
 @dataclass(frozen=True)
-class ToolSpec:
+class ToolSpec(Generic[Q, R]):
     """One tool. `name` is the one canonical name shown to models and used as the HTTP route;
-    `aliases` are other names a model may write for it (accepted, never shown); `arg_aliases` maps
-    argument spellings models commonly use onto the request's fields; `positional` names the fields
-    a text-protocol call may give without a keyword, in order."""
+    `service` is `"module:function"` of what answers it, `function(ctx: ToolContext, request) -> result`,
+    plain (run in a worker thread: store and index calls block) or async (a path, not the function, so
+    a client importing the contract loads no service code). `aliases` are other names a model may write
+    for it (accepted, never shown); `arg_aliases` maps argument spellings models commonly use onto the
+    request's fields; `positional` names the fields a text-protocol call may give without a keyword, in
+    order; `one_or_many` names list fields a caller may give as one value (clients wrap it; the wire
+    still wants a list). `responses`: HTTP answers beside 422/503 worth documenting; `idempotent` /
+    `open_world`: the MCP hints (same arguments, same answer / reaches outside the graph)."""
 
     name: str
     description: str
-    request: type[BaseModel]
-    result: type[BaseModel]
+    request: type[Q]
+    result: type[R]
+    service: str
     aliases: tuple[str, ...] = ()
     arg_aliases: tuple[tuple[str, str], ...] = ()
     positional: tuple[str, ...] = ()
+    one_or_many: tuple[str, ...] = ()
+    responses: tuple[tuple[int, str], ...] = ()
+    idempotent: bool = True
+    open_world: bool = False
+
+    def service_function(self) -> Callable[..., Any]:
+        module, _, attr = self.service.partition(":")
+        fn: Callable[..., Any] = getattr(importlib.import_module(module), attr)
+        return fn
+
+    def build_request(self, args: Q | Mapping[str, Any] | None = None, kwargs: Mapping[str, Any] | None = None) -> Q:
+        """The request from a request object, a dict of arguments (as a model wrote them) or keywords;
+        ToolArgumentError names every problem."""
+        if isinstance(args, self.request):
+            if kwargs:
+                raise TypeError("pass either a request object or keyword arguments, not both")
+            return args
+        if args is not None and not isinstance(args, Mapping):
+            raise ToolArgumentError(self.name, ["arguments must be an object of named parameters"])
+        data = {**(args or {}), **(kwargs or {})}
+        for f in self.one_or_many:
+            if isinstance(data.get(f), str):
+                data[f] = [data[f]]
+        try:
+            return self.request.model_validate(data)
+        except ValidationError as e:
+            raise ToolArgumentError(self.name, validation_problems(e)) from e
 
     def signature(self) -> str:
         """`name(required, optional=default)` for the text protocol's tool list (the request's fields)."""
@@ -54,80 +99,105 @@ class ToolSpec:
                                                  "parameters": self.parameters()}}
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        "node_search",
-        "Search the motivation knowledge graph by meaning. Give a short phrase about what interests you "
-        "(e.g. 'LLM compression'); get back the closest problem, challenge and solution nodes with their "
-        "type, key, similarity score and a one-line description. Use it first to find the names of nodes "
-        "worth exploring; filter with `types` to get only problems, challenges or solutions.",
-        NodeSearchRequest,
-        NodeSearchResult,
-        aliases=("search_nodes", "graph_search"),
-        arg_aliases=(("search_query", "query"), ("q", "query"), ("text", "query"), ("top_k", "k"), ("limit", "k"),
-                     ("n", "k"), ("number", "k")),
-        positional=("query", "k"),
-    ),
-    ToolSpec(
-        "node_relation",
-        "Look up nodes by name or key (1 to 20 at once; case and known alternative spellings do not matter). "
-        "For each node: its full description, parent and child nodes, the problems, challenges and solutions "
-        "it is connected to, the problem → challenge → solution triples that pass through it, and the papers "
-        "that state them. Follow interesting neighbours with further calls. Unknown names come back with "
-        "'did you mean' suggestions.",
-        NodeRelationRequest,
-        NodeRelationResult,
-        aliases=("node_relations", "get_node", "relation"),
-        arg_aliases=(("entity_name_list", "names"), ("entity_names", "names"), ("nodes", "names"), ("name", "names"),
-                     ("node", "names"), ("keys", "names")),
-        positional=("names",),
-    ),
-    ToolSpec(
-        "random_nodes",
-        "Draw random nodes (mode='nodes') or whole problem → challenge → solution triples (mode='triples') "
-        "from the graph as raw material for new ideas: try to carry each one over to your topic — a challenge "
-        "that may also exist there, a solution that may also work there. Pass `far_from` (your topic) to draw "
-        "only material unrelated to it, and `seed` to repeat a draw.",
-        RandomNodesRequest,
-        RandomNodesResult,
-        aliases=("get_random_nodes", "get_random_node", "random_node"),
-        arg_aliases=(("number", "n"), ("k", "n"), ("count", "n")),
-        positional=("n",),
-    ),
-    ToolSpec(
-        "literature_search",
-        "Search the scientific literature (Semantic Scholar, or the local paper corpus when it is unavailable) "
-        "with an English query. Returns titles, abstracts, authors, year, venue and identifiers of the most "
-        "relevant papers, and which source answered. Use it to check whether an idea already exists and to "
-        "find papers to cite; rephrase the query if nothing comes back.",
-        LiteratureSearchRequest,
-        LiteratureSearchResult,
-        aliases=("semantic_search", "paper_search", "search_papers"),
-        arg_aliases=(("search_query", "query"), ("q", "query"), ("text", "query"), ("k", "limit"), ("n", "limit"),
-                     ("number", "limit"), ("top_k", "limit")),
-        positional=("query", "limit"),
-    ),
-    ToolSpec(
-        "transfer_candidates",
-        "Find analogical transfers for a topic, mined from the graph: a challenge close to the topic, a "
-        "similar challenge met under a different problem elsewhere, and the solution used there that has not "
-        "yet been linked to the first challenge — with the similarity scores behind each suggestion.",
-        TransferRequest,
-        TransferResult,
-        aliases=("transfers", "get_transfers"),
-        arg_aliases=(("query", "topic"), ("challenge", "topic")),
-        positional=("topic", "k"),
-    ),
+NODE_SEARCH: ToolSpec[NodeSearchRequest, NodeSearchResult] = ToolSpec(
+    "node_search",
+    "Search the motivation knowledge graph by meaning. Give a short phrase about what interests you "
+    "(e.g. 'LLM compression'); get back the closest problem, challenge and solution nodes with their "
+    "type, key, similarity score and a one-line description. Use it first to find the names of nodes "
+    "worth exploring; filter with `types` to get only problems, challenges or solutions.",
+    NodeSearchRequest,
+    NodeSearchResult,
+    "motivgraph.api.services.node_search:node_search",
+    aliases=("search_nodes", "graph_search"),
+    arg_aliases=(("search_query", "query"), ("q", "query"), ("text", "query"), ("top_k", "k"), ("limit", "k"),
+                 ("n", "k"), ("number", "k")),
+    positional=("query", "k"),
 )
 
-BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
-# Canonical names and every alias, lower-case: what a model may write.
-BY_ANY_NAME: dict[str, ToolSpec] = {**{a: t for t in TOOLS for a in t.aliases}, **BY_NAME}
+NODE_RELATION: ToolSpec[NodeRelationRequest, NodeRelationResult] = ToolSpec(
+    "node_relation",
+    "Look up nodes by name or key (1 to 20 at once; case and known alternative spellings do not matter). "
+    "For each node: its full description, parent and child nodes, the problems, challenges and solutions "
+    "it is connected to, the problem → challenge → solution triples that pass through it, and the papers "
+    "that state them. Follow interesting neighbours with further calls. Unknown names come back with "
+    "'did you mean' suggestions.",
+    NodeRelationRequest,
+    NodeRelationResult,
+    "motivgraph.api.services.node_relation:node_relation",
+    aliases=("node_relations", "get_node", "relation"),
+    arg_aliases=(("entity_name_list", "names"), ("entity_names", "names"), ("nodes", "names"), ("name", "names"),
+                 ("node", "names"), ("keys", "names")),
+    positional=("names",),
+    one_or_many=("names",),
+    responses=((404, "No name resolved; suggestions given."),),
+)
+
+RANDOM_NODES: ToolSpec[RandomNodesRequest, RandomNodesResult] = ToolSpec(
+    "random_nodes",
+    "Draw random nodes (mode='nodes') or whole problem → challenge → solution triples (mode='triples') "
+    "from the graph as raw material for new ideas: try to carry each one over to your topic — a challenge "
+    "that may also exist there, a solution that may also work there. Pass `far_from` (your topic) to draw "
+    "only material unrelated to it, and `seed` to repeat a draw.",
+    RandomNodesRequest,
+    RandomNodesResult,
+    "motivgraph.api.services.random_nodes:random_nodes",
+    aliases=("get_random_nodes", "get_random_node", "random_node"),
+    arg_aliases=(("number", "n"), ("k", "n"), ("count", "n")),
+    positional=("n",),
+    idempotent=False,  # a draw without a seed differs each time
+)
+
+LITERATURE_SEARCH: ToolSpec[LiteratureSearchRequest, LiteratureSearchResult] = ToolSpec(
+    "literature_search",
+    "Search the scientific literature (Semantic Scholar, or the local paper corpus when it is unavailable) "
+    "with an English query. Returns titles, abstracts, authors, year, venue and identifiers of the most "
+    "relevant papers, and which source answered. Use it to check whether an idea already exists and to "
+    "find papers to cite; rephrase the query if nothing comes back.",
+    LiteratureSearchRequest,
+    LiteratureSearchResult,
+    "motivgraph.api.services.literature:literature_search",
+    aliases=("semantic_search", "paper_search", "search_papers"),
+    arg_aliases=(("search_query", "query"), ("q", "query"), ("text", "query"), ("k", "limit"), ("n", "limit"),
+                 ("number", "limit"), ("top_k", "limit")),
+    positional=("query", "limit"),
+    open_world=True,
+)
+
+TRANSFER_CANDIDATES: ToolSpec[TransferRequest, TransferResult] = ToolSpec(
+    "transfer_candidates",
+    "Find analogical transfers for a topic, mined from the graph: a challenge close to the topic, a "
+    "similar challenge met under a different problem elsewhere, and the solution used there that has not "
+    "yet been linked to the first challenge — with the similarity scores behind each suggestion.",
+    TransferRequest,
+    TransferResult,
+    "motivgraph.api.services.transfer:transfer_candidates",
+    aliases=("transfers", "get_transfers"),
+    arg_aliases=(("query", "topic"), ("challenge", "topic")),
+    positional=("topic", "k"),
+)
+
+# The table. Readers go through the functions below at call time, so a test may extend it (monkeypatch TOOLS).
+TOOLS: tuple[ToolSpec[Any, Any], ...] = (NODE_SEARCH, NODE_RELATION, RANDOM_NODES, LITERATURE_SEARCH,
+                                         TRANSFER_CANDIDATES)
 
 
-def resolve_tool(name: str) -> ToolSpec | None:
+def all_tools() -> tuple[ToolSpec[Any, Any], ...]:
+    return TOOLS
+
+
+def tool_names() -> list[str]:
+    return [t.name for t in TOOLS]
+
+
+def get_tool(name: str) -> ToolSpec[Any, Any] | None:
+    """The tool with the canonical `name`, or None."""
+    return next((t for t in TOOLS if t.name == name), None)
+
+
+def resolve_tool(name: str) -> ToolSpec[Any, Any] | None:
     """The tool a model meant by `name` (canonical or alias, any case), or None."""
-    return BY_ANY_NAME.get((name or "").strip().lower())
+    want = (name or "").strip().lower()
+    return get_tool(want) or next((t for t in TOOLS if want in t.aliases), None)
 
 
 def openai_tools() -> list[dict[str, Any]]:

@@ -1,63 +1,53 @@
-"""POST /tools/<name>: the researcher tools; GET /tools: their function-calling definitions."""
+"""POST /tools/<name>: one route per row of the tool table; GET /tools: their function-calling definitions.
+
+The routes are made from the table when the app is built (`build_router`), so a new row is served with
+its request model validated, its result model documented and its description in the OpenAPI page.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from motivgraph.api.contract.models import (
-    LiteratureSearchRequest,
-    LiteratureSearchResult,
-    NodeRelationRequest,
-    NodeRelationResult,
-    NodeSearchRequest,
-    NodeSearchResult,
-    RandomNodesRequest,
-    RandomNodesResult,
-    TransferRequest,
-    TransferResult,
-)
-from motivgraph.api.contract.tools import BY_NAME, openai_tools
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from motivgraph.api.contract.tools import ToolSpec, all_tools, openai_tools
 from motivgraph.api.deps import Service
 from motivgraph.api.errors import ErrorResponse
 from motivgraph.api.models import ToolsList
+from motivgraph.api.services import ToolService
 
-router = APIRouter(prefix="/tools", tags=["tools"])
-
-_ERR = {422: {"model": ErrorResponse, "description": "An argument breaks a limit."},
-        503: {"model": ErrorResponse, "description": "Graph, index or external service unavailable."}}
-
-
-def _doc(name: str) -> dict:
-    return {"summary": name, "description": BY_NAME[name].description}
+_ERR: dict[int | str, dict[str, Any]] = {
+    422: {"model": ErrorResponse, "description": "An argument breaks a limit."},
+    503: {"model": ErrorResponse, "description": "Graph, index or external service unavailable."},
+}
 
 
-@router.get("", response_model=ToolsList, summary="Tool definitions (OpenAI function-calling JSON schemas)")
 def list_tools() -> ToolsList:
     return ToolsList(tools=openai_tools())
 
 
-@router.post("/node_search", response_model=NodeSearchResult, responses=_ERR, **_doc("node_search"))
-def node_search(req: NodeSearchRequest, svc: Service) -> NodeSearchResult:
-    return svc.node_search(req)
+def _endpoint(spec: ToolSpec[Any, Any]) -> Callable[..., Awaitable[BaseModel]]:
+    async def endpoint(req: BaseModel, svc: ToolService) -> BaseModel:
+        return await svc.call(spec, req)
+
+    # FastAPI reads the body model and the dependency from the signature: give it this row's request model
+    endpoint.__signature__ = inspect.Signature([  # type: ignore[attr-defined]  # functions accept __signature__
+        inspect.Parameter("req", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=spec.request),
+        inspect.Parameter("svc", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Service),
+    ])
+    endpoint.__name__ = endpoint.__qualname__ = spec.name  # the operation id stays `<name>_tools_<name>_post`
+    return endpoint
 
 
-@router.post("/node_relation", response_model=NodeRelationResult, **_doc("node_relation"),
-             responses={**_ERR, 404: {"model": ErrorResponse, "description": "No name resolved; suggestions given."}})
-def node_relation(req: NodeRelationRequest, svc: Service) -> NodeRelationResult:
-    return svc.node_relation(req)
-
-
-@router.post("/random_nodes", response_model=RandomNodesResult, responses=_ERR, **_doc("random_nodes"))
-def random_nodes(req: RandomNodesRequest, svc: Service) -> RandomNodesResult:
-    return svc.random_nodes(req)
-
-
-@router.post("/literature_search", response_model=LiteratureSearchResult, responses=_ERR,
-             **_doc("literature_search"))
-async def literature_search(req: LiteratureSearchRequest, svc: Service) -> LiteratureSearchResult:
-    return await svc.literature_search(req)
-
-
-@router.post("/transfer_candidates", response_model=TransferResult, responses=_ERR, **_doc("transfer_candidates"))
-def transfer_candidates(req: TransferRequest, svc: Service) -> TransferResult:
-    return svc.transfer_candidates(req)
+def build_router() -> APIRouter:
+    router = APIRouter(prefix="/tools", tags=["tools"])
+    router.add_api_route("", list_tools, methods=["GET"], response_model=ToolsList,
+                         summary="Tool definitions (OpenAI function-calling JSON schemas)")
+    for spec in all_tools():
+        responses = {**_ERR, **{code: {"model": ErrorResponse, "description": why} for code, why in spec.responses}}
+        router.add_api_route(f"/{spec.name}", _endpoint(spec), methods=["POST"], response_model=spec.result,
+                             responses=responses, summary=spec.name, description=spec.description)
+    return router

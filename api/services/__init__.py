@@ -1,9 +1,12 @@
-"""The tool logic, independent of HTTP: `ToolService` is what the routes and the in-process
-ToolClient both call, so the two return the same results for the same inputs."""
+"""The tool logic, independent of HTTP: `ToolService` is what the routes, the MCP server and the
+in-process ToolClient all call, so they return the same results for the same inputs."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
+
+import anyio
 
 from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
@@ -17,6 +20,7 @@ from motivgraph.api.contract.models import (
     TransferRequest,
     TransferResult,
 )
+from motivgraph.api.contract.tools import Q, R, ToolSpec
 from motivgraph.api.services.context import ToolContext
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
@@ -31,6 +35,20 @@ class ToolService:
     @property
     def settings(self) -> Settings:
         return self.ctx.settings
+
+    async def call(self, tool: ToolSpec[Q, R], req: Q) -> R:
+        """Answer one validated request with the row's service function (how every surface runs a tool).
+        A plain function runs in a worker thread: store and index calls block, the event loop stays free."""
+        fn = tool.service_function()
+        if inspect.iscoroutinefunction(fn):
+            out = await fn(self.ctx, req)
+        else:
+            out = await anyio.to_thread.run_sync(fn, self.ctx, req)
+        if not isinstance(out, tool.result):
+            raise TypeError(f"{tool.service} returned {type(out).__name__}, not the row's {tool.result.__name__}")
+        return out
+
+    # Direct synchronous access for scripts and tests; every surface dispatches through `call` and the table.
 
     def node_search(self, req: NodeSearchRequest) -> NodeSearchResult:
         from motivgraph.api.services.node_search import node_search

@@ -68,7 +68,5 @@ def node_relation(ctx: ToolContext, req: NodeRelationRequest) -> NodeRelationRes
                 nodes.append(relation_of(detail, name, req.max_triples, req.max_neighbours))
     if not nodes:
         first = unresolved[0]
-        err = NodeNotFound(first.query, first.suggestions)
-        err.unresolved = unresolved  # type: ignore[attr-defined]
-        raise err
+        raise NodeNotFound(first.query, first.suggestions, list(unresolved))
     return NodeRelationResult(nodes=nodes, unresolved=unresolved)

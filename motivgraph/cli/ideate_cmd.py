@@ -209,11 +209,12 @@ async def _open_tools(settings: Any, background_file: str | None) -> Any | None:
     if background_file and no_store:
         return None
     from motivgraph.agents.tools.inprocess import InProcessToolClient
+    from motivgraph.api.contract.tools import NODE_SEARCH
 
     client = InProcessToolClient(settings)
     if background_file:
         try:  # a background run does not need the graph: use it only when it answers
-            await client.node_search(query="probe", k=1)
+            await client.call(NODE_SEARCH, query="probe", k=1)
         except MotivGraphError as e:
             log.info("graph not usable (%s): running without tools", e)
             await client.aclose()

@@ -10,6 +10,7 @@ from motivgraph.agents.tools.base import ToolArgumentError
 from motivgraph.agents.tools.http import HttpToolClient
 from motivgraph.agents.tools.inprocess import InProcessToolClient
 from motivgraph.api.contract.models import NodeSearchRequest, NodeSearchResult, RandomNodesResult
+from motivgraph.api.contract.tools import NODE_RELATION, NODE_SEARCH, RANDOM_NODES
 from motivgraph.errors import NodeNotFound
 from tests.integration.api.conftest import QUANT, S_ACO
 
@@ -42,8 +43,8 @@ async def clients(service):
 @pytest.mark.parametrize("name, args", CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])
 async def test_same_results(clients, name, args):
     http, local = clients
-    a = await getattr(http, name)(**args)
-    b = await getattr(local, name)(**args)
+    a = await http.call(name, args)
+    b = await local.call(name, args)
     assert type(a) is type(b)
     assert a == b
     assert a.model_dump() == b.model_dump()
@@ -52,13 +53,13 @@ async def test_same_results(clients, name, args):
 async def test_request_object_and_call_by_name(clients):
     http, local = clients
     req = NodeSearchRequest(query="ant colony", k=2)
-    a = await http.node_search(req)
+    a = await http.call(NODE_SEARCH, req)
     b = await local.call("node_search", {"query": "ant colony", "k": 2})
     assert isinstance(a, NodeSearchResult) and a == b
     assert a.hits[0].key == S_ACO
     r = await http.call("random_nodes", {"n": 2, "seed": 1})
     assert isinstance(r, RandomNodesResult) and len(r.nodes) == 2
-    one = await local.node_relation(names="LLM weight quantization")  # a single name is accepted
+    one = await local.call(NODE_RELATION, names="LLM weight quantization")  # a single name is accepted
     assert one.nodes[0].node.key == QUANT
 
 
@@ -67,13 +68,13 @@ async def test_same_errors(clients):
     errs = []
     for c in (http, local):
         with pytest.raises(NodeNotFound) as ei:
-            await c.node_relation(names=["quantisation of LLMs"])
+            await c.call(NODE_RELATION, names=["quantisation of LLMs"])
         errs.append(ei.value)
     assert errs[0].suggestions == errs[1].suggestions and errs[0].suggestions
     assert str(errs[0]) == str(errs[1])
     for c in (http, local):
         with pytest.raises(ToolArgumentError) as ei:
-            await c.node_search(query="x", k=500)
+            await c.call(NODE_SEARCH, query="x", k=500)
         assert "k:" in str(ei.value) and "100" in str(ei.value)
         with pytest.raises(ToolArgumentError, match="unknown tool"):
             await c.call("delete_graph", {})
@@ -92,7 +93,7 @@ async def test_http_maps_server_side_errors(service):
     app = create_app(ToolService(s))
     bad_key = HttpToolClient("http://localhost", api_key="wrong", transport=httpx.ASGITransport(app=app))
     with pytest.raises(ConfigError, match="MOTIVGRAPH_API_API_KEY"):
-        await bad_key.node_search(query="x")
+        await bad_key.call(NODE_SEARCH, query="x")
     await bad_key.aclose()
 
     calls = []
@@ -103,7 +104,7 @@ async def test_http_maps_server_side_errors(service):
 
     down = HttpToolClient("http://x", transport=httpx.MockTransport(flaky), retries=2, backoff_s=0.001)
     with pytest.raises(BackendUnavailable, match="graph down"):
-        await down.node_search(query="x")
+        await down.call(NODE_SEARCH, query="x")
     assert len(calls) == 3  # retried twice
     await down.aclose()
 
@@ -112,5 +113,5 @@ async def test_http_maps_server_side_errors(service):
 
     gone = HttpToolClient("http://x", transport=httpx.MockTransport(refuse), retries=1, backoff_s=0.001)
     with pytest.raises(BackendUnavailable, match="MOTIVGRAPH_API_URL"):
-        await gone.random_nodes(n=1)
+        await gone.call(RANDOM_NODES, n=1)
     await gone.aclose()

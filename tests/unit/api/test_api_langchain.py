@@ -8,7 +8,7 @@ import pytest
 from motivgraph.agents.tools.base import ToolClient
 from motivgraph.agents.tools.langchain import langchain_tools
 from motivgraph.api.contract.models import NodeSearchResult, ScoredNode
-from motivgraph.api.contract.tools import BY_NAME
+from motivgraph.api.contract.tools import get_tool, tool_names
 from motivgraph.errors import NodeNotFound
 
 
@@ -16,30 +16,21 @@ class FakeClient(ToolClient):
     def __init__(self) -> None:
         self.seen = []
 
-    async def _node_search(self, req):
+    async def _invoke(self, spec, req):
         self.seen.append(req)
+        if spec.name == "node_relation":
+            raise NodeNotFound(req.names[0], ["Q"])
+        assert spec.name == "node_search"
         return NodeSearchResult(query=req.query, hits=[ScoredNode(key="solution:q", type="solution", name="Q",
                                                                    description="quantize", score=0.8)])
-
-    async def _node_relation(self, req):
-        raise NodeNotFound(req.names[0], ["Q"])
-
-    async def _random_nodes(self, req):
-        raise NotImplementedError
-
-    async def _literature_search(self, req):
-        raise NotImplementedError
-
-    async def _transfer_candidates(self, req):
-        raise NotImplementedError
 
 
 @pytest.mark.asyncio
 async def test_langchain_tools():
     client = FakeClient()
     tools = {t.name: t for t in langchain_tools(client)}
-    assert set(tools) == set(BY_NAME)
-    assert tools["node_search"].description == BY_NAME["node_search"].description
+    assert set(tools) == set(tool_names())
+    assert tools["node_search"].description == get_tool("node_search").description
     out = await tools["node_search"].ainvoke({"query": "LLM compression", "k": 3})
     assert "[solution] Q (0.80): quantize" in out
     assert client.seen[0].k == 3

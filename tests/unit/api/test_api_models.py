@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from motivgraph.agents.tools.base import ToolArgumentError, build_request
+from motivgraph.api.contract.errors import ToolArgumentError
 from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     NodeRelationRequest,
@@ -13,6 +13,7 @@ from motivgraph.api.contract.models import (
     RandomNodesRequest,
     TransferRequest,
 )
+from motivgraph.api.contract.tools import NODE_SEARCH
 
 
 def test_text_is_cleaned():
@@ -58,7 +59,7 @@ def test_defaults_within_limits():
 
 def test_build_request_message_names_each_problem():
     with pytest.raises(ToolArgumentError) as ei:
-        build_request("node_search", NodeSearchRequest, None, {"query": "", "k": 500})
+        NODE_SEARCH.build_request({"query": "", "k": 500})
     msg = str(ei.value)
     assert msg.startswith("Invalid arguments for node_search")
     assert "query:" in msg and "k:" in msg

@@ -7,6 +7,7 @@ from langchain_core.messages import ToolMessage
 
 from motivgraph.agents.core.loop import ChatAgent, digest
 from motivgraph.agents.core.toolbox import Toolbox
+from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.models import (
     LiteraturePaper,
     LiteratureSearchResult,
@@ -16,9 +17,12 @@ from motivgraph.api.contract.models import (
 from motivgraph.llm import ScriptedChatModel, tool_reply
 
 
-class FakeClient:
+class FakeClient(ToolClient):
     def __init__(self, hits: int = 3, desc_len: int = 100) -> None:
         self.hits, self.desc_len, self.calls = hits, desc_len, []
+
+    async def _invoke(self, spec, req):
+        return await getattr(self, spec.name)(req)
 
     async def node_search(self, req):
         self.calls.append(("node_search", req))
