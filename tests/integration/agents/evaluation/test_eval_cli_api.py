@@ -46,6 +46,7 @@ def test_dry_run_prices_generation_and_judging_without_a_key(settings, tmp_path:
     assert r.exit_code == 0, r.output
     assert "generation: setlevel" in r.output and "deepseek-chat" in r.output and "gpt-4o-mini" in r.output
     assert "eval.pairwise" in r.output and "eval.reference" in r.output
+    assert "graphs: extraction (per-topic)" in r.output  # the default per-topic graphs, by the LLM miner
     rows = {c[0]: c[1:] for c in ([x.strip() for x in ln.split("│")[1:-1]] for ln in r.output.splitlines()
                                    if ln.startswith("│"))}
     calls = {k.split(" ")[0]: int(v[1]) for k, v in rows.items()}
