@@ -2,8 +2,8 @@
 fault kind (tests/reliability/harness.py) and prints identical-graph counts per kind.
 
 Each trial runs the real `motivgraph ingest` on a small corpus (6 PDFs from ../shared/corpus/pdf, offline
-parser, concurrency 1), injects its fault at a seeded random point, re-runs the same command until it exits
-0, and compares the canonical export with an uninterrupted run.
+parser, concurrency 1; for json_kill the same papers as a papers.jsonl), injects its fault at a seeded random
+point, re-runs the same command until it exits 0, and compares the canonical export with an uninterrupted run.
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ Fault kinds:
                  finish (exit 0) without a re-run;
 - llm_down_up    the LLM extractor's endpoint (a scripted model behind a fake OpenAI-compatible server
                  on loopback) is down when the ingest starts; it comes up a seeded random time after the
-                 ingest met the outage (its first transient pause).
+                 ingest met the outage (its first transient pause);
+- json_kill      kill -9 of the ingest and the DB at a random point of a paper-JSON ingest
+                 (`motivgraph ingest papers.jsonl`, one record per corpus PDF, written by the offline parser).
 Used by tests/reliability/test_chaos.py (CI: 3 trials per kind) and bench/chaos.py (the full table).
 """
 
@@ -38,7 +40,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS_PDF = REPO.parent / "shared" / "corpus" / "pdf"
-FAULTS: tuple[str, ...] = ("kill_ingest", "kill_db", "kill_both", "db_mid_ingest", "llm_down_up")
+FAULTS: tuple[str, ...] = ("kill_ingest", "kill_db", "kill_both", "db_mid_ingest", "llm_down_up", "json_kill")
+_MODE = {"llm_down_up": "llm", "json_kill": "json"}  # which uninterrupted run a fault is compared with
 _TIMESTAMP_KEY = re.compile(r"(_at|_time|timestamp)$")
 
 
@@ -141,10 +144,30 @@ class Chaos:
             })
         return env
 
-    def start_ingest(self, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    def papers_jsonl(self) -> Path:
+        """The corpus as paper JSON (title, authors, year, abstract, sections per PDF), written once."""
+        out = self.workdir / "papers.jsonl"
+        if not out.exists():
+            from motivgraph.ingest.pdf import parse_pdf
+
+            lines = []
+            for pdf in sorted(self.corpus.glob("*.pdf")):
+                p = parse_pdf(pdf)
+                lines.append(json.dumps({
+                    "doi": p.doi, "arxiv_id": p.arxiv_id, "paper_id": pdf.stem, "title": p.title,
+                    "authors": p.authors, "year": p.year, "abstract": p.abstract,
+                    "sections": [{"heading": sec.heading, "text": sec.text} for sec in p.sections],
+                }, ensure_ascii=False))
+            tmp = out.with_suffix(".tmp")
+            tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            tmp.rename(out)
+        return out
+
+    def start_ingest(self, env: dict[str, str], mode: str = "offline") -> subprocess.Popen[bytes]:
         log = open(Path(env["MOTIVGRAPH_DATA_DIR"]).parent / "ingest.log", "ab")  # noqa: SIM115 - owned by the child
+        source = self.papers_jsonl() if mode == "json" else self.corpus
         return subprocess.Popen(
-            [sys.executable, "-m", "motivgraph", "ingest", str(self.corpus), "--concurrency", "1"],
+            [sys.executable, "-m", "motivgraph", "ingest", str(source), "--concurrency", "1"],
             cwd=self.workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
 
@@ -215,7 +238,7 @@ class Chaos:
         shutil.rmtree(data_dir.parent, ignore_errors=True)
 
     def baseline(self, mode: str) -> Baseline:
-        """The uninterrupted run ('offline' or 'llm'), computed once."""
+        """The uninterrupted run ('offline', 'llm' or 'json'), computed once."""
         if mode in self.baselines:
             return self.baselines[mode]
         data = self.workdir / f"baseline-{mode}" / "data"
@@ -227,7 +250,7 @@ class Chaos:
             if port is not None:
                 llm = self.start_llm(port)
             t0 = time.monotonic()
-            rc = self.wait(self.start_ingest(self.env(data, port)), time.monotonic() + self.trial_cap_s)
+            rc = self.wait(self.start_ingest(self.env(data, port), mode), time.monotonic() + self.trial_cap_s)
             secs = time.monotonic() - t0
             if rc != 0:
                 log = (data.parent / "ingest.log").read_text(errors="replace")[-3000:]
@@ -247,7 +270,7 @@ class Chaos:
     def trial(self, fault: str, seed: int) -> Trial:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; one of {', '.join(FAULTS)}")
-        mode = "llm" if fault == "llm_down_up" else "offline"
+        mode = _MODE.get(fault, "offline")
         base = self.baseline(mode)
         rng = random.Random(f"{fault}:{seed}")
         res = Trial(fault, seed)
@@ -260,13 +283,13 @@ class Chaos:
         env = self.env(data, port)
         llm: subprocess.Popen[bytes] | None = None
         try:
-            proc = self.start_ingest(env)
-            if fault in ("kill_ingest", "kill_db", "kill_both"):
+            proc = self.start_ingest(env, mode)
+            if fault in ("kill_ingest", "kill_db", "kill_both", "json_kill"):
                 at = rng.uniform(0.05, 0.95) * base.seconds
                 while time.monotonic() - t0 < at and proc.poll() is None:
                     time.sleep(0.02)
                 res.killed_at_s = time.monotonic() - t0
-                if fault in ("kill_ingest", "kill_both") and proc.poll() is None:
+                if fault in ("kill_ingest", "kill_both", "json_kill") and proc.poll() is None:
                     kids = _children(proc.pid)
                     os.kill(proc.pid, signal.SIGKILL)
                     proc.wait()
@@ -274,7 +297,7 @@ class Chaos:
                     while any(_alive(k) for k in kids) and time.monotonic() < end:
                         time.sleep(0.05)
                     res.orphans = sum(_alive(k) for k in kids)
-                if fault in ("kill_db", "kill_both"):
+                if fault in ("kill_db", "kill_both", "json_kill"):
                     pid = self.db_pid(data)
                     if pid is not None:
                         os.kill(pid, signal.SIGKILL)
@@ -309,7 +332,7 @@ class Chaos:
                 if llm is None and port is not None:
                     llm = self.start_llm(port)
                 res.reruns += 1
-                rc = self.wait(self.start_ingest(env), deadline)
+                rc = self.wait(self.start_ingest(env, mode), deadline)
             if rc != 0:
                 res.note = (res.note + f"; still exit {rc} after {res.reruns} re-runs").strip("; ")
             log = (data.parent / "ingest.log").read_text(errors="replace")

@@ -1,6 +1,7 @@
-"""Chaos suite (issue 12): 3 seeded trials per fault kind, each resumed to a graph identical to the
-uninterrupted run's (canonical export). Bounded: 6 PDFs, offline parser, concurrency 1, a per-trial
-time cap. `python bench/chaos.py --trials 20` prints the full table.
+"""Chaos suite (issue 12): 3 seeded trials per fault kind — kills of ingest, DB and both, the DB dying
+mid-ingest, the LLM endpoint down then up, kills during a paper-JSON ingest — each resumed to a graph
+identical to the uninterrupted run's (canonical export). Bounded: 6 PDFs (or their 6 JSON records), offline
+parser, concurrency 1, a per-trial time cap. `python bench/chaos.py --trials 20` prints the full table.
 """
 
 from __future__ import annotations
