@@ -40,6 +40,7 @@ from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.derived import DerivedReport, repair_derived
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
+from motivgraph.ingest.pipeline import SinkResult
 from motivgraph.miner import decisions as D
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.extractions import ExtractionStore
@@ -393,6 +394,16 @@ class _Runner:
             client = None  # the sink owns it now
             self.report.extractor = sink.mode
             self.report.banner = sink.banner()
+            # extraction does not depend on the graph: it runs ahead, `ingest.concurrency` papers at
+            # a time; resolution and writes stay one paper at a time, in order
+            sem = asyncio.Semaphore(max(1, settings.ingest.concurrency))
+
+            async def extract(pid: str) -> tuple[Paper, Any]:
+                async with sem:
+                    paper = await self.load(pid)
+                    return paper, await sink.extract(paper)
+
+            ahead = {pid: asyncio.ensure_future(extract(pid)) for pid in todo if pid in job.reextract}
             try:
                 for i, pid in enumerate(todo, 1):
                     what = "re-extracting" if pid in job.reextract else "replaying"
@@ -400,7 +411,8 @@ class _Runner:
                     # a paper half-written by a killed run is taken out again before it goes back in
                     await asyncio.to_thread(self.remove, pid, drop=False)
                     if pid in job.reextract:
-                        res = await sink.process(await self.load(pid))
+                        paper, extracted = await ahead.pop(pid)
+                        res = extracted if isinstance(extracted, SinkResult) else await sink.commit(paper, extracted)
                     else:
                         result = await self.stored_extraction(pid, sink)
                         res = await sink.commit(self.paper_from_graph(pid), result)
@@ -415,6 +427,9 @@ class _Runner:
                             ledger.mark(key, "stored", counts=res.counts)
                     job.save(settings)
             finally:
+                for task in ahead.values():
+                    task.cancel()
+                await asyncio.gather(*ahead.values(), return_exceptions=True)
                 self.report.miner_rows = sink.report_rows()
                 await asyncio.to_thread(sink.close)
         finally:
@@ -490,7 +505,10 @@ async def reextract(
         raise ConfigError(f"--only-extractor must be one of {', '.join(EXTRACTORS)} (got {only_extractor!r})")
     if mode is None:
         mode, chosen = decide_extractor(settings)
-        client = client or chosen
+        if client is None:
+            client = chosen
+        elif chosen is not None:
+            chosen.close()
     skipped: list[tuple[str, str]] = []
 
     def plan(rt: Runtime) -> Job | None:

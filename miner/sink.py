@@ -167,6 +167,14 @@ class MinerSink:
 
     # -- the sink ---------------------------------------------------------------------------------
     async def process(self, paper: Paper) -> SinkResult:
+        result = await self.extract(paper)
+        if isinstance(result, SinkResult):
+            return result
+        return await self.commit(paper, result)
+
+    async def extract(self, paper: Paper) -> ExtractionResult | SinkResult:
+        """The extraction alone (safe to run for several papers at once): the result, or the failed
+        SinkResult of a paper whose reply stays unusable. Transient errors and a spent budget raise."""
         t0 = time.perf_counter()
         try:
             result = await self.extractor.extract(paper)
@@ -179,7 +187,7 @@ class MinerSink:
             self.decisions.log_extraction(paper.paper_id, "failed", str(e), run_id=self.run_id)
             return SinkResult(status="failed", error=f"extraction failed: {e}")
         self.stats.extract_s += time.perf_counter() - t0
-        return await self.commit(paper, result)
+        return result
 
     async def commit(self, paper: Paper, result: ExtractionResult) -> SinkResult:
         """Resolve and store one paper's extraction (from the extractor, or a stored one replayed by

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import typer
@@ -11,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from motivgraph.cli.common import cli_errors, console, load_settings
-from motivgraph.cli.reextract_cmd import finish, note, render_report
+from motivgraph.cli.reextract_cmd import finish, note, render_report, run_job
 
 app = typer.Typer(help="Review merge decisions (a mention joined an existing node) and undo one.",
                   no_args_is_help=True)
@@ -68,7 +67,7 @@ def undo_cmd(
     from motivgraph.miner.reextract import undo_merge
 
     settings = load_settings()
-    report = asyncio.run(undo_merge(settings, decision_id, note=None if json_out else note))
+    report = run_job(settings, undo_merge(settings, decision_id, note=None if json_out else note))
     render_report(report, json_out)
     finish(report)
 

@@ -3,7 +3,6 @@ contributed (`miner.reextract.delete_papers`)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -12,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, is_tty, load_settings
-from motivgraph.cli.reextract_cmd import finish, note, render_report
+from motivgraph.cli.reextract_cmd import finish, note, render_report, run_job
 
 app = typer.Typer(help="Papers in the graph: list them, delete one with its triples.", no_args_is_help=True)
 
@@ -75,7 +74,7 @@ def delete_cmd(
             raise typer.Exit(EXIT_FAILED)
         typer.confirm(f"Delete {', '.join(ids)} and everything it contributed?", abort=True)
     settings = load_settings()
-    report = asyncio.run(delete_papers(settings, ids, note=None if json_out else note))
+    report = run_job(settings, delete_papers(settings, ids, note=None if json_out else note))
     render_report(report, json_out)
     finish(report)
 

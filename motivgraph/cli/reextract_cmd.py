@@ -57,6 +57,25 @@ def render_report(report: Any, json_out: bool) -> None:
             err_console.print(f"[yellow]{escape(msg)}[/yellow]", highlight=False)
 
 
+def run_job(settings: Any, coro: Any) -> Any:
+    """Run a re-processing coroutine; when it stops on an error, say that the job is kept and how to finish it."""
+    from motivgraph.errors import BudgetExceeded, MotivGraphError
+    from motivgraph.miner.reextract import pending_job
+
+    try:
+        return asyncio.run(coro)
+    except BudgetExceeded as e:
+        err_console.print(f"[yellow]stopped:[/yellow] {escape(str(e))}", highlight=False)
+        err_console.print("re-run the same command to resume")
+        raise typer.Exit(EXIT_STOPPED) from None
+    except (MotivGraphError, KeyboardInterrupt):
+        job = pending_job(settings)
+        if job is not None:
+            err_console.print(f"the interrupted job ({escape(job.describe())}, {len(job.done)} of {len(job.order)} "
+                              "papers back in) is kept: re-run the same command to finish it", highlight=False)
+        raise
+
+
 def finish(report: Any) -> None:
     if report.failed:
         err_console.print("re-run with `motivgraph ingest --re-extract` or see `motivgraph ingest report`")
@@ -81,19 +100,13 @@ def reextract_cmd(
     same command again. Example: after setting MOTIVGRAPH_LLM_MODEL, upgrade the offline triples with
     `motivgraph ingest --re-extract --only-extractor heuristic`.
     """
-    from motivgraph.errors import BudgetExceeded
     from motivgraph.miner.reextract import reextract
     from motivgraph.miner.sink import decide_extractor
 
     settings = load_settings()
     mode, client = decide_extractor(settings, budget_usd=budget_usd)
-    try:
-        report = asyncio.run(reextract(settings, only_extractor=only_extractor, paper_ids=paper or None,
-                                       client=client, mode=mode, note=None if json_out else note))
-    except BudgetExceeded as e:
-        err_console.print(f"[yellow]stopped:[/yellow] {escape(str(e))}", highlight=False)
-        err_console.print("re-run the same command to resume")
-        raise typer.Exit(EXIT_STOPPED) from None
+    report = run_job(settings, reextract(settings, only_extractor=only_extractor, paper_ids=paper or None,
+                                         client=client, mode=mode, note=None if json_out else note))
     render_report(report, json_out)
     if not json_out and not (report.reextracted or report.failed or report.resumed):
         console.print("nothing to re-extract" + (f" (no papers from the {only_extractor} extractor)"
