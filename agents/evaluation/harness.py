@@ -1,8 +1,11 @@
 """The evaluation as a run: `<runs_dir>/<eval id>/` holds status.json (method "eval"), transcript.jsonl
 (progress events), state.json (child run ids per method and topic, for resume), judgments.jsonl (every
-judgment), references/ (target papers as idea records), and the results (report.py).
+judgment), references/ (target papers as idea records), graphs.json (the per-topic graphs used), and the
+results (report.py).
 
-Steps: topics → (per topic) background the methods may see, checked for target papers → every method
+Steps: topics → what methods see per topic (by default a graph built from its background papers,
+topic_graph.py; or the user's graph; or the papers as a file) → every visible paper checked against the
+target papers (refuse, or warn with allow_target_leak) → every method
 through the registry until N accepted ideas per topic (or existing runs) → references → judgments →
 pure metrics → report. Re-running an unfinished evaluation resumes: child runs continue, finished ones
 are read back, every judgment is answered from the LLM cache.
