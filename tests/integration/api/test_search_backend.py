@@ -4,7 +4,7 @@ The FAISS service is the module's real graph (embedded FalkorDB, MiniLM, FAISS).
 same graph but searches through `Neo4jNodeVectors` on the recording fake driver, whose responder answers
 the vector statements as Neo4j documents them, after `push_embeddings` wrote the same nodes' vectors
 through it. node_search, random_nodes(far_from), transfer_candidates and the did-you-mean suggestions are
-compared hit for hit. Against a live Neo4j: tests/e2e/test_neo4j_vector_search.py."""
+compared hit for hit. Against a live Neo4j: tests/e2e/test_neo4j_live_vector_search.py."""
 
 from __future__ import annotations
 
