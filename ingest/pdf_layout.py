@@ -287,7 +287,7 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
                 base = rect.bottom
                 x1 = rect.right
                 top = rect.top
-            if last_base is not None and buf and (
+            if last_base is not None and last_x1 is not None and buf and (
                 (
                     abs(base - last_base) > max(2.0, (top - base) * 0.6)
                     # a superscript or subscript overlaps the line it sits on: same line (a drop cap,
@@ -297,7 +297,7 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
                         or min(top - base, by1 - by0) < 0.4 * max(top - base, by1 - by0)
                     )
                 )
-                or x0 < last_x1 - 50  # type: ignore[operator]
+                or x0 < last_x1 - 50
                 or x0 - last_x1 > 40
             ):
                 flush()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel
@@ -21,6 +21,9 @@ from motivgraph.llm.client import DEFAULT_ROLE, Estimate
 from motivgraph.llm.factory import ModelSpec
 from motivgraph.llm.factory import is_configured as _configured
 from motivgraph.settings import LLM_ROLES
+
+if TYPE_CHECKING:
+    from motivgraph.agents.core.loop import ToolMode
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -129,7 +132,11 @@ class RoleLLM:
         return await self.chat(messages, tools=tools or None)
 
 
-def tool_mode_for(llm: RoleLLM, wanted: str = "auto", configured: str = "auto") -> str:
+# How a run's config or the settings ask for tools; "auto" leaves it to the model (tool_mode_for).
+ToolModeChoice = Literal["auto", "native", "text", "constrained"]
+
+
+def tool_mode_for(llm: RoleLLM, wanted: ToolModeChoice = "auto", configured: ToolModeChoice = "auto") -> ToolMode:
     """How a role calls tools: `wanted` (the run's config), else `configured` (settings), else by the
     model: native tool calls when it has them; JSON actions under schema-constrained decoding when
     its server constrains output (e.g. a local llama.cpp model); else the text protocol."""

@@ -183,11 +183,12 @@ def request_model(cls: type[Method[Any, Any]]) -> type[RunRequestBase]:
         fields[fname] = (f.annotation, f)
     model = create_model(f"{cls.__name__}Request", __base__=(RunRequestBase, cls.config_model), **fields)
     model.__doc__ = cls.summary or cls.__doc__
-    return _as_request(model)
+    return as_run_request(model)
 
 
-def _as_request(model: type[BaseModel]) -> type[RunRequestBase]:
-    # create_model types a tuple of bases as their common base (BaseModel); the first one is RunRequestBase
+def as_run_request(model: type[BaseModel]) -> type[RunRequestBase]:
+    """`model` checked to be a run request (create_model types its result by the common base of its bases,
+    and the pydantic mypy plugin cannot narrow it: a checked function can)."""
     if not issubclass(model, RunRequestBase):
         raise TypeError(f"{model.__name__} is not a run request")
     return model

@@ -187,15 +187,15 @@ async def run_method(
         extra = str(summarize(ideas) or "")
     # No accepted idea: the run still completed (its rejected ideas are recorded), with the reason named.
     explain = getattr(method, "no_idea_detail", None)
-    reason = no_idea_reason(ideas, str(explain()) if callable(explain) and not any(
+    no_idea = no_idea_reason(ideas, str(explain()) if callable(explain) and not any(
         i.status == "accepted" for i in ideas) else None)
-    if reason:
-        extra = f"{extra.rstrip()}\n- Reason: {reason}" if extra else f"- Reason: {reason}"
+    if no_idea:
+        extra = f"{extra.rstrip()}\n- Reason: {no_idea}" if extra else f"- Reason: {no_idea}"
     run.write_summary(_summary(ctx, COMPLETED, ideas, repro, extra))
     ctx.emit({"type": "status", "status": COMPLETED, "ideas": len(ideas),
               "accepted": sum(1 for i in ideas if i.status == "accepted"), "usage": ctx.usage(),
-              **({"reason": reason} if reason else {})})
-    run.update_status(status=COMPLETED, usage=ctx.usage(), reason=reason)
+              **({"reason": no_idea} if no_idea else {})})
+    run.update_status(status=COMPLETED, usage=ctx.usage(), reason=no_idea)
     return RunOutcome(run.id, COMPLETED, ideas, ctx.usage(), run.path)
 
 

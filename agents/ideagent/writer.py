@@ -10,8 +10,8 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from motivgraph.agents.core.context import RunContext
-from motivgraph.agents.core.llm import tool_mode_for
-from motivgraph.agents.core.loop import ChatAgent
+from motivgraph.agents.core.llm import ToolModeChoice, tool_mode_for
+from motivgraph.agents.core.loop import ChatAgent, ToolMode
 from motivgraph.agents.core.toolbox import Toolbox
 from motivgraph.agents.ideagent.judges import IdeaText
 from motivgraph.errors import StructuredOutputError
@@ -35,7 +35,7 @@ def background_text(ctx: RunContext, tokens: int) -> str:
     return truncate_to_tokens(bg.as_text(max_papers=8, chars_per_paper=900), tokens)
 
 
-def tool_mode(ctx: RunContext, role: str, wanted: str) -> str:
+def tool_mode(ctx: RunContext, role: str, wanted: ToolModeChoice) -> ToolMode:
     return tool_mode_for(ctx.llm(role), wanted, ctx.settings.agents.tool_mode)
 
 
@@ -43,7 +43,7 @@ class ToolWriter:
     """One fresh conversation per draft: the ideator may call up to `max_calls` tools, then writes
     the idea as JSON (one corrective re-ask when the JSON is unusable)."""
 
-    def __init__(self, ctx: RunContext, role: str, toolbox: Toolbox | None, mode: str, max_calls: int) -> None:
+    def __init__(self, ctx: RunContext, role: str, toolbox: Toolbox | None, mode: ToolMode, max_calls: int) -> None:
         self.ctx, self.role, self.toolbox, self.mode, self.max_calls = ctx, role, toolbox, mode, max_calls
 
     def tools_note(self) -> str:

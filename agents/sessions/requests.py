@@ -17,7 +17,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, Field, ValidationInfo, create_model, field_validator
 
-from motivgraph.agents.core.registry import RunRequestBase, all_methods, request_model
+from motivgraph.agents.core.registry import RunRequestBase, all_methods, as_run_request, request_model
 from motivgraph.api.contract.models import SchemaPattern
 from motivgraph.text_hygiene import TEXT_PATTERN, check_text
 
@@ -59,11 +59,9 @@ def strict_request_model(method: Any) -> type[RunRequestBase]:
     # named fields, not "*": the discriminator `method` must not carry a before-validator
     checked = ["topic", *(n for n, f in base.model_fields.items() if _is_number(f.annotation))]
     validators = {"strict_numbers": field_validator(*checked, mode="before")(strict_numbers)}
-    model = create_model(base.__name__, __base__=base, __validators__=validators,  # type: ignore[call-overload]
-                         topic=(Topic, ...))
+    model = create_model(base.__name__, __base__=base, __validators__=validators, topic=(Topic, ...))
     model.__doc__ = base.__doc__
-    assert issubclass(model, RunRequestBase)
-    return model
+    return as_run_request(model)
 
 
 def session_body_type() -> Any:

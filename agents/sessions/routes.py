@@ -38,17 +38,20 @@ class SessionCreated(BaseModel):
 
 # Every status a route returns is in the OpenAPI spec (issue 12): the app adds 400/413/422 (and 404 for a path
 # id) to every operation (api/errors.document_statuses); these are the routes' own.
-_NO_LLM = {503: {"model": ErrorResponse, "description": "A role of the method has no LLM configured; the "
-                 "message names the setting (MOTIVGRAPH_LLM_MODEL)."}}
-_NO_RUN = {404: {"model": ErrorResponse, "description": "No run has this id."}}
-_NOT_RESUMABLE = {409: {"model": ErrorResponse, "description": "The run is running or completed, or in a state "
-                        "that does not resume."}}
+# FastAPI's `responses=` type: status -> OpenAPI response object
+_Responses = dict[int | str, dict[str, Any]]
+_NO_LLM: _Responses = {503: {"model": ErrorResponse, "description": "A role of the method has no LLM configured; "
+                             "the message names the setting (MOTIVGRAPH_LLM_MODEL)."}}
+_NO_RUN: _Responses = {404: {"model": ErrorResponse, "description": "No run has this id."}}
+_NOT_RESUMABLE: _Responses = {409: {"model": ErrorResponse, "description": "The run is running or completed, or in "
+                                    "a state that does not resume."}}
 # One SSE event (`event`, `id`, `data`: the transcript event as JSON text); the stream ends with `event: end`.
-_SSE = {200: {"description": "Server-sent events until the run ends.",
-              "content": {"text/event-stream": {"schema": {
-                  "type": "object", "required": ["data"],
-                  "properties": {"event": {"type": "string"}, "id": {"type": "string"}, "data": {"type": "string"}},
-              }}}}}
+_SSE: _Responses = {200: {"description": "Server-sent events until the run ends.",
+                          "content": {"text/event-stream": {"schema": {
+                              "type": "object", "required": ["data"],
+                              "properties": {"event": {"type": "string"}, "id": {"type": "string"},
+                                             "data": {"type": "string"}},
+                          }}}}}
 
 
 def _links(run_id: str) -> dict[str, str]:

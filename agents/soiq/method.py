@@ -19,7 +19,7 @@ from motivgraph.agents.core.context import RunContext
 from motivgraph.agents.core.grounding import check_idea
 from motivgraph.agents.core.idea import IdeaRecord, Provenance
 from motivgraph.agents.core.llm import tool_mode_for
-from motivgraph.agents.core.loop import ChatAgent
+from motivgraph.agents.core.loop import ChatAgent, ToolMode
 from motivgraph.agents.core.method import CostPlan, Method, MethodConfig
 from motivgraph.agents.core.toolbox import TOOL_ABLATIONS, Toolbox
 from motivgraph.agents.soiq import prompts
@@ -204,7 +204,7 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
         parts = [f"idea {a.index}: {a.reason or a.decision}" for a in getattr(self, "_attempts", [])]
         return "; ".join(parts) or "no idea was attempted"
 
-    def _tool_mode(self) -> str:
+    def _tool_mode(self) -> ToolMode:
         return tool_mode_for(self.ctx.llm("researcher"), self.config.tool_mode, self.cfg.tool_mode)
 
     def _checkpoint(self, state: SoiqState) -> None:

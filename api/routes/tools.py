@@ -47,7 +47,8 @@ def build_router() -> APIRouter:
     router.add_api_route("", list_tools, methods=["GET"], response_model=ToolsList,
                          summary="Tool definitions (OpenAI function-calling JSON schemas)")
     for spec in all_tools():
-        responses = {**_ERR, **{code: {"model": ErrorResponse, "description": why} for code, why in spec.responses}}
+        responses: dict[int | str, dict[str, Any]] = {
+            **_ERR, **{code: {"model": ErrorResponse, "description": why} for code, why in spec.responses}}
         router.add_api_route(f"/{spec.name}", _endpoint(spec), methods=["POST"], response_model=spec.result,
                              responses=responses, summary=spec.name, description=spec.description)
     return router

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 import typer.core
 
@@ -26,6 +25,11 @@ from motivgraph.cli import (
 )
 from motivgraph.cli.helpfmt import polish
 
+if TYPE_CHECKING:
+    # typer vendors click (typer._click): its groups are handed that Context and hold its Commands, not the
+    # `click` package's
+    from typer._click import Command, Context
+
 
 class _RootCommands(typer.core.TyperGroup):
     """The built-in commands plus the top-level commands contributed through the agents registry
@@ -36,16 +40,16 @@ class _RootCommands(typer.core.TyperGroup):
         polish(self, "")
         return super().make_context(info_name, args, parent=parent, **extra)
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Context) -> list[str]:
         from motivgraph.agents.core.registry import CONTRIBUTIONS
 
         names = super().list_commands(ctx)
         return names + sorted(n for n in CONTRIBUTIONS if n not in names)
 
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+    def get_command(self, ctx: Context, name: str) -> Command | None:
         cmd = super().get_command(ctx, name)
         if cmd is not None:
-            return polish(cmd, name)  # type: ignore[no-any-return]
+            return polish(cmd, name)
         from motivgraph.agents.core.registry import CONTRIBUTIONS, get_contribution
 
         if name not in CONTRIBUTIONS:
@@ -55,7 +59,7 @@ class _RootCommands(typer.core.TyperGroup):
             return None
         cmd = typer.main.get_command(sub)
         cmd.name = name
-        return polish(cmd, name)  # type: ignore[no-any-return]
+        return polish(cmd, name)
 
 
 app = typer.Typer(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import typing
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 EXIT_CODES = (
     (0, "success"),
@@ -139,10 +139,18 @@ def _readable_argument(p: Any) -> None:
     p.display_type_rich = lambda ctx: None
 
 
-def polish(cmd: Any, path: str, ctx: Any = None) -> Any:
+CmdT = TypeVar("CmdT")
+
+
+def polish(cmd: CmdT, path: str, ctx: Any = None) -> CmdT:
     """Readable metavars and the examples/exit-codes epilog on `cmd` (and its static sub-commands)."""
+    _polish(cmd, path)
+    return cmd
+
+
+def _polish(cmd: Any, path: str) -> None:
     if cmd is None or getattr(cmd, "_motivgraph_polished", False):
-        return cmd
+        return
     cmd._motivgraph_polished = True
     params = list(getattr(cmd, "params", []))
     with contextlib.suppress(Exception):  # the help option is created on first use; create it now to polish it
@@ -163,7 +171,6 @@ def polish(cmd: Any, path: str, ctx: Any = None) -> Any:
         for name, sub in commands.items():
             sp = f"{path} {name}".strip()
             subs.append(sp)
-            polish(sub, sp)
+            _polish(sub, sp)
     if not cmd.epilog:
         cmd.epilog = epilog(path, subs)
-    return cmd

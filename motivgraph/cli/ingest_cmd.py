@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
@@ -33,13 +32,15 @@ from motivgraph.cli.common import (
 from motivgraph.cli.reextract_cmd import reextract_cmd
 
 if TYPE_CHECKING:
+    from typer._click import Context  # typer vendors click: its groups are handed this Context
+
     from motivgraph.ingest.pipeline import DocOutcome, IngestSummary
 
 
 class _DefaultRunGroup(TyperGroup):
     """Route `ingest PATH...` to `ingest run PATH...` unless the first word is a subcommand."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         if "--re-extract" in args and (not args or args[0] not in self.commands):
             # `ingest --re-extract [...]` is the `ingest re-extract` command (it takes no paths)
             args = ["re-extract", *[a for a in args if a != "--re-extract"]]
