@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: lint, layer contract, then the whole suite (e2e tests skip themselves when
+# The test command: lint, layer contract, types, then the whole suite (e2e tests skip themselves when
 # Neo4j/GROBID are absent). Extra arguments go to pytest (e.g. `-m real_llm`, `tests/unit`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,4 +8,6 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # import-linter and mypy read packages from disk: give them the installed `motivgraph.<layer>` shape.
 NS="$(.venv/bin/python scripts/namespace_tree.py)"
 (cd "$NS" && ../../.venv/bin/lint-imports --config ../../.importlinter --no-cache)
+# mypy over every layer ([tool.mypy] in pyproject.toml); its cache under build/ keeps a re-run to seconds
+(cd "$NS" && ../../.venv/bin/mypy --config-file ../../pyproject.toml --cache-dir ../mypy_cache -p motivgraph)
 exec .venv/bin/python -m pytest -q "$@"
