@@ -137,7 +137,11 @@ class Evaluation:
 
     def spent(self) -> float:
         gen = sum(from_usage(d.usage).cost_usd for d in self.deliveries)
-        return gen + from_usage(self.judge_usage()).cost_usd
+        return gen + self.graph_cost_usd() + from_usage(self.judge_usage()).cost_usd
+
+    def graph_cost_usd(self) -> float:
+        """What building this evaluation's per-topic graphs cost (the LLM miner; cached graphs: nothing)."""
+        return sum(float(g.summary.get("cost_usd") or 0.0) for g in self.graphs.values() if g.built)
 
     # ------------------------------------------------------------------ what methods see
     async def prepare_views(self) -> str:
@@ -159,7 +163,8 @@ class Evaluation:
             root = Path(self.config.graph_cache or self.settings.cache_dir / "eval-graphs").expanduser()
             self.emit({"type": "phase", "phase": "graphs", "total": len(self.topics)})
             for n, t in enumerate(self.topics, 1):
-                tg = await build_topic_graph(self.settings, t, root, budget_usd=self.config.budget_usd)
+                left = None if self.config.budget_usd is None else max(0.0, self.config.budget_usd - self.spent())
+                tg = await build_topic_graph(self.settings, t, root, budget_usd=left)
                 await asyncio.to_thread(stop_embedded, tg.settings)  # restarted by the tool clients of its turn
                 self.graphs[t.topic_id] = tg
                 self.visible[t.topic_id] += tg.papers
@@ -174,7 +179,8 @@ class Evaluation:
             built = sum(1 for g in self.graphs.values() if g.built)
             sizes = [len(g.papers) for g in self.graphs.values()]
             self.notes.append(f"per-topic graphs in {root}: {built} built, {len(self.graphs) - built} reused from "
-                              f"the cache; papers per topic graph {min(sizes, default=0)}-{max(sizes, default=0)}")
+                              f"the cache; papers per topic graph {min(sizes, default=0)}-{max(sizes, default=0)}; "
+                              f"extraction cost ${self.graph_cost_usd():.4f}")
             self.run.write_json("graphs.json", {tid: {"key": g.key, "data_dir": str(g.settings.data_dir),
                                                       "graph": g.settings.graph.name, "built": g.built,
                                                       "triples": g.triples,

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from motivgraph.agents.evaluation.topics import EvalTopic
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import BudgetExceeded, MotivGraphError
 from motivgraph.graph.models import PaperRecord
 from motivgraph.settings import Settings
 
@@ -143,11 +143,16 @@ async def _ingest(topic: EvalTopic, s: Settings, budget_usd: float | None) -> di
     src = _write_records(topic, s.data_dir / "background.jsonl")
     run = await run_ingest_command(IngestRequest(paths=[str(src)], budget_usd=budget_usd), s)
     sm = run.summary
+    if isinstance(run.stopped, BudgetExceeded):  # the evaluation stops (resumable), the ledger keeps what is done
+        raise BudgetExceeded(f"{topic.topic_id}: building its graph reached the budget: {run.stopped}")
     if run.stopped is not None:
         raise TopicGraphError(f"{topic.topic_id}: building its graph stopped: {run.stopped}")
     failed = [f"{o.path}: {o.error}" for o in sm.outcomes if o.state == "failed"]
+    rows = dict(run.miner_rows)
+    cost = rows.get("estimated cost", "$0").lstrip("$")
     return {"extractor": run.extractor, "processed": sm.processed, "ok": sm.ok, "failed": sm.failed,
-            "already_stored": sm.already_done, "failures": failed[:5], "miner": dict(run.miner_rows)}
+            "already_stored": sm.already_done, "failures": failed[:5], "miner": rows,
+            "cost_usd": float(cost) if cost.replace(".", "", 1).isdigit() else 0.0}
 
 
 async def build_topic_graph(settings: Settings, topic: EvalTopic, cache_root: Path, *,
