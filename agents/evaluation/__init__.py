@@ -1,0 +1,1 @@
+"""Evaluation of ideation methods: topics, generation, judges, metrics, aggregation and the report."""
