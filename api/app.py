@@ -107,11 +107,11 @@ def create_app(
 
     # add_middleware puts each new one outside the previous ones
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.api.max_body_bytes)
-    keyed = settings.api.api_key is not None and bool(settings.api.api_key.get_secret_value())
+    api_key = settings.api.api_key.get_secret_value() if settings.api.api_key is not None else ""
+    keyed = bool(api_key)
     open_paths = ("/health", "/health/live", "/explorer", "/explorer/", "/explorer-assets/", "/")
     if keyed:
-        app.add_middleware(ApiKeyMiddleware, api_key=settings.api.api_key.get_secret_value(),  # type: ignore[union-attr]
-                           open_paths=open_paths)
+        app.add_middleware(ApiKeyMiddleware, api_key=api_key, open_paths=open_paths)
     if settings.api.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 

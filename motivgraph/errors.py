@@ -82,7 +82,13 @@ class BudgetExceeded(LLMError):
 
 
 class StructuredOutputError(LLMError):
-    """The LLM's reply could not be parsed into the expected schema after repair and one re-ask."""
+    """The LLM's reply could not be parsed into the expected schema after repair and one re-ask. Whoever
+    raises it sets what it knows: `raw` (the replies), `problems` (what was wrong with each), `usage` (what
+    the replies cost)."""
+
+    raw: list[str]
+    problems: list[str]
+    usage: Any
 
 
 class LLMTimeout(LLMError):

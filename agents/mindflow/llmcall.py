@@ -75,7 +75,7 @@ async def _two_turns(send: Callable[[list[BaseMessage]], Awaitable[tuple[AIMessa
             problem = str(p)
             msgs = [*msgs, AIMessage(content=so.reply_text(reply)), so.correction(problem, schema)]
     err = StructuredOutputError(f"{who}: no valid {schema.__name__} after 2 replies: {problem}")
-    err.usage = usage  # type: ignore[attr-defined]
+    err.usage = usage
     raise err
 
 

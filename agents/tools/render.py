@@ -8,7 +8,8 @@ what was left out — so a model always sees a whole, honest, bounded answer. To
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -123,7 +124,7 @@ def render_transfers(r: TransferResult, cap: int = DEFAULT_CAP) -> str:
     return _fit(lines, cap, "candidates")
 
 
-_RENDERERS = {
+_RENDERERS: dict[type[BaseModel], Callable[[Any, int], str]] = {
     NodeSearchResult: render_node_search,
     NodeRelationResult: render_node_relation,
     RandomNodesResult: render_random_nodes,
@@ -147,4 +148,4 @@ def render_generic(r: BaseModel, cap: int = DEFAULT_CAP) -> str:
 def render(result: BaseModel, cap: int = DEFAULT_CAP) -> str:
     """Text for any tool result, at most about `cap` tokens."""
     fn = _RENDERERS.get(type(result), render_generic)
-    return fn(result, cap)  # type: ignore[operator]
+    return fn(result, cap)

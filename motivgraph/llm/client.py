@@ -528,8 +528,8 @@ class LLMClient:
         err = StructuredOutputError(
             f"LLM {role} gave no valid {schema.__name__} after {len(raws)} replies: {problems[-1]}"
         )
-        err.raw = raws  # type: ignore[attr-defined]
-        err.problems = problems  # type: ignore[attr-defined]
+        err.raw = raws
+        err.problems = problems
         raise err
 
     # -- estimates, sync wrappers, housekeeping -----------------------------------------------
