@@ -29,7 +29,7 @@ def get_context(request: Request) -> ToolContext:
 Service = Annotated[ToolService, Depends(get_service)]
 Context = Annotated[ToolContext, Depends(get_context)]
 
-# Path / query text: bounded, valid Unicode, no NUL (see agents.tools.models._clean_text).
+# Path / query text: bounded, valid Unicode, no NUL (see api.contract.models._clean_text).
 FilterText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_clean_text),
                       CleanText]
 KeyText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_KEY_CHARS), AfterValidator(_clean_text),

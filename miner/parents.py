@@ -17,7 +17,8 @@ their node set (focal + current candidates) is disjoint from the sets of every i
 every earlier, not yet dispatched focal node in the look-ahead window. Sets only shrink as S
 shrinks, so such a node would have seen exactly the same candidates in the sequential algorithm:
 the parents are identical to a one-at-a-time run, just produced with up to `concurrency` judge
-calls in flight. Parents are written (and reported) in focal order.
+calls in flight. Parents are written (and reported) in focal order. (Only by default: the `relaxed`
+option gives up that identity for throughput, and its result depends on reply timing; see run_pass.)
 
 Incremental mode (the default): a pass works on the nodes of level L-1 that have no parent yet.
 Those that are new since the last completed pass first try to join an existing level-L parent
