@@ -434,10 +434,3 @@ class EmbeddedFalkorDB:
             finally:
                 client.close()
         return st
-
-
-def ensure_embedded(data_dir: Path) -> EmbeddedFalkorDB:
-    """Start (or reuse) the embedded server for `data_dir` and return its handle."""
-    server = EmbeddedFalkorDB(data_dir)
-    server.start()
-    return server
