@@ -392,8 +392,9 @@ class _Runner:
                 return
             sink = MinerSink(self.rt, client=client, mode=mode)
             client = None  # the sink owns it now
-            self.report.extractor = sink.mode
-            self.report.banner = sink.banner()
+            if job.reextract:  # replays call no extractor: no banner about one
+                self.report.extractor = sink.mode
+                self.report.banner = sink.banner()
             # extraction does not depend on the graph: it runs ahead, `ingest.concurrency` papers at
             # a time; resolution and writes stay one paper at a time, in order
             sem = asyncio.Semaphore(max(1, settings.ingest.concurrency))
@@ -430,7 +431,10 @@ class _Runner:
                 for task in ahead.values():
                     task.cancel()
                 await asyncio.gather(*ahead.values(), return_exceptions=True)
-                self.report.miner_rows = sink.report_rows()
+                rows = sink.report_rows()
+                if not job.reextract:
+                    rows = [(k, "none: replayed from stored extractions" if k == "extractor" else v) for k, v in rows]
+                self.report.miner_rows = rows
                 await asyncio.to_thread(sink.close)
         finally:
             ledger.close()
