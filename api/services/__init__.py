@@ -1,5 +1,7 @@
 """The tool logic, independent of HTTP: `ToolService` is what the routes, the MCP server and the
-in-process ToolClient all call, so they return the same results for the same inputs."""
+in-process ToolClient all call, so they return the same results for the same inputs. `call(row, request)`
+runs the row's service function; a synchronous caller (a script, a test) calls that function itself,
+e.g. `node_search(service.ctx, request)` from api/services/node_search.py."""
 
 from __future__ import annotations
 
@@ -8,18 +10,6 @@ from typing import Any
 
 import anyio
 
-from motivgraph.api.contract.models import (
-    LiteratureSearchRequest,
-    LiteratureSearchResult,
-    NodeRelationRequest,
-    NodeRelationResult,
-    NodeSearchRequest,
-    NodeSearchResult,
-    RandomNodesRequest,
-    RandomNodesResult,
-    TransferRequest,
-    TransferResult,
-)
 from motivgraph.api.contract.tools import Q, R, ToolSpec
 from motivgraph.api.services.context import ToolContext
 from motivgraph.graph.runtime import Runtime
@@ -48,33 +38,6 @@ class ToolService:
             raise TypeError(f"{tool.service} returned {type(out).__name__}, not the row's {tool.result.__name__}")
         return out
 
-    # Direct synchronous access for scripts and tests; every surface dispatches through `call` and the table.
-
-    def node_search(self, req: NodeSearchRequest) -> NodeSearchResult:
-        from motivgraph.api.services.node_search import node_search
-
-        return node_search(self.ctx, req)
-
-    def node_relation(self, req: NodeRelationRequest) -> NodeRelationResult:
-        from motivgraph.api.services.node_relation import node_relation
-
-        return node_relation(self.ctx, req)
-
-    def random_nodes(self, req: RandomNodesRequest) -> RandomNodesResult:
-        from motivgraph.api.services.random_nodes import random_nodes
-
-        return random_nodes(self.ctx, req)
-
-    async def literature_search(self, req: LiteratureSearchRequest) -> LiteratureSearchResult:
-        from motivgraph.api.services.literature import literature_search
-
-        return await literature_search(self.ctx, req)
-
-    def transfer_candidates(self, req: TransferRequest) -> TransferResult:
-        from motivgraph.api.services.transfer import transfer_candidates
-
-        return transfer_candidates(self.ctx, req)
-
     def close(self) -> None:
         client = self.ctx._s2_client
         close = getattr(client, "close", None) or getattr(client, "aclose", None)
@@ -84,8 +47,6 @@ class ToolService:
 
 
 def _is_coro_fn(fn: Any) -> bool:
-    import inspect
-
     return inspect.iscoroutinefunction(fn)
 
 

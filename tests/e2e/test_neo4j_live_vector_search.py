@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from motivgraph.api.contract.models import NodeSearchRequest
+from motivgraph.api.services.node_search import node_search
 from motivgraph.graph.models import NodeIn, TripleIn
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
@@ -66,7 +67,7 @@ def test_tools_search_through_neo4j_vector_indexes(neo4j_settings: Settings, emb
         rt.__dict__["store"], rt.__dict__["embedder"] = store, embedder
         svc = ToolService(rt)
         assert isinstance(svc.ctx.node_search, Neo4jNodeSearch)
-        res = svc.node_search(NodeSearchRequest(query="LLM compression", k=3, types=["solution"]))
+        res = node_search(svc.ctx, NodeSearchRequest(query="LLM compression", k=3, types=["solution"]))
         assert res.hits[0].key == QUANT and not res.index_stale
 
         store.upsert_triples([TripleIn(paper_id=PAPERS[0].paper_id, index=9, problem=NodeIn(name="A new problem"),

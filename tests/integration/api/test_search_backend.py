@@ -15,11 +15,14 @@ import pytest
 
 from motivgraph.api.contract.models import NodeSearchRequest, RandomNodesRequest, TransferRequest
 from motivgraph.api.services import ToolService
+from motivgraph.api.services.node_search import node_search
+from motivgraph.api.services.random_nodes import random_nodes
 from motivgraph.api.services.search_backend import (
     FaissNodeSearch,
     Neo4jNodeSearch,
     open_node_search,
 )
+from motivgraph.api.services.transfer import transfer_candidates
 from motivgraph.errors import ConfigError, IndexMissing
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
@@ -71,8 +74,8 @@ def _same(a: list[tuple[str, float]], b: list[tuple[str, float]]) -> None:
 def test_node_search_same_hits_on_both_backends(service: ToolService, neo4j_service: Any, req: dict) -> None:
     neo, graph = neo4j_service
     before = len(graph.searches)
-    a = service.node_search(NodeSearchRequest(**req))
-    b = neo.node_search(NodeSearchRequest(**req))
+    a = node_search(service.ctx, NodeSearchRequest(**req))
+    b = node_search(neo.ctx, NodeSearchRequest(**req))
     assert len(graph.searches) > before  # answered through db.index.vector.queryNodes
     assert a.hits and not b.index_stale
     _same(_hits(a), _hits(b))
@@ -83,11 +86,11 @@ def test_far_from_transfer_and_suggestions_agree(service: ToolService, neo4j_ser
     neo, _ = neo4j_service
     for mode in ("nodes", "triples"):
         req = RandomNodesRequest(n=5, mode=mode, seed=11, far_from="large language models", max_similarity=0.2)
-        a, b = service.random_nodes(req), neo.random_nodes(req)
+        a, b = random_nodes(service.ctx, req), random_nodes(neo.ctx, req)
         assert a.model_dump() == b.model_dump()
         assert (a.nodes or a.triples)
     req_t = TransferRequest(topic="energy-efficient routing in wireless sensor networks")
-    a_t, b_t = service.transfer_candidates(req_t), neo.transfer_candidates(req_t)
+    a_t, b_t = transfer_candidates(service.ctx, req_t), transfer_candidates(neo.ctx, req_t)
     assert a_t.candidates, "the module graph holds a transfer case"
     assert [(c.target_challenge.key, c.solution.key) for c in a_t.candidates] == \
         [(c.target_challenge.key, c.solution.key) for c in b_t.candidates]
@@ -102,7 +105,7 @@ def test_missing_neo4j_embeddings_is_a_503_naming_the_fix(service: ToolService, 
     svc.ctx.node_search = Neo4jNodeSearch(Neo4jNodeVectors(s, store, embedder))  # type: ignore[misc]
     try:
         with pytest.raises(IndexMissing, match="motivgraph reindex"):
-            svc.node_search(NodeSearchRequest(query="LLM compression"))
+            node_search(svc.ctx, NodeSearchRequest(query="LLM compression"))
         assert svc.ctx.suggestions("LLM compression") == []  # did-you-mean degrades, never fails
     finally:
         svc.ctx.runtime.close()
