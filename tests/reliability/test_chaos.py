@@ -34,6 +34,10 @@ def test_fault_resumes_to_an_identical_graph(chaos: Chaos, fault: str, seed: int
     assert t.identical, detail
     assert t.ledger_same, detail
     assert t.orphans == 0, detail
+    if fault in ("kill_ingest", "kill_db", "kill_both", "json_kill"):
+        assert not t.note, detail  # the fault really happened: the ingest was running at the kill point
+    if fault in ("kill_ingest", "kill_both", "json_kill"):
+        assert t.first_rc != 0 and t.reruns >= 1, detail
     if fault == "db_mid_ingest" and not t.note:
         assert t.first_rc == 0 and t.pauses >= 1, detail  # the same run paused, restarted the DB and finished
     if fault == "llm_down_up":
