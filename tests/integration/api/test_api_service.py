@@ -129,10 +129,11 @@ async def test_unexpected_error_is_json_500_without_trace(api_settings, caplog, 
 
     svc = ToolService(api_settings.model_copy(deep=True))
 
-    def boom(req):
+    def boom(ctx, req):
         raise RuntimeError("secret internals /etc/passwd")
 
-    monkeypatch.setattr(svc, "node_search", boom)
+    # the node_search row's service function (the table names it; it is looked up at each call)
+    monkeypatch.setattr("motivgraph.api.services.node_search.node_search", boom)
     async with asgi_client(_app(api_settings, svc)) as c:
         with caplog.at_level(logging.ERROR):
             r = await c.post("/tools/node_search", json={"query": "x"})
@@ -151,10 +152,10 @@ async def test_errors_do_not_leak_secrets(api_settings, monkeypatch):
     s.neo4j.password = SecretStr("hunter2-password")
     svc = ToolService(s)
 
-    def down(req):
+    def down(ctx, req):
         raise BackendUnavailable("cannot reach bolt://neo4j:hunter2-password@db:7687 (hunter2-password)")
 
-    monkeypatch.setattr(svc, "node_search", down)
+    monkeypatch.setattr("motivgraph.api.services.node_search.node_search", down)
     async with asgi_client(_app(s, svc)) as c:
         r = await c.post("/tools/node_search", json={"query": "x"})
     assert r.status_code == 503
