@@ -173,20 +173,22 @@ def bench_store(settings: Any, names: list[str], n: int) -> dict[str, Any]:
 
 
 def bench_inprocess(settings: Any, bodies: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    from motivgraph.api.contract.models import NodeRelationRequest, NodeSearchRequest, RandomNodesRequest
+    from motivgraph.api.contract.tools import NODE_RELATION, NODE_SEARCH, RANDOM_NODES
     from motivgraph.api.services import ToolService
 
     svc = ToolService(settings)
-    models = {"node_search": (svc.node_search, NodeSearchRequest),
-              "node_relation": (svc.node_relation, NodeRelationRequest),
-              "random_nodes": (svc.random_nodes, RandomNodesRequest)}
     out = {}
     try:
-        for tool, (fn, model) in models.items():
-            reqs = [model.model_validate(b) for b in bodies[tool]]
+        for spec in (NODE_SEARCH, NODE_RELATION, RANDOM_NODES):
+            service_fn = spec.service_function()  # the row's service function, called directly (no thread hop)
+
+            def fn(r: Any, service_fn: Any = service_fn) -> Any:
+                return service_fn(svc.ctx, r)
+
+            reqs = [spec.request.model_validate(b) for b in bodies[spec.name]]
             for r in reqs[:5]:  # warm-up: model load, index load, connections
                 fn(r)
-            out[tool] = summary(time_calls(fn, reqs[5:]))
+            out[spec.name] = summary(time_calls(fn, reqs[5:]))
     finally:
         svc.close()
     return out
