@@ -286,18 +286,20 @@ class Chaos:
             proc = self.start_ingest(env, mode)
             if fault in ("kill_ingest", "kill_db", "kill_both", "json_kill"):
                 frac, est, started = rng.uniform(0.05, 0.95), base.seconds, t0
-                for _ in range(3):
+                for attempt in range(3):
+                    if attempt:
+                        # The ingest finished before the kill point (the machine is faster now than when the
+                        # baseline was timed): a trial without a fault proves nothing, so start afresh with the
+                        # time just seen.
+                        est = time.monotonic() - started
+                        self._cleanup(data)
+                        data.parent.mkdir(parents=True)
+                        started = time.monotonic()
+                        proc = self.start_ingest(env, mode)
                     while time.monotonic() - started < frac * est and proc.poll() is None:
                         time.sleep(0.02)
                     if proc.poll() is None:
                         break
-                    # The ingest finished before the kill point (the machine is faster now than when the baseline
-                    # was timed): a trial without a fault proves nothing, so start afresh with the time just seen.
-                    est = time.monotonic() - started
-                    self._cleanup(data)
-                    data.parent.mkdir(parents=True)
-                    started = time.monotonic()
-                    proc = self.start_ingest(env, mode)
                 res.killed_at_s = time.monotonic() - started
                 if proc.poll() is not None:
                     res.note = "ingest finished before every kill point"
