@@ -28,6 +28,8 @@ _VISIBLE = _ALLOWED[:-1] + _SPACE + "]"
 # Collapsed length >= 3 <=> two non-space characters with at least one character (space or not) between them.
 TOPIC_PATTERN = f"^{_ALLOWED}*{_VISIBLE}{_ALLOWED}+{_VISIBLE}{_ALLOWED}*$"
 
+EXAMPLE_TOPIC = "Detecting unsupported claims in scientific abstracts with retrieval over the cited papers"
+
 Topic = Annotated[str, Field(min_length=3, max_length=500, description="Research topic or task description."),
                   SchemaPattern(TOPIC_PATTERN)]
 
@@ -61,6 +63,10 @@ def strict_request_model(method: Any) -> type[RunRequestBase]:
     validators = {"strict_numbers": field_validator(*checked, mode="before")(strict_numbers)}
     model = create_model(base.__name__, __base__=base, __validators__=validators, topic=(Topic, ...))
     model.__doc__ = base.__doc__
+    # /docs' "Try it out" starts from a runnable body: the method's own defaults fill in every other field
+    example = {"method": method.name, "topic": EXAMPLE_TOPIC, "budget_usd": 0.5}
+    model.model_config = {**model.model_config, "json_schema_extra": {"examples": [example]}}
+    model.model_rebuild(force=True)
     return as_run_request(model)
 
 
@@ -73,7 +79,7 @@ def session_body_type() -> Any:
 
 
 class ResumeRequest(BaseModel):
-    model_config = {"extra": "forbid"}
+    model_config = {"extra": "forbid", "json_schema_extra": {"examples": [{"budget_usd": 2.0}]}}
 
     budget_usd: float | None = Field(None, ge=0, le=1000, description="New budget for the whole run (optional).")
 
