@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pdf import parse_pdf
 from motivgraph.ingest.pdf_layout import page_lines
 from tests.fixtures.ingest.rawpdf import RawPdf
 from tests.unit.ingest.test_ingest_pdf_layouts import INTRO_START, Writer
