@@ -9,16 +9,64 @@
 - `run_method`, `dry_run`, `create_run`  — running a method in a run directory (agents.core.runner)
 """
 
-from motivgraph.agents.core.background import BackgroundPaper, TopicBackground
-from motivgraph.agents.core.checkpoint import CheckpointVersionError
-from motivgraph.agents.core.context import RunContext, RunSpec
-from motivgraph.agents.core.idea import CitationRef, Grounding, IdeaRecord, KgLink, Provenance, ResolvedPaper
-from motivgraph.agents.core.llm import PlatformLLMClient, RoleLLM
-from motivgraph.agents.core.loop import ChatAgent
-from motivgraph.agents.core.method import CostPlan, Method, MethodConfig, NoState
-from motivgraph.agents.core.registry import get_method, method_names, register, unregister
-from motivgraph.agents.core.runner import RunOutcome, create_run, dry_run, run_method
-from motivgraph.agents.core.toolbox import SeenRecord, Toolbox, ToolOutcome
+# Names load on first use (PEP 562): `motivgraph --help` and the CLI's registry lookups import this package,
+# and an eager import of every submodule would pull the whole LLM stack (langchain) into each process start.
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from motivgraph.agents.core.background import BackgroundPaper, TopicBackground
+    from motivgraph.agents.core.checkpoint import CheckpointVersionError
+    from motivgraph.agents.core.context import RunContext, RunSpec
+    from motivgraph.agents.core.idea import CitationRef, Grounding, IdeaRecord, KgLink, Provenance, ResolvedPaper
+    from motivgraph.agents.core.llm import PlatformLLMClient, RoleLLM
+    from motivgraph.agents.core.loop import ChatAgent
+    from motivgraph.agents.core.method import CostPlan, Method, MethodConfig, NoState
+    from motivgraph.agents.core.registry import get_method, method_names, register, unregister
+    from motivgraph.agents.core.runner import RunOutcome, create_run, dry_run, run_method
+    from motivgraph.agents.core.toolbox import SeenRecord, Toolbox, ToolOutcome
+
+_WHERE = {
+    "BackgroundPaper": "motivgraph.agents.core.background",
+    "TopicBackground": "motivgraph.agents.core.background",
+    "CheckpointVersionError": "motivgraph.agents.core.checkpoint",
+    "RunContext": "motivgraph.agents.core.context",
+    "RunSpec": "motivgraph.agents.core.context",
+    "CitationRef": "motivgraph.agents.core.idea",
+    "Grounding": "motivgraph.agents.core.idea",
+    "IdeaRecord": "motivgraph.agents.core.idea",
+    "KgLink": "motivgraph.agents.core.idea",
+    "Provenance": "motivgraph.agents.core.idea",
+    "ResolvedPaper": "motivgraph.agents.core.idea",
+    "PlatformLLMClient": "motivgraph.agents.core.llm",
+    "RoleLLM": "motivgraph.agents.core.llm",
+    "ChatAgent": "motivgraph.agents.core.loop",
+    "CostPlan": "motivgraph.agents.core.method",
+    "Method": "motivgraph.agents.core.method",
+    "MethodConfig": "motivgraph.agents.core.method",
+    "NoState": "motivgraph.agents.core.method",
+    "get_method": "motivgraph.agents.core.registry",
+    "method_names": "motivgraph.agents.core.registry",
+    "register": "motivgraph.agents.core.registry",
+    "unregister": "motivgraph.agents.core.registry",
+    "RunOutcome": "motivgraph.agents.core.runner",
+    "create_run": "motivgraph.agents.core.runner",
+    "dry_run": "motivgraph.agents.core.runner",
+    "run_method": "motivgraph.agents.core.runner",
+    "SeenRecord": "motivgraph.agents.core.toolbox",
+    "Toolbox": "motivgraph.agents.core.toolbox",
+    "ToolOutcome": "motivgraph.agents.core.toolbox",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value  # later lookups skip this hook
+    return value
 
 __all__ = [
     "BackgroundPaper", "ChatAgent", "CheckpointVersionError", "CitationRef", "CostPlan", "Grounding", "IdeaRecord",
