@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from motivgraph.miner.sqlite_file import SqliteFile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS merge_log (
@@ -109,26 +109,15 @@ class MergeDecision:
         return self.decision in MERGING
 
 
-class DecisionLog:
+class DecisionLog(SqliteFile):
     """Thread-safe access to the miner's SQLite file."""
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
-        self._db.commit()
+        super().__init__(path, SCHEMA)
 
     @classmethod
     def for_data_dir(cls, data_dir: Path) -> DecisionLog:
         return cls(Path(data_dir) / "miner" / "decisions.sqlite")
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
     # -- identity decisions -----------------------------------------------------------------
     def log_merges(self, decisions: Iterable[MergeDecision], run_id: str | None = None) -> None:

@@ -9,12 +9,11 @@ keeps it, so "first-ingest order" survives any number of re-processings.
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
 from motivgraph.miner.schemas import ExtractionResult
+from motivgraph.miner.sqlite_file import SqliteFile
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS extractions (
@@ -27,26 +26,15 @@ CREATE TABLE IF NOT EXISTS extractions (
 """
 
 
-class ExtractionStore:
+class ExtractionStore(SqliteFile):
     """Thread-safe access to the per-paper extraction records."""
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._db.commit()
+        super().__init__(path, _SCHEMA)
 
     @classmethod
     def for_data_dir(cls, data_dir: Path) -> ExtractionStore:
         return cls(Path(data_dir) / "miner" / "extractions.sqlite")
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
     def put(self, result: ExtractionResult) -> None:
         """Record (or replace) a paper's extraction; a replaced record keeps its `seq`."""
