@@ -50,8 +50,11 @@ class SoiqConfig(MethodConfig):
     ideas: int | None = Field(None, ge=1, le=20, description="Ideas to attempt (default MOTIVGRAPH_AGENTS_IDEAS).")
     rounds: int | None = Field(None, ge=1, le=20,
                                description="Mentor rounds before a forced decision (default MOTIVGRAPH_AGENTS_ROUNDS).")
+    # The schema states the valid switches (an enum), so a schema-valid body is an accepted one; the validator
+    # is laxer still (a comma string, any case, '-' for '_') for the CLI.
     ablations: list[str] = Field(default_factory=list, max_length=len(ABLATIONS),
-                                 description=f"Any of: {', '.join(ABLATIONS)}.")
+                                 description=f"Any of: {', '.join(ABLATIONS)}.",
+                                 json_schema_extra={"items": {"type": "string", "enum": list(ABLATIONS)}})
     tool_mode: Literal["auto", "native", "text", "constrained"] = Field(
         "auto", description="native tool calls, the text <CALL> protocol, JSON actions under schema-constrained "
                             "decoding, or auto (native when supported, else constrained when the server "
