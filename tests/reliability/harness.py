@@ -186,6 +186,12 @@ class Chaos:
             return None
         return pid if _alive(pid) else None
 
+    def _wait_for_db(self, data: Path, proc: subprocess.Popen[bytes], deadline: float) -> None:
+        """A DB fault needs a running DB: on a loaded machine the ingest can take longer than an early kill
+        point to start it, so the kill point waits (bounded by the trial cap) until the DB is up."""
+        while self.db_pid(data) is None and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+
     @staticmethod
     def stored(data_dir: Path) -> int:
         path = data_dir / "ingest" / "ledger.sqlite"
@@ -296,6 +302,8 @@ class Chaos:
                         data.parent.mkdir(parents=True)
                         started = time.monotonic()
                         proc = self.start_ingest(env, mode)
+                    if fault in ("kill_db", "kill_both", "json_kill"):
+                        self._wait_for_db(data, proc, deadline)
                     while time.monotonic() - started < frac * est and proc.poll() is None:
                         time.sleep(0.02)
                     if proc.poll() is None:
