@@ -79,8 +79,10 @@ async def _two_turns(send: Callable[[list[BaseMessage]], Awaitable[tuple[AIMessa
     raise err
 
 
-async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[M]) -> tuple[M, CallUsage]:
-    """`schema` from the role's model, and the tokens/cost this took (re-ask included)."""
+def _prepare(client: Any, role: str, messages: list[BaseMessage], schema: type[Any]
+             ) -> tuple[list[BaseMessage], dict[str, Any]]:
+    """The messages and chat kwargs of a structured request in the role's strongest mode (instruction for
+    instruct-only modes; response_format or a forced tool otherwise)."""
     req = client.structured_request(role, schema)
     msgs = list(messages)
     if req.instruct:
@@ -88,6 +90,13 @@ async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[
     kwargs: dict[str, Any] = dict(req.kwargs)
     if req.tools:
         kwargs.update(tools=list(req.tools), tool_choice=req.tool_choice)
+    return msgs, kwargs
+
+
+async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[M]) -> tuple[M, CallUsage]:
+    """`schema` from the role's model, and the tokens/cost this took (re-ask included)."""
+    msgs, kwargs = _prepare(client, role, messages, schema)
+
     async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
         reply = await client.chat(role, m, **kwargs)
         return reply, _usage(client, role, m, reply)
@@ -103,13 +112,8 @@ def role_ask(llm: Any) -> Ask:
     key = account_role(llm.client, llm.role)
 
     async def _ask(messages: list[BaseMessage], schema: type[Any]) -> tuple[Any, CallUsage]:
-        req = llm.client.structured_request(key, schema)
-        msgs = list(messages)
-        if req.instruct:
-            msgs = so.with_instruction(msgs, _instruction(schema))
-        kwargs: dict[str, Any] = dict(req.kwargs)
-        if req.tools:
-            kwargs.update(tools=list(req.tools), tool_choice=req.tool_choice)
+        msgs, kwargs = _prepare(llm.client, key, messages, schema)
+
         async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
             reply = await llm.chat(m, **kwargs)
             return reply, _usage(llm.client, key, m, reply)
