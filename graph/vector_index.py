@@ -11,23 +11,35 @@ post-filter over a shared top-k. The graph is the source of truth: the index rec
 On disk, under one directory per index (e.g. `<data_dir>/index/nodes/`):
 
     CURRENT            name of the live generation, replaced atomically (tmp + rename)
-    gen-000007/        one complete, immutable generation
+    gen-000007/        one generation: a complete base, then an append log
         stamp.json     format version, model, dim, graph version, counts, kinds, built time
         <group>.npy    float32 vectors (row i = item i), so vectors are always reconstructable
-        <group>.json   item metadata, row-aligned with the vectors ([id, label, level] lists)
+        <group>.json   item metadata, row-aligned with the vectors ([id, label, level, text hash]
+                       lists; the hash lets a rebuild reuse the vector of an unchanged text)
         <group>.faiss  the HNSW graph (only for groups built as HNSW; exact indexes are rebuilt
                        from the .npy on load, which costs no more than reading them)
-    .lock              flock held by writers (rebuild / add), so two processes never interleave
+        delta.vec      float32 rows appended since the base was written (adds of every group)
+        delta.log      one JSON line per append (adds with their rows in delta.vec, deletions, the
+                       graph version and counts after it); a line is the append's commit
+    .lock              flock held by writers (rebuild / add / remove), so two processes never interleave
 
-Readers never lock: a generation is written completely, then CURRENT is swapped, so a reader sees
-either the old or the new generation, never half of one. A process notices a newer generation
-written by another process on its next search and reloads it.
+`add` and `remove` append to the live generation (vectors fsynced, then the log line fsynced), so a
+flush costs what it adds, not the whole index; once the rows appended or deleted since the base pass
+a fraction of it, the next write compacts everything into a new generation. A writer killed
+mid-append leaves a torn tail that readers ignore and the next writer cuts off; the graph version
+stays that of the last whole record, so the index reads as stale and the ingest's derived-index
+repair rebuilds it (reusing every stored vector whose text is unchanged).
+
+Readers never lock: a generation's base is written completely, then CURRENT is swapped; log records
+are applied whole. A process notices a newer generation or new log records written by another
+process on its next search (one stat) and loads them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -35,7 +47,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,26 +68,90 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: text hash per item, append log (delta.vec + delta.log) per generation
 KEEP_GENERATIONS = 2  # the live one and its predecessor (a reader may still be loading it)
+
+DELTA_VECTORS = "delta.vec"
+DELTA_LOG = "delta.log"
+# Appends go to the live generation's log until the rows appended or deleted since it was written pass
+# max(COMPACT_MIN_ROWS, COMPACT_FRACTION x its rows): then one new generation holds them all, so a full
+# rewrite costs O(total) amortised instead of O(total) per flush.
+COMPACT_MIN_ROWS = 4096
+COMPACT_FRACTION = 0.25
+# Deleted rows stay in FAISS until compaction and a search over-fetches by their number: keep it small.
+DEAD_MIN_ROWS = 256
+DEAD_FRACTION = 0.005
+MAX_PARTS = 8  # appended parts per group before they are merged into one (bounds FAISS calls per search)
 
 IndexKind = Literal["exact", "hnsw"]
 
 
+def text_hash(text: str) -> str:
+    """What an item's stored vector was computed from, so a rebuild reuses vectors whose text is unchanged."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True)
+class Part:
+    """A run of rows [start, start + len(vectors)) of a group with its own FAISS index (local row ids)."""
+
+    start: int
+    vectors: np.ndarray
+    index: Any  # faiss.Index
+
+
 @dataclass
 class Group:
-    """One FAISS index and its row-aligned items (id, label, level)."""
+    """One group's items, row-aligned (rows of deleted items stay until compaction, listed in `dead`):
+    parts[0] is the generation's base, the rest were appended since. Treated as immutable once
+    published, so a search holding it is never disturbed by a writer (writers build a new one)."""
 
     ids: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     levels: list[int] = field(default_factory=list)
-    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
-    kind: IndexKind = "exact"
-    index: Any = None  # faiss.Index
-    pos: dict[str, int] = field(default_factory=dict)
+    hashes: list[str] = field(default_factory=list)
+    parts: list[Part] = field(default_factory=list)
+    kind: IndexKind = "exact"  # of the base part; appended parts are exact
+    pos: dict[str, int] = field(default_factory=dict)  # live id -> row
+    dead: frozenset[int] = frozenset()
+    dim: int = 0
 
     def __len__(self) -> int:
+        return len(self.pos)
+
+    @property
+    def rows(self) -> int:
         return len(self.ids)
+
+    @property
+    def base_rows(self) -> int:
+        return len(self.parts[0].vectors) if self.parts else 0
+
+    @property
+    def index(self) -> Any:
+        """The base FAISS index."""
+        return self.parts[0].index if self.parts else None
+
+    def vector(self, row: int) -> np.ndarray:
+        for p in reversed(self.parts):
+            if row >= p.start:
+                return p.vectors[row - p.start]
+        raise IndexError(row)
+
+    def all_vectors(self) -> np.ndarray:
+        if not self.parts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if len(self.parts) == 1:
+            return self.parts[0].vectors
+        return np.concatenate([p.vectors for p in self.parts])
+
+    @classmethod
+    def single(
+        cls, ids: list[str], labels: list[str], levels: list[int], hashes: list[str], vectors: np.ndarray,
+        kind: IndexKind, index: Any, dim: int,
+    ) -> Group:
+        return cls(ids=ids, labels=labels, levels=levels, hashes=hashes, parts=[Part(0, vectors, index)],
+                   kind=kind, pos={k: i for i, k in enumerate(ids)}, dim=dim)
 
 
 def choose_kind(cfg: IndexSettings, count: int) -> IndexKind:
@@ -99,6 +175,72 @@ def build_faiss(vectors: np.ndarray, kind: IndexKind, cfg: IndexSettings, dim: i
     return index
 
 
+def apply_record(
+    groups: dict[str, Group], rec: dict[str, Any], vectors: np.ndarray, cfg: IndexSettings
+) -> dict[str, Group]:
+    """The groups after one append-log record: `rec["del"]` ids deleted, `rec["add"]` = {group:
+    [[id, label, level, hash], ...]} added (replacing an id already there), their vectors being the
+    rows of `vectors` in record order. Returns new Group objects; the given ones are not touched."""
+    dels = set(rec.get("del") or ())
+    adds: dict[str, list[list[Any]]] = rec.get("add") or {}
+    out = dict(groups)
+    off = 0
+    for g, grp in groups.items():
+        items = adds.get(g) or []
+        kill = [grp.pos[i] for i in dels if i in grp.pos] + [grp.pos[m[0]] for m in items if m[0] in grp.pos]
+        if not items and not kill:
+            continue
+        pos = dict(grp.pos)
+        for r in kill:
+            pos.pop(grp.ids[r], None)
+        new = Group(
+            ids=grp.ids + [m[0] for m in items], labels=grp.labels + [m[1] for m in items],
+            levels=grp.levels + [int(m[2]) for m in items], hashes=grp.hashes + [m[3] for m in items],
+            parts=list(grp.parts), kind=grp.kind, pos=pos, dead=grp.dead | frozenset(kill), dim=grp.dim,
+        )
+        if items:
+            vecs = np.ascontiguousarray(vectors[off : off + len(items)], dtype=np.float32)
+            off += len(items)
+            for j, m in enumerate(items):
+                pos[m[0]] = grp.rows + j
+            new.parts.append(Part(grp.rows, vecs, build_faiss(vecs, "exact", cfg, grp.dim)))
+            if len(new.parts) > 1 + MAX_PARTS:  # merge the appended parts (small: compaction bounds them)
+                merged = np.concatenate([p.vectors for p in new.parts[1:]])
+                new.parts = [new.parts[0], Part(new.parts[1].start, merged, build_faiss(merged, "exact", cfg, grp.dim))]
+        out[g] = new
+    return out
+
+
+def needs_compaction(grp: Group) -> bool:
+    delta = grp.rows - grp.base_rows
+    return (
+        delta + len(grp.dead) > max(COMPACT_MIN_ROWS, COMPACT_FRACTION * grp.base_rows)
+        or len(grp.dead) > max(DEAD_MIN_ROWS, DEAD_FRACTION * grp.rows)
+    )
+
+
+def compact(grp: Group, cfg: IndexSettings) -> Group:
+    """One base part holding the live rows, of the configured kind. An HNSW base with no deleted rows
+    grows by the appended rows (no rebuild); otherwise the FAISS index is built from the stored vectors."""
+    import faiss
+
+    if len(grp.parts) == 1 and not grp.dead and grp.kind == choose_kind(cfg, len(grp)):
+        return grp
+    rows = sorted(grp.pos.values())
+    allv = grp.all_vectors()
+    vectors = np.ascontiguousarray(allv[rows] if grp.dead else allv, dtype=np.float32)
+    kind = choose_kind(cfg, len(rows))
+    if kind == "hnsw" and grp.kind == "hnsw" and not grp.dead and grp.parts and grp.base_rows:
+        index: Any = faiss.deserialize_index(faiss.serialize_index(grp.parts[0].index))
+        index.hnsw.efSearch = cfg.hnsw_ef_search
+        if grp.rows > grp.base_rows:
+            index.add(np.ascontiguousarray(vectors[grp.base_rows :]))
+    else:
+        index = build_faiss(vectors, kind, cfg, grp.dim)
+    return Group.single([grp.ids[r] for r in rows], [grp.labels[r] for r in rows], [grp.levels[r] for r in rows],
+                        [grp.hashes[r] for r in rows], vectors, kind, index, grp.dim)
+
+
 @contextlib.contextmanager
 def write_lock(root: Path, timeout_s: float = 600.0) -> Iterator[None]:
     """Exclusive writer lock across processes (flock: released by the kernel if the holder dies)."""
@@ -120,6 +262,15 @@ def write_lock(root: Path, timeout_s: float = 600.0) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+@dataclass
+class LogState:
+    """How much of a generation's append log is applied: bytes of delta.log, rows of delta.vec."""
+
+    log_bytes: int = 0
+    vec_rows: int = 0
+    last: dict[str, Any] | None = None  # the last record applied
 
 
 class GenerationStore:
@@ -156,8 +307,24 @@ class GenerationStore:
             )
         return stamp
 
-    def load(self, groups: Sequence[str], cfg: IndexSettings) -> tuple[str, dict[str, Any], dict[str, Group]]:
-        """Load the live generation. IndexMissing when there is none; IndexCorrupt when a file is bad."""
+    def read_effective_stamp(self, gen: str | None = None) -> dict[str, Any] | None:
+        """The stamp with the graph version and counts of the last complete append-log record (for a
+        status without loading any vectors)."""
+        gen = gen or self.current_name()
+        stamp = self.read_stamp(gen) if gen else None
+        if stamp is None or gen is None:
+            return stamp
+        last = last_complete_line(self.root / gen / DELTA_LOG)
+        if last is not None:
+            rec = self._parse(last, self.root / gen / DELTA_LOG)
+            stamp = {**stamp, "graph_version": rec["gv"], "counts": rec["counts"]}
+        return stamp
+
+    def load(
+        self, groups: Sequence[str], cfg: IndexSettings
+    ) -> tuple[str, dict[str, Any], dict[str, Group], LogState]:
+        """Load the live generation and its append log. IndexMissing when there is none; IndexCorrupt
+        when a file is bad."""
         gen = self.current_name()
         stamp = self.read_stamp(gen) if gen else None
         if gen is None or stamp is None:
@@ -166,7 +333,60 @@ class GenerationStore:
         out: dict[str, Group] = {}
         for g in groups:
             out[g] = self._load_group(self.root / gen, g, stamp, dim, cfg)
-        return gen, stamp, out
+        state = LogState()
+        out, stamp = self.catch_up(gen, stamp, out, state, cfg)
+        return gen, stamp, out, state
+
+    def catch_up(
+        self, gen: str, stamp: dict[str, Any], groups: dict[str, Group], state: LogState, cfg: IndexSettings
+    ) -> tuple[dict[str, Group], dict[str, Any]]:
+        """Apply the append-log records written since `state` (updated in place). A torn last line
+        (a writer killed mid-append) is not a record yet and is ignored."""
+        path = self.root / gen / DELTA_LOG
+        try:
+            with open(path, "rb") as fh:
+                fh.seek(state.log_bytes)
+                data = fh.read()
+        except FileNotFoundError:
+            return groups, stamp
+        end = data.rfind(b"\n")
+        if end < 0:
+            return groups, stamp
+        dim = int(stamp["dim"])
+        lines = data[: end + 1].splitlines()
+        recs = [self._parse(line, path) for line in lines]
+        need = max((int(r["at"]) + int(r["n"]) for r in recs), default=0)
+        vec_path = self.root / gen / DELTA_VECTORS
+        try:
+            allv = np.fromfile(vec_path, dtype=np.float32, count=need * dim) if need else np.zeros(0, np.float32)
+        except FileNotFoundError:
+            allv = np.zeros(0, np.float32)
+        if allv.size < need * dim:
+            raise IndexCorrupt(
+                f"The {self.what} append log {path} names {need} vector rows, {vec_path.name} holds "
+                f"{allv.size // max(dim, 1)}; run `motivgraph reindex`"
+            )
+        allv = allv.reshape(-1, dim) if dim else allv.reshape(0, 0)
+        for rec in recs:
+            at, n = int(rec["at"]), int(rec["n"])
+            groups = apply_record(groups, rec, allv[at : at + n], cfg)
+            state.vec_rows = max(state.vec_rows, at + n)
+            state.last = rec
+        state.log_bytes += end + 1
+        if state.last is not None:
+            stamp = {**stamp, "graph_version": state.last["gv"], "counts": {g: len(groups[g]) for g in groups}}
+        return groups, stamp
+
+    def _parse(self, line: bytes, path: Path) -> dict[str, Any]:
+        try:
+            rec = json.loads(line)
+            if not isinstance(rec, dict) or not {"gv", "at", "n", "counts"} <= rec.keys():
+                raise ValueError("not an index log record")
+        except ValueError as e:
+            raise IndexCorrupt(
+                f"The {self.what} append log {path} has a bad record ({e}); run `motivgraph reindex`"
+            ) from e
+        return rec
 
     def _load_group(self, gdir: Path, g: str, stamp: dict[str, Any], dim: int, cfg: IndexSettings) -> Group:
         import faiss
@@ -187,6 +407,7 @@ class GenerationStore:
         if (
             not isinstance(meta, list)
             or len(meta) != expected
+            or any(not isinstance(m, list) or len(m) != 4 for m in meta)
             or vectors.dtype != np.float32
             or vectors.ndim != 2
             or vectors.shape != (expected, dim)
@@ -196,30 +417,27 @@ class GenerationStore:
                 f"hold {len(meta) if isinstance(meta, list) else '?'} items and vectors {vectors.shape}); "
                 "run `motivgraph reindex`"
             )
-        grp = Group(
-            ids=[m[0] for m in meta], labels=[m[1] for m in meta], levels=[int(m[2]) for m in meta],
-            vectors=vectors, kind=kind,
-        )
-        grp.pos = {k: i for i, k in enumerate(grp.ids)}
+        index: Any
         if kind == "hnsw":
             try:
-                grp.index = faiss.read_index(str(gdir / f"{g}.faiss"))
+                index = faiss.read_index(str(gdir / f"{g}.faiss"))
             except Exception as e:  # faiss raises RuntimeError with a C++ message
                 raise IndexCorrupt(
                     f"The {self.what} HNSW file for {g!r} in {gdir} is unreadable ({e}); run `motivgraph reindex`"
                 ) from e
-            if grp.index.ntotal != expected or grp.index.d != dim:
+            if index.ntotal != expected or index.d != dim:
                 raise IndexCorrupt(
                     f"The {self.what} HNSW file for {g!r} does not match its stamp; run `motivgraph reindex`"
                 )
-            grp.index.hnsw.efSearch = cfg.hnsw_ef_search
+            index.hnsw.efSearch = cfg.hnsw_ef_search
         else:
-            grp.index = build_faiss(vectors, "exact", cfg, dim)
-        return grp
+            index = build_faiss(vectors, "exact", cfg, dim)
+        return Group.single([m[0] for m in meta], [m[1] for m in meta], [int(m[2]) for m in meta],
+                            [str(m[3]) for m in meta], vectors, kind, index, dim)
 
     # -- writing (call under write_lock) -------------------------------------------------------
     def write(self, stamp: dict[str, Any], groups: dict[str, Group]) -> str:
-        """Write a complete new generation and make it live. Returns its name."""
+        """Write a complete new generation (of compacted groups) and make it live. Returns its name."""
         import faiss
 
         self.root.mkdir(parents=True, exist_ok=True)
@@ -231,10 +449,11 @@ class GenerationStore:
         tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{name}."))
         try:
             for g, grp in groups.items():
-                meta = [[i, lbl, lvl] for i, lbl, lvl in zip(grp.ids, grp.labels, grp.levels, strict=True)]
+                assert len(grp.parts) <= 1 and not grp.dead, "write() takes compacted groups"
+                meta = [list(m) for m in zip(grp.ids, grp.labels, grp.levels, grp.hashes, strict=True)]
                 (tmp / f"{g}.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
                 with open(tmp / f"{g}.npy", "wb") as fh:
-                    np.save(fh, np.ascontiguousarray(grp.vectors, dtype=np.float32), allow_pickle=False)
+                    np.save(fh, np.ascontiguousarray(grp.all_vectors(), dtype=np.float32), allow_pickle=False)
                 if grp.kind == "hnsw":
                     faiss.write_index(grp.index, str(tmp / f"{g}.faiss"))
             stamp = {**stamp, "format_version": FORMAT_VERSION, "generation": name}
@@ -249,6 +468,38 @@ class GenerationStore:
         atomic_write(self.root / "CURRENT", name + "\n")
         self._prune(name)
         return name
+
+    def append(self, gen: str, rec: dict[str, Any], vectors: np.ndarray, state: LogState, dim: int) -> None:
+        """Append one record to the live generation's log: its vectors first (fsynced), then the
+        record line (fsynced) — the line is the commit. Leftovers of a writer killed mid-append (past
+        `state`, which holds everything committed) are cut off first."""
+        gdir = self.root / gen
+        rec = {**rec, "at": state.vec_rows, "n": len(vectors)}
+        line = (json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        with open(gdir / DELTA_VECTORS, "ab") as fv:
+            if fv.tell() != state.vec_rows * dim * 4:
+                fv.truncate(state.vec_rows * dim * 4)
+                fv.seek(0, os.SEEK_END)
+            if len(vectors):
+                fv.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+            fv.flush()
+            os.fsync(fv.fileno())
+        with open(gdir / DELTA_LOG, "ab") as fl:
+            if fl.tell() != state.log_bytes:
+                fl.truncate(state.log_bytes)
+                fl.seek(0, os.SEEK_END)
+            fl.write(line)
+            fl.flush()
+            os.fsync(fl.fileno())
+        state.log_bytes += len(line)
+        state.vec_rows += len(vectors)
+        state.last = rec
+
+    def log_bytes(self, gen: str) -> int:
+        try:
+            return (self.root / gen / DELTA_LOG).stat().st_size
+        except FileNotFoundError:
+            return 0
 
     def _prune(self, live: str) -> None:
         gens = sorted(p for p in self.root.glob("gen-*") if p.is_dir())
@@ -265,6 +516,28 @@ class GenerationStore:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
 
 
+def last_complete_line(path: Path, block: int = 65536) -> bytes | None:
+    """The last newline-terminated line of a file (None if it has none), reading from the end."""
+    if not path.exists():
+        return None
+    with open(path, "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        tail = b""
+        pos = size
+        while pos > 0:
+            step = min(block, pos)
+            pos -= step
+            fh.seek(pos)
+            tail = fh.read(step) + tail
+            end = tail.rfind(b"\n")
+            if end < 0:
+                continue
+            start = tail.rfind(b"\n", 0, end)
+            if start >= 0 or pos == 0:
+                return tail[start + 1 : end]
+        return None
+
+
 def now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -272,21 +545,30 @@ def now_iso() -> str:
 def search_groups(
     groups: dict[str, Group], names: Sequence[str], queries: np.ndarray, k: int, min_score: float | None
 ) -> list[list[tuple[float, str, int]]]:
-    """Top-k (score, group, row) per query over the named groups, merged best first."""
+    """Top-k (score, group, row) per query over the named groups (each part of each), merged best first.
+    Deleted rows still in FAISS are over-fetched and dropped (compaction keeps them few)."""
     per_query: list[list[tuple[float, str, int]]] = [[] for _ in range(len(queries))]
     for g in names:
         grp = groups.get(g)
         if grp is None or not len(grp):
             continue
-        kk = min(k, len(grp))
-        scores, rows = grp.index.search(queries, kk)
-        for qi in range(len(queries)):
-            for s, r in zip(scores[qi], rows[qi], strict=True):
-                if r < 0:  # HNSW may return fewer than k
-                    continue
-                if min_score is not None and s < min_score:
-                    continue
-                per_query[qi].append((float(s), g, int(r)))
+        dead = grp.dead
+        for part in grp.parts:
+            n = len(part.vectors)
+            if not n:
+                continue
+            kk = min(k + len(dead), n)
+            scores, rows = part.index.search(queries, kk)
+            for qi in range(len(queries)):
+                for s, r in zip(scores[qi], rows[qi], strict=True):
+                    if r < 0:  # HNSW may return fewer than k
+                        continue
+                    row = part.start + int(r)
+                    if row in dead:
+                        continue
+                    if min_score is not None and s < min_score:
+                        continue
+                    per_query[qi].append((float(s), g, row))
     for lst in per_query:
         # ties broken by id so results are deterministic
         lst.sort(key=lambda t: (-t[0], groups[t[1]].ids[t[2]]))
@@ -339,7 +621,9 @@ class GroupedIndex:
         self._gen: str | None = None
         self._stamp: dict[str, Any] | None = None
         self._groups: dict[str, Group] = {}
+        self._log = LogState()
         self._load_error: IndexCorrupt | None = None
+        self.last_embedded = 0  # texts the last rebuild/add embedded (the rest reused stored vectors)
 
     @classmethod
     def open(cls, settings: Settings, store: GraphStore, embedder: Embedder) -> Self:
@@ -351,12 +635,13 @@ class GroupedIndex:
 
     @classmethod
     def peek(cls, settings: Settings, store: GraphStore) -> IndexStatus:
-        """Status from the stamp alone, without loading the embedding model (the model check is
-        skipped): cheap enough for `graph stats` and health endpoints."""
+        """Status from the stamp (and the append log's last record) alone, without loading the
+        embedding model or any vector (the model check is skipped): cheap enough for `graph stats`
+        and health endpoints."""
         inst = cls(settings, store, None)
         gen = inst._gens.current_name()
         try:
-            inst._stamp = inst._gens.read_stamp(gen) if gen else None
+            inst._stamp = inst._gens.read_effective_stamp(gen) if gen else None
             inst._gen = gen
         except IndexCorrupt as e:
             inst._gen, inst._load_error = gen, e
@@ -383,22 +668,38 @@ class GroupedIndex:
 
     # -- loading ---------------------------------------------------------------------------------
     def _sync(self) -> None:
-        """Load the live generation if it is not the one in memory (another process rebuilt)."""
+        """Load the live generation if it is not the one in memory (another process rebuilt or
+        compacted), or apply the records another process appended to its log since."""
         gen = self._gens.current_name()
         if gen is not None and gen == self._gen and self._load_error is None:
-            return
+            if self._stamp is None or self._gens.log_bytes(gen) == self._log.log_bytes:
+                return
+            with self._lock:
+                if self._gen != gen or self._stamp is None:
+                    return self._sync()
+                try:
+                    groups, stamp = self._gens.catch_up(gen, self._stamp, self._groups, self._log, self.cfg)
+                except IndexCorrupt as e:
+                    log.warning("%s", e)
+                    self._stamp, self._groups, self._load_error = None, {}, e
+                    return None
+                self._groups, self._stamp = groups, stamp
+            return None
         with self._lock:
             for attempt in range(3):
                 try:
                     if gen is None:
                         self._gen, self._stamp, self._groups, self._load_error = None, None, {}, None
-                        return
-                    loaded, stamp, groups = self._gens.load(self.GROUPS, self.cfg)
+                        self._log = LogState()
+                        return None
+                    loaded, stamp, groups, state = self._gens.load(self.GROUPS, self.cfg)
                     self._gen, self._stamp, self._groups, self._load_error = loaded, stamp, groups, None
-                    return
+                    self._log = state
+                    return None
                 except IndexMissing:
                     self._gen, self._stamp, self._groups, self._load_error = None, None, {}, None
-                    return
+                    self._log = LogState()
+                    return None
                 except IndexCorrupt as e:
                     # a writer may have swapped and pruned the generation while we read it: retry
                     # with the new one; the same generation failing again really is damaged
@@ -408,7 +709,9 @@ class GroupedIndex:
                         continue
                     log.warning("%s", e)
                     self._gen, self._stamp, self._groups, self._load_error = gen, None, {}, e
-                    return
+                    self._log = LogState()
+                    return None
+        return None
 
     # -- status ----------------------------------------------------------------------------------
     def status(self) -> IndexStatus:
@@ -458,53 +761,102 @@ class GroupedIndex:
         raise err(st.message)
 
     # -- building --------------------------------------------------------------------------------
-    def rebuild(self, progress: Progress | None = None) -> IndexStatus:
-        """Re-embed every item from the graph and write a new generation."""
+    def _reusable(self) -> dict[str, Group]:
+        """The loaded groups whose stored vectors a rebuild may reuse: same model and dimension (an
+        unreadable index offers none)."""
+        self._sync()
+        stamp, emb = self._stamp, self.embedder
+        if stamp is None or self._load_error is not None:
+            return {}
+        if stamp.get("model") != emb.model_name or stamp.get("dim") != emb.dim:
+            return {}
+        backend = getattr(emb, "backend", None)
+        if stamp.get("backend") is not None and backend is not None and stamp.get("backend") != backend:
+            return {}
+        return self._groups
+
+    def rebuild(
+        self,
+        progress: Progress | None = None,
+        *,
+        reuse: bool = True,
+        known: Mapping[str, np.ndarray] | None = None,
+    ) -> IndexStatus:
+        """Build a new generation of every item in the graph. With `reuse`, an item whose text is
+        unchanged keeps its stored vector (so `reindex --kind` and the repair of a stale index embed
+        only what changed); `known` maps texts to vectors already computed (e.g. by the resolver).
+        Everything else is embedded. `last_embedded` says how many texts were."""
         with write_lock(self.root):
             # read the version first: anything written during the rebuild makes the result stale,
             # never silently complete
             version = self.graph_version()
+            old = self._reusable() if reuse else {}
+            known = known or {}
             totals = self._group_totals()
             total = sum(totals.values())
             done = 0
+            embedded = 0
             if progress:
                 progress(0, total)
+            dim = self.embedder.dim
             groups: dict[str, Group] = {}
             for g in self.GROUPS:
-                grp = Group()
-                chunks: list[np.ndarray] = []
-                texts: list[str] = []
+                prev = old.get(g)
+                ids: list[str] = []
+                labels: list[str] = []
+                levels: list[int] = []
+                hashes: list[str] = []
+                seen: set[str] = set()
+                rows: list[np.ndarray | None] = []
+                todo: list[tuple[int, str]] = []  # (row, text) still to embed
 
-                def flush(texts: list[str] = texts, chunks: list[np.ndarray] = chunks) -> None:
-                    nonlocal done
-                    if texts:
-                        chunks.append(self.embedder.embed(texts))
-                        done += len(texts)
-                        texts.clear()
+                def flush(todo: list[tuple[int, str]] = todo, rows: list[np.ndarray | None] = rows) -> None:
+                    nonlocal done, embedded
+                    if todo:
+                        vecs = self.embedder.embed([t for _, t in todo])
+                        for (r, _), v in zip(todo, vecs, strict=True):
+                            rows[r] = v
+                        done += len(todo)
+                        embedded += len(todo)
+                        todo.clear()
                         if progress:
                             progress(done, max(total, done))
 
                 for item_id, label, level, text in self._iter_items(g):
-                    if item_id in grp.pos:  # a backend must not yield duplicates; be safe anyway
+                    if item_id in seen:  # a backend must not yield duplicates; be safe anyway
                         continue
-                    grp.pos[item_id] = len(grp.ids)
-                    grp.ids.append(item_id)
-                    grp.labels.append(label)
-                    grp.levels.append(level)
-                    texts.append(text)
-                    if len(texts) >= EMBED_CHUNK:
-                        flush()
+                    seen.add(item_id)
+                    h = text_hash(text)
+                    ids.append(item_id)
+                    labels.append(label)
+                    levels.append(level)
+                    hashes.append(h)
+                    r = prev.pos.get(item_id) if prev is not None else None
+                    vec = prev.vector(r) if prev is not None and r is not None and prev.hashes[r] == h else None
+                    if vec is None:
+                        vec = known.get(text)
+                    rows.append(vec)
+                    if vec is None:
+                        todo.append((len(rows) - 1, text))
+                        if len(todo) >= EMBED_CHUNK:
+                            flush()
+                    else:
+                        done += 1
                 flush()
-                grp.vectors = (
-                    np.concatenate(chunks) if chunks else np.zeros((0, self.embedder.dim), dtype=np.float32)
-                )
-                grp.kind = choose_kind(self.cfg, len(grp))
-                grp.index = build_faiss(grp.vectors, grp.kind, self.cfg, self.embedder.dim)
-                groups[g] = grp
+                vectors = (np.vstack(rows).astype(np.float32, copy=False) if rows  # type: ignore[arg-type]
+                           else np.zeros((0, dim), dtype=np.float32))
+                kind = choose_kind(self.cfg, len(ids))
+                groups[g] = Group.single(ids, labels, levels, hashes, vectors, kind,
+                                         build_faiss(vectors, kind, self.cfg, dim), dim)
+            if progress:
+                progress(done, max(total, done))
+            self.last_embedded = embedded
             self._commit(groups, version)
         return self.status()
 
     def _commit(self, groups: dict[str, Group], version: int) -> None:
+        """Write `groups` (compacted first) as a new generation and make it the live one."""
+        groups = {g: compact(groups[g], self.cfg) for g in self.GROUPS}
         stamp = {
             "model": self.embedder.model_name,
             "dim": self.embedder.dim,
@@ -513,19 +865,49 @@ class GroupedIndex:
             "kinds": {g: groups[g].kind for g in self.GROUPS},
             "built_at": now_iso(),
         }
+        backend = getattr(self.embedder, "backend", None)
+        if isinstance(backend, str):
+            stamp["backend"] = backend
         name = self._gens.write(stamp, groups)
         with self._lock:
             self._gen, self._groups, self._load_error = name, groups, None
             self._stamp = {**stamp, "format_version": FORMAT_VERSION, "generation": name}
+            self._log = LogState()
         log.info("%s written: %s %s", self.WHAT, name, stamp["counts"])
 
+    def _write_record(self, rec: dict[str, Any], vectors: np.ndarray) -> None:
+        """Apply one record (adds and/or deletions) to the live generation: appended to its log, or —
+        when the rows appended or deleted since it was written pass the compaction threshold — written
+        with everything else as a new generation. Call under the write lock, after `_sync`."""
+        assert self._stamp is not None and self._gen is not None
+        groups = apply_record(self._groups, rec, vectors, self.cfg)
+        if any(needs_compaction(groups[g]) for g in self.GROUPS):
+            self._commit(groups, int(rec["gv"]))
+            return
+        counts = {g: len(groups[g]) for g in self.GROUPS}
+        self._gens.append(self._gen, {**rec, "counts": counts}, vectors, self._log, int(self._stamp["dim"]))
+        with self._lock:
+            self._groups = groups
+            self._stamp = {**self._stamp, "graph_version": rec["gv"], "counts": counts}
+
     def _add_items(
-        self, items: Sequence[tuple[str, str, str, int, str]], new_version: Callable[[dict[str, Any]], int]
+        self,
+        items: Sequence[tuple[str, str, str, int, str]],
+        new_version: Callable[[dict[str, Any]], int],
+        vectors: Sequence[np.ndarray | None] | None = None,
     ) -> int:
-        """Add or replace (group, id, label, level, text) items; `new_version(old_stamp)` gives the
-        graph version to record. A missing or unreadable index is rebuilt from the graph instead."""
+        """Add or replace (group, id, label, level, text) items; `vectors` (aligned, optional, None
+        entries allowed) are their embeddings when the caller already has them — only the others are
+        embedded. `new_version(old_stamp)` gives the graph version to record. A missing or unreadable
+        index is rebuilt from the graph instead (reusing the given vectors)."""
         if not items:
             return 0
+        given = list(vectors) if vectors is not None else [None] * len(items)
+        # the same id twice in one call: the later one wins
+        last: dict[str, int] = {}
+        for i, it in enumerate(items):
+            last[it[1]] = i
+        order = sorted(last.values())
         with write_lock(self.root):
             self._sync()  # another process may have written since we loaded
             if self._stamp is None or self._load_error is not None:
@@ -533,97 +915,46 @@ class GroupedIndex:
                 rebuild_needed = True
             else:
                 rebuild_needed = False
-                vecs = self.embedder.embed([it[4] for it in items])
-                groups = {g: self._copy_group(self._groups[g]) for g in self.GROUPS}
-                changed: set[str] = set()
-                replaced: set[str] = set()
-                new_rows: dict[str, list[np.ndarray]] = {g: [] for g in self.GROUPS}
-                for (g, item_id, label, level, _), v in zip(items, vecs, strict=True):
-                    grp = groups[g]
-                    row = grp.pos.get(item_id)
-                    old_rows = len(grp.vectors)
-                    if row is None:
-                        grp.pos[item_id] = len(grp.ids)
-                        grp.ids.append(item_id)
-                        grp.labels.append(label)
-                        grp.levels.append(level)
-                        new_rows[g].append(v)
-                    else:
-                        grp.labels[row], grp.levels[row] = label, level
-                        if row < old_rows:
-                            grp.vectors[row] = v
-                            replaced.add(g)
-                        else:  # the same id twice in one call: the later text wins
-                            new_rows[g][row - old_rows] = v
-                    changed.add(g)
-                for g in changed:
-                    grp = groups[g]
-                    if new_rows[g]:
-                        # one concatenation per group, not one per item
-                        old = grp.vectors.reshape(-1, self.embedder.dim)
-                        grp.vectors = np.concatenate([old, np.stack(new_rows[g])])
-                    kind = choose_kind(self.cfg, len(grp))
-                    if kind == "hnsw" and grp.kind == "hnsw" and g not in replaced:
-                        # HNSW grows in place; only rows past the old end are new
-                        grp.index.add(np.ascontiguousarray(grp.vectors[grp.index.ntotal :]))
-                    else:
-                        grp.kind = kind
-                        grp.index = build_faiss(grp.vectors, kind, self.cfg, self.embedder.dim)
-                self._commit(groups, new_version(self._stamp))
+                dim = int(self._stamp["dim"])
+                missing = [i for i in order if given[i] is None]
+                embedded = self.embedder.embed([items[i][4] for i in missing]) if missing else None
+                vec_of: dict[int, np.ndarray] = {i: given[i] for i in order if given[i] is not None}  # type: ignore[misc]
+                if embedded is not None:
+                    vec_of.update(zip(missing, embedded, strict=True))
+                self.last_embedded = len(missing)
+                adds: dict[str, list[list[Any]]] = {}
+                for g in self.GROUPS:
+                    rows = [[items[i][1], items[i][2], int(items[i][3]), text_hash(items[i][4])]
+                            for i in order if items[i][0] == g]
+                    if rows:
+                        adds[g] = rows
+                flat = [i for g in adds for i in order if items[i][0] == g]  # record order: group, then item
+                vecs = (np.vstack([vec_of[i] for i in flat]).astype(np.float32, copy=False)
+                        if flat else np.zeros((0, dim), dtype=np.float32))
+                self._write_record({"gv": new_version(self._stamp), "add": adds}, vecs)
         if rebuild_needed:
-            self.rebuild()
+            known = {it[4]: v for it, v in zip(items, given, strict=True) if v is not None}
+            self.rebuild(known=known)
         return len(items)
 
     def _remove_items(self, ids: Sequence[str], new_version: Callable[[dict[str, Any]], int]) -> int:
-        """Delete items by id from every group and write a new generation (the live one is never
-        touched, so readers see the old or the new set, never half); `new_version(old_stamp)` gives
-        the graph version to record. Ids not in the index are ignored. A missing or unreadable
-        index holds nothing to delete and is left for the next rebuild. Returns how many were removed."""
-        wanted = set(ids)
+        """Delete items by id from every group (an append-log record; readers see all of it or none);
+        `new_version(old_stamp)` gives the graph version to record. Ids not in the index are ignored.
+        A missing or unreadable index holds nothing to delete and is left for the next rebuild.
+        Returns how many were removed."""
+        wanted = list(dict.fromkeys(ids))
         if not wanted:
             return 0
         with write_lock(self.root):
             self._sync()  # another process may have written since we loaded
             if self._stamp is None or self._load_error is not None:
                 return 0
-            groups: dict[str, Group] = {}
-            removed = 0
-            for g in self.GROUPS:
-                grp = self._groups[g]
-                drop = [grp.pos[i] for i in wanted if i in grp.pos]
-                if not drop:
-                    groups[g] = grp
-                    continue
-                removed += len(drop)
-                keep = np.ones(len(grp), dtype=bool)
-                keep[drop] = False
-                rows = np.flatnonzero(keep)
-                dim = grp.vectors.shape[1] if grp.vectors.ndim == 2 and grp.vectors.shape[1] else self.embedder.dim
-                vectors = np.ascontiguousarray(grp.vectors.reshape(-1, dim)[rows], dtype=np.float32)
-                new = Group(ids=[grp.ids[r] for r in rows], labels=[grp.labels[r] for r in rows],
-                            levels=[grp.levels[r] for r in rows], vectors=vectors)
-                new.pos = {k: i for i, k in enumerate(new.ids)}
-                # FAISS HNSW cannot delete: the group is rebuilt from its stored vectors (no re-embedding)
-                new.kind = choose_kind(self.cfg, len(new))
-                new.index = build_faiss(new.vectors, new.kind, self.cfg, dim)
-                groups[g] = new
+            held = [i for i in wanted if any(i in grp.pos for grp in self._groups.values())]
             version = new_version(self._stamp)
-            if removed or version != self._stamp.get("graph_version"):  # nothing held, yet now current
-                self._commit(groups, version)
-        return removed
-
-    @staticmethod
-    def _copy_group(grp: Group) -> Group:
-        """A writable copy, so searches on the live in-memory generation are never disturbed."""
-        import faiss
-
-        index = grp.index
-        if grp.kind == "hnsw" and index is not None:
-            index = faiss.deserialize_index(faiss.serialize_index(index))
-        return Group(
-            ids=list(grp.ids), labels=list(grp.labels), levels=list(grp.levels),
-            vectors=grp.vectors.copy(), kind=grp.kind, index=index, pos=dict(grp.pos),
-        )
+            if held or version != self._stamp.get("graph_version"):  # nothing held, yet now current
+                dim = int(self._stamp["dim"])
+                self._write_record({"gv": version, "del": held}, np.zeros((0, dim), dtype=np.float32))
+        return len(held)
 
     # -- searching -------------------------------------------------------------------------------
     def _query(
@@ -653,7 +984,7 @@ class GroupedIndex:
             for grp in live.values():
                 row = grp.pos.get(item_id)
                 if row is not None:
-                    out[item_id] = grp.vectors[row].copy()
+                    out[item_id] = grp.vector(row).copy()
                     break
         return out
 
@@ -707,8 +1038,11 @@ class NodeIndex(GroupedIndex):
         *,
         from_version: int | None = None,
         to_version: int | None = None,
+        vectors: Sequence[np.ndarray | None] | None = None,
     ) -> int:
-        """Embed and add (or replace, by key) the given nodes; returns how many were embedded.
+        """Add (or replace, by key) the given nodes; returns how many were added. `vectors`, aligned
+        with `nodes`, are their embeddings of `node_text(name, description)` when the caller already
+        computed them (the resolver does): only nodes without one are embedded here.
 
         Versioning, so the index is never silently wrong: pass `from_version` = the store's
         `node_version()` read *before* the writes that produced these nodes. If the index was
@@ -726,7 +1060,7 @@ class NodeIndex(GroupedIndex):
         for n in nodes:
             t = check_type(n.type)
             items.append((t, n.key, n.name, int(n.level), node_text(n.name, n.description)))
-        return self._add_items(items, new_version)
+        return self._add_items(items, new_version, vectors)
 
     def remove(self, keys: Sequence[str], *, from_version: int | None = None, to_version: int | None = None) -> int:
         """Delete the vectors of these node keys (nodes removed from the graph); returns how many were

@@ -12,6 +12,9 @@ that opens a data dir checks it first:
 Version history (one line per bump; add a `_MIGRATIONS` entry with each):
   0 — before stamping (same layout as 1).
   1 — falkordb/ (AOF+RDB), ledger.sqlite, index/, cache/, runs/ as of issue 12.
+  2 — vector index generations (index/<name>/gen-*/) in index format 2: a text hash per item row and an
+      append log (delta.vec + delta.log) per generation (issue 19). Migrated in place: rows get an
+      empty hash (their vectors are re-embedded by the next rebuild; search is unchanged).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from motivgraph.errors import ConfigError
 from motivgraph.private import private_dir
 
 FORMAT_NAME = "motivgraph-data"
-DATA_FORMAT_VERSION = 1
+DATA_FORMAT_VERSION = 2
 STAMP_NAME = "FORMAT.json"
 UPGRADE_COMMAND = "motivgraph db upgrade"
 
@@ -54,8 +57,46 @@ def _nothing_to_move(_: Path) -> None:
     """Version 0 had the layout of version 1, only without the stamp."""
 
 
+def _index_rows_get_a_text_hash(data_dir: Path) -> None:
+    """Index format 1 -> 2: every item row [id, label, level] gains a text hash; "" matches no text, so
+    a rebuild re-embeds those items instead of reusing their vectors. Idempotent (a step killed
+    halfway is simply run again: the stamp is rewritten last)."""
+    for stamp_path in sorted((data_dir / "index").glob("*/gen-*/stamp.json")):
+        try:
+            stamp = json.loads(stamp_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # unreadable: the index reports itself corrupt and `motivgraph reindex` rebuilds it
+        if not isinstance(stamp, dict) or stamp.get("format_version") != 1:
+            continue
+        for group in stamp.get("counts", {}):
+            meta_path = stamp_path.parent / f"{group}.json"
+            try:
+                rows = json.loads(meta_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(rows, list):
+                rows = [[*r, ""] if isinstance(r, list) and len(r) == 3 else r for r in rows]
+                _replace(meta_path, json.dumps(rows, ensure_ascii=False))
+        _replace(stamp_path, json.dumps({**stamp, "format_version": 2}, indent=2, sort_keys=True))
+
+
+def _replace(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
 _MIGRATIONS: dict[int, Migration] = {
     0: Migration(0, "stamp a data dir from before format versions", _nothing_to_move),
+    1: Migration(1, "vector index rows get a text hash (index format 2)", _index_rows_get_a_text_hash),
 }
 
 

@@ -104,8 +104,12 @@ def reindex(
         False, "--check", help="Only report whether the indexes are up to date; exit 1 when one is not."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the index states as JSON (progress stays on stderr)."),
+    re_embed: bool = typer.Option(
+        False, "--re-embed", help="Embed every text again instead of reusing the stored vectors of unchanged ones."
+    ),
 ) -> None:
-    """Rebuild the FAISS indexes from the graph (re-embeds every node and paper). With
+    """Rebuild the FAISS indexes from the graph. A node or paper whose text is unchanged keeps its stored
+    vector (same model), so `--kind` switches embed nothing; --re-embed embeds everything. With
     MOTIVGRAPH_INDEX_BACKEND=neo4j the node embeddings and vector indexes are written to Neo4j instead."""
     from motivgraph.graph.paper_index import PaperIndex
     from motivgraph.graph.vector_index import NodeIndex
@@ -147,7 +151,10 @@ def reindex(
                     index = Neo4jNodeVectors(settings, rt.store, rt.embedder) if in_neo4j else rt.node_index
                 else:
                     index = cls.open(settings, rt.store, rt.embedder)
-                rows.append((name, index.rebuild(progress=tick)))
+                if in_neo4j and cls is NodeIndex:
+                    rows.append((name, index.rebuild(progress=tick)))
+                else:
+                    rows.append((name, index.rebuild(progress=tick, reuse=not re_embed)))
         _print_rows(rows, as_json)
         if graph_is_empty(rt.store):
             err_console.print(f"[yellow]{EMPTY_GRAPH_ADVICE}[/yellow]", highlight=False)
