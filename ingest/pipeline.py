@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class SinkResult(BaseModel):
@@ -196,9 +197,10 @@ def embedded_store_recovery(settings: Settings, store: GraphStore | None) -> Cal
     return recover
 
 
-class _TransientGate:
-    """One pause for the whole batch: the first document to meet a transient failure waits (backoff),
-    recovers and reopens the gate; documents that failed during the same outage just retry."""
+class TransientGate:
+    """One pause for the whole batch: the first step to meet a transient failure waits (backoff),
+    recovers and reopens the gate; steps that failed during the same outage just retry. Used per
+    document by `execute` and per paper by the re-processing jobs (`miner.reextract`)."""
 
     def __init__(self, settings: Settings, recover: Sequence[Callable[[], Awaitable[None]]],
                  progress_note: Callable[[str], None] | None) -> None:
@@ -220,7 +222,7 @@ class _TransientGate:
     def succeeded(self) -> None:
         self.consecutive = 0
 
-    async def failed(self, exc: BaseException, generation: int, item: WorkItem) -> None:
+    async def failed(self, exc: BaseException, generation: int, what: str) -> None:
         async with self._lock:
             if generation != self.generation:
                 return  # recovered since this attempt began: just retry
@@ -228,7 +230,7 @@ class _TransientGate:
             if self.consecutive > self.max_consecutive:
                 raise IngestInterrupted(
                     f"stopped after {self.max_consecutive} consecutive transient failures (last: {describe(exc)}, "
-                    f"on {item.display}); no document was marked failed — re-run the same command to resume"
+                    f"on {what}); no document was marked failed — re-run the same command to resume"
                 ) from exc
             self._open.clear()
             self.pauses += 1
@@ -248,6 +250,33 @@ class _TransientGate:
             finally:
                 self.generation += 1
                 self._open.set()
+
+    async def run(self, step: Callable[[], Awaitable[T]], what: str) -> T:
+        """Run `step` until it succeeds: a transient failure pauses, recovers and retries (or raises
+        IngestInterrupted when they keep coming); any other error propagates unchanged. `step` must be
+        idempotent. A spent budget (BudgetExceeded) stops at once."""
+        while True:
+            generation = await self.wait_open()
+            try:
+                result = await step()
+            except (asyncio.CancelledError, BudgetExceeded, IngestInterrupted):
+                raise
+            except Exception as e:
+                if not is_transient(e):
+                    raise
+                await self.failed(e, generation, what)  # pauses, or raises IngestInterrupted
+                continue
+            self.succeeded()
+            return result
+
+
+async def store_step(fn: Callable[[], T], settings: Settings, note: Callable[[str], None] | None = None,
+                     what: str = "a graph store step") -> T:
+    """Run a store-bound step outside any document (opening a sink, planning, repairing indexes) in a
+    thread under the same policy as the documents: a transient failure reconnects (restarting the
+    embedded DB) with backoff and runs it again, or stops with IngestInterrupted ("re-run to resume")."""
+    gate = TransientGate(settings, [embedded_store_recovery(settings, None)], note)
+    return await gate.run(lambda: asyncio.to_thread(fn), what)
 
 
 # -- execution ------------------------------------------------------------------------------------------------------
@@ -322,7 +351,7 @@ async def execute(
         sink_recover = getattr(sink, "recover", None)
         if sink_recover is not None:
             recoveries.append(sink_recover)
-        gate = _TransientGate(settings, recoveries, note)
+        gate = TransientGate(settings, recoveries, note)
         # one client for the whole run, so its rate limit and circuit breaker cover every document
         s2 = SemanticScholarClient(settings.s2, settings.cache_dir) if settings.s2.enabled and need_parse else None
         if progress:
@@ -351,24 +380,18 @@ async def execute(
 
         async def one(item: WorkItem) -> DocOutcome:
             out = DocOutcome(item.display, item.key, "queued")
-            while True:
-                generation = await gate.wait_open()
-                try:
-                    await attempt(item, out)
-                    gate.succeeded()
-                    return out
-                except (asyncio.CancelledError, BudgetExceeded):
-                    raise  # a spent budget stops the run; the document stays resumable
-                except Exception as e:
-                    if is_transient(e):
-                        await gate.failed(e, generation, item)  # pauses, or raises IngestInterrupted
-                        continue
-                    reason = classify_failure(e)
-                    if reason == "internal error":
-                        log.exception("unexpected error on %s", item.display)
-                    ledger.fail(item.key, f"{e}", reason)
-                    out.state, out.reason, out.error = "failed", reason, str(e)
-                    return out
+            try:
+                await gate.run(lambda: attempt(item, out), item.display)  # transient failures: pause and retry
+                return out
+            except (asyncio.CancelledError, BudgetExceeded, IngestInterrupted):
+                raise  # a spent budget or a lasting outage stops the run; the document stays resumable
+            except Exception as e:  # a permanent failure: this document is the problem
+                reason = classify_failure(e)
+                if reason == "internal error":
+                    log.exception("unexpected error on %s", item.display)
+                ledger.fail(item.key, f"{e}", reason)
+                out.state, out.reason, out.error = "failed", reason, str(e)
+                return out
 
         work_sem = asyncio.Semaphore(conc)
 
@@ -487,5 +510,6 @@ def run_ingest(
 
 __all__ = [
     "DocOutcome", "GraphPaperSink", "IngestInterrupted", "IngestProgress", "IngestSummary", "NullSink",
-    "PaperSink", "SinkResult", "classify_failure", "dry_run_summary", "execute", "ingest_async", "run_ingest",
+    "PaperSink", "SinkResult", "TransientGate", "classify_failure", "dry_run_summary", "execute", "ingest_async",
+    "run_ingest", "store_step",
 ]

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
-from motivgraph.errors import BackendUnavailable, BudgetExceeded
+from motivgraph.errors import BudgetExceeded
 from motivgraph.ingest.derived import DerivedReport, repair_derived
 from motivgraph.ingest.pipeline import (
     GraphPaperSink,
@@ -21,42 +21,14 @@ from motivgraph.ingest.pipeline import (
     IngestProgress,
     IngestSummary,
     dry_run_summary,
-    embedded_store_recovery,
     execute,
+    store_step,
 )
 from motivgraph.ingest.plan import IngestPlan, plan_async
 from motivgraph.miner.sink import IngestEstimate, MinerSink, decide_extractor, estimate_plan
 
 if TYPE_CHECKING:
-    from motivgraph.graph.runtime import Runtime
     from motivgraph.settings import Settings
-
-T = TypeVar("T")
-
-
-async def _reconnecting(fn: Callable[[], T], rt: Runtime, note: Callable[[str], None] | None) -> T:
-    """Run a store-bound step (opening the sink, repairing indexes) in a thread; when the store is
-    unreachable, reconnect (restarting the embedded DB) with backoff and run it again — the same
-    policy the pipeline applies per document, so a DB that dies outside a document is no failure either."""
-    settings = rt.settings
-    recover = embedded_store_recovery(settings, None)
-    for attempt in range(settings.ingest.transient_max_consecutive + 1):
-        try:
-            return await asyncio.to_thread(fn)
-        except BackendUnavailable as e:
-            if attempt >= settings.ingest.transient_max_consecutive:
-                raise IngestInterrupted(f"the graph store stays unreachable ({e}); re-run the same command to resume"
-                                        ) from e
-            wait = min(60.0, settings.ingest.transient_backoff_s * 2**attempt)
-            if note is not None:
-                note(f"graph store unreachable ({e}); reconnecting in {wait:.1f}s")
-            await asyncio.sleep(wait)
-            try:
-                await recover()
-            except Exception as re_err:  # still down: the next attempt fails and counts
-                if note is not None:
-                    note(f"reconnect failed: {re_err}")
-    raise AssertionError("unreachable")
 
 
 @dataclass
@@ -120,11 +92,11 @@ async def run_ingest_command(
         sink: MinerSink | GraphPaperSink
         if req.extract:
             chosen = client
-            sink = await _reconnecting(lambda: MinerSink(rt, client=chosen, mode=mode), rt, note)
+            sink = await store_step(lambda: MinerSink(rt, client=chosen, mode=mode), settings, note)
             client = None  # the sink owns it now
             run.banner = sink.banner()
         else:
-            sink = GraphPaperSink(await _reconnecting(lambda: rt.store, rt, note))
+            sink = GraphPaperSink(await store_step(lambda: rt.store, settings, note))
         if on_start is not None:
             on_start(run)
         try:
@@ -137,7 +109,7 @@ async def run_ingest_command(
                 run.miner_rows = sink.report_rows()
                 await asyncio.to_thread(sink.close)
         if not isinstance(run.stopped, IngestInterrupted):  # the store is down: the re-run repairs them
-            run.derived = await _reconnecting(lambda: repair_derived(rt), rt, note)
+            run.derived = await store_step(lambda: repair_derived(rt), settings, note)
     finally:
         if client is not None:
             client.close()

@@ -21,6 +21,12 @@ Resumable: the job (its papers, phase and progress) is a JSON file written atomi
 step (`<data_dir>/miner/reprocess_job.json`); the ingest ledger shows re-extracted papers as
 `parsed` until they are stored again. Every step is idempotent — a paper is taken out again before it
 is put back — so after a kill at any point, running the command again finishes the same job.
+
+Failures follow ingest's taxonomy (`motivgraph.outbound.is_transient`) through the same gate
+(`ingest.pipeline.TransientGate`, `store_step`): a transient failure (store or LLM endpoint down)
+pauses the job, reconnects — restarting the embedded DB if it died — and retries the step; after
+`ingest.transient_max_consecutive` consecutive ones the job stops with IngestInterrupted ("re-run to
+resume", exit 4), kept on disk for the re-run.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,12 +47,13 @@ from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.derived import DerivedReport, repair_derived
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pipeline import SinkResult
+from motivgraph.ingest.pipeline import SinkResult, TransientGate, embedded_store_recovery, store_step
 from motivgraph.miner import decisions as D
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.extractions import ExtractionStore
 from motivgraph.miner.merges import get_merge, record_undo
 from motivgraph.miner.sink import MinerSink, decide_extractor
+from motivgraph.outbound import is_transient
 
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore
@@ -276,6 +284,15 @@ def _plan_job(rt: Runtime, kind: str, *, reextract: Sequence[str] = (), delete: 
 # -- running a job -------------------------------------------------------------------------------------------
 
 
+def _failed_transiently(task: asyncio.Future[Any]) -> bool:
+    """An extraction that ran ahead and already failed on a transient error (an outage the gate has
+    since waited out): it is run again rather than counted as a new failure."""
+    if not task.done() or task.cancelled():
+        return False
+    exc = task.exception()
+    return exc is not None and is_transient(exc)
+
+
 class _Runner:
     def __init__(self, rt: Runtime, job: Job, report: ReprocessReport, note: Note | None) -> None:
         self.rt = rt
@@ -366,11 +383,14 @@ class _Runner:
     async def run(self, client: LLMClient | None, mode: str | None) -> None:
         job, settings = self.job, self.settings
         ledger = Ledger.for_data_dir(Path(settings.data_dir))
+        # transient failures pause, reconnect and retry the step (see the module doc)
+        gate = TransientGate(settings, [embedded_store_recovery(settings, self.store)], self.note)
         try:
             if not job.removed:
                 # phase 1: everything out first, so no paper is resolved against what is being replaced
                 for pid in [*job.delete, *job.order]:
-                    await asyncio.to_thread(self.remove, pid, drop=pid in job.delete)
+                    await gate.run(partial(asyncio.to_thread, self.remove, pid, drop=pid in job.delete),
+                                   f"taking {pid} out")
                 if job.delete:
                     await asyncio.to_thread(self.rt.paper_index.remove, job.delete)
                     extractions = ExtractionStore.for_data_dir(settings.data_dir)
@@ -390,7 +410,8 @@ class _Runner:
             todo = [p for p in job.order if p not in job.done and p not in job.failed]
             if not todo:
                 return
-            sink = MinerSink(self.rt, client=client, mode=mode)
+            chosen = client
+            sink = await store_step(lambda: MinerSink(self.rt, client=chosen, mode=mode), settings, self.note)
             client = None  # the sink owns it now
             if job.reextract:  # replays call no extractor: no banner about one
                 self.report.extractor = sink.mode
@@ -405,18 +426,28 @@ class _Runner:
                     return paper, await sink.extract(paper)
 
             ahead = {pid: asyncio.ensure_future(extract(pid)) for pid in todo if pid in job.reextract}
+            extracted_now: dict[str, tuple[Paper, Any]] = {}  # kept across retries of the store step
+
+            async def put_back(pid: str) -> SinkResult:
+                # a paper half-written by a killed run (or a failed attempt) is taken out again first
+                await asyncio.to_thread(self.remove, pid, drop=False)
+                if pid not in job.reextract:
+                    result = await self.stored_extraction(pid, sink)
+                    return await sink.commit(self.paper_from_graph(pid), result)
+                if pid not in extracted_now:
+                    task = ahead.pop(pid, None)
+                    if task is None or _failed_transiently(task):
+                        task = asyncio.ensure_future(extract(pid))  # after an outage: extract again
+                    extracted_now[pid] = await task
+                paper, extracted = extracted_now[pid]
+                return extracted if isinstance(extracted, SinkResult) else await sink.commit(paper, extracted)
+
             try:
                 for i, pid in enumerate(todo, 1):
                     what = "re-extracting" if pid in job.reextract else "replaying"
                     self.note(f"[{i}/{len(todo)}] {what} {pid}")
-                    # a paper half-written by a killed run is taken out again before it goes back in
-                    await asyncio.to_thread(self.remove, pid, drop=False)
-                    if pid in job.reextract:
-                        paper, extracted = await ahead.pop(pid)
-                        res = extracted if isinstance(extracted, SinkResult) else await sink.commit(paper, extracted)
-                    else:
-                        result = await self.stored_extraction(pid, sink)
-                        res = await sink.commit(self.paper_from_graph(pid), result)
+                    res = await gate.run(partial(put_back, pid), pid)
+                    extracted_now.pop(pid, None)
                     key = job.doc_keys.get(pid)
                     if res.status == "failed":
                         job.failed[pid] = res.error or "extraction failed"
@@ -451,7 +482,7 @@ async def _execute(job: Job, rt: Runtime, report: ReprocessReport, *, client: LL
     report.replayed += [p for p in job.replay if p in job.done]
     report.deleted += job.delete
     report.failed.update(job.failed)
-    report.derived = await asyncio.to_thread(repair_derived, rt)
+    report.derived = await store_step(lambda: repair_derived(rt), rt.settings, note)
     Job.path(rt.settings).unlink(missing_ok=True)
 
 
@@ -463,6 +494,10 @@ async def _with_job(settings: Settings, kind: str, plan: Callable[[Runtime], Job
 
     rt = Runtime(settings)
     report = ReprocessReport(kind=kind)
+
+    def triples() -> int:
+        return rt.store.stats().triples
+
     try:
         pending = Job.load(settings)
         if pending is not None:
@@ -473,20 +508,20 @@ async def _with_job(settings: Settings, kind: str, plan: Callable[[Runtime], Job
             given, client = client, None  # the pending job's runner owns (and closes) it
             await _execute(pending, rt, report, client=given, mode=mode, note=note)
             if same(pending):
+                report.triples_after = await store_step(triples, settings, note)
                 return report
             mode, client = decide_extractor(settings)
-        report.triples_before = (await asyncio.to_thread(rt.store.stats)).triples
-        job = await asyncio.to_thread(plan, rt)
-        if job is None:
-            return report
-        job.save(settings)
-        given, client = client, None
-        await _execute(job, rt, report, client=given, mode=mode, note=note)
+        report.triples_before = await store_step(triples, settings, note)
+        job = await store_step(lambda: plan(rt), settings, note)
+        if job is not None:
+            job.save(settings)
+            given, client = client, None
+            await _execute(job, rt, report, client=given, mode=mode, note=note)
+        report.triples_after = await store_step(triples, settings, note)
         return report
     finally:
         if client is not None:
             client.close()
-        report.triples_after = (await asyncio.to_thread(rt.store.stats)).triples
         await asyncio.to_thread(rt.close)
 
 
@@ -516,6 +551,7 @@ async def reextract(
     skipped: list[tuple[str, str]] = []
 
     def plan(rt: Runtime) -> Job | None:
+        skipped.clear()  # planning again after a reconnect
         store = rt.store
         wanted = [resolve_paper_id(store, p) for p in paper_ids] if paper_ids else [p.paper_id for p in
                                                                                       store.iter_papers()]
@@ -557,7 +593,8 @@ async def delete_papers(settings: Settings, ids: Sequence[str], *, note: Note | 
     pending = Job.load(settings)
     resumable = pending.delete if pending is not None and pending.kind == "delete" else []
     rt = Runtime(settings)
-    try:
+
+    def resolve() -> list[str]:
         found: set[str] = set()
         for ident in ids:  # unknown ids fail before anything changes
             try:
@@ -567,9 +604,12 @@ async def delete_papers(settings: Settings, ids: Sequence[str], *, note: Note | 
                 if match is None:
                     raise
                 found.add(match)
-        targets = sorted(found)
+        return sorted(found)
+
+    try:
+        targets = await store_step(resolve, settings, note)
     finally:
-        rt.close()
+        await asyncio.to_thread(rt.close)
     mode, client = decide_extractor(settings)  # the resolver's LLM, when configured, for replays
 
     def plan(rt: Runtime) -> Job:

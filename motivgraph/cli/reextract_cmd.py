@@ -11,7 +11,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from motivgraph.cli.common import EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
+from motivgraph.cli.common import (
+    EXIT_FAILED,
+    EXIT_STOPPED,
+    EXIT_UNAVAILABLE,
+    cli_errors,
+    console,
+    err_console,
+    load_settings,
+)
 
 
 def note(msg: str) -> None:
@@ -58,9 +66,17 @@ def render_report(report: Any, json_out: bool) -> None:
 
 
 def run_job(settings: Any, coro: Any) -> Any:
-    """Run a re-processing coroutine; when it stops on an error, say that the job is kept and how to finish it."""
+    """Run a re-processing coroutine; when it stops on an error, say that the job is kept and how to finish it.
+    A lasting outage (the store or LLM stayed down through every reconnect) exits 4, as `ingest` does."""
     from motivgraph.errors import BudgetExceeded, MotivGraphError
+    from motivgraph.ingest.pipeline import IngestInterrupted
     from motivgraph.miner.reextract import pending_job
+
+    def kept() -> None:
+        job = pending_job(settings)
+        if job is not None:
+            err_console.print(f"the interrupted job ({escape(job.describe())}, {len(job.done)} of {len(job.order)} "
+                              "papers back in) is kept: re-run the same command to finish it", highlight=False)
 
     try:
         return asyncio.run(coro)
@@ -68,11 +84,12 @@ def run_job(settings: Any, coro: Any) -> Any:
         err_console.print(f"[yellow]stopped:[/yellow] {escape(str(e))}", highlight=False)
         err_console.print("re-run the same command to resume")
         raise typer.Exit(EXIT_STOPPED) from None
+    except IngestInterrupted as e:
+        err_console.print(f"[red]stopped:[/red] {escape(str(e))}", highlight=False)
+        kept()
+        raise typer.Exit(EXIT_UNAVAILABLE) from None
     except (MotivGraphError, KeyboardInterrupt):
-        job = pending_job(settings)
-        if job is not None:
-            err_console.print(f"the interrupted job ({escape(job.describe())}, {len(job.done)} of {len(job.order)} "
-                              "papers back in) is kept: re-run the same command to finish it", highlight=False)
+        kept()
         raise
 
 

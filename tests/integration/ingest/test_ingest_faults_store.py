@@ -94,7 +94,7 @@ async def test_store_steps_outside_documents_reconnect_too(settings: Settings) -
     """The DB dying while the command opens its sink or repairs the indexes is no failure either: the
     step reconnects (restarting the embedded DB) and runs again (found by bench/chaos.py kill_db)."""
     from motivgraph.graph.runtime import Runtime
-    from motivgraph.miner.ingest_run import _reconnecting
+    from motivgraph.ingest.pipeline import store_step
 
     settings.ingest.transient_backoff_s = 0.01
     rt = Runtime(settings)
@@ -102,7 +102,7 @@ async def test_store_steps_outside_documents_reconnect_too(settings: Settings) -
         rt.store.ping()
         os.kill(int((settings.data_dir / "falkordb" / "falkordb.pid").read_text()), signal.SIGKILL)
         notes: list[str] = []
-        stats = await _reconnecting(lambda: rt.store.stats(), rt, notes.append)
-        assert stats.nodes is not None and any("unreachable" in n for n in notes)
+        stats = await store_step(lambda: rt.store.stats(), settings, notes.append)
+        assert stats.nodes is not None and any("reconnecting" in n for n in notes)
     finally:
         rt.close()

@@ -263,7 +263,6 @@ def _kill_db_at(settings: Settings, marker: str, notes: list[str]) -> Any:
     return note
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17: re-processing has no reconnect; a dead DB stops the job")
 @pytest.mark.parametrize("op", ["reextract", "delete"])
 async def test_db_killed_mid_reprocessing_is_restarted_and_the_job_finishes(settings, src, reference,
                                                                             op) -> None:  # type: ignore[no-untyped-def]
@@ -284,7 +283,6 @@ async def test_db_killed_mid_reprocessing_is_restarted_and_the_job_finishes(sett
     _index_matches_graph(settings)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17: re-processing has no reconnect; a dead DB stops the job")
 async def test_db_down_for_good_stops_resumably_and_the_rerun_finishes(settings, src, reference) -> None:  # type: ignore[no-untyped-def]
     """No transient failure allowed (ingest.transient_max_consecutive=0): the job stops with
     IngestInterrupted ("re-run to resume", exit 4 in the CLI) and the re-run restarts the DB and finishes."""

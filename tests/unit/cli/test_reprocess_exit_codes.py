@@ -14,7 +14,6 @@ from motivgraph.cli import app
 from motivgraph.ingest.pipeline import IngestInterrupted
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17: a re-processing job stopped by an outage exits 1, not 4")
 @pytest.mark.parametrize(("argv", "target"), [
     (["ingest", "--re-extract"], "reextract"),
     (["papers", "delete", "doi:10.1/x", "--yes"], "delete_papers"),
