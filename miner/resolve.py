@@ -24,8 +24,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,6 +34,7 @@ from cachetools import LRUCache
 from motivgraph.errors import BudgetExceeded, LLMError
 from motivgraph.graph.identity import node_key, normalize_name
 from motivgraph.graph.models import NodeIn, NodeRecord
+from motivgraph.graph.vector_index import node_text
 from motivgraph.miner import decisions as D
 from motivgraph.miner.decisions import DecisionLog, MergeDecision, qhash
 from motivgraph.miner.merges import is_undone
@@ -59,14 +60,16 @@ class Resolved:
 
     nodes: list[dict[str, NodeIn]]  # per triple: kind -> NodeIn (key set when merging into an existing node)
     decisions: list[MergeDecision]
-    new_nodes: list[NodeRecord]  # nodes this paper creates (to embed and index after the upsert)
+    new_nodes: list[NodeRecord]  # nodes this paper creates (to index after the upsert)
+    # their embeddings of node_text(name, description), row-aligned: the index reuses them (no second pass)
+    new_vectors: list[np.ndarray] = field(default_factory=list)
 
     @property
     def merges(self) -> int:
         return sum(1 for d in self.decisions if d.merged)
 
 
-def _qualifier(name: str, description: str, embedder: Embedder) -> str:
+def _qualifier(name: str, description: str, embed: Callable[[Sequence[str]], np.ndarray]) -> str:
     """A short keyphrase of the description that the name does not already say (for homonyms)."""
     from motivgraph.miner.heuristic import candidate_phrases
 
@@ -78,7 +81,7 @@ def _qualifier(name: str, description: str, embedder: Embedder) -> str:
     if not cands:
         words = [w for w in description.split() if w.casefold() not in name_words and len(w) > 3][:2]
         return " ".join(words).strip(".,;:") or "variant"
-    vecs = embedder.embed([description, *cands])
+    vecs = embed([description, *cands])
     best = int(np.argmax(vecs[1:] @ vecs[0]))
     return cands[best].lower()
 
@@ -105,49 +108,99 @@ class Resolver:
         self.recent: dict[str, list[tuple[str, np.ndarray]]] = {k: [] for k in KINDS}
         self._vec_memo: LRUCache[str, np.ndarray] = LRUCache(maxsize=50_000)
         self._memo_lock = threading.Lock()
+        # texts asked for by in-flight papers, embedded together in one call by `_drain`
+        self._queue: list[str] = []
+        self._inflight: dict[str, asyncio.Future[None]] = {}
+        self._drainer: asyncio.Future[None] | None = None
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embeddings through a bounded memo: `prefetch` fills it outside the sink's lock, so the
-        serialised `resolve` mostly looks vectors up instead of running the model."""
+        """Embeddings through a bounded memo (one model call for the texts it lacks): `prefetch` fills
+        it outside the sink's lock, so the serialised `resolve` mostly looks vectors up."""
         if not texts:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        with self._memo_lock:  # prefetch runs in worker threads
+        with self._memo_lock:  # the drainer runs in a worker thread
             todo = list(dict.fromkeys(t for t in texts if t not in self._vec_memo))
             if todo:
                 for t, v in zip(todo, self.embedder.embed(todo), strict=True):
                     self._vec_memo[t] = v
             return np.vstack([self._vec_memo[t] for t in texts])
 
+    async def _embed_async(self, texts: Sequence[str]) -> None:
+        """Have these texts in the memo. Texts asked for while a model call runs are queued and go
+        into the next call together, so the papers in flight share batches instead of embedding one
+        text per call each."""
+        with self._memo_lock:
+            want = [t for t in dict.fromkeys(texts) if t not in self._vec_memo]
+        if not want:
+            return
+        loop = asyncio.get_running_loop()
+        waits = []
+        for t in want:
+            fut = self._inflight.get(t)
+            if fut is None or fut.get_loop() is not loop:
+                fut = self._inflight[t] = loop.create_future()
+                self._queue.append(t)
+            waits.append(fut)
+        if self._drainer is None or self._drainer.done() or self._drainer.get_loop() is not loop:
+            self._drainer = asyncio.ensure_future(self._drain())
+        await asyncio.gather(*waits)
+
+    async def _drain(self) -> None:
+        while self._queue:
+            batch, self._queue = self._queue, []
+            error: BaseException | None = None
+            try:
+                await asyncio.to_thread(self._embed, batch)
+            except Exception as e:  # every waiter of this batch sees it; later batches still run
+                error = e
+            for t in batch:
+                fut = self._inflight.pop(t, None)
+                if fut is not None and not fut.done():
+                    if error is None:
+                        fut.set_result(None)
+                    else:
+                        fut.set_exception(error)
+
     async def prefetch(self, triples: Sequence[ExtractedTriple]) -> None:
-        """Outside the lock: embed the mentions and the descriptions of same-name nodes, and ask the
-        resolver LLM about mentions in the band, caching the verdicts. `resolve` then decides with
-        (almost) no model or LLM latency while it holds the lock; if the graph changed meanwhile it
-        simply asks what is still missing."""
-        seen: set[tuple[str, str]] = set()
+        """Outside the lock: embed the mentions and the descriptions of same-name nodes (two batched
+        model calls per paper, shared with the other papers in flight), and ask the resolver LLM
+        about mentions in the band, caching the verdicts. `resolve` then decides with (almost) no
+        model or LLM latency while it holds the lock; if the graph changed meanwhile it simply asks
+        what is still missing."""
+        mentions: dict[tuple[str, str], NodeText] = {}
         for t in triples:
             for kind in KINDS:
                 node: NodeText = getattr(t, kind)
-                mk = (kind, normalize_name(node.name))
-                if mk in seen:
-                    continue
-                seen.add(mk)
-                vec = await asyncio.to_thread(self._embed, [node.text()])
-                same_name = await asyncio.to_thread(self.store.find_nodes, node.name, [kind])  # type: ignore[list-item]
-                if same_name:
-                    descs = [node.description, *[n.description for n in same_name if n.description]]
-                    await asyncio.to_thread(self._embed, [d for d in descs if d])
-                    continue
-                cand_key, score = await asyncio.to_thread(self._search, kind, vec[0])
-                recent = list(self.recent[kind])  # nodes written since the last index flush
-                if recent:
-                    sims = np.vstack([v for _, v in recent]) @ vec[0]
-                    j = int(np.argmax(sims))
-                    if float(sims[j]) > score:
-                        cand_key, score = recent[j][0], float(sims[j])
-                if cand_key and self.cfg.merge_llm_threshold <= score < self.cfg.merge_auto_threshold:
-                    existing = await asyncio.to_thread(self._record, kind, cand_key)
-                    if existing is not None:
-                        await self._ask(kind, existing, node)
+                mentions.setdefault((kind, normalize_name(node.name)), node)
+        if not mentions:
+            return
+        order = list(mentions)
+        await self._embed_async([mentions[m].text() for m in order])
+
+        def same_names() -> list[list[NodeRecord]]:
+            return [self.store.find_nodes(mentions[m].name, [m[0]]) for m in order]  # type: ignore[list-item]
+
+        found = await asyncio.to_thread(same_names)
+        descs = [d for m, same in zip(order, found, strict=True) if same
+                 for d in [mentions[m].description, *[n.description for n in same]] if d]
+        if descs:
+            await self._embed_async(descs)
+        for m, same in zip(order, found, strict=True):
+            if same:
+                continue
+            kind, node = m[0], mentions[m]
+            vec = self._embed([node.text()])
+            cand_key, score = await asyncio.to_thread(self._search, kind, vec[0])
+            recent = list(self.recent[kind])  # nodes written since the last index flush
+            if recent:
+                sims = np.vstack([v for _, v in recent]) @ vec[0]
+                j = int(np.argmax(sims))
+                if float(sims[j]) > score:
+                    cand_key, score = recent[j][0], float(sims[j])
+            if cand_key and self.cfg.merge_llm_threshold <= score < self.cfg.merge_auto_threshold:
+                existing = await asyncio.to_thread(self._record, kind, cand_key)
+                if existing is not None:
+                    await self._ask(kind, existing, node)
 
     def forget_recent(self) -> None:
         """The index now holds every node created so far."""
@@ -206,6 +259,7 @@ class Resolver:
         final: dict[tuple[str, str], NodeIn] = {}
         decisions: list[MergeDecision] = []
         new_nodes: list[NodeRecord] = []
+        new_vectors: list[np.ndarray] = []
         pending = self.recent  # new keys of this paper and of papers not yet flushed to the index
 
         for m in order:
@@ -228,9 +282,12 @@ class Resolver:
                 final[m] = nin
                 pending[kind].append((d.final_key, vec_of[m]))
                 new_nodes.append(NodeRecord(key=d.final_key, type=kind, name=name, description=node.description))
+                # a homonym is indexed under its disambiguated name: that text is embedded here, once
+                same_text = name == node.name
+                new_vectors.append(vec_of[m] if same_text else self._embed([node_text(name, node.description)])[0])
 
         nodes = [{kind: final[(kind, normalize_name(getattr(t, kind).name))] for kind in KINDS} for t in triples]
-        return Resolved(nodes=nodes, decisions=decisions, new_nodes=new_nodes)
+        return Resolved(nodes=nodes, decisions=decisions, new_nodes=new_nodes, new_vectors=new_vectors)
 
     async def _decide(
         self, kind: str, node: NodeText, mkey: str, vec: np.ndarray, pending: list[tuple[str, np.ndarray]]
@@ -268,7 +325,7 @@ class Resolver:
                                          candidate_key=records[j].key, desc_score=float(hs[j]),
                                          reason=f"homonym of {best.key}; descriptions agree with earlier "
                                          f"disambiguation {records[j].key} ({float(hs[j]):.2f})")
-            qual = _qualifier(node.name, node.description, self.embedder)
+            qual = _qualifier(node.name, node.description, self._embed)
             disamb = f"{node.name} ({qual})"
             dkey = node_key(kind, disamb)
             return MergeDecision(

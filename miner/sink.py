@@ -1,4 +1,5 @@
-"""The miner's ingest sink: extract → resolve → upsert → embed/index, one parsed paper at a time.
+"""The miner's ingest sink: extract → resolve → upsert → index, one parsed paper at a time (each new
+node's text is embedded once, by the resolver; the index takes those vectors).
 
 `decide_extractor(settings)` is the one place the extractor is chosen: the LLM miner when an extractor
 model is configured (MOTIVGRAPH_LLM_MODEL, or a role override), else the offline heuristic — and says which, plainly,
@@ -35,6 +36,8 @@ from motivgraph.miner.resolve import Resolver
 from motivgraph.outbound import is_transient
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from motivgraph.graph.runtime import Runtime
     from motivgraph.ingest.models import Paper
     from motivgraph.ingest.plan import IngestPlan
@@ -124,8 +127,11 @@ class MinerSink:
             self.extractor = HeuristicExtractor(self.embedder, self.cfg)
         self.resolver = Resolver(self.store, self.index, self.embedder, self.cfg, self.decisions, self.client)
         self.stats = MinerStats()
-        self.index_flush_nodes = 500  # new nodes buffered before one index write (a new generation each)
+        # new nodes buffered before one index write (an append to the live generation: its cost is what it
+        # adds; the resolver compares mentions with the buffered ones by brute force until then)
+        self.index_flush_nodes = 500
         self._unindexed: list[NodeRef] = []
+        self._unindexed_vecs: list[np.ndarray] = []  # the resolver's embeddings of them: never computed twice
         self._indexed_version = self.store.node_version()
         self.run_id = self.client.run_id if self.client is not None else time.strftime("%Y%m%dT%H%M%S")
         self._lock = asyncio.Lock()
@@ -236,6 +242,7 @@ class MinerSink:
                 NodeRef(key=n.key, type=n.type, name=n.name, description=n.description, level=0)
                 for n in resolved.new_nodes
             )
+            self._unindexed_vecs.extend(resolved.new_vectors)
             if len(self._unindexed) >= self.index_flush_nodes:
                 self._flush_index()
 
@@ -254,8 +261,9 @@ class MinerSink:
         was current at the last flush (`from_version`); otherwise it stays reported stale."""
         if self.index is None or not self._unindexed:
             return
-        self.index.add(self._unindexed, from_version=self._indexed_version)
-        self._unindexed = []
+        vectors = self._unindexed_vecs if len(self._unindexed_vecs) == len(self._unindexed) else None
+        self.index.add(self._unindexed, from_version=self._indexed_version, vectors=vectors)
+        self._unindexed, self._unindexed_vecs = [], []
         self._indexed_version = self.store.node_version()
         self.resolver.forget_recent()
 

@@ -71,7 +71,7 @@ def _index_matches_graph(settings: Settings) -> None:
         idx = rt.node_index
         keys = {n.key for n in rt.store.iter_nodes()}
         assert idx.status().state == "ok"
-        indexed = {k for g in idx._groups.values() for k in g.ids}
+        indexed = {k for g in idx._groups.values() for k in g.pos}  # live ids (deleted rows wait for compaction)
         assert indexed == keys  # nothing removed from the graph is left in FAISS
     finally:
         rt.close()
