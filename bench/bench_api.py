@@ -200,11 +200,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(settings: Any, workers: int) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(settings: Any, workers: int, graph_name: str = GRAPH_NAME,
+                 env_extra: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {**os.environ, "MOTIVGRAPH_DATA_DIR": str(settings.data_dir),
-           "MOTIVGRAPH_GRAPH_FALKORDB_URL": settings.graph.falkordb_url, "MOTIVGRAPH_GRAPH_NAME": GRAPH_NAME,
-           "MOTIVGRAPH_LOG_LEVEL": "WARNING", "HF_HUB_OFFLINE": "1"}
+           "MOTIVGRAPH_GRAPH_FALKORDB_URL": settings.graph.falkordb_url, "MOTIVGRAPH_GRAPH_NAME": graph_name,
+           "MOTIVGRAPH_LOG_LEVEL": "WARNING", "HF_HUB_OFFLINE": "1", **(env_extra or {})}
     root = Path(__file__).resolve().parents[1]
     cmd = [sys.executable, "-m", "motivgraph", "serve", "--no-check", "--host", "127.0.0.1", "--port", str(port),
            "--workers", str(workers)]

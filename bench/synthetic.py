@@ -3,7 +3,8 @@
 Default (scale 1.0): ~12,000 problems, 31,000 challenges, 25,500 solutions, 7,000 parent nodes,
 70,000 triples from 14,000 papers. Names are 3–7 words and descriptions 20–45 words drawn from an
 ML-research vocabulary, so embedding and index costs resemble real extracted nodes. The same seed
-and scale always give the same graph (no global RNG state is touched).
+and scale always give the same graph (no global RNG state is touched). Above scale 1 (up to ~20x)
+names also take a setting phrase ("... on mobile devices") so they stay distinct.
 
 Reused by later benchmarks:
 
@@ -125,8 +126,28 @@ CLAUSES = [
 ]
 
 
+# Settings appended to names only when a scale asks for more names than the base product holds
+# (scale > 1, e.g. the 10x bench): below that the candidate lists, and so every graph, are unchanged.
+VARIANTS = [
+    "in low-resource settings", "at web scale", "under strict latency budgets", "with limited labels",
+    "for small research labs", "on mobile devices", "in regulated industries", "with streaming inputs",
+    "across institutions", "with human oversight", "for long-horizon tasks", "with noisy supervision",
+    "under distribution drift", "in safety-critical use", "for multilingual users", "with partial observability",
+    "on commodity GPUs", "with open-weight models", "in interactive systems", "under adversarial pressure",
+    "for scientific discovery", "with sparse feedback", "in production pipelines", "with tight memory limits",
+]
+
+
+def _widen(base: list[str], n: int) -> list[str]:
+    """The base candidates, plus each one followed by a VARIANTS setting when n exceeds them."""
+    if n <= len(base):
+        return base
+    return base + sorted(f"{b} {v}" for b, v in itertools.product(base, VARIANTS))
+
+
 def _unique_names(rng: random.Random, n: int, make: list[str]) -> list[str]:
     """n distinct names sampled (without replacement) from the product of the candidate list."""
+    make = _widen(make, n)
     if n > len(make):
         raise ValueError(f"vocabulary too small: {n} names wanted, {len(make)} possible")
     return rng.sample(make, n)
