@@ -27,7 +27,10 @@ COPY ingest ./ingest
 COPY miner ./miner
 COPY api ./api
 COPY agents ./agents
+# the default embedding backend's ONNX file, exported from the packaged weights (offline) into
+# /usr/local/share/motivgraph/onnx, so no container exports it at first use
 RUN pip install -c requirements.lock ".[neo4j,openai]" \
+ && motivgraph embeddings export \
  && useradd --create-home --uid 10001 motivgraph \
  && mkdir -p /data && chown motivgraph /data
 

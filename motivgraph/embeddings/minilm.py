@@ -6,6 +6,7 @@ HF_HUB_OFFLINE is forced on before the model loads.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Sequence
@@ -40,7 +41,25 @@ def resolve_model_path(model: str) -> Path:
     return path
 
 
+def max_seq_length(path: Path) -> int:
+    """Tokens per text before truncation, as sentence-transformers reads it from the model directory
+    (sentence_bert_config.json; 256 for all-MiniLM-L6-v2), capped by the model's position table."""
+    limits = []
+    for name, key in (("sentence_bert_config.json", "max_seq_length"), ("config.json", "max_position_embeddings")):
+        try:
+            value = json.loads((path / name).read_text(encoding="utf-8")).get(key)
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, int) and value > 0:
+            limits.append(value)
+    if not limits:
+        raise EmbeddingError(f"{path} has no sentence_bert_config.json or config.json saying the maximum text length")
+    return min(limits)
+
+
 class SentenceTransformerEmbedder(Embedder):
+    backend = "torch"
+
     def __init__(self, model: str = PACKAGED_MODEL, *, device: str = "cpu", batch_size: int = 64) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

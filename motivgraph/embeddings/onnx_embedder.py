@@ -1,0 +1,101 @@
+"""The embedding model on ONNX Runtime: the exported graph, the model directory's fast tokenizer,
+then sentence-transformers' pooling (attention-masked mean) and L2 normalisation, so the vectors
+are the torch backend's (cosine >= 0.9999, tests/unit/embeddings/test_onnx_parity.py) at a
+fraction of the per-query cost.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from motivgraph.embeddings.base import Embedder
+from motivgraph.embeddings.onnx_export import FP32_FILE, INT8_FILE, reference_vectors
+from motivgraph.errors import EmbeddingError
+
+log = logging.getLogger(__name__)
+
+Variant = Literal["fp32", "int8"]
+
+# Lowest cosine to the stored torch vectors at the first-use self-check: fp32 must be the same
+# vectors (measured 0.99999+); int8 is allowed its rounding but not a broken graph.
+SELF_CHECK_MIN_COSINE: dict[Variant, float] = {"fp32": 0.9999, "int8": 0.98}
+
+
+class OnnxMismatch(EmbeddingError):
+    """The ONNX model does not reproduce the torch backend's vectors (or could not be loaded)."""
+
+
+class OnnxEmbedder(Embedder):
+    def __init__(self, model: str, model_path: Path, export_dir: Path, meta: dict[str, Any], *,
+                 variant: Variant = "fp32", batch_size: int = 64) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.model_name = model
+        self.backend = "onnx" if variant == "fp32" else "onnx-int8"
+        self.variant: Variant = variant
+        self.batch_size = batch_size
+        self.meta = meta
+        self.dim = int(meta["dim"])
+        self.max_seq_length = int(meta["max_seq_length"])
+        self.path = export_dir / (FP32_FILE if variant == "fp32" else INT8_FILE)
+        try:
+            tok = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+        except Exception as e:  # tokenizers raises a bare Exception for a missing or bad file
+            raise EmbeddingError(f"Could not load the fast tokenizer from {model_path / 'tokenizer.json'}: {e}") from e
+        # tokenizer.json pads and truncates to 128 for every batch; sentence-transformers truncates
+        # at max_seq_length and pads to the longest text of the batch
+        tok.enable_truncation(max_length=self.max_seq_length)
+        pad_id = tok.token_to_id("[PAD]")
+        tok.enable_padding(pad_id=pad_id if pad_id is not None else 0, pad_token="[PAD]")
+        self._tok = tok
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3  # ORT's warnings about unused initialisers are noise here
+        try:
+            self._session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:  # onnxruntime raises its own exception types for a missing/bad file
+            raise OnnxMismatch(f"Could not load {self.path}: {e}") from e
+        self._inputs = {i.name for i in self._session.get_inputs()}
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        enc = self._tok.encode_batch(texts)
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.array([e.type_ids for e in enc], dtype=np.int64)
+        hidden = self._session.run(None, feed)[0]
+        m = mask[..., None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return pooled / np.clip(norms, 1e-12, None)
+
+    def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        texts = list(texts)
+        # longest first, as sentence-transformers does: texts of a batch pad to similar lengths
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), self.batch_size):
+            rows = order[start:start + self.batch_size]
+            out[rows] = self._run([texts[i] for i in rows])
+        return out
+
+    def self_check(self) -> float:
+        """Embed the export's reference texts and compare with the torch vectors stored beside the
+        file; raise OnnxMismatch below the variant's minimum. Returns the lowest cosine."""
+        texts, expected = reference_vectors(self.meta)
+        got = self.embed(texts)
+        worst = float(np.min(np.sum(got * expected, axis=1)))
+        if not worst >= SELF_CHECK_MIN_COSINE[self.variant]:  # also catches NaN
+            raise OnnxMismatch(
+                f"{self.path} gives other vectors than torch on its reference texts (cosine {worst:.6f} < "
+                f"{SELF_CHECK_MIN_COSINE[self.variant]}); re-export with `motivgraph embeddings export --force`"
+            )
+        return worst

@@ -1,0 +1,153 @@
+"""The ONNX Runtime embedder against the torch one (sentence-transformers) on the packaged
+all-MiniLM-L6-v2: the same vectors (cosine >= 0.9999) on varied texts, the first-use self-check,
+the fall-back to torch on a mismatch, and the errors that name the fix.
+
+Both models load once per session; the ONNX file is the setup's export (`motivgraph embeddings
+export`), made here from the packaged weights when it is missing, and the tests skip with the
+reason when it cannot be made (no torch)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from motivgraph.embeddings import _load, get_embedder, onnx_export, open_onnx
+from motivgraph.embeddings.base import Embedder
+from motivgraph.embeddings.minilm import SentenceTransformerEmbedder, max_seq_length, resolve_model_path
+from motivgraph.embeddings.onnx_embedder import OnnxEmbedder, OnnxMismatch
+from motivgraph.errors import ConfigError, EmbeddingError
+from motivgraph.settings import EmbeddingSettings
+
+LONG = " ".join(f"Paragraph {i}: hierarchical retrieval over scientific claims with sparse cross-attention."
+                for i in range(40))
+TEXTS = [
+    "Graph neural networks for molecule property prediction",
+    "",
+    "   ",
+    "?!",
+    "Échantillonnage de données — Wörterbücher, naïve façade",
+    "深度学习中的长文档摘要",
+    "نموذج لغوي كبير 🚀 with emoji and ünïcödé",
+    "a",
+    LONG,
+    "Quadratic attention cost: self-attention memory grows with the square of the sequence length.",
+]
+
+
+@pytest.fixture(scope="session")
+def torch_embedder() -> Embedder:
+    return get_embedder(EmbeddingSettings(backend="torch"))
+
+
+@pytest.fixture(scope="session")
+def onnx_embedder() -> OnnxEmbedder:
+    if not onnx_export.torch_available() and onnx_export.current_export(
+        onnx_export.export_dir("all-MiniLM-L6-v2", resolve_model_path("all-MiniLM-L6-v2"), None),
+        resolve_model_path("all-MiniLM-L6-v2"),
+    ) is None:
+        pytest.skip("no ONNX export of the embedding model and no torch to make one (motivgraph embeddings export)")
+    try:
+        emb = open_onnx(EmbeddingSettings(backend="onnx"), check=False)
+    except EmbeddingError as e:
+        pytest.skip(f"the ONNX file cannot be built here: {e}")
+    assert isinstance(emb, OnnxEmbedder)
+    return emb
+
+
+def test_long_text_really_is_truncated(onnx_embedder: OnnxEmbedder) -> None:
+    # otherwise the parity below would not cover truncation
+    assert len(onnx_embedder._tok.encode(LONG).ids) == 256 == onnx_embedder.max_seq_length
+    assert len(onnx_embedder._tok.encode(LONG, add_special_tokens=False).ids) == 256  # truncation cut it
+    untruncated = onnx_embedder._tok.encode_batch([LONG])[0].overflowing
+    assert untruncated, "the long text must be longer than max_seq_length"
+
+
+def test_onnx_vectors_match_torch(torch_embedder: Embedder, onnx_embedder: OnnxEmbedder) -> None:
+    want = torch_embedder.embed(TEXTS)
+    batch = onnx_embedder.embed(TEXTS)
+    single = np.stack([onnx_embedder.embed_one(t) for t in TEXTS])
+    assert batch.shape == want.shape == (len(TEXTS), 384) and batch.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+    for got in (batch, single):
+        cos = np.sum(got * want, axis=1)
+        worst = int(np.argmin(cos))
+        assert cos[worst] >= 0.9999, f"text {TEXTS[worst][:40]!r}: cosine {cos[worst]:.6f}"
+    # distinct texts stay distinct (a broken pooling would map everything to one vector)
+    assert float(np.max(batch[0] @ batch[5:7].T)) < 0.9
+
+
+def test_small_batches_keep_the_input_order(onnx_embedder: OnnxEmbedder) -> None:
+    small = OnnxEmbedder(onnx_embedder.model_name, resolve_model_path("all-MiniLM-L6-v2"),
+                         onnx_embedder.path.parent, onnx_embedder.meta, batch_size=3)
+    np.testing.assert_allclose(small.embed(TEXTS), onnx_embedder.embed(TEXTS), atol=1e-5)
+    assert small.embed([]).shape == (0, 384)
+
+
+def test_max_seq_length_is_read_from_the_model_dir(torch_embedder: Embedder) -> None:
+    assert isinstance(torch_embedder, SentenceTransformerEmbedder)
+    assert max_seq_length(resolve_model_path("all-MiniLM-L6-v2")) == torch_embedder._model.max_seq_length == 256
+
+
+def test_self_check_passes_on_the_export_and_fails_on_other_vectors(onnx_embedder: OnnxEmbedder) -> None:
+    assert onnx_embedder.self_check() >= 0.9999
+    ref = onnx_embedder.meta["reference"]
+    wrong = {**onnx_embedder.meta, "reference": {**ref, "vectors": [v[1:] + v[:1] for v in ref["vectors"]]}}
+    broken = OnnxEmbedder(onnx_embedder.model_name, resolve_model_path("all-MiniLM-L6-v2"),
+                          onnx_embedder.path.parent, wrong)
+    with pytest.raises(OnnxMismatch, match="motivgraph embeddings export --force"):
+        broken.self_check()
+
+
+def _copy_export(src: OnnxEmbedder, dest_root: Path, meta: dict) -> EmbeddingSettings:
+    """An onnx_dir holding the real graph (symlinked) with the given metadata."""
+    dest = dest_root / "all-MiniLM-L6-v2"
+    dest.mkdir(parents=True)
+    (dest / onnx_export.FP32_FILE).symlink_to(src.path)
+    (dest / onnx_export.META_FILE).write_text(json.dumps(meta))
+    return EmbeddingSettings(backend="onnx", onnx_dir=dest_root)
+
+
+def test_a_mismatch_at_first_use_falls_back_to_torch_with_a_warning(
+    onnx_embedder: OnnxEmbedder, torch_embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ref = onnx_embedder.meta["reference"]
+    meta = {**onnx_embedder.meta, "reference": {**ref, "vectors": [[-x for x in v] for v in ref["vectors"]]}}
+    cfg = _copy_export(onnx_embedder, tmp_path, meta)
+    import motivgraph.embeddings as embeddings
+
+    monkeypatch.setattr(embeddings, "_torch", lambda cfg: torch_embedder)  # the session's torch model
+    with caplog.at_level(logging.WARNING, logger="motivgraph.embeddings"):
+        emb = _load(cfg)
+    assert emb is torch_embedder and emb.backend == "torch"
+    assert any("embedding with torch instead" in r.getMessage() for r in caplog.records)
+
+
+def test_a_good_export_in_onnx_dir_is_used(onnx_embedder: OnnxEmbedder, tmp_path: Path) -> None:
+    emb = _load(_copy_export(onnx_embedder, tmp_path, onnx_embedder.meta))
+    assert isinstance(emb, OnnxEmbedder) and emb.backend == "onnx" and emb.path.parent == tmp_path / "all-MiniLM-L6-v2"
+
+
+def test_no_export_and_no_torch_is_an_error_naming_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(onnx_export, "torch_available", lambda: False)
+    with pytest.raises(EmbeddingError, match="motivgraph embeddings export"):
+        _load(EmbeddingSettings(backend="onnx", onnx_dir=tmp_path))
+    with pytest.raises(EmbeddingError, match="needs torch"):
+        onnx_export.export("all-MiniLM-L6-v2", resolve_model_path("all-MiniLM-L6-v2"), tmp_path / "x")
+
+
+def test_export_from_other_weights_is_not_current(onnx_embedder: OnnxEmbedder, tmp_path: Path) -> None:
+    meta = {**onnx_embedder.meta, "signature": [["model.safetensors", 1, 2]]}
+    cfg = _copy_export(onnx_embedder, tmp_path, meta)
+    assert onnx_export.current_export(tmp_path / "all-MiniLM-L6-v2", resolve_model_path(cfg.model)) is None
+    assert onnx_export.current_export(onnx_embedder.path.parent, resolve_model_path(cfg.model)) is not None
+
+
+@pytest.mark.skipif(onnx_export.INT8_GATE_PASSED, reason="the int8 recipe passed its gate: onnx-int8 is allowed")
+def test_int8_is_refused_while_its_recipe_fails_the_gate() -> None:
+    with pytest.raises(ConfigError, match="bench_embeddings"):
+        _load(EmbeddingSettings(backend="onnx-int8"))
