@@ -7,6 +7,13 @@ nothing about time.
     .venv/bin/python -m bench.bench_api                       # full scale: builds the graph (slow)
     .venv/bin/python -m bench.bench_api --scale 0.05          # quick run
     .venv/bin/python -m bench.bench_api --data /tmp/mg-api    # build once there, reuse on later runs
+    .venv/bin/python -m bench.bench_api --workers 2 --backends torch,onnx --vectors synthetic
+
+Beside each figure, its floor or baseline from the same run: node_search over HTTP beside query
+embed + FAISS alone + a trivial FastAPI round trip (GET /health/live); the mixed load beside the
+same load of GET /health/live on the same server. `--backends` serves with each embedding backend
+in turn (before/after in one run); `--vectors synthetic` fills the node index from bench_scale's
+word-model vectors instead of embedding every node (the latency figures hold, the hits do not).
 
 Targets (2-core machine, over HTTP): node_search p50 < 25 ms, node_relation and random_nodes
 p50 < 15 ms, mixed load >= 200 requests/s.
@@ -38,6 +45,7 @@ from bench.synthetic import METHOD_NOUN, PHENOMENA, PLACES, TASKS, SyntheticGrap
 GRAPH_NAME = "bench_api"
 TARGETS_MS = {"node_search": 25.0, "node_relation": 15.0, "random_nodes": 15.0}
 MIX = (("node_search", 0.4), ("node_relation", 0.3), ("random_nodes", 0.3))
+TRIVIAL = "_live"  # the load baseline: GET /health/live, the same HTTP stack with no tool work
 
 
 def say(msg: str) -> None:
@@ -88,7 +96,7 @@ def request_bodies(rng: random.Random, names: list[str], n: int) -> dict[str, li
 # ------------------------------------------------------------------------------------ graph
 
 
-def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str) -> dict[str, Any]:
+def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str, vectors: str = "embed") -> dict[str, Any]:
     from motivgraph.embeddings import get_embedder
     from motivgraph.graph import open_store
     from motivgraph.graph.paper_index import PaperIndex
@@ -101,7 +109,9 @@ def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str) -> 
     marker = data_dir / "bench_api.json"
     try:
         info = json.loads(marker.read_text()) if marker.exists() else None
-        if info and info.get("scale") == scale and info.get("seed") == seed and store.stats().triples > 0:
+        same = (info and info.get("scale") == scale and info.get("seed") == seed
+                and info.get("vectors", "embed") == vectors)
+        if same and store.stats().triples > 0:
             idx = NodeIndex.open(settings, store, emb)
             if idx.status().state == "ok":
                 say(f"reusing the graph in {data_dir} ({info['graph']})")
@@ -119,17 +129,42 @@ def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str) -> 
         for i in range(0, len(g.parents), 500):
             store.add_parents(g.parents[i : i + 500])
         t_up = time.perf_counter() - t0
-        say(f"  upserted in {t_up:.0f}s; embedding the nodes…")
         t1 = time.perf_counter()
-        NodeIndex.open(settings, store, emb).rebuild()
-        PaperIndex.open(settings, store, emb).rebuild()
-        info = {"scale": scale, "seed": seed, "graph": g.summary(), "upsert_s": t_up,
+        if vectors == "synthetic":
+            say(f"  upserted in {t_up:.0f}s; node index from SYNTHETIC vectors (bench_scale's word model)…")
+            synthetic_node_index(settings, store, emb, seed)
+        else:
+            say(f"  upserted in {t_up:.0f}s; embedding the nodes…")
+            NodeIndex.open(settings, store, emb).rebuild()
+            PaperIndex.open(settings, store, emb).rebuild()
+        info = {"scale": scale, "seed": seed, "graph": g.summary(), "upsert_s": t_up, "vectors": vectors,
                 "index_s": time.perf_counter() - t1}
         marker.write_text(json.dumps(info))
         say(f"  indexed in {info['index_s']:.0f}s")
         return info
     finally:
         store.close()
+
+
+def synthetic_node_index(settings: Any, store: Any, emb: Any, seed: int) -> None:
+    """The node index with word-model vectors instead of embeddings (minutes instead of an hour on a
+    loaded 2-core machine): same sizes, same FAISS kinds and parameters, so search and API latency are
+    representative; which nodes a query finds is not. Query embedding at request time stays real."""
+    import numpy as np
+
+    from bench.bench_scale import WordVectors, make_group, vectorise
+    from motivgraph.graph.vector_index import Group, NodeIndex, build_faiss, choose_kind
+
+    wv = WordVectors(seed)
+    rng = np.random.default_rng(seed)
+    groups = {}
+    for g in NodeIndex.GROUPS:
+        nodes = list(store.iter_nodes(types=[g]))
+        vecs = vectorise(wv, [n.name for n in nodes], [n.description for n in nodes], rng)
+        kind = choose_kind(settings.index, len(nodes))
+        groups[g] = make_group(Group, [n.key for n in nodes], [n.name for n in nodes], [n.level for n in nodes],
+                               vecs, kind, build_faiss(vecs, kind, settings.index, vecs.shape[1]))
+    NodeIndex(settings, store, emb)._commit(groups, store.node_version())
 
 
 def make_settings(data_dir: Path, server_url: str) -> Any:
@@ -245,6 +280,41 @@ def bench_http(url: str, bodies: dict[str, list[dict[str, Any]]]) -> dict[str, A
     return out
 
 
+def bench_floor(settings: Any, url: str, backend: str | None, n: int) -> dict[str, Any]:
+    """node_search's floor, measured now: query embedding in this process (same backend, fresh phrases,
+    so no cache answers), FAISS alone on those vectors (the node index from disk, no staleness check)
+    and a trivial FastAPI round trip (GET /health/live) on the same server."""
+    import httpx
+
+    from motivgraph.embeddings import get_embedder
+    from motivgraph.graph import open_store
+    from motivgraph.graph.vector_index import NodeIndex
+    from motivgraph.settings import EmbeddingSettings
+
+    emb = get_embedder(EmbeddingSettings(backend=backend) if backend else EmbeddingSettings())  # type: ignore[arg-type]
+    qs = unique_queries(random.Random(41), n + 5)
+    emb.embed(qs[:5])
+    embed_ms, vecs = [], []
+    for q in qs[5:]:
+        t = time.perf_counter()
+        vecs.append(emb.embed([q]))
+        embed_ms.append((time.perf_counter() - t) * 1000)
+    store = open_store(settings, ensure_schema=False)
+    try:
+        idx = NodeIndex.open(settings, store, emb)
+        idx.search_vectors(vecs[0], k=10, check=False)
+        faiss_ms = time_calls(lambda v: idx.search_vectors(v, k=10, check=False), vecs)
+    finally:
+        store.close()
+    with httpx.Client(base_url=url, timeout=30) as c:
+        c.get("/health/live").raise_for_status()
+        trivial = time_calls(lambda _: c.get("/health/live").raise_for_status(), list(range(n)))
+    out = {"embed": summary(embed_ms), "faiss": summary(faiss_ms), "trivial_http": summary(trivial),
+           "backend": getattr(emb, "backend", type(emb).__name__)}
+    out["floor_p50_ms"] = out["embed"]["p50_ms"] + out["faiss"]["p50_ms"] + out["trivial_http"]["p50_ms"]
+    return out
+
+
 # ------------------------------------------------------------------------------------ load (2nd process)
 
 
@@ -262,7 +332,10 @@ async def _load(url: str, plan: list[tuple[str, dict[str, Any]]], concurrency: i
                 return
             t = time.perf_counter()
             try:
-                r = await c.post(f"/tools/{tool}", json=body)
+                if tool == TRIVIAL:
+                    r = await c.get("/health/live")
+                else:
+                    r = await c.post(f"/tools/{tool}", json=body)
                 code = r.status_code
             except httpx.HTTPError:
                 code = 0
@@ -286,15 +359,18 @@ def load_main(args: argparse.Namespace) -> None:
 
 
 def run_load(url: str, bodies: dict[str, list[dict[str, Any]]], count: int, concurrency: int, max_s: float,
-             tmp: Path) -> dict[str, Any]:
+             tmp: Path, trivial: bool = False, fresh_seed: int = 23) -> dict[str, Any]:
     rng = random.Random(17)
     tools = [t for t, _ in MIX]
     weights = [w for _, w in MIX]
     # Every node_search in the load is a new phrase, so the server's query-embedding cache cannot
     # flatter the figure; node_relation names and random seeds repeat as they would in sessions.
-    fresh = iter(unique_queries(random.Random(23), count))
-    plan = [(t, {"query": next(fresh), "k": 10} if t == "node_search" else rng.choice(bodies[t]))
-            for t in rng.choices(tools, weights, k=count)]
+    fresh = iter(unique_queries(random.Random(fresh_seed), count))
+    plan: list[tuple[str, dict[str, Any]]] = (
+        [(TRIVIAL, {})] * count if trivial else
+        [(t, {"query": next(fresh), "k": 10} if t == "node_search" else rng.choice(bodies[t]))
+         for t in rng.choices(tools, weights, k=count)]
+    )
     plan_file = tmp / "plan.json"
     plan_file.write_text(json.dumps(plan))
     root = Path(__file__).resolve().parents[1]
@@ -318,6 +394,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--concurrency", type=int, default=16, help="Requests in flight in the mixed load.")
     ap.add_argument("--workers", type=int, default=1, help="uvicorn worker processes.")
     ap.add_argument("--json", type=Path, default=None, help="Also write the figures to this JSON file.")
+    ap.add_argument("--backends", default=None,
+                    help="Embedding backends to serve with, one after the other in this run (e.g. torch,onnx); "
+                    "default: the settings' one.")
+    ap.add_argument("--vectors", choices=("embed", "synthetic"), default="embed",
+                    help="Node index from real embeddings (default) or bench_scale's synthetic word-model vectors "
+                    "(fast build; latency figures representative, search results not).")
     # internal: the load-generating second process
     ap.add_argument("--load-url", help=argparse.SUPPRESS)
     ap.add_argument("--plan", help=argparse.SUPPRESS)
@@ -342,7 +424,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     server.start()
     proc = None
     try:
-        fig["graph"] = build_or_reuse(data_dir, args.scale, args.seed, server.url)
+        fig["graph"] = build_or_reuse(data_dir, args.scale, args.seed, server.url, args.vectors)
         settings = make_settings(data_dir, server.url)
         from motivgraph.graph import open_store
 
@@ -357,22 +439,55 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             say(f"  {k:<28}{v['p50_ms']:7.2f} {v['p99_ms']:7.2f}")
 
         fig["inprocess_ms"] = bench_inprocess(settings, bodies)
-        proc, url = start_server(settings, args.workers)
-        fig["http_ms"] = bench_http(url, bodies)
-        say("\ntool latency (ms)       in-process p50/p99     HTTP p50/p99     HTTP target p50")
-        for tool in TARGETS_MS:
-            a, b = fig["inprocess_ms"][tool], fig["http_ms"][tool]
-            ok = "ok" if b["p50_ms"] < TARGETS_MS[tool] else "MISSED"
-            say(f"  {tool:<22}{a['p50_ms']:7.1f} /{a['p99_ms']:7.1f}    {b['p50_ms']:7.1f} /{b['p99_ms']:7.1f}"
-                f"     < {TARGETS_MS[tool]:.0f}  {ok}")
-
-        fig["load"] = run_load(url, bodies, args.load_count, args.concurrency, args.load_max_s, data_dir)
-        ld = fig["load"]
-        ok = "ok" if ld["req_per_s"] >= 200 else "MISSED"
-        say(f"\nmixed load from a second process: {ld['requests']} requests, concurrency {args.concurrency}, "
-            f"{ld['wall_s']:.1f}s → {ld['req_per_s']:.0f} req/s (target >= 200: {ok}); statuses {ld['status']}")
-        for tool, v in ld["latency"].items():
-            say(f"  {tool:<22} p50 {v['p50_ms']:7.1f} ms   p99 {v['p99_ms']:7.1f} ms   (n={v['n']})")
+        say("\nin-process p50/p99 (ms): " + ", ".join(
+            f"{t} {v['p50_ms']:.1f}/{v['p99_ms']:.1f}" for t, v in fig["inprocess_ms"].items()))
+        backends = [b for b in (args.backends or "").split(",") if b] or [None]
+        fig["by_backend"] = {}
+        for backend in backends:
+            label = backend or "current"
+            env = {"MOTIVGRAPH_EMBEDDING_BACKEND": backend} if backend else None
+            say(f"\n== embedding backend: {label}  ({args.workers} worker(s); load1 {os.getloadavg()[0]:.1f})")
+            proc, url = start_server(settings, args.workers, env_extra=env)
+            try:
+                fb: dict[str, Any] = {"load1": os.getloadavg()[0]}
+                fb["http_ms"] = bench_http(url, bodies)
+                fb["floor"] = fl = bench_floor(settings, url, backend, args.n)
+                ns = fb["http_ms"]["node_search"]["p50_ms"]
+                fb["node_search_ratio_to_floor"] = ns / fl["floor_p50_ms"]
+                say("tool latency over HTTP (ms)   p50     p99   target p50")
+                for tool in TARGETS_MS:
+                    v = fb["http_ms"][tool]
+                    ok = "ok" if v["p50_ms"] < TARGETS_MS[tool] else "MISSED"
+                    say(f"  {tool:<24}{v['p50_ms']:7.1f} {v['p99_ms']:7.1f}   < {TARGETS_MS[tool]:.0f}  {ok}")
+                say(f"node_search p50 {ns:.1f} ms vs floor {fl['floor_p50_ms']:.1f} ms = query embed "
+                    f"{fl['embed']['p50_ms']:.1f} ({fl['backend']}) + FAISS {fl['faiss']['p50_ms']:.2f} + trivial "
+                    f"round trip {fl['trivial_http']['p50_ms']:.1f} → {fb['node_search_ratio_to_floor']:.2f}x floor")
+                fb["load_trivial"] = lt = run_load(url, bodies, args.load_count, args.concurrency, args.load_max_s,
+                                                   data_dir, trivial=True)
+                fb["load"] = ld = run_load(url, bodies, args.load_count, args.concurrency, args.load_max_s, data_dir,
+                                           fresh_seed=23 + len(fig["by_backend"]))
+                fb["load_ratio_to_trivial"] = ld["req_per_s"] / lt["req_per_s"]
+                ok = "ok" if ld["req_per_s"] >= 200 else "MISSED"
+                say(f"mixed load from a second process: {ld['requests']} requests, concurrency {args.concurrency}, "
+                    f"{ld['wall_s']:.1f}s → {ld['req_per_s']:.0f} req/s (target >= 200: {ok}); statuses "
+                    f"{ld['status']}; baseline GET /health/live under the same load {lt['req_per_s']:.0f} req/s "
+                    f"→ tools at {fb['load_ratio_to_trivial']:.2f}x the bare HTTP stack")
+                for tool, v in ld["latency"].items():
+                    say(f"  {tool:<22} p50 {v['p50_ms']:7.1f} ms   p99 {v['p99_ms']:7.1f} ms   (n={v['n']})")
+            finally:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+            fig["by_backend"][label] = fb
+        first = fig["by_backend"][backends[0] or "current"]
+        fig["http_ms"], fig["load"] = first["http_ms"], first["load"]  # the first backend, as before
+        if len(backends) > 1:
+            a_, b_ = (fig["by_backend"][x or "current"] for x in backends[:2])
+            say(f"\n{backends[1]} vs {backends[0]} (same run): node_search HTTP p50 "
+                f"{b_['http_ms']['node_search']['p50_ms'] / a_['http_ms']['node_search']['p50_ms']:.2f}x, "
+                f"mixed load req/s {b_['load']['req_per_s'] / a_['load']['req_per_s']:.2f}x")
         fig["load1_at_end"] = os.getloadavg()[0]
         say(f"\nload average at end: {fig['load1_at_end']:.2f} (other work on the machine skews figures)")
     finally:
