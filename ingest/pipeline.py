@@ -103,7 +103,9 @@ class IngestProgress(Protocol):
 class IngestSummary:
     parser: str = ""
     found: int = 0
-    non_pdf_skipped: int = 0
+    found_by_kind: dict[str, int] = field(default_factory=dict)  # input kind name -> files found
+    documents_by_kind: dict[str, int] = field(default_factory=dict)  # input kind name -> documents (PDFs, records)
+    non_pdf_skipped: int = 0  # files of no input kind
     missing: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path text, why): FIFOs, dangling links
     duplicates: int = 0
@@ -319,7 +321,8 @@ async def execute(
     settings = p.settings
     conc = concurrency or settings.ingest.concurrency
     summary = IngestSummary(
-        found=p.found, non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
+        found=p.found, found_by_kind=dict(p.found_by_kind), documents_by_kind=dict(p.documents_by_kind),
+        non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
         duplicates=len(p.duplicates), already_done=p.already_done, skipped_failed=p.skipped_failed,
         to_process=p.to_process,
     )
@@ -455,9 +458,13 @@ def dry_run_summary(p: IngestPlan, parser: ParserName | DocumentParser | None = 
             states = led.counts()
         finally:
             led.close()
+    kinds = input_kinds()
+    needs_parser = any(k.needs_parser for k in kinds.values() if k.name in p.kinds)
     return IngestSummary(
-        parser=str(parser if isinstance(parser, str) else getattr(parser, "name", settings.ingest.parser)),
-        found=p.found, non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
+        parser=str(parser if isinstance(parser, str) else getattr(parser, "name", settings.ingest.parser))
+        if needs_parser or not p.todo else "none needed",
+        found=p.found, found_by_kind=dict(p.found_by_kind), documents_by_kind=dict(p.documents_by_kind),
+        non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
         duplicates=len(p.duplicates), already_done=p.already_done, skipped_failed=p.skipped_failed,
         to_process=p.to_process + len(p.unreadable), dry_run=True, states=states,
     )

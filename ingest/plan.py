@@ -131,7 +131,9 @@ class IngestPlan:
     settings: Settings
     retry_failed: bool = False
     found: int = 0  # input files found by the walk
-    non_pdf_skipped: int = 0
+    found_by_kind: dict[str, int] = field(default_factory=dict)  # input kind name -> files found
+    documents_by_kind: dict[str, int] = field(default_factory=dict)  # input kind name -> documents (PDFs, records)
+    non_pdf_skipped: int = 0  # files of no input kind (the name predates paper JSON input)
     missing: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path text, why): FIFOs, dangling links
     duplicates: list[tuple[str, str]] = field(default_factory=list)  # (path text, key) of a copy of a known doc
@@ -200,6 +202,9 @@ async def plan_async(
     copies: list[WorkItem] = []
     readable: set[str] = set()
     for p, kind, res in keyed:
+        out.found_by_kind[kind.name] = out.found_by_kind.get(kind.name, 0) + 1
+        if not isinstance(res, OSError):
+            out.documents_by_kind[kind.name] = out.documents_by_kind.get(kind.name, 0) + len(res)
         text = path_to_text(p)
         if isinstance(res, FileNotFoundError):
             out.missing.append(f"{text} (vanished before it could be read)")

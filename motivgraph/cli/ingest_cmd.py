@@ -107,16 +107,38 @@ class _RichProgress:
         self.progress.stop()
 
 
+# What the summary calls each input kind's files (ingest.plan.input_kinds; another kind shows its name).
+_KIND_FILES = {"pdf": "PDF", "paper_json": "paper JSON"}
+
+
+def _input_kind_names() -> list[str]:
+    from motivgraph.ingest.plan import input_kinds
+
+    return list(dict.fromkeys(k.name for k in input_kinds().values()))
+
+
+def _found_rows(s: IngestSummary) -> list[tuple[str, Any]]:
+    """One 'found' row per input kind present (PDF files; paper JSON files with their records), so a
+    paper-JSON ingest is not reported as PDFs; 'input files found 0' when the walk found nothing."""
+    if not s.found_by_kind:
+        return [("input files found", s.found)]
+    rows: list[tuple[str, Any]] = []
+    for kind, files in s.found_by_kind.items():
+        docs = s.documents_by_kind.get(kind, 0)
+        value = f"{files}" if kind == "pdf" else f"{files} ({docs} record{'s' if docs != 1 else ''})"
+        rows.append((f"{_KIND_FILES.get(kind, kind)} files found", value))
+    return rows
+
+
 def _summary_table(s: IngestSummary) -> Table:
     t = Table(title="ingest summary" + (" (dry run)" if s.dry_run else ""), show_header=False)
     t.add_column("what")
     t.add_column("value", justify="right")
-    rows: list[tuple[str, Any]] = [
-        ("parser", s.parser or "–"),
-        ("PDF files found", s.found),
-        ("non-PDF files skipped", s.non_pdf_skipped),
+    rows: list[tuple[str, Any]] = [("parser", s.parser or "–"), *_found_rows(s),
+        (f"other files skipped (not {' or '.join(_KIND_FILES.get(k, k) for k in _input_kind_names())})",
+         s.non_pdf_skipped),
         ("special files / dangling links skipped", len(s.skipped)),
-        ("duplicates (same sha256)", s.duplicates),
+        ("duplicates (same file sha256 / record id)", s.duplicates),
         ("already stored (skipped)", s.already_done),
         ("failed earlier (skipped; --retry-failed)", s.skipped_failed),
         ("to process" if s.dry_run else "processed", s.to_process if s.dry_run else s.processed),

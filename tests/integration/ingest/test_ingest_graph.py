@@ -160,7 +160,7 @@ def test_cli_ingest_status_report_parse(tmp_path: Path, settings: Settings, stor
     runner = CliRunner()
     r = runner.invoke(app, ["ingest", "--dry-run", str(corpus)], env=env)
     assert r.exit_code == 0, r.output
-    assert "to process" in r.output and "non-PDF files skipped" in r.output
+    assert "to process" in r.output and "other files skipped" in r.output
 
     r = runner.invoke(app, ["ingest", str(corpus), "--concurrency", "2"], env=env)
     assert r.exit_code == 1, r.output  # two bad files: the command reports failure

@@ -7,7 +7,6 @@ import os
 import re
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from motivgraph.cli import app
@@ -28,7 +27,6 @@ def test_dry_run_lists_skipped_inputs_and_shows_undecodable_names_escaped(tmp_pa
     assert not (tmp_path / "data" / "ingest" / "ledger.sqlite").exists()  # a dry run writes nothing
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17: the summary says 'PDF files found' for paper-JSON input")
 def test_summary_counts_each_input_kind_in_its_own_words(tmp_path: Path) -> None:
     inp = tmp_path / "in"
     inp.mkdir()
