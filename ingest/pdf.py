@@ -93,8 +93,13 @@ class _Head:
     lines: int = 1  # lines the heading occupies
 
 
+_HEAD_END = re.compile(r"[\s:.]+$")
+_RUN_IN_ABSTRACT = re.compile(r"^abstract\s*[—\-–.:]", re.I)
+_RUN_IN_ABSTRACT_CAPS = re.compile(r"^ABSTRACT\s+[A-Z]")
+
+
 def _norm_head(text: str) -> str:
-    t = re.sub(r"[\s:.]+$", "", text.strip()).lower()
+    t = _HEAD_END.sub("", text.strip()).lower()
     return " ".join(t.split())
 
 
@@ -257,18 +262,18 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
     body_family = _family(body_font)
     for i, ln in enumerate(lines):
         t = ln.text.strip()
-        if i in toc or _norm_head(t) in ("contents", "table of contents"):
+        if i in toc or ("contents" in t.lower() and _norm_head(t) in ("contents", "table of contents")):
             continue
         # "Abstract—We ...", "Abstract. We ...", "ABSTRACT We ..." run-in marker
-        run_in = re.match(r"^abstract\s*[—\-–.:]", t, re.I) or re.match(r"^ABSTRACT\s+[A-Z]", t)
+        run_in = _RUN_IN_ABSTRACT.match(t) or _RUN_IN_ABSTRACT_CAPS.match(t)
         if run_in and ln.page <= 1 and not any(_norm_head(h.heading) == "abstract" for h in heads):
             heads.append(_Head(i, "Abstract", None, None))
             continue
         caps = t.isupper() and sum(ch.isalpha() for ch in t) >= 4
         if len(t) < 3 or len(t) > 120 or ln.size < body_size - (2.6 if caps else 1.2):
             continue
-        if _NOT_HEAD.match(t) or is_formula(_NUM_PREFIX.sub("", t)) or shares_row(lines, i):
-            continue
+        # a caption, a formula or a table cell is no heading: checked only for a line that would be one
+        # (most lines are not), right before it is taken
         words = t.split()
         norm = _norm_head(t)
         heading_font = _is_heading_font(ln, body_size) or (caps and len(words) <= 8) or ln.centered
@@ -297,12 +302,16 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
                     if (top == last_top + 1 and not sub) or (top == last_top and sub) or (
                         not heads and top in (1, 2) and not sub
                     ) or (strong and top > last_top):
+                        if _not_a_heading(lines, i, t):
+                            continue
                         last_top = top
                         heads.append(_Head(i, title, num, top))
                         continue
                 elif parts[0] in _ROMAN:
                     top = _ROMAN[parts[0]]
                     if (top == last_top + 1) or (strong and top > last_top):
+                        if _not_a_heading(lines, i, t):
+                            continue
                         roman_mode = True
                         last_top = top
                         heads.append(_Head(i, title, num, top))
@@ -313,6 +322,8 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
                     # lettered top-level sections (A., B., C. in sequence) in papers without numbers
                     or (last_top == 0 and parts[0] == (chr(ord(last_letter) + 1) if last_letter else "A"))
                 ):
+                    if _not_a_heading(lines, i, t):
+                        continue
                     if not roman_mode and last_top == 0:
                         last_letter = parts[0]
                     heads.append(_Head(i, title, num, None))
@@ -320,6 +331,8 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
         if norm in _KNOWN_HEADS and len(words) <= 6 and (
             heading_font or norm in _STRONG_HEADS or t.isupper() or other_face
         ):
+            if _not_a_heading(lines, i, t):
+                continue
             heads.append(_Head(i, t.rstrip(".:"), None, None))
             continue
         # other short lines in a clearly larger or bold font that are not the body font
@@ -336,9 +349,15 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
             and not _NUM_HEAD.match(t)
             and not re.search(r"[()=<>{}\[\]|]", t)
             and sum(ch.isalpha() or ch.isspace() for ch in t) >= 0.85 * len(t)
+            and not _not_a_heading(lines, i, t)
         ):
             heads.append(_Head(i, t, None, None, generic=True))
     return _prune_generic(heads, lines)
+
+
+def _not_a_heading(lines: list[Line], i: int, t: str) -> bool:
+    """A figure/table caption or a theorem label, a formula, or a cell of a table row."""
+    return bool(_NOT_HEAD.match(t)) or is_formula(_NUM_PREFIX.sub("", t)) or shares_row(lines, i)
 
 
 def _family(font: str) -> str:

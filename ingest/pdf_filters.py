@@ -24,6 +24,7 @@ _GREEK = re.compile(r"[\u0370-\u03ff\U0001d400-\U0001d7ff]")
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
                             "\ufb05": "st", "\ufb06": "st"})
 _MARKS = re.compile(r"[∗*†‡§¶⋆]+")
+_WORDS = re.compile(r"[^\W\d_]+")
 _STAMP = re.compile(r"^arxiv:\s?\S+\s+\[[a-z\-.]+\]", re.I)
 
 
@@ -39,10 +40,10 @@ def is_formula(text: str) -> bool:
         return False
     if _MATH.search(t):
         return True
-    letters = sum(ch.isalpha() for ch in t)
+    letters = sum(map(str.isalpha, t))
     if letters < 0.6 * len(t.replace(" ", "")):
         return True
-    toks = re.findall(r"[^\W\d_]+", t)
+    toks = _WORDS.findall(t)
     single = sum(len(tok) == 1 for tok in toks)
     if toks and single >= 3 and single >= 0.4 * len(toks):
         return True
@@ -60,16 +61,17 @@ def toc_lines(lines: list[Line]) -> set[int]:
     page number sits at its right — in the same line after leaders/spaces, or as a separate number on
     the same baseline — when at least three such lines occur within a dozen lines of each other."""
     marks: list[int] = []
+    page_num = [bool(_PAGE_NUM.match(ln.text.strip())) for ln in lines]
     for i, ln in enumerate(lines):
         t = ln.text.strip()
-        if _PAGE_NUM.match(t):
+        if page_num[i]:
             continue
         entry = bool(_TOC_INLINE.match(t)) and not is_formula(re.sub(r"[\d.\s]+$", "", t))
         if not entry:
             # the page number was set apart (far right): a separate line on the same baseline
             for j in range(max(0, i - 3), min(len(lines), i + 4)):
                 o = lines[j]
-                if j != i and o.page == ln.page and _PAGE_NUM.match(o.text.strip()) and o.x0 > ln.x1 + 10 and same_row(
+                if j != i and o.page == ln.page and page_num[j] and o.x0 > ln.x1 + 10 and same_row(
                     ln, o
                 ):
                     entry = True

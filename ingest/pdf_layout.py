@@ -19,6 +19,8 @@ import ctypes
 import math
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
+from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -104,15 +106,16 @@ def _gap_size(size: float, height: float, heights: list[float]) -> float:
     return max(height, max(heights, default=0.0)) / 0.6
 
 
-def _code_units(tp: pdfium.PdfTextPage, n: int) -> list[int] | None:
-    """The page's UTF-16 code units, one per pdfium char index (characters outside the BMP take two
-    indexes: pdfium counts UTF-16 units). None when the bulk text does not line up with the chars."""
+def _page_text(tp: pdfium.PdfTextPage, n: int) -> tuple[str, Any] | None:
+    """The page's text with one char per pdfium char index, and those chars' codes as an array; None
+    when the bulk text does not line up with the chars."""
+    import numpy as np
+
     bulk = tp.get_text_range()
     if len(bulk) == n:
-        return [ord(ch) for ch in bulk]
-    raw = bulk.encode("utf-16-le", "surrogatepass")
-    units = memoryview(raw).cast("H").tolist()
-    return units if len(units) == n else None
+        return bulk, np.frombuffer(bulk.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    units = np.frombuffer(bulk.encode("utf-16-le", "surrogatepass"), dtype=np.uint16).astype(np.int64)
+    return ("".join(map(chr, units.tolist())), units) if len(units) == n else None
 
 
 _QUARTER = math.pi / 2
@@ -133,7 +136,7 @@ def _quarter(raw: pdfium_c.FPDF_TEXTPAGE, i: int, matrix: pdfium_c.FS_MATRIX) ->
     return r % 4 if abs(q - r) <= _ANGLE_TOLERANCE / _QUARTER else 4
 
 
-def _reading_turn(raw: pdfium_c.FPDF_TEXTPAGE, n: int, units: list[int] | None) -> int:
+def _reading_turn(raw: pdfium_c.FPDF_TEXTPAGE, n: int, units: Any) -> int:
     """The quarter turns of the page's dominant text direction, from a sample of its characters."""
     votes = [0] * 5
     matrix = pdfium_c.FS_MATRIX()
@@ -169,22 +172,39 @@ def _to_frame(turn: int, box: tuple[float, float, float, float], mb: tuple[float
     return my1 - top, left - mx0, my1 - bottom, right - mx0
 
 
+def _make_line(raw: pdfium_c.FPDF_TEXTPAGE, page_no: int, text: str, box: tuple[float, float, float, float],
+               size: float, chars: int, first_idx: int, last_idx: int, width: float, height: float,
+               repairs: list[Repairs] | None) -> Line:
+    """A finished line: its text repaired (counts added to `repairs`) and whitespace collapsed, its
+    typeface read from the char in its middle (a run-in label ("Methods.") or a footnote marker at
+    the start does not decide the line's typeface)."""
+    if _NEEDS_REPAIR.search(text):
+        text, rep = repair_text(text)
+        if repairs is not None:
+            repairs.append(rep)
+    font = _font_name(raw, (first_idx + last_idx) // 2)
+    return Line(page_no, box[0], box[1], box[2], box[3], size, _is_bold_name(font), " ".join(text.split()), font,
+                width, height, chars=chars)
+
+
 def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None = None) -> list[Line]:
     """Text lines of one page in content-stream order. Text is repaired with the shared hygiene
-    function (surrogate halves rejoined, controls dropped); counts are added to `repairs`."""
+    function (surrogate halves rejoined, controls dropped); counts are added to `repairs`.
+
+    The page's characters are read in bulk and grouped into lines with array operations
+    (`_lines_in_bulk`); a page set in a font without a usable type size (Type 3 bitmap fonts) takes
+    the character-by-character pass (`_lines_char_by_char`), which states the rules both follow."""
     tp = page.get_textpage()
     try:
         raw = tp.raw
         n = pdfium_c.FPDFText_CountChars(raw)
-        lines: list[Line] = []
-        rect = pdfium_c.FS_RECTF()
-        rect_ref = ctypes.byref(rect)
-        matrix = pdfium_c.FS_MATRIX()
-        get_box = pdfium_c.FPDFText_GetLooseCharBox
-        get_unicode = pdfium_c.FPDFText_GetUnicode
+        if n <= 0:
+            return []
         # one call for the page's text; per-char calls only when it does not line up with the chars
-        units = _code_units(tp, n)
-        turn = _reading_turn(raw, n, units) if n else 0
+        found = _page_text(tp, n)
+        exact_units = found is not None
+        text, units = found if found is not None else _bulk_unicode(raw, n)
+        turn = _reading_turn(raw, n, units)
         mb = page.get_mediabox()
         if turn:
             width, height = _frame_size(mb, turn)
@@ -192,142 +212,453 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
             width, height = page.get_size()
             if page.get_rotation() in (90, 270):  # get_size is the displayed size; boxes are unrotated
                 width, height = height, width
-
-        buf: list[str] = []
-        sizes: dict[float, int] = {}
-        heights: list[float] = []  # glyph heights of a line whose font size pdfium cannot tell
-        get_tight = pdfium_c.FPDFText_GetCharBox
-        tl, tr, tb, tt = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
-        tl_ref, tr_ref, tb_ref, tt_ref = ctypes.byref(tl), ctypes.byref(tr), ctypes.byref(tb), ctypes.byref(tt)
-        small = False  # the current word's font has no usable type size
-        bx0 = by0 = 1e9
-        bx1 = by1 = -1e9
-        first_idx = -1
-        last_idx = -1
-        last_base: float | None = None
-        last_x1: float | None = None
-        size = 0.0
-        new_word = True
-
-        def flush() -> None:
-            nonlocal buf, sizes, bx0, by0, bx1, by1, first_idx, heights
-            text = "".join(buf).strip()
-            if text and first_idx >= 0:
-                if _NEEDS_REPAIR.search(text):
-                    text, rep = repair_text(text)
-                    if repairs is not None:
-                        repairs.append(rep)
-                dom = max(sizes.items(), key=lambda kv: kv[1])[0] if sizes else 0.0
-                if dom < _MIN_SIZE and heights:
-                    dom = _size_from_heights(heights)
-                # the font in the middle of the line: a run-in label ("Methods.") or a footnote
-                # marker at the start does not decide the line's typeface
-                font = _font_name(raw, (first_idx + last_idx) // 2)
-                lines.append(
-                    Line(page_no, bx0, by0, bx1, by1, dom, _is_bold_name(font),
-                         " ".join(text.split()), font, width, height, chars=sum(sizes.values()))
-                )
-            buf, sizes, first_idx = [], {}, -1
-            heights = []
-            bx0 = by0 = 1e9
-            bx1 = by1 = -1e9
-
-        for i in range(n):
-            cp = units[i] if units is not None else get_unicode(raw, i)
-            if cp == 10 or cp == 13:
-                flush()
-                last_base = None
-                new_word = True
-                continue
-            if cp == 0xFFFE or cp == 2:  # the soft-hyphen markers pdfium reports at line ends
-                ch = "-"
-            elif 0x0B <= cp <= 0x0F:
-                # TeX's OT1 ligature slots (ff fi fl ffi ffl) in fonts without a Unicode map; these
-                # codes are never text (0x0D is a line end above and stays one)
-                ch = _OT1_LIGATURES[cp]
-            elif cp == 0xAD:  # a soft hyphen: a break opportunity, printed only at a line end
-                nxt = units[i + 1] if units is not None and i + 1 < n else 10
-                ch = "-" if nxt in (10, 13) else ""
-            else:
-                ch = chr(cp) if cp else " "  # an unmapped glyph separates words
-            if not ch:
-                # a soft hyphen inside a line prints nothing but takes its width: no word gap there
-                if get_box(raw, i, rect_ref):
-                    last_x1 = (_to_frame(turn, (rect.left, rect.bottom, rect.right, rect.top), mb)[2] if turn
-                               else rect.right)
-                continue
-            if ch.isspace():
-                if buf:
-                    buf.append(" ")
-                new_word = True
-                continue
-            if not get_box(raw, i, rect_ref):
-                continue
-            if new_word:
-                # a word set in another direction than the page's text (a margin stamp, an axis label,
-                # a watermark) is not part of the lines; each of its characters is checked in turn
-                q = _quarter(raw, i, matrix)
-                if q != turn and q >= 0:
-                    continue
-                # the font size is read once per word: a size change inside a word is rare, and this
-                # call was a third of the per-character cost
-                size = _effective_size(raw, i, matrix)
-                small = size < _MIN_SIZE
-                new_word = False
-            if turn or small:
-                box = (rect.left, rect.bottom, rect.right, rect.top)
-                if small:
-                    # a Type 3 font (bitmap TeX fonts of old preprints): pdfium's size is the font
-                    # matrix's scale and its loose box can span the page; the glyph's own box is sound
-                    get_tight(raw, i, tl_ref, tr_ref, tb_ref, tt_ref)
-                    box = (tl.value, tb.value, tr.value, tt.value)
-                x0, base, x1, top = _to_frame(turn, box, mb) if turn else box
-            else:  # the common case, kept to plain attribute reads: this loop runs once per character
-                x0 = rect.left
-                base = rect.bottom
-                x1 = rect.right
-                top = rect.top
-            if last_base is not None and last_x1 is not None and buf and (
-                (
-                    abs(base - last_base) > max(2.0, (top - base) * 0.6)
-                    # a superscript or subscript overlaps the line it sits on: same line (a drop cap,
-                    # several times taller, is not)
-                    and (
-                        min(top, by1) - max(base, by0) < 0.5 * min(top - base, by1 - by0)
-                        or min(top - base, by1 - by0) < 0.4 * max(top - base, by1 - by0)
-                    )
-                )
-                or x0 < last_x1 - 50
-                or x0 - last_x1 > 40
-            ):
-                flush()
-                size = _effective_size(raw, i, matrix)  # a new line: its own size
-                small = size < _MIN_SIZE
-            # a gap wider than a quarter of the type size is a word gap (1 pt at least: checked first)
-            if buf and last_x1 is not None and x0 - last_x1 > 1.0 and buf[-1] != " " and (
-                x0 - last_x1 > 0.25 * max(_gap_size(size, top - base, heights), 4.0)
-            ):
-                buf.append(" ")  # word gap without an explicit space char
-                size = _effective_size(raw, i, matrix)
-                small = size < _MIN_SIZE
-            if first_idx < 0:
-                first_idx = i
-            last_idx = i
-            buf.append(ch)
-            sizes[size] = sizes.get(size, 0) + 1
-            if small:
-                heights.append(top - base)
-            if x0 < bx0:
-                bx0 = x0
-            if base < by0:
-                by0 = base
-            if x1 > bx1:
-                bx1 = x1
-            if top > by1:
-                by1 = top
-            last_base = base
-            last_x1 = x1
-        flush()
+        frame = _Frame(page_no, turn, mb, width, height)
+        lines = _lines_in_bulk(raw, n, text, units, exact_units, frame, repairs)
+        if lines is None:
+            lines = _lines_char_by_char(raw, n, units.tolist() if exact_units else None, frame, repairs)
         return lines
     finally:
         tp.close()
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Where a page's lines are built: page number, reading turn, media box and frame size."""
+
+    page_no: int
+    turn: int
+    mb: tuple[float, float, float, float]
+    width: float
+    height: float
+
+
+def _lines_char_by_char(raw: pdfium_c.FPDF_TEXTPAGE, n: int, units: list[int] | None, frame: _Frame,
+                        repairs: list[Repairs] | None) -> list[Line]:
+    """The reference pass, one character at a time; `_lines_in_bulk` gives the same lines."""
+    turn, mb, width, height = frame.turn, frame.mb, frame.width, frame.height
+    lines: list[Line] = []
+    rect = pdfium_c.FS_RECTF()
+    rect_ref = ctypes.byref(rect)
+    matrix = pdfium_c.FS_MATRIX()
+    get_box = pdfium_c.FPDFText_GetLooseCharBox
+    get_unicode = pdfium_c.FPDFText_GetUnicode
+    buf: list[str] = []
+    sizes: dict[float, int] = {}
+    heights: list[float] = []  # glyph heights of a line whose font size pdfium cannot tell
+    get_tight = pdfium_c.FPDFText_GetCharBox
+    tl, tr, tb, tt = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    tl_ref, tr_ref, tb_ref, tt_ref = ctypes.byref(tl), ctypes.byref(tr), ctypes.byref(tb), ctypes.byref(tt)
+    small = False  # the current word's font has no usable type size
+    bx0 = by0 = 1e9
+    bx1 = by1 = -1e9
+    first_idx = -1
+    last_idx = -1
+    last_base: float | None = None
+    last_x1: float | None = None
+    size = 0.0
+    new_word = True
+
+    def flush() -> None:
+        nonlocal buf, sizes, bx0, by0, bx1, by1, first_idx, heights
+        text = "".join(buf).strip()
+        if text and first_idx >= 0:
+            dom = max(sizes.items(), key=lambda kv: kv[1])[0] if sizes else 0.0
+            if dom < _MIN_SIZE and heights:
+                dom = _size_from_heights(heights)
+            lines.append(_make_line(raw, frame.page_no, text, (bx0, by0, bx1, by1), dom, sum(sizes.values()),
+                                    first_idx, last_idx, width, height, repairs))
+        buf, sizes, first_idx = [], {}, -1
+        heights = []
+        bx0 = by0 = 1e9
+        bx1 = by1 = -1e9
+
+    for i in range(n):
+        cp = units[i] if units is not None else get_unicode(raw, i)
+        if cp == 10 or cp == 13:
+            flush()
+            last_base = None
+            new_word = True
+            continue
+        if cp == 0xFFFE or cp == 2:  # the soft-hyphen markers pdfium reports at line ends
+            ch = "-"
+        elif 0x0B <= cp <= 0x0F:
+            # TeX's OT1 ligature slots (ff fi fl ffi ffl) in fonts without a Unicode map; these
+            # codes are never text (0x0D is a line end above and stays one)
+            ch = _OT1_LIGATURES[cp]
+        elif cp == 0xAD:  # a soft hyphen: a break opportunity, printed only at a line end
+            nxt = units[i + 1] if units is not None and i + 1 < n else 10
+            ch = "-" if nxt in (10, 13) else ""
+        else:
+            ch = chr(cp) if cp else " "  # an unmapped glyph separates words
+        if not ch:
+            # a soft hyphen inside a line prints nothing but takes its width: no word gap there
+            if get_box(raw, i, rect_ref):
+                last_x1 = (_to_frame(turn, (rect.left, rect.bottom, rect.right, rect.top), mb)[2] if turn
+                           else rect.right)
+            continue
+        if ch.isspace():
+            if buf:
+                buf.append(" ")
+            new_word = True
+            continue
+        if not get_box(raw, i, rect_ref):
+            continue
+        if new_word:
+            # a word set in another direction than the page's text (a margin stamp, an axis label,
+            # a watermark) is not part of the lines; each of its characters is checked in turn
+            q = _quarter(raw, i, matrix)
+            if q != turn and q >= 0:
+                continue
+            # the font size is read once per word: a size change inside a word is rare, and this
+            # call was a third of the per-character cost
+            size = _effective_size(raw, i, matrix)
+            small = size < _MIN_SIZE
+            new_word = False
+        if turn or small:
+            box = (rect.left, rect.bottom, rect.right, rect.top)
+            if small:
+                # a Type 3 font (bitmap TeX fonts of old preprints): pdfium's size is the font
+                # matrix's scale and its loose box can span the page; the glyph's own box is sound
+                get_tight(raw, i, tl_ref, tr_ref, tb_ref, tt_ref)
+                box = (tl.value, tb.value, tr.value, tt.value)
+            x0, base, x1, top = _to_frame(turn, box, mb) if turn else box
+        else:  # the common case, kept to plain attribute reads: this loop runs once per character
+            x0 = rect.left
+            base = rect.bottom
+            x1 = rect.right
+            top = rect.top
+        if last_base is not None and last_x1 is not None and buf and (
+            (
+                abs(base - last_base) > max(2.0, (top - base) * 0.6)
+                # a superscript or subscript overlaps the line it sits on: same line (a drop cap,
+                # several times taller, is not)
+                and (
+                    min(top, by1) - max(base, by0) < 0.5 * min(top - base, by1 - by0)
+                    or min(top - base, by1 - by0) < 0.4 * max(top - base, by1 - by0)
+                )
+            )
+            or x0 < last_x1 - 50
+            or x0 - last_x1 > 40
+        ):
+            flush()
+            size = _effective_size(raw, i, matrix)  # a new line: its own size
+            small = size < _MIN_SIZE
+        # a gap wider than a quarter of the type size is a word gap (1 pt at least: checked first)
+        if buf and last_x1 is not None and x0 - last_x1 > 1.0 and buf[-1] != " " and (
+            x0 - last_x1 > 0.25 * max(_gap_size(size, top - base, heights), 4.0)
+        ):
+            buf.append(" ")  # word gap without an explicit space char
+            size = _effective_size(raw, i, matrix)
+            small = size < _MIN_SIZE
+        if first_idx < 0:
+            first_idx = i
+        last_idx = i
+        buf.append(ch)
+        sizes[size] = sizes.get(size, 0) + 1
+        if small:
+            heights.append(top - base)
+        if x0 < bx0:
+            bx0 = x0
+        if base < by0:
+            by0 = base
+        if x1 > bx1:
+            bx1 = x1
+        if top > by1:
+            by1 = top
+        last_base = base
+        last_x1 = x1
+    flush()
+    return lines
+
+
+# --- the bulk pass --------------------------------------------------------------------------------
+# pdfium answers one character per call. The calls are made through prototypes that take plain
+# addresses, so `map` drives them from C over a range of char indexes and output slots (no Python
+# frame per character); numpy then does the per-character arithmetic and the grouping.
+
+_BOOL_AT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+_RECT_SIZE = ctypes.sizeof(pdfium_c.FS_RECTF)
+_MATRIX_SIZE = ctypes.sizeof(pdfium_c.FS_MATRIX)
+
+
+def _address(fn: object) -> int:
+    return ctypes.cast(fn, ctypes.c_void_p).value or 0
+
+
+_LOOSE_BOX = _BOOL_AT(_address(pdfium_c.FPDFText_GetLooseCharBox))
+_MATRIX_OF = _BOOL_AT(_address(pdfium_c.FPDFText_GetMatrix))
+_FONT_SIZE_OF = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p, ctypes.c_int)(
+    _address(pdfium_c.FPDFText_GetFontSize))
+_UNICODE_OF = ctypes.CFUNCTYPE(ctypes.c_uint, ctypes.c_void_p, ctypes.c_int)(_address(pdfium_c.FPDFText_GetUnicode))
+
+# char classes by code, looked up in a table (codes above the BMP are ordinary chars): what
+# str.isspace() says yes to (all below U+3001), the line ends, and the codes that print as something
+# else than chr(code) or as nothing (see the per-char pass)
+_ORDINARY, _SPACE, _SPECIAL, _LINE_END = 0, 1, 2, 3
+_SPECIAL_CODES = (2, 0x0B, 0x0C, 0x0E, 0x0F, 0xAD, 0xFFFE)
+_CLASS_TABLE: Any = None
+
+
+def _char_classes(cp: Any) -> Any:
+    import numpy as np
+
+    global _CLASS_TABLE
+    if _CLASS_TABLE is None:
+        table = np.zeros(0x10001, dtype=np.int8)
+        table[[c for c in range(0x3001) if chr(c).isspace()]] = _SPACE
+        table[0] = _SPACE  # an unmapped glyph separates words
+        table[list(_SPECIAL_CODES)] = _SPECIAL
+        table[[10, 13]] = _LINE_END
+        _CLASS_TABLE = table
+    return _CLASS_TABLE[np.minimum(cp, 0x10000)]
+
+
+def _bulk_unicode(raw: pdfium_c.FPDF_TEXTPAGE, n: int) -> tuple[str, Any]:
+    """The page's text and codes asked char by char (when the bulk text does not line up with the chars)."""
+    import numpy as np
+
+    handle = _address(raw)
+    codes = list(map(_UNICODE_OF, repeat(handle, n), range(n)))
+    return "".join(map(chr, codes)), np.array(codes, dtype=np.int64)
+
+
+def _bulk_into(fn: Any, handle: int, idx: Any, struct: Any) -> tuple[Any, Any]:
+    """Call `fn(textpage, i, &out[k])` for every char index idx[k]: (success flags, out array)."""
+    import numpy as np
+
+    count = len(idx)
+    out = (struct * count)()
+    base = ctypes.addressof(out)
+    size = ctypes.sizeof(struct)
+    ok = np.fromiter(map(fn, repeat(handle, count), idx, range(base, base + size * count, size)),
+                     dtype=bool, count=count)
+    return ok, np.frombuffer(out, dtype=np.float32).reshape(count, size // 4).astype(np.float64)
+
+
+def _quarters(ok: Any, mats: Any) -> Any:
+    """`_quarter` of many chars from their matrices (rows a, b, c, d, e, f; `ok`: the matrix was read)."""
+    import numpy as np
+
+    a, b = mats[:, 0], mats[:, 1]
+    with np.errstate(invalid="ignore"):
+        q = np.mod(np.arctan2(b, a), 2 * math.pi) / _QUARTER
+        r = np.round(q)
+        out = np.where(np.abs(q - r) <= _ANGLE_TOLERANCE / _QUARTER, np.mod(r, 4), 4).astype(np.int64)
+    out[~ok | ((a == 0) & (b == 0))] = -1
+    return out
+
+
+def _effective_sizes(sizes: Any, ok: Any, mats: Any) -> Any:
+    """`_effective_size` of many chars from their font sizes and matrices."""
+    import numpy as np
+
+    a, b, c, d = mats[:, 0], mats[:, 1], mats[:, 2], mats[:, 3]
+    scale = np.power(np.abs(a * d - b * c), 0.5)
+    scaled = (sizes < 4) & ok & (scale > 0)
+    return np.round(np.where(scaled, sizes * scale, sizes) * 2) / 2
+
+
+def _frame_boxes(turn: int, left: Any, bottom: Any, right: Any, top: Any,
+                 mb: tuple[float, float, float, float]) -> tuple[Any, Any, Any, Any]:
+    """`_to_frame` over arrays: (x0, base, x1, top) in the reading frame."""
+    if not turn:
+        return left, bottom, right, top
+    mx0, my0, mx1, my1 = mb
+    if turn == 1:
+        return bottom - my0, mx1 - right, top - my0, mx1 - left
+    if turn == 2:
+        return mx1 - right, my1 - top, mx1 - left, my1 - bottom
+    return my1 - top, left - mx0, my1 - bottom, right - mx0
+
+
+def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any, exact_units: bool, frame: _Frame,
+                   repairs: list[Repairs] | None) -> list[Line] | None:
+    """The lines `_lines_char_by_char` gives, from arrays: char classes, boxes and word starts at once; the
+    few places where a line may break or a word gap open (a jump in baseline or x, an x gap of more
+    than 1 pt without a space char) decided one by one in order, as each depends on the previous ones
+    (the line box so far, the type size last read). None when a type size read is unusable (< 2 pt: a
+    Type 3 font) — those glyphs are measured by their tight boxes, left to the per-char pass."""
+    import numpy as np
+
+    handle = _address(raw)
+    cls = _char_classes(cp)
+    nl = cls == _LINE_END
+    special = cls == _SPECIAL
+    space = cls == _SPACE
+    nxt = np.full(n, 10, dtype=np.int64)
+    if exact_units:
+        nxt[:-1] = cp[1:]
+    soft = (cp == 0xAD) & (nxt != 10) & (nxt != 13)  # a soft hyphen inside a line: prints nothing
+    glyph = ~nl & ~space & ~soft
+
+    # boxes of the chars that have a say in the geometry (not of spaces and line ends)
+    boxed = np.flatnonzero(glyph | soft)
+    got, boxes = _bulk_into(_LOOSE_BOX, handle, boxed.tolist(), pdfium_c.FS_RECTF)
+    ok = np.zeros(n, dtype=bool)
+    ok[boxed] = got
+    fx0, fbase, fx1, ftop = (np.zeros(n) for _ in range(4))
+    fx0[boxed], fbase[boxed], fx1[boxed], ftop[boxed] = _frame_boxes(
+        frame.turn, boxes[:, 0], boxes[:, 3], boxes[:, 2], boxes[:, 1], frame.mb)
+
+    # words: the first glyph with a box after a space or a line end starts one, when it reads in the
+    # page's direction; a glyph in another direction is left out and the next one is asked
+    cand_mask = glyph & ok
+    vidx = np.flatnonzero(cand_mask)
+    if not len(vidx):
+        return []
+    seg = np.cumsum(nl | space)[vidx]
+    first = np.empty(len(vidx), dtype=bool)
+    first[0] = True
+    first[1:] = seg[1:] != seg[:-1]
+    first_pos = np.flatnonzero(first)
+    cand = vidx[first_pos]
+    m_ok, mats = _bulk_into(_MATRIX_OF, handle, cand.tolist(), pdfium_c.FS_MATRIX)
+    q = _quarters(m_ok, mats)
+    rejected = (q != frame.turn) & (q >= 0)
+    accepted = cand_mask.copy()
+    starts = cand[~rejected]
+    start_ok, start_mats = m_ok[~rejected], mats[~rejected]
+    if rejected.any():
+        matrix = pdfium_c.FS_MATRIX()
+        more: list[int] = []
+        more_ok: list[bool] = []
+        more_mats: list[list[float]] = []
+        for p in first_pos[rejected].tolist():
+            accepted[vidx[p]] = False
+            j = p + 1
+            while j < len(vidx) and seg[j] == seg[p]:
+                i = int(vidx[j])
+                qi = _quarter(raw, i, matrix)
+                if qi != frame.turn and qi >= 0:
+                    accepted[i] = False
+                    j += 1
+                    continue
+                more_ok.append(bool(pdfium_c.FPDFText_GetMatrix(raw, i, ctypes.byref(matrix))))
+                more.append(i)
+                more_mats.append([matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f])
+                break
+        if more:
+            starts = np.concatenate([starts, np.array(more, dtype=np.int64)])
+            start_ok = np.concatenate([start_ok, np.array(more_ok, dtype=bool)])
+            start_mats = np.concatenate([start_mats, np.array(more_mats, dtype=np.float64)])
+            order = np.argsort(starts, kind="stable")
+            starts, start_ok, start_mats = starts[order], start_ok[order], start_mats[order]
+    font_sizes = np.fromiter(map(_FONT_SIZE_OF, repeat(handle, len(starts)), starts.tolist()), dtype=np.float64,
+                             count=len(starts))
+    start_sizes = _effective_sizes(font_sizes, start_ok, start_mats)
+    if (start_sizes < _MIN_SIZE).any():
+        return None
+
+    aidx = np.flatnonzero(accepted)  # the glyphs that make the lines, in stream order
+    na = len(aidx)
+    x0, base, x1, top = fx0[aidx], fbase[aidx], fx1[aidx], ftop[aidx]
+    # the x where the previous glyph (or soft hyphen with a box) ended
+    eidx = np.flatnonzero(accepted | (soft & ok))
+    k = np.searchsorted(eidx, aidx)
+    last_x1 = fx1[eidx[np.maximum(k - 1, 0)]]
+    # a previous glyph in the same pdfium line (no CR/LF between)
+    nlseg = np.cumsum(nl)[aidx]
+    has_prev = np.zeros(na, dtype=bool)
+    has_prev[1:] = nlseg[1:] == nlseg[:-1]
+    last_base = np.empty(na)
+    last_base[0] = 0.0
+    last_base[1:] = base[:-1]
+    is_start = np.zeros(na, dtype=bool)
+    start_pos = np.searchsorted(aidx, starts)
+    is_start[start_pos] = True
+    read = np.full(na, np.nan)  # the type size read at a glyph: word starts, line breaks, word gaps
+    read[start_pos] = start_sizes
+    pos = np.arange(na)
+    last_start = np.maximum.accumulate(np.where(is_start, pos, -1))
+    seg_first = np.maximum.accumulate(np.where(has_prev, 0, pos))
+
+    dx = x0 - last_x1
+    jump = np.abs(base - last_base) > np.maximum(2.0, (top - base) * 0.6)
+    x_jump = (x0 < last_x1 - 50) | (dx > 40)
+    gap_cand = ~is_start & (dx > 1.0)
+    brk = np.zeros(na, dtype=bool)
+    gap = np.zeros(na, dtype=bool)
+    matrix = pdfium_c.FS_MATRIX()
+    line_start = 0
+    last_read = -1
+    for j in np.flatnonzero(has_prev & (jump | x_jump | gap_cand)).tolist():
+        line_start = max(line_start, int(seg_first[j]))
+        breaks = bool(x_jump[j])
+        if not breaks and jump[j]:
+            # a superscript or subscript overlaps the line it sits on: same line (a drop cap,
+            # several times taller, is not)
+            by0, by1 = float(base[line_start:j].min()), float(top[line_start:j].max())
+            t, b_ = float(top[j]), float(base[j])
+            breaks = (min(t, by1) - max(b_, by0) < 0.5 * min(t - b_, by1 - by0)
+                      or min(t - b_, by1 - by0) < 0.4 * max(t - b_, by1 - by0))
+        if breaks:
+            brk[j] = True
+            line_start = j
+        elif gap_cand[j]:
+            size = float(read[max(int(last_start[j]), last_read)])
+            if not dx[j] > 0.25 * max(size, 4.0):
+                continue
+            gap[j] = True
+        else:
+            continue
+        size = _effective_size(raw, int(aidx[j]), matrix)
+        if size < _MIN_SIZE:
+            return None
+        read[j] = size
+        last_read = j
+
+    size_at = read[np.maximum.accumulate(np.where(np.isfinite(read), pos, 0))]
+    line_starts = np.flatnonzero(~has_prev | brk)
+    line_ends = np.append(line_starts[1:], na)
+    lx0 = np.minimum.reduceat(x0, line_starts)
+    ly0 = np.minimum.reduceat(base, line_starts)
+    lx1 = np.maximum.reduceat(x1, line_starts)
+    ly1 = np.maximum.reduceat(top, line_starts)
+    uniform = np.minimum.reduceat(size_at, line_starts) == np.maximum.reduceat(size_at, line_starts)
+    # a line's text is the page text between its first and last glyph unless a char there prints
+    # otherwise (a special code, a left-out glyph, another space char, a gap to mark)
+    plain = (accepted & ~special) | (cp == 32)
+    plain[aidx[gap]] = False
+    not_plain = np.concatenate([[0], np.cumsum(~plain)])
+    first_char, last_char = aidx[line_starts], aidx[line_ends - 1]
+    is_plain = not_plain[last_char + 1] - not_plain[first_char] == 0
+    gap_chars = set(aidx[gap].tolist())
+    lines: list[Line] = []
+    for li, (s, e, a, b) in enumerate(zip(line_starts.tolist(), line_ends.tolist(), first_char.tolist(),
+                                          last_char.tolist(), strict=True)):
+        line_text = (page_text[a : b + 1] if is_plain[li]
+                     else _line_text(page_text, cp, a, b, accepted, space, gap_chars)).strip()
+        if not line_text:
+            continue
+        if uniform[li]:
+            dom = float(size_at[s])
+        else:
+            counts: dict[float, int] = {}
+            for v in size_at[s:e].tolist():
+                counts[v] = counts.get(v, 0) + 1
+            dom = max(counts.items(), key=lambda kv: kv[1])[0]
+        lines.append(_make_line(raw, frame.page_no, line_text,
+                                (float(lx0[li]), float(ly0[li]), float(lx1[li]), float(ly1[li])), dom, e - s, a, b,
+                                frame.width, frame.height, repairs))
+    return lines
+
+
+def _line_text(page_text: str, units: Any, a: int, b: int, accepted: Any, space: Any, gap_chars: set[int]) -> str:
+    """A line's text char by char, as the per-char pass builds it."""
+    out: list[str] = []
+    for i in range(a, b + 1):
+        if accepted[i]:
+            cp = int(units[i])
+            if i in gap_chars:
+                out.append(" ")
+            if cp == 0xFFFE or cp == 2:
+                out.append("-")
+            elif 0x0B <= cp <= 0x0F:
+                out.append(_OT1_LIGATURES[cp])
+            elif cp == 0xAD:
+                out.append("-")  # a soft hyphen that is a glyph ends its line
+            else:
+                out.append(page_text[i])
+        elif space[i]:
+            out.append(" ")
+    return "".join(out)
