@@ -586,6 +586,11 @@ Progress = Callable[[int, int], None]  # (items embedded so far, total)
 EMBED_CHUNK = 2048  # texts per embed() call during rebuild: bounds memory, drives the progress bar
 
 
+def stamp_backend(stamp: Mapping[str, Any]) -> str:
+    """The embedding backend that computed an index's vectors; stamps older than the setting were torch."""
+    return str(stamp.get("backend") or "torch")
+
+
 class IndexStatus(BaseModel):
     """What `motivgraph reindex` / the API report about an index."""
 
@@ -598,6 +603,7 @@ class IndexStatus(BaseModel):
     kinds: dict[str, str] = Field(default_factory=dict)
     model: str | None = None
     dim: int | None = None
+    backend: str | None = Field(None, description="what computed the vectors: torch, onnx or onnx-int8")
     built_at: str | None = None
     generation: str | None = None
 
@@ -730,6 +736,7 @@ class GroupedIndex:
             path=path, index_version=stamp.get("graph_version"), graph_version=graph_version,
             counts=stamp.get("counts", {}), kinds=stamp.get("kinds", {}), model=stamp.get("model"),
             dim=stamp.get("dim"), built_at=stamp.get("built_at"), generation=stamp.get("generation"),
+            backend=stamp_backend(stamp),
         )
         emb = self._embedder
         if emb is not None and (stamp.get("model") != emb.model_name or stamp.get("dim") != emb.dim):
@@ -738,6 +745,14 @@ class GroupedIndex:
                 message=f"The {self.WHAT} was built with model {stamp.get('model')!r} (dim {stamp.get('dim')}), "
                 f"the configured model is {emb.model_name!r} (dim {emb.dim}); "
                 "run `motivgraph reindex`",
+            )
+        if emb is not None and stamp_backend(stamp) != emb.backend:
+            # vectors of two backends are never mixed in one index (int8 ones differ measurably)
+            return IndexStatus(
+                state="stale", **base,
+                message=f"The {self.WHAT} was built with the {stamp_backend(stamp)!r} embedding backend, the "
+                f"embedder now is {emb.backend!r} (MOTIVGRAPH_EMBEDDING_BACKEND, or a fall-back to torch logged "
+                "when the embedder loaded); run `motivgraph reindex`",
             )
         if stamp.get("graph_version") != graph_version:
             return IndexStatus(
@@ -770,8 +785,7 @@ class GroupedIndex:
             return {}
         if stamp.get("model") != emb.model_name or stamp.get("dim") != emb.dim:
             return {}
-        backend = getattr(emb, "backend", None)
-        if stamp.get("backend") is not None and backend is not None and stamp.get("backend") != backend:
+        if stamp_backend(stamp) != emb.backend:
             return {}
         return self._groups
 
@@ -865,9 +879,7 @@ class GroupedIndex:
             "kinds": {g: groups[g].kind for g in self.GROUPS},
             "built_at": now_iso(),
         }
-        backend = getattr(self.embedder, "backend", None)
-        if isinstance(backend, str):
-            stamp["backend"] = backend
+        stamp["backend"] = self.embedder.backend
         name = self._gens.write(stamp, groups)
         with self._lock:
             self._gen, self._groups, self._load_error = name, groups, None
@@ -885,8 +897,10 @@ class GroupedIndex:
             self._commit(groups, int(rec["gv"]))
             return
         counts = {g: len(groups[g]) for g in self.GROUPS}
-        self._gens.append(self._gen, {**rec, "counts": counts}, vectors, self._log, int(self._stamp["dim"]))
+        # under the in-process lock: a search thread's `_sync` must not replay this record from the file
+        # between the write and the swap (it would be applied twice)
         with self._lock:
+            self._gens.append(self._gen, {**rec, "counts": counts}, vectors, self._log, int(self._stamp["dim"]))
             self._groups = groups
             self._stamp = {**self._stamp, "graph_version": rec["gv"], "counts": counts}
 
@@ -912,6 +926,11 @@ class GroupedIndex:
             self._sync()  # another process may have written since we loaded
             if self._stamp is None or self._load_error is not None:
                 log.info("%s missing or unreadable; building it from the graph", self.WHAT)
+                rebuild_needed = True
+            elif stamp_backend(self._stamp) != self.embedder.backend:
+                # never append one backend's vectors to another's: build it all with this one
+                log.info("%s built with the %r backend; rebuilding it with %r", self.WHAT,
+                         stamp_backend(self._stamp), self.embedder.backend)
                 rebuild_needed = True
             else:
                 rebuild_needed = False

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from motivgraph.embeddings.base import Embedder
 from motivgraph.errors import IndexCorrupt, IndexMissing, IndexStale
 from motivgraph.graph.identity import LABELS, node_key
 from motivgraph.graph.models import GraphStats, NodeRecord, PaperRecord
@@ -168,6 +169,54 @@ def test_other_model_makes_index_stale(settings, embedder, mem):
     path.write_text(json.dumps(stamp))
     st = NodeIndex.open(settings, mem, embedder).status()
     assert st.state == "stale" and "some-other-model" in st.message
+
+
+class OtherBackend(Embedder):
+    """The same vectors under another backend name: what an index must still refuse to mix."""
+
+    def __init__(self, inner: Embedder, backend: str) -> None:
+        self.inner, self.backend = inner, backend
+        self.model_name, self.dim = inner.model_name, inner.dim
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
+        self.calls += 1
+        return self.inner.embed(texts)
+
+
+def test_other_embedding_backend_makes_index_stale_and_is_never_mixed(settings, embedder, mem):
+    idx = NodeIndex.open(settings, mem, embedder)
+    idx.rebuild()
+    assert idx.status().backend == embedder.backend
+    other_name = "torch" if embedder.backend != "torch" else "onnx"
+    other = OtherBackend(embedder, other_name)
+    st = NodeIndex.open(settings, mem, other).status()
+    assert st.state == "stale" and st.backend == embedder.backend
+    assert repr(embedder.backend) in st.message and repr(other_name) in st.message
+    assert "motivgraph reindex" in st.message
+    with pytest.raises(IndexStale, match="motivgraph reindex"):
+        NodeIndex.open(settings, mem, other).search("label scarcity")
+    # an add with the other backend rebuilds everything with it instead of appending to the old vectors
+    v0 = mem.node_version()
+    new = mem.put("challenge", "Catastrophic forgetting", "Learning new tasks erases old ones.")
+    idx2 = NodeIndex.open(settings, mem, other)
+    idx2.add([new], from_version=v0)
+    st2 = idx2.status()
+    assert st2.state == "ok" and st2.backend == other_name and sum(st2.counts.values()) == len(NODES) + 1
+    assert idx2.last_embedded == len(NODES) + 1  # no stored vector of the old backend reused
+    assert NodeIndex.open(settings, mem, embedder).status().state == "stale"
+
+
+def test_an_index_stamped_before_backends_were_recorded_counts_as_torch(settings, embedder, mem):
+    idx = NodeIndex.open(settings, mem, embedder)
+    idx.rebuild()
+    path = settings.index_dir / "nodes" / idx.status().generation / "stamp.json"
+    stamp = json.loads(path.read_text())
+    del stamp["backend"]
+    path.write_text(json.dumps(stamp))
+    assert NodeIndex.open(settings, mem, OtherBackend(embedder, "torch")).status().state == "ok"
+    st = NodeIndex.open(settings, mem, OtherBackend(embedder, "onnx")).status()
+    assert st.state == "stale" and st.backend == "torch"
 
 
 def test_incremental_add_keeps_index_fresh_and_replaces_changed_text(settings, embedder, mem):
