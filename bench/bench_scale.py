@@ -374,6 +374,13 @@ def merged_search(indexes: dict[str, Any], ids: dict[str, list[str]], q: np.ndar
     return out[:k]
 
 
+def recall_at_k(hits: Sequence[tuple[float, str, int]], truth: Sequence[tuple[str, int]]) -> float:
+    """Share of the exact top-k (group, row) pairs that the index's top-k found."""
+    if not truth:
+        return 1.0
+    return len({(g, r) for _, g, r in hits} & set(truth)) / len(truth)
+
+
 def set_search(index: Any, kind: str, params: dict[str, int]) -> None:
     if kind == "hnsw":
         index.hnsw.efSearch = params["efSearch"]
@@ -420,8 +427,7 @@ def measure_config(c: Config, ds: Dataset, cache: Path, fig_rows: list[dict[str,
             t = time.perf_counter()
             hits = merged_search(live, ds.ids, q[None, :], K)
             lat.append((time.perf_counter() - t) * 1000)
-            got = {(g, r) for _, g, r in hits}
-            recall.append(len(got & set(ds.truth[qi])) / K)
+            recall.append(recall_at_k(hits, ds.truth[qi]))
         kinds = np.array(ds.query_kinds)
         rec = np.array(recall)
         row = {
