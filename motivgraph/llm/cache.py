@@ -16,12 +16,14 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, messages_from_dict
+from typing import TYPE_CHECKING, Any
 
 from motivgraph.errors import LLMError
-from motivgraph.settings import Settings
+
+if TYPE_CHECKING:  # the usage ledger (`llm usage`) is read without LangChain; the reply cache imports it
+    from langchain_core.messages import AIMessage, BaseMessage
+
+    from motivgraph.settings import Settings
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (
@@ -90,6 +92,8 @@ class LLMCache:
             row = self._db.execute("SELECT message FROM replies WHERE key=?", (key,)).fetchone()
         if row is None:
             return None
+        from langchain_core.messages import AIMessage, messages_from_dict
+
         try:
             msg = messages_from_dict([json.loads(row[0])])[0]
         except (ValueError, KeyError, TypeError):
@@ -97,6 +101,8 @@ class LLMCache:
         return msg if isinstance(msg, AIMessage) else None
 
     def put(self, key: str, model_id: str, role: str, msg: AIMessage) -> None:
+        from langchain_core.messages import message_to_dict
+
         blob = json.dumps(message_to_dict(msg), ensure_ascii=False, default=str)
         with self._lock, self._db:
             self._db.execute(

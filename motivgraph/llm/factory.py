@@ -27,14 +27,16 @@ import os
 from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from motivgraph.errors import ConfigError
 from motivgraph.llm.dialects import dialect_for
 from motivgraph.settings import LLM_ROLES, LLMSettings, RoleOverride, is_role_name, role_override_key
+
+if TYPE_CHECKING:  # resolving a role's model (`llm roles`) needs no LangChain; building one imports it
+    from langchain_core.language_models import BaseChatModel
 
 log = logging.getLogger(__name__)
 
