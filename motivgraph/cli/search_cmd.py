@@ -1,4 +1,4 @@
-"""`motivgraph search "query"` (fuzzy node search over the FAISS index) and `motivgraph reindex`."""
+"""`motivgraph search "query"` (node search by meaning, through the backend the tools use) and `motivgraph reindex`."""
 
 from __future__ import annotations
 
@@ -49,18 +49,26 @@ def search(
     min_score: float = typer.Option(None, "--min-score", min=-1.0, max=1.0, help="Hide matches below this cosine."),
     as_json: bool = typer.Option(False, "--json", help="Print the matches as JSON."),
 ) -> None:
-    """Print the graph nodes closest in meaning to QUERY (cosine similarity, best first)."""
+    """Print the graph nodes closest in meaning to QUERY (cosine similarity, best first).
+
+    Searches where the tools do: the FAISS node index, or Neo4j's vector indexes with
+    MOTIVGRAPH_INDEX_BACKEND=neo4j."""
+    # the API's backend choice, so the CLI and the tools answer a query alike (cli may use the api layer)
+    from motivgraph.api.services import search_backend
+
     if not query.strip():
         raise ConfigError("The search query is empty; pass some text, e.g. motivgraph search \"label scarcity\"")
     types = _types(node_type)
     rt = Runtime(load_settings())
     try:
+        backend = search_backend.open_node_search(rt)
         try:
-            hits = rt.node_index.search(query, k=k, types=types, min_score=min_score)  # type: ignore[arg-type]
+            backend.ensure_ready()
         except IndexMissing:
             if graph_is_empty(rt.store):  # nothing to index yet: the fix is ingest, not reindex
                 raise IndexMissing(EMPTY_GRAPH_ADVICE) from None
             raise
+        hits = backend.search_vectors(rt.embedder.embed([query]), k, types, min_score)[0]  # type: ignore[arg-type]
     finally:
         rt.close()
     if as_json:

@@ -41,7 +41,6 @@ class _Backend:
         return [[IndexHit(key="problem:label noise", type="problem", name="Label noise", score=0.9)]]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17: the search CLI always uses the FAISS index")
 def test_search_uses_the_configured_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import motivgraph.api.services.search_backend as SB
 
@@ -62,7 +61,6 @@ def test_search_uses_the_configured_backend(tmp_path: Path, monkeypatch: pytest.
     assert [h["key"] for h in json.loads(r.stdout)] == ["problem:label noise"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17: the search CLI always uses the FAISS index")
 def test_neo4j_index_backend_on_another_store_is_a_config_error(tmp_path: Path) -> None:
     env = {"MOTIVGRAPH_DATA_DIR": str(tmp_path / "d"), "MOTIVGRAPH_INDEX_BACKEND": "neo4j"}
     r = CliRunner().invoke(app, ["search", "noisy labels"], env=env)
