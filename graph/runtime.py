@@ -9,18 +9,21 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from motivgraph.settings import Settings, get_settings
-
 if TYPE_CHECKING:
     from motivgraph.embeddings.base import Embedder
     from motivgraph.graph.base import GraphStore
     from motivgraph.graph.paper_index import PaperIndex
     from motivgraph.graph.vector_index import NodeIndex
+    from motivgraph.settings import Settings
 
 
 class Runtime:
     def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = settings or get_settings()
+        if settings is None:
+            from motivgraph.settings import get_settings  # not at import: `motivgraph search --help` needs none
+
+            settings = get_settings()
+        self.settings = settings
 
     @cached_property
     def store(self) -> GraphStore:

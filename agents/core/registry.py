@@ -18,6 +18,9 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
+from motivgraph.agents.core.contributions import CONTRIBUTIONS as CONTRIBUTIONS
+from motivgraph.agents.core.contributions import all_contributions as all_contributions
+from motivgraph.agents.core.contributions import get_contribution as get_contribution
 from motivgraph.agents.core.method import Method
 from motivgraph.errors import ConfigError
 
@@ -114,34 +117,6 @@ def all_methods() -> list[type[Method[Any, Any]]]:
 
 def version() -> int:
     return _version
-
-
-# Components that are not methods but contribute a top-level CLI command (`motivgraph NAME ...`, from
-# `cli() -> typer.Typer`) and API routes (`router() -> APIRouter`, mounted at the service root), one line
-# each: name -> "module:Object". Loaded only when the command is invoked or the service is assembled.
-CONTRIBUTIONS: dict[str, str] = {
-    "eval": "motivgraph.agents.evaluation.contrib:EvaluationContribution",
-    "mindflow": "motivgraph.agents.mindflow.contrib:MindflowContribution",
-    "runs": "motivgraph.agents.core.runs_contrib:RunsContribution",
-}
-
-
-def get_contribution(name: str) -> Any:
-    path = CONTRIBUTIONS.get(name)
-    if path is None:
-        raise ConfigError(f"unknown contribution {name!r}; contributions: {', '.join(sorted(CONTRIBUTIONS))}")
-    mod_name, _, attr = path.partition(":")
-    return getattr(importlib.import_module(mod_name), attr)
-
-
-def all_contributions() -> list[Any]:
-    out = []
-    for name in sorted(CONTRIBUTIONS):
-        try:
-            out.append(get_contribution(name))
-        except Exception as e:  # one broken contribution must not hide the others
-            log.warning("contribution %s could not be loaded: %s", name, e)
-    return out
 
 
 # ----------------------------------------------------------------------------- HTTP body

@@ -80,6 +80,20 @@ def run_row(run: RunDir) -> dict[str, Any]:
             "error": st.get("error"), "path": str(run.path)}
 
 
+def list_rows(runs_dir: Any, method: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+    """Run listing rows (CLI `runs list`, GET /runs), newest first; unreadable run directories are skipped."""
+    rows = []
+    for run in RunDir.list(runs_dir):
+        try:
+            row = run_row(run)
+        except (OSError, json.JSONDecodeError):
+            continue
+        if (method is None or row["method"] == method) and (status is None or row["status"] == status):
+            rows.append(row)
+    rows.sort(key=lambda r: str(r.get("created_at") or ""), reverse=True)
+    return rows
+
+
 # ----------------------------------------------------------------------------- readable references
 def readable_links(text: str) -> str:
     """`[oversmoothing](kg:challenge:Oversmoothing in GNNs)` -> `oversmoothing [challenge: Oversmoothing in GNNs]`."""

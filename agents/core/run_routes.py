@@ -13,6 +13,8 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
+from motivgraph.agents.core.report import list_rows
+
 PREFIX = "/runs"
 
 
@@ -23,25 +25,6 @@ def _runs_dir(request: Request) -> Any:
 
         s = get_settings()
     return s.runs_dir
-
-
-def list_rows(runs_dir: Any, method: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
-    """Run listing rows, newest first; unreadable run directories are skipped."""
-    import json
-
-    from motivgraph.agents.core.report import run_row
-    from motivgraph.agents.core.rundir import RunDir
-
-    rows = []
-    for run in RunDir.list(runs_dir):
-        try:
-            row = run_row(run)
-        except (OSError, json.JSONDecodeError):
-            continue
-        if (method is None or row["method"] == method) and (status is None or row["status"] == status):
-            rows.append(row)
-    rows.sort(key=lambda r: str(r.get("created_at") or ""), reverse=True)
-    return rows
 
 
 def build_router() -> APIRouter:

@@ -16,7 +16,6 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import typer
 
 from motivgraph.agents.mindflow.config import FlowConfig, TrainConfig
@@ -94,6 +93,8 @@ def train(
 
 
 def _dry_run(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any]) -> None:
+    import numpy as np  # here, not at import: `motivgraph mindflow --help` needs none
+
     from motivgraph.agents.mindflow.controller import Controller
     from motivgraph.agents.mindflow.cost import REFERENCE_MODELS, price_lines, training_tally
     from motivgraph.agents.mindflow.operators import resolve_operators

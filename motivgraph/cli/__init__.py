@@ -1,28 +1,16 @@
-"""The `motivgraph` command. Each command group lives in its own module and is registered here."""
+"""The `motivgraph` command. Each command group lives in its own module, imported only when that command
+runs or its help is shown (`COMMANDS` below): `motivgraph --help` and a command that needs no graph, model
+or server start without importing the graph, ML or web stacks (a test checks: tests/unit/cli/test_lazy_imports.py)."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 import typer
 import typer.core
 
 from motivgraph import __version__
-from motivgraph.cli import (
-    config_cmd,
-    db_cmd,
-    graph_cmd,
-    ideate_cmd,
-    ingest_cmd,
-    llm_cmd,
-    mcp_cmd,
-    merges_cmd,
-    miner_cmd,
-    papers_cmd,
-    runs_cmd,
-    search_cmd,
-    serve_cmd,
-)
 from motivgraph.cli.helpfmt import polish
 
 if TYPE_CHECKING:
@@ -30,30 +18,116 @@ if TYPE_CHECKING:
     # `click` package's
     from typer._click import Command, Context
 
+# name -> (module that registers it, the first paragraph of its help). The order is the order of
+# `motivgraph --help`. The summary is what the help listing shows without importing the module;
+# tests/unit/cli/test_lazy_imports.py checks each one against the command's own help text. A module
+# registers its commands with `register(app)`, or is a group whose `app` is added under the name.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "search": ("motivgraph.cli.search_cmd",
+               "Print the graph nodes closest in meaning to QUERY (cosine similarity, best first)."),
+    "reindex": ("motivgraph.cli.search_cmd",
+                "Rebuild the FAISS indexes from the graph. A node or paper whose text is unchanged keeps its stored\n"
+                "vector (same model), so `--kind` switches embed nothing; --re-embed embeds everything. With\n"
+                "MOTIVGRAPH_INDEX_BACKEND=neo4j the node embeddings and vector indexes are written to Neo4j instead."),
+    "parse": ("motivgraph.cli.ingest_cmd", "Parse one PDF and print the structured paper (nothing is stored)."),
+    "extract": ("motivgraph.cli.miner_cmd",
+                "Parse one paper and print its (problem, challenge, solution) triples; nothing is stored."),
+    "ideate": ("motivgraph.cli.ideate_cmd",
+               "Run an ideation method on TOPIC, streaming its progress: `motivgraph ideate TOPIC --method NAME`\n"
+               "followed by the method's own flags, e.g. `--method soiq --ideas 2 --rounds 3`; `--list-methods`\n"
+               "shows every method's flags. TOPIC is not needed with --resume, or with a topics file and --topic-id."),
+    "serve": ("motivgraph.cli.serve_cmd", "Serve the researcher tools, /triples, /nodes, /papers, /stats, /health "
+              "and the explorer page over HTTP."),
+    "mcp": ("motivgraph.cli.mcp_cmd",
+            "Serve the researcher tools, node and paper resources over MCP on stdin/stdout."),
+    "config": ("motivgraph.cli.config_cmd", "Inspect settings (env MOTIVGRAPH_*, .env file)."),
+    "db": ("motivgraph.cli.db_cmd",
+           "Manage the embedded FalkorDB server that stores the graph under the data directory."),
+    "embeddings": ("motivgraph.cli.embeddings_cmd",
+                   "The embedding model: export it to ONNX (scripts/setup.sh does) and check the backend."),
+    "llm": ("motivgraph.cli.llm_cmd",
+            "LLM access: check the configured model, per-role models, usage and cost; the local model server."),
+    "graph": ("motivgraph.cli.graph_cmd", "Export, import, copy and count the graph."),
+    "runs": ("motivgraph.cli.runs_cmd", "List ideation runs of every method and show one run's report."),
+    "ingest": ("motivgraph.cli.ingest_cmd",
+               "Ingest PDFs into the graph (default: run). Also: `ingest status`, `ingest report`."),
+    "parents": ("motivgraph.cli.miner_cmd", "Hierarchical parent nodes for problems and challenges."),
+    "method": ("motivgraph.cli.ideate_cmd",
+               "Commands contributed by ideation methods (motivgraph method NAME COMMAND)."),
+    "papers": ("motivgraph.cli.papers_cmd", "Papers in the graph: list them, delete one with its triples."),
+    "merges": ("motivgraph.cli.merges_cmd",
+               "Review merge decisions (a mention joined an existing node) and undo one."),
+}
+# The same for the commands contributed through the agents registry (`CONTRIBUTIONS`); one missing here is
+# still listed, by importing it.
+CONTRIBUTED: dict[str, str] = {
+    "eval": "Evaluate ideation methods on the same topics; write one report.",
+    "mindflow": "MindFlow: train the thinking-flow controller.",
+}
+
+_loaded: dict[str, dict[str, Command]] = {}  # module -> the commands it added (imported once per process)
+_HELP_ASKED = "motivgraph.help_asked"  # ctx.meta key: the arguments after the root ask for a help screen
+
+
+def load_commands(module: str) -> dict[str, Command]:
+    """The commands `module` adds to the root CLI, by name (imports the module)."""
+    if module not in _loaded:
+        mod = importlib.import_module(module)
+        holder = typer.Typer()
+        if hasattr(mod, "register"):
+            mod.register(holder)
+        else:
+            holder.add_typer(mod.app, name=next(n for n, (m, _) in COMMANDS.items() if m == module))
+        _loaded[module] = dict(typer.main.get_group(holder).commands)
+    return _loaded[module]
+
 
 class _RootCommands(typer.core.TyperGroup):
-    """The built-in commands plus the top-level commands contributed through the agents registry
-    (`CONTRIBUTIONS`, e.g. `motivgraph eval`), imported only when invoked or listed. Every command
-    looked up here gets readable metavars, examples and the exit codes in its help (cli/helpfmt.py)."""
+    """The built-in commands (`COMMANDS`) plus the top-level commands contributed through the agents
+    registry (`CONTRIBUTIONS`, e.g. `motivgraph eval`), imported only when invoked or their own help is
+    shown; the root help lists them from their summaries. Every command looked up here gets readable
+    metavars, examples and the exit codes in its help (cli/helpfmt.py)."""
+
+    _listing = False  # True while the root help is written: a command's name and summary are enough
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
         polish(self, "")
         return super().make_context(info_name, args, parent=parent, **extra)
 
-    def list_commands(self, ctx: Context) -> list[str]:
-        from motivgraph.agents.core.registry import CONTRIBUTIONS
+    def invoke(self, ctx: Context) -> Any:
+        # the callback below cannot see the sub-command's arguments: note here whether they ask for help
+        rest = [*ctx._protected_args, *ctx.args]
+        ctx.meta[_HELP_ASKED] = "--help" in (rest[: rest.index("--")] if "--" in rest else rest)
+        return super().invoke(ctx)
 
-        names = super().list_commands(ctx)
+    def format_help(self, ctx: Context, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        from motivgraph.agents.core.contributions import CONTRIBUTIONS
+
+        names = [*super().list_commands(ctx), *(n for n in COMMANDS if n not in self.commands)]
         return names + sorted(n for n in CONTRIBUTIONS if n not in names)
 
     def get_command(self, ctx: Context, name: str) -> Command | None:
         cmd = super().get_command(ctx, name)
         if cmd is not None:
             return polish(cmd, name)
-        from motivgraph.agents.core.registry import CONTRIBUTIONS, get_contribution
+        if name in COMMANDS:
+            module, summary = COMMANDS[name]
+            if self._listing:
+                return typer.core.TyperCommand(name, help=summary)
+            return polish(load_commands(module)[name], name)
+        from motivgraph.agents.core.contributions import CONTRIBUTIONS, get_contribution
 
         if name not in CONTRIBUTIONS:
             return None
+        if self._listing and name in CONTRIBUTED:
+            return typer.core.TyperCommand(name, help=CONTRIBUTED[name])
         sub = get_contribution(name).cli()
         if sub is None:
             return None
@@ -71,21 +145,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-app.add_typer(config_cmd.app, name="config")
-app.add_typer(db_cmd.app, name="db")
-app.add_typer(llm_cmd.app, name="llm")
-app.add_typer(graph_cmd.app, name="graph")
-app.add_typer(runs_cmd.app, name="runs")
-search_cmd.register(app)
-ingest_cmd.register(app)
-miner_cmd.register(app)
-ideate_cmd.register(app)
-serve_cmd.register(app)
-mcp_cmd.register(app)
-papers_cmd.register(app)
-merges_cmd.register(app)
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"motivgraph {__version__}")
@@ -100,6 +159,8 @@ def _root(
         False, "--verbose", help="Show INFO log lines and the ML libraries' progress bars and warnings (on stderr)."
     ),
 ) -> None:
+    if ctx.meta.get(_HELP_ASKED):  # a help screen needs no settings, logging or data dir (and starts faster)
+        return
     from motivgraph.cli.common import EXIT_CONFIG, err_console, load_settings
     from motivgraph.data_format import DataFormatError, check_data_dir
     from motivgraph.logging import setup_logging

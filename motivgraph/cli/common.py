@@ -11,10 +11,9 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
@@ -25,7 +24,9 @@ from motivgraph.errors import (
     ExternalServiceError,
     MotivGraphError,
 )
-from motivgraph.settings import Settings
+
+if TYPE_CHECKING:
+    from motivgraph.settings import Settings
 
 console = Console()
 err_console = Console(stderr=True, soft_wrap=True)  # one message, one line: greppable, never cut mid-path
@@ -36,6 +37,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def load_settings() -> Settings:
+    # imported here: the settings tree (pydantic-settings) is the largest import of a command's start-up,
+    # and a help screen needs none of it
+    from pydantic import ValidationError
+
+    from motivgraph.settings import Settings
+
     try:
         return Settings()
     except ValidationError as e:

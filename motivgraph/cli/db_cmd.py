@@ -7,13 +7,16 @@ Exit codes: 0 done (start: running; stop: stopped or was not running; status: ru
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from motivgraph.cli.common import EXIT_UNAVAILABLE, cli_errors, console, err_console, load_settings
 from motivgraph.graph.embedded import EmbeddedFalkorDB, ServerStatus
-from motivgraph.settings import Settings
+
+if TYPE_CHECKING:  # the settings tree loads when a command runs, not for its --help
+    from motivgraph.settings import Settings
 
 app = typer.Typer(
     help="Manage the embedded FalkorDB server that stores the graph under the data directory.",

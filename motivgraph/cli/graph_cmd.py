@@ -7,9 +7,9 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from pydantic import SecretStr
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -17,7 +17,9 @@ from motivgraph.cli.common import EMPTY_GRAPH_ADVICE, EXIT_FAILED, cli_errors, c
 from motivgraph.errors import ConfigError, ImportFormatError
 from motivgraph.fsutil import atomic_open
 from motivgraph.graph.runtime import Runtime
-from motivgraph.settings import Settings
+
+if TYPE_CHECKING:  # the settings tree loads when a command runs, not for its --help
+    from motivgraph.settings import Settings
 
 app = typer.Typer(help="Export, import, copy and count the graph.", no_args_is_help=True)
 
@@ -116,6 +118,8 @@ def import_(
 
 
 def _neo4j_settings(settings: Settings, uri: str, user: str, password: str | None, database: str) -> Settings:
+    from pydantic import SecretStr
+
     neo = settings.neo4j.model_copy(
         update={
             "uri": uri, "user": user, "database": database,

@@ -42,6 +42,8 @@ EXAMPLES: dict[str, list[str]] = {
     "db stop": ["motivgraph db stop"],
     "db status": ["motivgraph db status --json"],
     "db upgrade": ["motivgraph db upgrade"],
+    "embeddings export": ["motivgraph embeddings export", "motivgraph embeddings export --force --json"],
+    "embeddings info": ["motivgraph embeddings info", "motivgraph embeddings info --json"],
     "llm check": ["motivgraph llm check", "motivgraph llm check --role mentor --json"],
     "llm roles": ["motivgraph llm roles", "motivgraph llm roles --json"],
     "llm usage": ["motivgraph llm usage", "motivgraph llm usage --run soiq-20260101-120000-abc123 --json"],

@@ -33,7 +33,7 @@ def list_cmd(
     out: Path = typer.Option(None, "--out", help=_OUT_HELP),
 ) -> None:
     """Every run, newest first: id, method, status, ideas accepted, cost, topic."""
-    from motivgraph.agents.core.run_routes import list_rows
+    from motivgraph.agents.core.report import list_rows
 
     runs_dir = _runs_dir(out)
     rows = list_rows(runs_dir, method=method, status=status)
