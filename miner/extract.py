@@ -15,8 +15,6 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
-from langchain_core.messages import AIMessage
-
 from motivgraph.errors import BudgetExceeded, StructuredOutputError
 from motivgraph.miner.prompts import extraction_messages, reask_message
 from motivgraph.miner.schemas import ExtractedTriple, ExtractionReply, ExtractionResult, RejectedTriple
@@ -81,6 +79,8 @@ class LLMExtractor:
             bad = [(0, ["the reply has no triples and no no_triples_reason; give 1 or more triples or say why none"])]
 
         if (bad and self.cfg.reask):
+            from langchain_core.messages import AIMessage  # here: the offline ingest path never loads LangChain
+
             res.reasked = True
             follow = [
                 *msgs,

@@ -8,10 +8,14 @@ schema the reply is validated against (miner.schemas), so prompt and validator c
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from typing import TYPE_CHECKING
 
 from motivgraph.miner.schemas import NodeText
+
+# LangChain is imported by the builders, when a model is asked: the offline ingest path (heuristic
+# extractor, no resolver model) imports this module but never LangChain (~0.5 s at start-up).
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage, HumanMessage
 
 EXTRACTOR_SYSTEM = """You read the opening of a scientific paper and record its motivation as \
 (problem, challenge, solution) triples for a research knowledge graph.
@@ -56,6 +60,8 @@ unchanged."""
 
 
 def extraction_messages(paper_text: str, max_triples: int) -> list[BaseMessage]:
+    from langchain_core.messages import HumanMessage, SystemMessage
+
     return [
         SystemMessage(content=EXTRACTOR_SYSTEM.format(max_triples=max_triples)),
         HumanMessage(content=f"Paper:\n\n{paper_text}\n\nReturn the JSON object now."),
@@ -63,6 +69,8 @@ def extraction_messages(paper_text: str, max_triples: int) -> list[BaseMessage]:
 
 
 def reask_message(violations: Sequence[tuple[int, list[str]]]) -> HumanMessage:
+    from langchain_core.messages import HumanMessage
+
     lines = [f"- triple {i + 1}: {'; '.join(v)}" for i, v in violations]
     return HumanMessage(content=REASK.format(violations="\n".join(lines)))
 
@@ -75,6 +83,8 @@ Reply with JSON only: {{"same": true or false, "reason": "one sentence"}}"""
 
 
 def resolver_messages(kind: str, existing: NodeText, new: NodeText) -> list[BaseMessage]:
+    from langchain_core.messages import HumanMessage, SystemMessage
+
     return [
         SystemMessage(content=RESOLVER_SYSTEM.format(kind=kind)),
         HumanMessage(
@@ -102,6 +112,8 @@ _NAMING = {
 
 
 def parent_messages(kind: str, focal: NodeText, candidates: Sequence[NodeText]) -> list[BaseMessage]:
+    from langchain_core.messages import HumanMessage, SystemMessage
+
     lines = "\n".join(f"{i + 1}. {c.name}: {c.description}" for i, c in enumerate(candidates))
     return [
         SystemMessage(content=PARENT_SYSTEM.format(kind=kind, naming=_NAMING.get(kind, "a short general name"))),
@@ -118,6 +130,8 @@ under it. Reply with JSON only: {{"covers": true or false, "reason": "one senten
 
 
 def join_messages(kind: str, parent: NodeText, node: NodeText) -> list[BaseMessage]:
+    from langchain_core.messages import HumanMessage, SystemMessage
+
     return [
         SystemMessage(content=JOIN_SYSTEM.format(kind=kind)),
         HumanMessage(
