@@ -56,6 +56,9 @@ class OnnxEmbedder(Embedder):
         self._tok = tok
         opts = ort.SessionOptions()
         opts.log_severity_level = 3  # ORT's warnings about unused initialisers are noise here
+        # no busy-waiting between runs: on a shared machine (and beside the API's own threads, or torch in
+        # a bench) spinning intra-op threads burn the cores other work needs
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
         except Exception as e:  # onnxruntime raises its own exception types for a missing/bad file

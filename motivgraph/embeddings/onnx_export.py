@@ -48,7 +48,11 @@ REFERENCE_TEXTS: tuple[str, ...] = (
 )
 
 # int8: dynamic quantisation of the weight MatMuls only (per output channel); the attention score
-# MatMuls (activation x activation) and the embedding lookups stay fp32. See INT8_GATE below.
+# MatMuls (activation x activation) and the embedding lookups stay fp32. Against torch on 2,000 synthetic
+# node texts (mean cosine / top-10 neighbour overlap): per-tensor everything 0.950 / 0.787; this recipe
+# 0.9936 / 0.898; also keeping every output projection fp32 0.9969 / 0.927; only the FFN input MatMuls
+# int8 0.9982 / 0.940; only Q/K/V int8 0.9988 / 0.959 -- none reaches the gate, so INT8_GATE_PASSED is
+# False and this, the fastest of them, is what the bench measures.
 INT8_RECIPE: dict[str, Any] = {"per_channel": True, "op_types_to_quantize": ["MatMul"], "keep_fp32": []}
 # Whether INT8_RECIPE met the gate (top-10 neighbour overlap >= 0.99 and mean cosine >= 0.995 against
 # torch over node texts, bench/bench_embeddings.py); `embedding.backend=onnx-int8` is refused otherwise.
@@ -75,9 +79,16 @@ def _writable(path: Path) -> bool:
 
 def default_onnx_dir() -> Path:
     prefix_dir = Path(sys.prefix) / "share" / "motivgraph" / "onnx"
-    if prefix_dir.is_dir() or _writable(prefix_dir):
+    if (prefix_dir.is_dir() and os.access(prefix_dir, os.R_OK | os.X_OK)) or _writable(prefix_dir):
         return prefix_dir
     return Path.home() / ".cache" / "motivgraph" / "onnx"
+
+
+def _share(path: Path) -> None:
+    """Readable by every user: the CLI's umask 077 protects data, while these files are derived from
+    public weights and an image exports them as root for an unprivileged service user."""
+    with contextlib.suppress(OSError):
+        path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 def export_dir(model: str, path: Path, onnx_dir: Path | None) -> Path:
@@ -123,7 +134,11 @@ def reference_vectors(meta: dict[str, Any]) -> tuple[list[str], np.ndarray]:
 @contextlib.contextmanager
 def _export_lock(dest: Path) -> Iterator[None]:
     """One exporter per directory at a time (parallel test lanes or servers may all start at once)."""
-    dest.mkdir(parents=True, exist_ok=True)
+    for d in reversed([dest, *dest.parents][:3]):  # <onnx_dir>/.. (share/motivgraph), onnx_dir, the model's
+        if not d.exists():
+            d.mkdir(parents=True, exist_ok=True)
+            _share(d)
+    _share(dest)
     with open(dest / ".export.lock", "a+") as fh:
         try:
             import fcntl
@@ -197,6 +212,7 @@ def _export_fp32(model: str, model_path: Path, dest: Path) -> dict[str, Any]:
                 input_names=names, output_names=["last_hidden_state"],
                 dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]},
             )
+        _share(tmp)
         os.replace(tmp, dest / FP32_FILE)
     finally:
         tmp.unlink(missing_ok=True)
@@ -215,6 +231,7 @@ def _export_fp32(model: str, model_path: Path, dest: Path) -> dict[str, Any]:
     from motivgraph.fsutil import atomic_write
 
     atomic_write(dest / META_FILE, json.dumps(meta, indent=1))
+    _share(dest / META_FILE)
     # the int8 file was quantised from the previous fp32 graph
     (dest / INT8_FILE).unlink(missing_ok=True)
     log.info("exported %s to %s in %.1fs", model, dest / FP32_FILE, time.perf_counter() - t0)
@@ -236,6 +253,7 @@ def quantize_int8(src: Path, out: Path) -> None:
             str(src), str(tmp), weight_type=QuantType.QInt8, per_channel=INT8_RECIPE["per_channel"],
             op_types_to_quantize=INT8_RECIPE["op_types_to_quantize"], nodes_to_exclude=keep,
         )
+        _share(tmp)
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
