@@ -31,6 +31,7 @@ def export_cmd(
     want_int8 = onnx_export.INT8_GATE_PASSED if int8 is None else int8
     model_path = resolve_model_path(cfg.model)
     dest = onnx_export.export_dir(cfg.model, model_path, cfg.onnx_dir)
+    was_current = not force and onnx_export.current_export(dest, model_path) is not None
     t0 = time.perf_counter()
     meta = onnx_export.export(cfg.model, model_path, dest, int8=want_int8, force=force)
     seconds = time.perf_counter() - t0
@@ -41,13 +42,15 @@ def export_cmd(
     files = {v: str(dest / (onnx_export.FP32_FILE if v == "fp32" else onnx_export.INT8_FILE)) for v in checks}
     if as_json:
         typer.echo(json.dumps({"ok": True, "dir": str(dest), "files": files, "min_cosine_vs_torch": checks,
-                               "seconds": round(seconds, 2), "torch": meta.get("torch")}, indent=2))
+                               "exported": not was_current, "seconds": round(seconds, 2),
+                               "torch": meta.get("torch")}, indent=2))
         return
     for variant, path in files.items():
         console.print(f"[green]ok[/green] {variant}: {path} (lowest cosine to torch on the reference texts "
                       f"{checks[variant]:.6f})", highlight=False)
-    console.print(f"exported from {meta.get('source')} with torch {meta.get('torch')} ({seconds:.1f}s; "
-                  "0 s means a current export was already there)", highlight=False)
+    how = "already current, exported" if was_current else f"exported in {seconds:.1f}s"
+    console.print(f"{how} from {meta.get('source')} with torch {meta.get('torch')} at {meta.get('exported_at')}",
+                  highlight=False)
 
 
 @app.command("info")
