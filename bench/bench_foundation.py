@@ -49,6 +49,7 @@ class TimedEmbedder(Embedder):
         self.inner = inner
         self.model_name = inner.model_name
         self.dim = inner.dim
+        self.backend = inner.backend  # the index stamps it: a server with the same setting must accept the index
         self.seconds = 0.0
         self.texts = 0
 
