@@ -271,6 +271,7 @@ class LogState:
     log_bytes: int = 0
     vec_rows: int = 0
     last: dict[str, Any] | None = None  # the last record applied
+    seen: tuple[int, int] = (0, 0)  # (size, mtime_ns) of delta.log when last read: a torn tail is read once
 
 
 class GenerationStore:
@@ -343,12 +344,14 @@ class GenerationStore:
         """Apply the append-log records written since `state` (updated in place). A torn last line
         (a writer killed mid-append) is not a record yet and is ignored."""
         path = self.root / gen / DELTA_LOG
+        seen = self.log_seen(gen)
         try:
             with open(path, "rb") as fh:
                 fh.seek(state.log_bytes)
                 data = fh.read()
         except FileNotFoundError:
             return groups, stamp
+        state.seen = seen
         end = data.rfind(b"\n")
         if end < 0:
             return groups, stamp
@@ -494,12 +497,15 @@ class GenerationStore:
         state.log_bytes += len(line)
         state.vec_rows += len(vectors)
         state.last = rec
+        state.seen = self.log_seen(gen)
 
-    def log_bytes(self, gen: str) -> int:
+    def log_seen(self, gen: str) -> tuple[int, int]:
+        """(size, mtime_ns) of the generation's append log: one stat tells a reader whether to read it."""
         try:
-            return (self.root / gen / DELTA_LOG).stat().st_size
+            st = (self.root / gen / DELTA_LOG).stat()
         except FileNotFoundError:
-            return 0
+            return (0, 0)
+        return (st.st_size, st.st_mtime_ns)
 
     def _prune(self, live: str) -> None:
         gens = sorted(p for p in self.root.glob("gen-*") if p.is_dir())
@@ -678,7 +684,7 @@ class GroupedIndex:
         compacted), or apply the records another process appended to its log since."""
         gen = self._gens.current_name()
         if gen is not None and gen == self._gen and self._load_error is None:
-            if self._stamp is None or self._gens.log_bytes(gen) == self._log.log_bytes:
+            if self._stamp is None or self._gens.log_seen(gen) == self._log.seen:
                 return
             with self._lock:
                 if self._gen != gen or self._stamp is None:

@@ -252,3 +252,39 @@ def test_a_format_1_index_is_migrated_by_the_data_dir_upgrade(settings: Settings
     counting = HashEmbedder()
     NodeIndex.open(settings, mem, counting).rebuild()
     assert len(counting.texts) == 9  # no text hash was known: every vector computed again
+
+
+def test_searches_in_other_threads_during_appends_see_whole_records(settings: Settings) -> None:
+    """The miner searches from worker threads while the sink appends: a search never sees half a record
+    and never replays one twice (the in-memory log position stays that of the file)."""
+    import threading
+
+    mem, emb = MemStore(), HashEmbedder()
+    _populate(mem, 9)
+    idx = NodeIndex.open(settings, mem, emb)
+    idx.rebuild()
+    q = emb.embed(["anything"])
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def search() -> None:
+        while not stop.is_set():
+            try:
+                for hits in idx.search_vectors(q, k=100, check=False):
+                    assert len({h.key for h in hits}) == len(hits)
+                    assert len(hits) % 3 == 0  # records add 3 nodes, one per type
+            except BaseException as e:
+                errors.append(e)
+                return
+
+    threads = [threading.Thread(target=search) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for batch in range(15):
+        idx.add(_populate(mem, 3, prefix=f"T{batch}"))
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert idx._log.log_bytes == (settings.index_dir / "nodes" / idx.status().generation / DELTA_LOG).stat().st_size
+    assert sum(NodeIndex.open(settings, mem, emb).status().counts.values()) == 9 + 45
