@@ -31,7 +31,7 @@ import numpy as np
 from motivgraph.errors import ConfigError, IndexCorrupt, IndexMissing, IndexStale
 from motivgraph.graph.identity import NODE_TYPES
 from motivgraph.graph.queries import META_ID, NODE_LABELS
-from motivgraph.graph.vector_index import IndexHit, IndexStatus, node_text
+from motivgraph.graph.vector_index import IndexHit, IndexStatus, node_text, stamp_backend
 
 if TYPE_CHECKING:
     from motivgraph.embeddings.base import Embedder
@@ -50,15 +50,15 @@ INDEX_KIND = "neo4j-vector"
 STAMP_EMBEDDINGS = """
 MERGE (m:Meta {id: $meta_id}) ON CREATE SET m.node_version = 0, m.triples = 0
 SET m.embedding_version = $version, m.embedding_model = $model, m.embedding_dim = $dim,
-    m.embedded_at = $at, m.embedded_problem = $problem, m.embedded_challenge = $challenge,
-    m.embedded_solution = $solution
+    m.embedding_backend = $backend, m.embedded_at = $at, m.embedded_problem = $problem,
+    m.embedded_challenge = $challenge, m.embedded_solution = $solution
 RETURN m.embedding_version AS embedding_version
 """
 
 READ_STAMP = """
 MATCH (m:Meta {id: $meta_id})
 RETURN m.node_version AS node_version, m.embedding_version AS embedding_version, m.embedding_model AS model,
-       m.embedding_dim AS dim, m.embedded_at AS built_at, m.embedded_problem AS problem,
+       m.embedding_dim AS dim, m.embedding_backend AS backend, m.embedded_at AS built_at, m.embedded_problem AS problem,
        m.embedded_challenge AS challenge, m.embedded_solution AS solution
 """
 
@@ -168,6 +168,7 @@ def push_embeddings(store: Any, embedder: Embedder, nodes: Iterable[NodeRecord],
     store._guard(run)
     store._write(STAMP_EMBEDDINGS, {
         "meta_id": META_ID, "version": version, "model": embedder.model_name, "dim": int(embedder.dim),
+        "backend": embedder.backend,
         "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), **report.counts,
     })
     report.indexes = (*VECTOR_INDEXES.values(), FULLTEXT_INDEX)
@@ -219,6 +220,7 @@ class Neo4jNodeVectors:
             path=self.path, index_version=int(stamp["embedding_version"]), graph_version=graph_version,
             counts={t: int(stamp.get(t) or 0) for t in NODE_TYPES}, kinds={t: INDEX_KIND for t in NODE_TYPES},
             model=stamp.get("model"), dim=stamp.get("dim"), built_at=stamp.get("built_at"),
+            backend=stamp_backend(stamp),
         )
         populating = [n for n, r in states.items() if str(r.get("state")).upper() != "ONLINE"]
         if populating:  # being built by Neo4j right after the DDL: searchable once ONLINE
@@ -231,6 +233,10 @@ class Neo4jNodeVectors:
                                message=f"The Neo4j embeddings were written with model {base['model']!r} (dim "
                                f"{base['dim']}), the configured model is {emb.model_name!r} (dim {emb.dim}); "
                                "run `motivgraph reindex`")
+        if emb is not None and base["backend"] != emb.backend:
+            return IndexStatus(state="stale", **base,
+                               message=f"The Neo4j embeddings were written with the {base['backend']!r} embedding "
+                               f"backend, the embedder now is {emb.backend!r}; run `motivgraph reindex`")
         if base["index_version"] != graph_version:
             return IndexStatus(state="stale", **base,
                                message=f"The Neo4j embeddings are stale: written at graph version "

@@ -38,14 +38,14 @@ class VectorGraph:
         q = " ".join(query.split())
         if q.startswith("MATCH (m:Meta {id: $meta_id})"):
             if "embedding_version" in q:  # the stamp
-                keys = ("node_version", "embedding_version", "model", "dim", "built_at", "problem", "challenge",
-                        "solution")
+                keys = ("node_version", "embedding_version", "model", "dim", "backend", "built_at", "problem",
+                        "challenge", "solution")
                 return [{k: self.meta.get(k) for k in keys}]
             return [{"node_version": self.meta["node_version"]}]
         if "SET m.embedding_version = $version" in q:
             self.meta.update(embedding_version=params["version"], model=params["model"], dim=params["dim"],
-                             built_at=params["at"], problem=params["problem"], challenge=params["challenge"],
-                             solution=params["solution"])
+                             backend=params["backend"], built_at=params["at"], problem=params["problem"],
+                             challenge=params["challenge"], solution=params["solution"])
             return [{"embedding_version": params["version"]}]
         if "db.create.setNodeVectorProperty" in q:
             label = re.search(r"MATCH \(n:(\w+) \{key: r.key\}\)", q).group(1)  # type: ignore[union-attr]

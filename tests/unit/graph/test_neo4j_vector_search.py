@@ -62,7 +62,7 @@ def test_missing_until_pushed_then_ok_then_stale_on_a_graph_change(embedder: Any
     st = vec.status()
     assert st.state == "ok", st.message
     assert st.index_version == st.graph_version == 7
-    assert st.model == embedder.model_name and st.dim == embedder.dim
+    assert st.model == embedder.model_name and st.dim == embedder.dim and st.backend == embedder.backend
     assert st.counts == report.counts and set(st.kinds.values()) == {"neo4j-vector"}
     vec.ensure_ready()
 
@@ -82,6 +82,13 @@ def test_stale_on_another_model_populating_and_failed_states(embedder: Any) -> N
     graph.meta["model"] = "some-other-model"
     assert vec.status().state == "stale" and "some-other-model" in vec.status().message
     graph.meta["model"] = embedder.model_name
+    graph.meta["backend"] = "onnx-int8" if embedder.backend != "onnx-int8" else "torch"
+    st = vec.status()
+    assert st.state == "stale" and repr(graph.meta["backend"]) in st.message and "motivgraph reindex" in st.message
+    graph.meta["backend"] = None  # written before backends were recorded: torch
+    assert vec.status().state == ("ok" if embedder.backend == "torch" else "stale")
+    graph.meta["backend"] = embedder.backend
+    assert vec.status().state == "ok"
 
     graph.indexes[VECTOR_INDEXES["Challenge"]] = "POPULATING"
     st = vec.status()
