@@ -16,6 +16,7 @@ a rotated axis label, a diagonal watermark) are left out of the lines.
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ _BOLD_NAME = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1024)
 def _is_bold_name(name: str) -> bool:
     return bool(_BOLD_NAME.search(name.split("+", 1)[-1].lower()))
 
@@ -138,16 +140,13 @@ def _quarter(raw: pdfium_c.FPDF_TEXTPAGE, i: int, matrix: pdfium_c.FS_MATRIX) ->
 
 def _reading_turn(raw: pdfium_c.FPDF_TEXTPAGE, n: int, units: Any) -> int:
     """The quarter turns of the page's dominant text direction, from a sample of its characters."""
-    votes = [0] * 5
-    matrix = pdfium_c.FS_MATRIX()
-    step = max(1, n // _ANGLE_SAMPLES)
-    for i in range(0, n, step):
-        cp = units[i] if units is not None else pdfium_c.FPDFText_GetUnicode(raw, i)
-        if cp <= 32:
-            continue
-        q = _quarter(raw, i, matrix)
-        if q >= 0:
-            votes[q] += 1
+    import numpy as np
+
+    sample = np.arange(0, n, max(1, n // _ANGLE_SAMPLES))
+    sample = sample[units[sample] > 32]
+    ok, mats = _bulk_into(_MATRIX_OF, _address(raw), sample.tolist(), pdfium_c.FS_MATRIX)
+    q = _quarters(ok, mats)
+    votes = np.bincount(q[q >= 0], minlength=5).tolist()
     best = max(range(4), key=lambda q: votes[q])
     return best if votes[best] > votes[0] else 0
 
@@ -187,13 +186,15 @@ def _make_line(raw: pdfium_c.FPDF_TEXTPAGE, page_no: int, text: str, box: tuple[
                 width, height, chars=chars)
 
 
-def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None = None) -> list[Line]:
+def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None = None, *,
+               per_char: bool = False) -> list[Line]:
     """Text lines of one page in content-stream order. Text is repaired with the shared hygiene
     function (surrogate halves rejoined, controls dropped); counts are added to `repairs`.
 
     The page's characters are read in bulk and grouped into lines with array operations
     (`_lines_in_bulk`); a page set in a font without a usable type size (Type 3 bitmap fonts) takes
-    the character-by-character pass (`_lines_char_by_char`), which states the rules both follow."""
+    the character-by-character pass (`_lines_char_by_char`), which states the rules both follow;
+    `per_char` forces that pass (the tests compare the two)."""
     tp = page.get_textpage()
     try:
         raw = tp.raw
@@ -213,7 +214,7 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
             if page.get_rotation() in (90, 270):  # get_size is the displayed size; boxes are unrotated
                 width, height = height, width
         frame = _Frame(page_no, turn, mb, width, height)
-        lines = _lines_in_bulk(raw, n, text, units, exact_units, frame, repairs)
+        lines = None if per_char else _lines_in_bulk(raw, n, text, units, exact_units, frame, repairs)
         if lines is None:
             lines = _lines_char_by_char(raw, n, units.tolist() if exact_units else None, frame, repairs)
         return lines
