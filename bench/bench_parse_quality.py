@@ -2,6 +2,7 @@
 parse throughput beside raw pypdfium2 text extraction on the same files in the same run.
 
     .venv/bin/python bench/bench_parse_quality.py [--shared ../shared] [--rounds 2] [--json out.json] [-v]
+    .venv/bin/python bench/bench_parse_quality.py --speed-only --ingest   # timing only, plus the CLI ingest
 
 Figures (never pass/fail):
 - per-field accuracy with denominators on the papers of tests/fixtures/ingest/parse_truth.json
@@ -11,7 +12,11 @@ Figures (never pass/fail):
   section, or a ParseError reason (no crash);
 - throughput: parse_pdf (in this process) vs raw pypdfium2 (open, pages, textpage, get_text_range,
   close) over the same files and page cap, timed file by file back to back; per file the best of
-  --rounds; the ratio parse/raw, and the machine's load average while it ran.
+  --rounds; the ratio parse/raw, the layout pass alone (open, pages, `page_lines`) as a ratio too, and
+  the machine's load average while it ran;
+- with --ingest: `motivgraph ingest run <shared>/corpus/pdf --parser pdf` into a temporary data dir
+  (the offline extractor: no LLM is configured for it) — its wall time, and beside it the in-process
+  parse_pdf time of the same PDFs measured in the same run (the parse share of the ingest).
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +36,7 @@ import pypdfium2 as pdfium
 from motivgraph.errors import ParseError
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.pdf import parse_pdf
+from motivgraph.ingest.pdf_layout import page_lines
 from motivgraph.ingest.quality import FIELDS, truth_scores
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,6 +54,20 @@ def raw_extract(path: Path, max_pages: int) -> int:
             tp = page.get_textpage()
             n += len(tp.get_text_range())
             tp.close()
+            page.close()
+    finally:
+        doc.close()
+    return n
+
+
+def layout_only(path: Path, max_pages: int) -> int:
+    """The parser's layout pass alone: open, every page's lines (no headings, no sections)."""
+    doc = pdfium.PdfDocument(str(path))
+    n = 0
+    try:
+        for i in range(min(len(doc), max_pages)):
+            page = doc[i]
+            n += len(page_lines(page, i))
             page.close()
     finally:
         doc.close()
@@ -117,6 +140,7 @@ def throughput(shared: Path, rounds: int, max_pages: int) -> dict[str, float]:
     pages = sum(min(len(pdfium.PdfDocument(str(f))), max_pages) for f in files)
     raw_t = dict.fromkeys(files, float("inf"))
     parse_t = dict.fromkeys(files, float("inf"))
+    layout_t = dict.fromkeys(files, float("inf"))
     load_start = os.getloadavg()[0]
     for _ in range(rounds):
         for f in files:
@@ -125,9 +149,12 @@ def throughput(shared: Path, rounds: int, max_pages: int) -> dict[str, float]:
             t1 = time.perf_counter()
             parse_or_reason(f, max_pages)
             t2 = time.perf_counter()
+            layout_only(f, max_pages)
+            t3 = time.perf_counter()
             raw_t[f] = min(raw_t[f], t1 - t0)
             parse_t[f] = min(parse_t[f], t2 - t1)
-    raw_s, parse_s = sum(raw_t.values()), sum(parse_t.values())
+            layout_t[f] = min(layout_t[f], t3 - t2)
+    raw_s, parse_s, layout_s = sum(raw_t.values()), sum(parse_t.values()), sum(layout_t.values())
     return {
         "files": len(files),
         "pages": pages,
@@ -136,9 +163,50 @@ def throughput(shared: Path, rounds: int, max_pages: int) -> dict[str, float]:
         "raw_pages_per_s": pages / raw_s,
         "parse_pages_per_s": pages / parse_s,
         "ratio": parse_s / raw_s,
+        "layout_s": layout_s,
+        "layout_ratio": layout_s / raw_s,
         "load_1min_start": load_start,
         "load_1min_end": os.getloadavg()[0],
         "cpus": os.cpu_count() or 0,
+    }
+
+
+def ingest_run(shared: Path, max_pages: int) -> dict[str, float]:
+    """Wall time of `motivgraph ingest run corpus/pdf --parser pdf` into a fresh data dir (its embedded
+    graph server stopped after), and the in-process parse_pdf time of the same PDFs right after it."""
+    from motivgraph.graph.embedded import EmbeddedFalkorDB
+
+    folder = shared / "corpus" / "pdf"
+    files = sorted(folder.glob("*.pdf"))
+    exe = Path(sys.executable).with_name("motivgraph")
+    with tempfile.TemporaryDirectory(prefix="bench-ingest-") as d:
+        env = {**os.environ, "MOTIVGRAPH_DATA_DIR": d, "HF_HUB_OFFLINE": "1"}
+        env.pop("MOTIVGRAPH_LLM_MODEL", None)  # the offline extractor, whatever the caller's shell sets
+        load_start = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        done = subprocess.run([str(exe), "ingest", "run", str(folder), "--parser", "pdf", "--json"], env=env,
+                              capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - t0
+        try:
+            EmbeddedFalkorDB(Path(d)).stop(timeout_s=30)
+        except Exception as e:  # a server that never started has nothing to stop
+            print(f"  (embedded graph server: {e})")
+    if done.returncode not in (0, 1):  # 1: the text-less PDF of the corpus failed, as it should
+        raise SystemExit(f"ingest exited {done.returncode}: {done.stderr[-2000:]}")
+    summary = json.loads(done.stdout).get("summary", {})
+    t1 = time.perf_counter()
+    for f in files:
+        parse_or_reason(f, max_pages)
+    parse_s = time.perf_counter() - t1
+    return {
+        "files": len(files),
+        "ok": summary.get("ok", 0),
+        "failed": summary.get("failed", 0),
+        "ingest_wall_s": wall,
+        "parse_in_process_s": parse_s,
+        "parse_share": parse_s / wall,
+        "load_1min_start": load_start,
+        "load_1min_end": os.getloadavg()[0],
     }
 
 
@@ -150,16 +218,44 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("-v", "--verbose", action="store_true", help="print every paper with a wrong field")
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--speed-only", action="store_true", help="skip the quality and coverage figures")
+    ap.add_argument("--ingest", action="store_true", help="also time the offline CLI ingest of corpus/pdf")
     args = ap.parse_args()
     if not (args.shared / "corpus").is_dir():
         raise SystemExit(f"shared corpus not found at {args.shared}/corpus")
+    result: dict[str, object] = {}
+    if not args.speed_only:
+        result.update(quality_and_coverage(args.shared, args.verbose))
+    if not args.no_speed:
+        t = throughput(args.shared, args.rounds, args.max_pages)
+        print(
+            f"throughput on {t['files']:.0f} files / {t['pages']:.0f} pages (one process, best of {args.rounds}): "
+            f"raw pypdfium2 {t['raw_s']:.2f}s ({t['raw_pages_per_s']:.0f} pages/s), "
+            f"parse_pdf {t['parse_s']:.2f}s ({t['parse_pages_per_s']:.0f} pages/s), ratio {t['ratio']:.2f}x "
+            f"(layout pass alone {t['layout_s']:.2f}s, {t['layout_ratio']:.2f}x raw); "
+            f"load average {t['load_1min_start']:.1f} -> {t['load_1min_end']:.1f} on {t['cpus']:.0f} CPUs"
+        )
+        result["throughput"] = t
+    if args.ingest:
+        g = ingest_run(args.shared, args.max_pages)
+        print(
+            f"offline ingest of corpus/pdf ({g['files']:.0f} PDFs: {g['ok']:.0f} ok, {g['failed']:.0f} failed; "
+            f"CLI, fresh data dir, no LLM): {g['ingest_wall_s']:.1f}s wall; parse_pdf of the same PDFs in "
+            f"process {g['parse_in_process_s']:.1f}s = {100 * g['parse_share']:.0f}% of it; "
+            f"load average {g['load_1min_start']:.1f} -> {g['load_1min_end']:.1f}"
+        )
+        result["ingest"] = g
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
 
-    q = quality(args.shared, args.verbose)
+
+def quality_and_coverage(shared: Path, verbose: bool) -> dict[str, object]:
+    q = quality(shared, verbose)
     n = q["n"]
     print(f"parse quality on {n} hand-checked papers ({TRUTH_PATH.name}):")
     for f in FIELDS:
         print(f"  {f:15s} {q['correct'][f]:3d}/{n}")
-    cov = coverage(args.shared)
+    cov = coverage(shared)
     ok = sum(v == "ok" for v in cov.values())
     reasons = {k: v for k, v in cov.items() if v.startswith("reason")}
     bad = {k: v for k, v in cov.items() if v != "ok" and not v.startswith("reason")}
@@ -167,18 +263,7 @@ def main() -> None:
           f"{len(bad)} neither")
     for k, v in {**reasons, **bad}.items():
         print(f"  {k}: {v[:150]}")
-    result: dict[str, object] = {"quality": q, "coverage": cov}
-    if not args.no_speed:
-        t = throughput(args.shared, args.rounds, args.max_pages)
-        print(
-            f"throughput on {t['files']:.0f} files / {t['pages']:.0f} pages (one process, best of {args.rounds}): "
-            f"raw pypdfium2 {t['raw_s']:.2f}s ({t['raw_pages_per_s']:.0f} pages/s), "
-            f"parse_pdf {t['parse_s']:.2f}s ({t['parse_pages_per_s']:.0f} pages/s), ratio {t['ratio']:.2f}x; "
-            f"load average {t['load_1min_start']:.1f} -> {t['load_1min_end']:.1f} on {t['cpus']:.0f} CPUs"
-        )
-        result["throughput"] = t
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1))
+    return {"quality": q, "coverage": cov}
 
 
 if __name__ == "__main__":
