@@ -39,6 +39,17 @@ from motivgraph.errors import ConfigError, LLMError
 
 log = logging.getLogger(__name__)
 
+# What a server process of ours runs (`python -m ...`): the launcher, or upstream's server module
+# (servers started before the launcher existed are still recognised and stopped).
+SERVER_MODULE = "motivgraph.llm.llama_server"
+SERVER_MODULES = (SERVER_MODULE.encode(), b"llama_cpp.server")
+# The server's RAM cache of evaluated prompts (llama-cpp-python `--cache`): the KV state after each
+# reply, restored for the next prompt sharing the longest prefix. Agents alternate roles (researcher,
+# mentor) on one single-slot server; without it every switch re-reads the whole conversation, the
+# largest cost on a CPU (a 3k-token prompt is ~60 s on one loaded core). Counted in KV bytes (each
+# entry also holds a copy of the logits buffer, ~100 MB for a 49k vocabulary).
+PROMPT_CACHE_BYTES = 256 << 20
+
 SETUP_HINT = "run ./scripts/setup.sh --with-local-llm (installs llama-cpp-python[server] and the model file)"
 
 
@@ -172,7 +183,7 @@ def _pid_alive(pid: int, port: int | None = None) -> bool:
         cmdline = (proc / "cmdline").read_bytes().split(b"\0")
     except (OSError, IndexError):
         return False
-    if state in ("Z", "X") or b"llama_cpp.server" not in cmdline:
+    if state in ("Z", "X") or not any(m in cmdline for m in SERVER_MODULES):
         return False  # exited (unreaped) or the pid now belongs to an unrelated process
     return port is None or str(port).encode() in cmdline
 
@@ -303,7 +314,7 @@ class LocalServer:
 
     def _command(self, port: int, api_key: str) -> list[str]:
         return [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, "-m", SERVER_MODULE,
             "--model", str(self.model.path),
             "--model_alias", self.model.name,
             "--host", "127.0.0.1",
@@ -312,6 +323,7 @@ class LocalServer:
             "--n_threads", str(self.threads),
             "--n_threads_batch", str(self.threads),
             "--api_key", api_key,
+            "--cache", "true", "--cache_size", str(PROMPT_CACHE_BYTES),
         ]  # fmt: skip
 
     def _spawn(self) -> LocalServerState:

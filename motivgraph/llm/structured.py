@@ -45,7 +45,19 @@ def schema_instruction(schema: type[BaseModel]) -> str:
 
 
 def with_instruction(messages: list[BaseMessage], instruction: str) -> list[BaseMessage]:
-    """Add `instruction` to the leading system message (or prepend one), leaving the rest as is."""
+    """Add `instruction` right after the part of the prompt that repeats from call to call, so a
+    server's prompt cache (llama.cpp's KV prefix reuse, hosted prefix caching) serves that part:
+    - a one-exchange call (system + one message: extraction, verdicts, judges): into the system
+      message (or a prepended one) — the same system text and schema open every call of its kind,
+      only the input at the end differs;
+    - a conversation (an agent's turns): appended to its last human message (or as a new one) — the
+      history is the repeating part, and the schema of this step (an action, an idea, an answer)
+      changes from step to step; before the history it would make every step re-read it all."""
+    if sum(not isinstance(m, SystemMessage) for m in messages) > 1:
+        last = messages[-1]
+        if isinstance(last, HumanMessage):
+            return [*messages[:-1], HumanMessage(content=f"{content_text(last.content)}\n\n{instruction}")]
+        return [*messages, HumanMessage(content=instruction)]
     if messages and isinstance(messages[0], SystemMessage):
         first = SystemMessage(content=f"{content_text(messages[0].content)}\n\n{instruction}")
         return [first, *messages[1:]]

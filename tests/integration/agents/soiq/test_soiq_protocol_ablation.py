@@ -75,7 +75,8 @@ async def test_invalid_idea_json_repaired_and_reasked(settings, graph_rt):
     # The re-ask is the LLM layer's structured call for the Idea schema: it repaired the broken JSON.
     assert ev["reasks"] == 1
     assert "could not be read" in model.calls[1][-1].content
-    assert "JSON Schema" in model.calls[1][0].content  # the schema instruction of a structured call
+    # The schema instruction of a structured call, after the conversation (its prompt-cache prefix)
+    assert "JSON Schema" in model.calls[1][-1].content
 
 
 async def test_idea_never_valid_is_recorded_not_crashing(settings, graph_rt):
@@ -223,10 +224,10 @@ async def test_constrained_mode_runs_json_actions_against_the_graph(settings, gr
     assert model.remaining == 0 and len(result.ideas) == 1
     assert session.tool_mode == "constrained"
     assert all(t == [] for t in model.tools_seen)  # nothing bound natively
-    first_system = model.calls[0][0].content
-    assert "JSON Schema" in first_system and '"const":"answer"' not in first_system.replace(" ", "")
+    first_schema = model.calls[0][-1].content  # a conversation: the schema comes after it
+    assert "JSON Schema" in first_schema and '"const":"answer"' not in first_schema.replace(" ", "")
     assert "could not be used" in model.calls[1][-1].content  # the structured re-ask quoted the problem
-    assert '"const":"answer"' in model.calls[2][0].content.replace(" ", "")  # now answering is allowed
+    assert '"const":"answer"' in model.calls[2][-1].content.replace(" ", "")  # now answering is allowed
     res = [e for e in events if e["type"] == "tool_result"]
     assert [(e["tool"], e["ok"]) for e in res] == [("node_search", True)]
     assert "Oversmoothing in deep message passing" in res[0]["text"]

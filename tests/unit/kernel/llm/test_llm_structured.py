@@ -74,6 +74,19 @@ def test_schema_instruction_is_sent_in_the_system_message(settings: Settings) ->
     c.close()
 
 
+def test_schema_instruction_follows_a_conversation_so_its_history_stays_a_cacheable_prefix(
+        settings: Settings) -> None:
+    c, model = _ask(settings, GOOD, GOOD)
+    history = [SystemMessage("You research."), HumanMessage("task"), AIMessage("a step"), HumanMessage("result")]
+    c.structured_sync("extractor", history, Triples)
+    sent = model.calls[0]
+    assert [m.content for m in sent[:3]] == ["You research.", "task", "a step"]  # unchanged prefix
+    assert sent[3].content.startswith("result") and "JSON Schema" in sent[3].content
+    c.structured_sync("extractor", [*history, AIMessage("more")], Triples)  # last message not human: one added
+    assert isinstance(model.calls[1][-1], HumanMessage) and "JSON Schema" in model.calls[1][-1].content
+    c.close()
+
+
 def test_wrong_schema_reasks_once_with_the_errors(settings: Settings) -> None:
     c, model = _ask(settings, '{"triples": [{"name": "", "words": 0}]}', GOOD)
     out = c.structured_sync("extractor", "extract", Triples)
