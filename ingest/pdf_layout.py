@@ -192,9 +192,9 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
     function (surrogate halves rejoined, controls dropped); counts are added to `repairs`.
 
     The page's characters are read in bulk and grouped into lines with array operations
-    (`_lines_in_bulk`); a page set in a font without a usable type size (Type 3 bitmap fonts) takes
-    the character-by-character pass (`_lines_char_by_char`), which states the rules both follow;
-    `per_char` forces that pass (the tests compare the two)."""
+    (`_lines_in_bulk`); the rare page it cannot decide that way takes the character-by-character
+    pass (`_lines_char_by_char`), which states the rules both follow; `per_char` forces that pass
+    (the tests compare the two)."""
     tp = page.get_textpage()
     try:
         raw = tp.raw
@@ -436,6 +436,23 @@ def _bulk_into(fn: Any, handle: int, idx: Any, struct: Any) -> tuple[Any, Any]:
     return ok, np.frombuffer(out, dtype=np.float32).reshape(count, size // 4).astype(np.float64)
 
 
+_TIGHT_BOX = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                              ctypes.c_void_p, ctypes.c_void_p)(_address(pdfium_c.FPDFText_GetCharBox))
+
+
+def _tight_boxes(handle: int, idx: list[int]) -> Any:
+    """Glyph boxes (rows left, right, bottom, top) of the chars idx; None when pdfium has none for one."""
+    import numpy as np
+
+    count = len(idx)
+    out = (ctypes.c_double * (4 * count))()
+    b = ctypes.addressof(out)
+    end = b + 32 * count
+    ok = np.fromiter(map(_TIGHT_BOX, repeat(handle, count), idx, range(b, end, 32), range(b + 8, end, 32),
+                         range(b + 16, end, 32), range(b + 24, end, 32)), dtype=bool, count=count)
+    return np.frombuffer(out, dtype=np.float64).reshape(count, 4) if ok.all() else None
+
+
 def _quarters(ok: Any, mats: Any) -> Any:
     """`_quarter` of many chars from their matrices (rows a, b, c, d, e, f; `ok`: the matrix was read)."""
     import numpy as np
@@ -477,8 +494,9 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
     """The lines `_lines_char_by_char` gives, from arrays: char classes, boxes and word starts at once; the
     few places where a line may break or a word gap open (a jump in baseline or x, an x gap of more
     than 1 pt without a space char) decided one by one in order, as each depends on the previous ones
-    (the line box so far, the type size last read). None when a type size read is unusable (< 2 pt: a
-    Type 3 font) — those glyphs are measured by their tight boxes, left to the per-char pass."""
+    (the line box so far, the type size last read). None, for the per-char pass, when a type size read
+    inside a word turns usable or unusable (< 2 pt: a Type 3 font, whose glyphs are measured by their own
+    boxes), which would change how the rest of the word is measured, or when pdfium has no glyph box."""
     import numpy as np
 
     handle = _address(raw)
@@ -547,12 +565,29 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
     font_sizes = np.fromiter(map(_FONT_SIZE_OF, repeat(handle, len(starts)), starts.tolist()), dtype=np.float64,
                              count=len(starts))
     start_sizes = _effective_sizes(font_sizes, start_ok, start_mats)
-    if (start_sizes < _MIN_SIZE).any():
-        return None
 
     aidx = np.flatnonzero(accepted)  # the glyphs that make the lines, in stream order
     na = len(aidx)
+    is_start = np.zeros(na, dtype=bool)
+    start_pos = np.searchsorted(aidx, starts)
+    is_start[start_pos] = True
+    read = np.full(na, np.nan)  # the type size read at a glyph: word starts, line breaks, word gaps
+    read[start_pos] = start_sizes
+    pos = np.arange(na)
+    last_start = np.maximum.accumulate(np.where(is_start, pos, -1))
+    # a word in a font without a usable type size (a Type 3 bitmap font): pdfium's loose box can span
+    # the page, the glyph's own box is sound; and its glyph heights stand in for the size
+    small = read[last_start] < _MIN_SIZE
+    if small.any():
+        tight = _tight_boxes(handle, aidx[small].tolist())
+        if tight is None:
+            return None
+        fx0, fbase, fx1, ftop = fx0.copy(), fbase.copy(), fx1.copy(), ftop.copy()
+        sidx = aidx[small]
+        fx0[sidx], fbase[sidx], fx1[sidx], ftop[sidx] = _frame_boxes(
+            frame.turn, tight[:, 0], tight[:, 2], tight[:, 1], tight[:, 3], frame.mb)
     x0, base, x1, top = fx0[aidx], fbase[aidx], fx1[aidx], ftop[aidx]
+    heights = top - base
     # the x where the previous glyph (or soft hyphen with a box) ended
     eidx = np.flatnonzero(accepted | (soft & ok))
     k = np.searchsorted(eidx, aidx)
@@ -564,13 +599,6 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
     last_base = np.empty(na)
     last_base[0] = 0.0
     last_base[1:] = base[:-1]
-    is_start = np.zeros(na, dtype=bool)
-    start_pos = np.searchsorted(aidx, starts)
-    is_start[start_pos] = True
-    read = np.full(na, np.nan)  # the type size read at a glyph: word starts, line breaks, word gaps
-    read[start_pos] = start_sizes
-    pos = np.arange(na)
-    last_start = np.maximum.accumulate(np.where(is_start, pos, -1))
     seg_first = np.maximum.accumulate(np.where(has_prev, 0, pos))
 
     dx = x0 - last_x1
@@ -597,14 +625,17 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
             line_start = j
         elif gap_cand[j]:
             size = float(read[max(int(last_start[j]), last_read)])
+            if size < _MIN_SIZE:
+                line_heights = heights[line_start:j][small[line_start:j]]
+                size = max(float(heights[j]), float(line_heights.max()) if len(line_heights) else 0.0) / 0.6
             if not dx[j] > 0.25 * max(size, 4.0):
                 continue
             gap[j] = True
         else:
             continue
         size = _effective_size(raw, int(aidx[j]), matrix)
-        if size < _MIN_SIZE:
-            return None
+        if (size < _MIN_SIZE) != small[j]:
+            return None  # the rest of the word would be measured by the other box: the per-char pass
         read[j] = size
         last_read = j
 
@@ -616,6 +647,7 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
     lx1 = np.maximum.reduceat(x1, line_starts)
     ly1 = np.maximum.reduceat(top, line_starts)
     uniform = np.minimum.reduceat(size_at, line_starts) == np.maximum.reduceat(size_at, line_starts)
+    small_glyphs = np.add.reduceat(small.astype(np.int64), line_starts)
     # a line's text is the page text between its first and last glyph unless a char there prints
     # otherwise (a special code, a left-out glyph, another space char, a gap to mark)
     plain = (accepted & ~special) | (cp == 32)
@@ -638,6 +670,8 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
             for v in size_at[s:e].tolist():
                 counts[v] = counts.get(v, 0) + 1
             dom = max(counts.items(), key=lambda kv: kv[1])[0]
+        if dom < _MIN_SIZE and small_glyphs[li]:
+            dom = _size_from_heights(heights[s:e][small[s:e]].tolist())
         lines.append(_make_line(raw, frame.page_no, line_text,
                                 (float(lx0[li]), float(ly0[li]), float(lx1[li]), float(ly1[li])), dom, e - s, a, b,
                                 frame.width, frame.height, repairs))

@@ -1,7 +1,7 @@
 """The layout pass that reads a page's characters in bulk gives the lines of the per-character reference
 pass, on pages built byte by byte: upright, rotated and sideways-typeset pages, a word in another direction,
-astral characters (surrogate halves rejoined and counted), control characters, and a page whose type size
-is unusable (left to the per-character pass). Line breaks inside a pdfium line and word gaps without a
+astral characters (surrogate halves rejoined and counted), control characters, and text without a usable
+type size (measured by its glyph boxes). Line breaks inside a pdfium line and word gaps without a
 space char, which pdfium does not produce on these simple pages, are covered on the real corpus by the
 golden digest (test_ingest_pdf_golden.py)."""
 
@@ -99,7 +99,7 @@ def test_astral_characters_and_controls_are_repaired_alike(tmp_path: Path) -> No
     assert "\U0001d707" in bulk[0][7]
 
 
-def test_unusable_type_size_takes_the_per_char_pass(tmp_path: Path) -> None:
+def test_text_without_a_usable_type_size_is_measured_alike(tmp_path: Path) -> None:
     doc = RawPdf()
     p = doc.page()
     p.paragraph("Helvetica", 1.5, 72, 700, wrap(TEXT * 2))  # below 2 pt: no type size to go by
