@@ -480,19 +480,26 @@ def embed_backends(requested: str) -> list[str]:
     return out
 
 
-def embed_throughput(texts: list[str], queries: list[str], backends: list[str], rounds: int = 3
+def embed_throughput(texts: list[str], queries: list[str], backends: list[str], threads: int, rounds: int = 3
                      ) -> dict[str, dict[str, Any]]:
     """Each backend on the same node texts (batched) and single queries, interleaved round by round so
-    load drift hits every backend alike."""
+    load drift hits every backend alike; `threads` per backend (an API worker uses api.compute_threads,
+    1 by default: on a shared 2-core machine more threads spin against other processes)."""
+    from motivgraph import embeddings
     from motivgraph.embeddings import get_embedder
     from motivgraph.settings import EmbeddingSettings
 
+    if hasattr(embeddings, "set_threads"):
+        embeddings.set_threads(threads)
+    os.environ["OMP_NUM_THREADS"] = str(threads)  # for a torch imported below
     embs, out = {}, {}
     for b in backends:
         t = time.perf_counter()
         cfg = EmbeddingSettings(backend=b) if b != "torch" or "backend" in EmbeddingSettings.model_fields \
             else EmbeddingSettings()
         embs[b] = get_embedder(cfg)
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(threads)
         embs[b].embed(texts[:8])
         out[b] = {"backend": b, "model": embs[b].model_name, "actual": type(embs[b]).__name__,
                   "load_s": time.perf_counter() - t, "batch_s": 0.0, "texts": 0, "query_ms": []}
@@ -700,6 +707,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--http-n", type=int, default=150, help="HTTP node_search calls.")
     ap.add_argument("--backends", default="torch,onnx",
                     help="Embedding backends to time side by side ('current': the settings' one only).")
+    ap.add_argument("--embed-threads", type=int, default=1,
+                    help="Threads per embedding backend (default 1, as an API worker's api.compute_threads).")
     ap.add_argument("--threads", type=int, default=None, help="FAISS OpenMP threads (default: FAISS's choice).")
     ap.add_argument("--json", type=Path, default=None, help="Also write the figures to this JSON file.")
     args = ap.parse_args(argv)
@@ -725,7 +734,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"{len(ds.queries)} held-out queries; vectors {vec_bytes / 1e9:.2f} GB; RSS now {rss_mb():.0f} MB")
 
     say("\nembedding throughput (the real embedder, on a sample of the same node texts):")
-    fig["embedding"] = embed_throughput(ds.texts, ds.queries, embed_backends(args.backends))
+    fig["embedding"] = embed_throughput(ds.texts, ds.queries, embed_backends(args.backends), args.embed_threads)
+    fig["embed_threads"] = args.embed_threads
     for e in fig["embedding"].values():
         say(f"  {e['backend']:<10} ({e['actual']}): {e['texts_per_s']:.0f} texts/s batched (→ "
             f"{ds.n / e['texts_per_s'] / 3600:.1f} h to embed all {ds.n}), single query p50 {e['query_p50_ms']:.1f} ms"
