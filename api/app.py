@@ -124,9 +124,20 @@ def create_app(
 
 
 def set_compute_threads(n: int) -> None:
-    """Torch and FAISS threads of this process (see ApiSettings.compute_threads)."""
-    import faiss
-    import torch
+    """Embedding (ONNX Runtime or torch) and FAISS threads of this process (see ApiSettings.compute_threads).
+    torch is not imported for it: with the default ONNX backend a worker never loads torch (~1 s, ~300 MB),
+    and OMP_NUM_THREADS holds the count for a torch imported later (the torch backend or its fall-back)."""
+    import os
+    import sys
 
-    torch.set_num_threads(n)
+    import faiss
+
+    from motivgraph.embeddings import set_threads
+
+    set_threads(n)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(n)
+    else:
+        os.environ["OMP_NUM_THREADS"] = str(n)
     faiss.omp_set_num_threads(n)

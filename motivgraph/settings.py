@@ -321,8 +321,9 @@ class ApiSettings(BaseModel):
     workers: int = Field(1, ge=1, le=64, description="Worker processes for `motivgraph serve` (--workers).")
     compute_threads: int = Field(
         1, ge=1, le=64,
-        description="Torch and FAISS threads per API worker. One query at a time is fastest on one thread "
-        "(no thread hand-offs, no oversubscription under concurrent requests); add workers to use more cores.",
+        description="Embedding (ONNX Runtime or torch) and FAISS threads per API worker. One query at a time is "
+        "fastest on one thread (no thread hand-offs, no oversubscription under concurrent requests); add workers "
+        "to use more cores.",
     )
     version_check_s: float = Field(
         1.0, ge=0, le=60,

@@ -19,6 +19,14 @@ log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _cache: dict[tuple[str, ...], Embedder] = {}
+_threads = 0  # ONNX Runtime intra-op threads for sessions made from now on; 0 = its default (one per core)
+
+
+def set_threads(n: int) -> None:
+    """Threads per ONNX model run, for embedders loaded after this call (an API worker sets it from
+    api.compute_threads before it loads anything, as it does for torch and FAISS)."""
+    global _threads
+    _threads = max(0, int(n))
 
 
 def get_embedder(cfg: EmbeddingSettings) -> Embedder:
@@ -80,10 +88,11 @@ def open_onnx(cfg: EmbeddingSettings, *, check: bool = True) -> Embedder:
         log.warning("no current ONNX export of %s in %s: exporting it now from the packaged weights (once; "
                     "`motivgraph embeddings export` at setup avoids this)", cfg.model, dest)
         meta = onnx_export.export(cfg.model, model_path, dest, int8=variant == "int8")
-    emb = OnnxEmbedder(cfg.model, model_path, dest, meta, variant=variant, batch_size=cfg.batch_size)
+    emb = OnnxEmbedder(cfg.model, model_path, dest, meta, variant=variant, batch_size=cfg.batch_size,
+                       threads=_threads)
     if check:
         emb.self_check()
     return emb
 
 
-__all__ = ["Embedder", "get_embedder", "open_onnx"]
+__all__ = ["Embedder", "get_embedder", "open_onnx", "set_threads"]

@@ -32,7 +32,7 @@ class OnnxMismatch(EmbeddingError):
 
 class OnnxEmbedder(Embedder):
     def __init__(self, model: str, model_path: Path, export_dir: Path, meta: dict[str, Any], *,
-                 variant: Variant = "fp32", batch_size: int = 64) -> None:
+                 variant: Variant = "fp32", batch_size: int = 64, threads: int = 0) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -59,6 +59,8 @@ class OnnxEmbedder(Embedder):
         # no busy-waiting between runs: on a shared machine (and beside the API's own threads, or torch in
         # a bench) spinning intra-op threads burn the cores other work needs
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        if threads:
+            opts.intra_op_num_threads = threads
         try:
             self._session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
         except Exception as e:  # onnxruntime raises its own exception types for a missing/bad file

@@ -151,3 +151,16 @@ def test_export_from_other_weights_is_not_current(onnx_embedder: OnnxEmbedder, t
 def test_int8_is_refused_while_its_recipe_fails_the_gate() -> None:
     with pytest.raises(ConfigError, match="bench_embeddings"):
         _load(EmbeddingSettings(backend="onnx-int8"))
+
+
+def test_set_threads_applies_to_onnx_sessions_made_after_it(
+    onnx_embedder: OnnxEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import motivgraph.embeddings as embeddings
+
+    monkeypatch.setattr(embeddings, "_threads", 0)
+    embeddings.set_threads(1)
+    emb = _load(_copy_export(onnx_embedder, tmp_path, onnx_embedder.meta))
+    assert isinstance(emb, OnnxEmbedder)
+    assert emb._session.get_session_options().intra_op_num_threads == 1
+    assert onnx_embedder._session.get_session_options().intra_op_num_threads == 0  # made before: ORT's default
