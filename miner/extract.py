@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 ROLE = "extractor"
 EXPECTED_OUTPUT_TOKENS = 700  # a 3-5 triple reply; used by dry-run estimates only
+MIN_INPUT_TOKENS = 300  # title + abstract, whatever the model's prompt cap
 
 
 class LLMExtractor:
@@ -40,13 +41,35 @@ class LLMExtractor:
         self.client = client
         self.cfg = cfg
         self.embedder = embedder
+        self._input_cfg: MinerSettings | None = None
+
+    @property
+    def input_cfg(self) -> MinerSettings:
+        """The miner settings with the paper-input budget lowered to what the extractor model's prompt
+        cap leaves after the instructions (a local preset caps it: see llm/local.py); the settings
+        themselves when the cap leaves room for the whole budget."""
+        if self._input_cfg is None:
+            self._input_cfg = self.cfg
+            cap = self.client.prompt_budget(ROLE)
+            if cap is not None:
+                from motivgraph.llm import structured as so
+                from motivgraph.llm.tokens import count_message_tokens
+
+                overhead = count_message_tokens(
+                    so.with_instruction(extraction_messages("", self.cfg.max_triples),
+                                        so.schema_instruction(ExtractionReply)))
+                room = max(MIN_INPUT_TOKENS, cap - overhead)
+                if room < self.cfg.input_token_budget:
+                    log.info("extractor input capped at %d tokens by the model's prompt cap (%d)", room, cap)
+                    self._input_cfg = self.cfg.model_copy(update={"input_token_budget": room})
+        return self._input_cfg
 
     def messages_for(self, inp: ExtractionInput) -> list:
         return extraction_messages(inp.render(), self.cfg.max_triples)
 
     def estimate(self, paper: Paper) -> Estimate | None:
         """Dry run: tokens and cost of this paper's first extraction call (None: no call needed)."""
-        inp = select_input(paper, self.cfg)
+        inp = select_input(paper, self.input_cfg)
         if inp.unusable_reason:
             return None
         return self.client.estimate(
@@ -57,7 +80,7 @@ class LLMExtractor:
         return validate(triples, self.cfg, title=inp.title, text=inp.full_text(), embedder=self.embedder)
 
     async def extract(self, paper: Paper) -> ExtractionResult:
-        inp = select_input(paper, self.cfg)
+        inp = select_input(paper, self.input_cfg)
         res = ExtractionResult(
             paper_id=paper.paper_id,
             extractor="llm",

@@ -2,7 +2,9 @@
 so per-step tokens cannot be read off the client's running totals; they come from each reply.
 
 The request is what `LLMClient.structured` would send (the role's structured-output mode from
-llm/dialects.py), parsed and validated by llm/structured.py, with one corrective re-ask.
+llm/dialects.py), parsed and validated by llm/structured.py, with one corrective re-ask; a server that
+refuses the schema request is asked in a weaker mode (LLMClient.with_structured_fallback, the same
+policy as `structured`).
 """
 
 from __future__ import annotations
@@ -79,11 +81,11 @@ async def _two_turns(send: Callable[[list[BaseMessage]], Awaitable[tuple[AIMessa
     raise err
 
 
-def _prepare(client: Any, role: str, messages: list[BaseMessage], schema: type[Any]
+def _prepare(client: Any, role: str, messages: list[BaseMessage], schema: type[Any], method: str | None = None
              ) -> tuple[list[BaseMessage], dict[str, Any]]:
-    """The messages and chat kwargs of a structured request in the role's strongest mode (instruction for
-    instruct-only modes; response_format or a forced tool otherwise)."""
-    req = client.structured_request(role, schema)
+    """The messages and chat kwargs of a structured request in `method` (default: the role's current
+    one; instruction for instruct-only modes; response_format or a forced tool otherwise)."""
+    req = client.structured_request(role, schema, method)
     msgs = list(messages)
     if req.instruct:
         msgs = so.with_instruction(msgs, _instruction(schema))
@@ -95,13 +97,18 @@ def _prepare(client: Any, role: str, messages: list[BaseMessage], schema: type[A
 
 async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[M]) -> tuple[M, CallUsage]:
     """`schema` from the role's model, and the tokens/cost this took (re-ask included)."""
-    msgs, kwargs = _prepare(client, role, messages, schema)
 
-    async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
-        reply = await client.chat(role, m, **kwargs)
-        return reply, _usage(client, role, m, reply)
+    async def attempt(method: str) -> tuple[M, CallUsage]:
+        msgs, kwargs = _prepare(client, role, messages, schema, method)
 
-    return await _two_turns(send, msgs, schema, f"MindFlow {role}")
+        async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
+            reply = await client.chat(role, m, **kwargs)
+            return reply, _usage(client, role, m, reply)
+
+        return await _two_turns(send, msgs, schema, f"MindFlow {role}")
+
+    # A server that refuses the schema request is asked in a weaker mode (the LLM layer's one policy).
+    return await client.with_structured_fallback(role, attempt)
 
 
 def role_ask(llm: Any) -> Ask:
@@ -112,13 +119,16 @@ def role_ask(llm: Any) -> Ask:
     key = account_role(llm.client, llm.role)
 
     async def _ask(messages: list[BaseMessage], schema: type[Any]) -> tuple[Any, CallUsage]:
-        msgs, kwargs = _prepare(llm.client, key, messages, schema)
+        async def attempt(method: str) -> tuple[Any, CallUsage]:
+            msgs, kwargs = _prepare(llm.client, key, messages, schema, method)
 
-        async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
-            reply = await llm.chat(m, **kwargs)
-            return reply, _usage(llm.client, key, m, reply)
+            async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
+                reply = await llm.chat(m, **kwargs)
+                return reply, _usage(llm.client, key, m, reply)
 
-        return await _two_turns(send, msgs, schema, f"MindFlow {llm.role}")
+            return await _two_turns(send, msgs, schema, f"MindFlow {llm.role}")
+
+        return await llm.client.with_structured_fallback(key, attempt)
 
     return _ask
 

@@ -58,6 +58,7 @@ from motivgraph.settings import Settings
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 Messages = Sequence[BaseMessage] | str
 DEFAULT_ROLE = "default"  # accounting name for calls that use the default model, not a role's
 
@@ -489,10 +490,22 @@ class LLMClient:
         failure ask once more quoting the problems; then StructuredOutputError (with `.raw` and
         `.problems` attributes holding the replies and what was wrong with them). `method`
         overrides the structured method for this call (benchmarks compare them)."""
+        async def attempt(used: str) -> M:
+            return await self._structured(role, messages, schema, reask=reask, method=used)
+
+        return await self.with_structured_fallback(role, attempt, method)
+
+    async def with_structured_fallback(self, role: str, attempt: Callable[[str], Awaitable[T]],
+                                       method: str | None = None) -> T:
+        """`attempt(method)` in the role's structured method; when the server refuses that request
+        format itself (HTTP 400/422), the next weaker method is remembered for the model (for good)
+        and `attempt` runs again with it. The one fallback policy of every structured call: `structured`
+        and callers that send structured requests their own way (MindFlow's per-call accounting).
+        With `method` given, no fallback (benchmarks compare methods)."""
         while True:
             used = method or self.structured_method(role)
             try:
-                return await self._structured(role, messages, schema, reask=reask, method=used)
+                return await attempt(used)
             except ContextOverflow:
                 raise
             except LLMError as e:

@@ -205,6 +205,8 @@ def _local_spec(settings: LLMSettings, role: str | None, value: str, temperature
         max_tokens = settings.max_tokens
     else:
         max_tokens = lm.role_max_tokens.get(role or "", lm.max_tokens)
+    if context_tokens is None:  # the preset's prompt cap for the role, unless the role override sets one
+        context_tokens = lm.role_context_tokens.get(role or "")
     server = LocalServer(lm, state_dir(data_dir, settings.local_dir), port=settings.local_port,
                          threads=settings.local_threads)
     return ModelSpec(

