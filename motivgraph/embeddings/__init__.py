@@ -71,7 +71,7 @@ def open_onnx(cfg: EmbeddingSettings, *, check: bool = True) -> Embedder:
     the self-check against the stored torch vectors fails."""
     from motivgraph.embeddings import onnx_export
     from motivgraph.embeddings.minilm import resolve_model_path
-    from motivgraph.embeddings.onnx_embedder import OnnxEmbedder, Variant
+    from motivgraph.embeddings.onnx_embedder import OnnxEmbedder, OnnxMismatch, Variant
 
     variant: Variant = "int8" if cfg.backend == "onnx-int8" else "fp32"
     model_path = resolve_model_path(cfg.model)
@@ -87,7 +87,14 @@ def open_onnx(cfg: EmbeddingSettings, *, check: bool = True) -> Embedder:
             )
         log.warning("no current ONNX export of %s in %s: exporting it now from the packaged weights (once; "
                     "`motivgraph embeddings export` at setup avoids this)", cfg.model, dest)
-        meta = onnx_export.export(cfg.model, model_path, dest, int8=variant == "int8")
+        try:
+            meta = onnx_export.export(cfg.model, model_path, dest, int8=variant == "int8")
+        except EmbeddingError:
+            raise
+        except Exception as e:  # an unwritable directory, or torch failing to trace: torch can still embed
+            raise OnnxMismatch(f"Could not export {cfg.model!r} to ONNX in {dest} ({type(e).__name__}: {e}); "
+                               "set MOTIVGRAPH_EMBEDDING_ONNX_DIR to a writable directory and run "
+                               "`motivgraph embeddings export`") from e
     emb = OnnxEmbedder(cfg.model, model_path, dest, meta, variant=variant, batch_size=cfg.batch_size,
                        threads=_threads)
     if check:

@@ -164,3 +164,19 @@ def test_set_threads_applies_to_onnx_sessions_made_after_it(
     assert isinstance(emb, OnnxEmbedder)
     assert emb._session.get_session_options().intra_op_num_threads == 1
     assert onnx_embedder._session.get_session_options().intra_op_num_threads == 0  # made before: ORT's default
+
+
+def test_an_export_that_cannot_be_written_falls_back_to_torch(
+    torch_embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import motivgraph.embeddings as embeddings
+
+    def unwritable(*_a: object, **_k: object) -> dict:
+        raise PermissionError(13, "Permission denied", str(tmp_path))
+
+    monkeypatch.setattr(onnx_export, "export", unwritable)
+    monkeypatch.setattr(embeddings, "_torch", lambda cfg: torch_embedder)
+    with caplog.at_level(logging.WARNING, logger="motivgraph.embeddings"):
+        emb = _load(EmbeddingSettings(backend="onnx", onnx_dir=tmp_path / "ro"))
+    assert emb is torch_embedder
+    assert any("MOTIVGRAPH_EMBEDDING_ONNX_DIR" in r.getMessage() for r in caplog.records)
