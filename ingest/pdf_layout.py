@@ -171,17 +171,15 @@ def _to_frame(turn: int, box: tuple[float, float, float, float], mb: tuple[float
     return my1 - top, left - mx0, my1 - bottom, right - mx0
 
 
-def _make_line(raw: pdfium_c.FPDF_TEXTPAGE, page_no: int, text: str, box: tuple[float, float, float, float],
-               size: float, chars: int, first_idx: int, last_idx: int, width: float, height: float,
-               repairs: list[Repairs] | None) -> Line:
-    """A finished line: its text repaired (counts added to `repairs`) and whitespace collapsed, its
-    typeface read from the char in its middle (a run-in label ("Methods.") or a footnote marker at
-    the start does not decide the line's typeface)."""
+def _make_line(page_no: int, text: str, box: tuple[float, float, float, float], size: float, chars: int,
+               font: str, width: float, height: float, repairs: list[Repairs] | None) -> Line:
+    """A finished line: its text repaired (counts added to `repairs`) and whitespace collapsed. Its font
+    is the one of the char in its middle (a run-in label ("Methods.") or a footnote marker at the start
+    does not decide the line's typeface)."""
     if _NEEDS_REPAIR.search(text):
         text, rep = repair_text(text)
         if repairs is not None:
             repairs.append(rep)
-    font = _font_name(raw, (first_idx + last_idx) // 2)
     return Line(page_no, box[0], box[1], box[2], box[3], size, _is_bold_name(font), " ".join(text.split()), font,
                 width, height, chars=chars)
 
@@ -266,8 +264,8 @@ def _lines_char_by_char(raw: pdfium_c.FPDF_TEXTPAGE, n: int, units: list[int] | 
             dom = max(sizes.items(), key=lambda kv: kv[1])[0] if sizes else 0.0
             if dom < _MIN_SIZE and heights:
                 dom = _size_from_heights(heights)
-            lines.append(_make_line(raw, frame.page_no, text, (bx0, by0, bx1, by1), dom, sum(sizes.values()),
-                                    first_idx, last_idx, width, height, repairs))
+            lines.append(_make_line(frame.page_no, text, (bx0, by0, bx1, by1), dom, sum(sizes.values()),
+                                    _font_name(raw, (first_idx + last_idx) // 2), width, height, repairs))
         buf, sizes, first_idx = [], {}, -1
         heights = []
         bx0 = by0 = 1e9
@@ -648,52 +646,88 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
     ly1 = np.maximum.reduceat(top, line_starts)
     uniform = np.minimum.reduceat(size_at, line_starts) == np.maximum.reduceat(size_at, line_starts)
     small_glyphs = np.add.reduceat(small.astype(np.int64), line_starts)
-    # a line's text is the page text between its first and last glyph unless a char there prints
-    # otherwise (a special code, a left-out glyph, another space char, a gap to mark)
-    plain = (accepted & ~special) | (cp == 32)
-    plain[aidx[gap]] = False
-    not_plain = np.concatenate([[0], np.cumsum(~plain)])
+    printed, offsets = _printed_text(page_text, cp, accepted & ~special, accepted, space, aidx[gap])
     first_char, last_char = aidx[line_starts], aidx[line_ends - 1]
-    is_plain = not_plain[last_char + 1] - not_plain[first_char] == 0
-    gap_chars = set(aidx[gap].tolist())
+    text_from, text_to = offsets[first_char].tolist(), offsets[last_char + 1].tolist()
+    fonts = _font_names(raw, handle, ((first_char + last_char) // 2).tolist())
+    boxes_l = np.stack([lx0, ly0, lx1, ly1], axis=1).tolist()
+    uniform_l, small_l, size_l = uniform.tolist(), small_glyphs.tolist(), size_at.tolist()
     lines: list[Line] = []
-    for li, (s, e, a, b) in enumerate(zip(line_starts.tolist(), line_ends.tolist(), first_char.tolist(),
-                                          last_char.tolist(), strict=True)):
-        line_text = (page_text[a : b + 1] if is_plain[li]
-                     else _line_text(page_text, cp, a, b, accepted, space, gap_chars)).strip()
+    for li, (s, e) in enumerate(zip(line_starts.tolist(), line_ends.tolist(), strict=True)):
+        line_text = printed[text_from[li] : text_to[li]].strip()
         if not line_text:
             continue
-        if uniform[li]:
-            dom = float(size_at[s])
+        if uniform_l[li]:
+            dom = size_l[s]
         else:
             counts: dict[float, int] = {}
             for v in size_at[s:e].tolist():
                 counts[v] = counts.get(v, 0) + 1
             dom = max(counts.items(), key=lambda kv: kv[1])[0]
-        if dom < _MIN_SIZE and small_glyphs[li]:
+        if dom < _MIN_SIZE and small_l[li]:
             dom = _size_from_heights(heights[s:e][small[s:e]].tolist())
-        lines.append(_make_line(raw, frame.page_no, line_text,
-                                (float(lx0[li]), float(ly0[li]), float(lx1[li]), float(ly1[li])), dom, e - s, a, b,
+        bx = boxes_l[li]
+        lines.append(_make_line(frame.page_no, line_text, (bx[0], bx[1], bx[2], bx[3]), dom, e - s, fonts[li],
                                 frame.width, frame.height, repairs))
     return lines
 
 
-def _line_text(page_text: str, units: Any, a: int, b: int, accepted: Any, space: Any, gap_chars: set[int]) -> str:
-    """A line's text char by char, as the per-char pass builds it."""
-    out: list[str] = []
-    for i in range(a, b + 1):
-        if accepted[i]:
-            cp = int(units[i])
-            if i in gap_chars:
-                out.append(" ")
-            if cp == 0xFFFE or cp == 2:
-                out.append("-")
-            elif 0x0B <= cp <= 0x0F:
-                out.append(_OT1_LIGATURES[cp])
-            elif cp == 0xAD:
-                out.append("-")  # a soft hyphen that is a glyph ends its line
+def _printed_text(page_text: str, cp: Any, as_is: Any, accepted: Any, space: Any, gap_chars: Any) -> tuple[str, Any]:
+    """What the page's chars print, as the per-char pass builds a line's text: a glyph itself (a
+    special code as its letters, a word gap without a space char as a space before it), a space char as
+    " ", anything else (a line end, a left-out glyph, a soft hyphen inside a line) as nothing; and
+    where each char's print starts in it (one more entry: the end). `as_is`: the glyphs that print as
+    themselves; only the other chars are looked at one by one."""
+    import numpy as np
+
+    n = len(page_text)
+    plain = as_is | (cp == 32)
+    plain[gap_chars] = False
+    odd = np.flatnonzero(~plain)
+    gaps = np.zeros(n, dtype=bool)
+    gaps[gap_chars] = True
+    pieces: list[str] = []
+    for i, acc, sp, gp, code in zip(odd.tolist(), accepted[odd].tolist(), space[odd].tolist(), gaps[odd].tolist(),
+                                    cp[odd].tolist(), strict=True):
+        if acc:
+            if code == 0xFFFE or code == 2 or code == 0xAD:  # a soft hyphen that is a glyph ends its line
+                ch = "-"
+            elif 0x0B <= code <= 0x0F:
+                ch = _OT1_LIGATURES[code]
             else:
-                out.append(page_text[i])
-        elif space[i]:
-            out.append(" ")
-    return "".join(out)
+                ch = page_text[i]
+            pieces.append(" " + ch if gp else ch)
+        else:
+            pieces.append(" " if sp else "")
+    lengths = np.ones(n, dtype=np.int64)
+    lengths[odd] = [len(p) for p in pieces]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    parts: list[str] = []
+    prev = 0
+    for i, piece in zip(odd.tolist(), pieces, strict=True):
+        parts.append(page_text[prev:i])
+        parts.append(piece)
+        prev = i + 1
+    parts.append(page_text[prev:])
+    return "".join(parts), offsets
+
+
+_FONT_INFO = ctypes.CFUNCTYPE(ctypes.c_ulong, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_ulong,
+                              ctypes.c_void_p)(_address(pdfium_c.FPDFText_GetFontInfo))
+_FONT_SLOT = 256
+
+
+def _font_names(raw: pdfium_c.FPDF_TEXTPAGE, handle: int, idx: list[int]) -> list[str]:
+    """`_font_name` of many chars, read in bulk into a slot each."""
+    count = len(idx)
+    names = ctypes.create_string_buffer(_FONT_SLOT * count)
+    flags = (ctypes.c_int * max(count, 1))()
+    b, fb = ctypes.addressof(names), ctypes.addressof(flags)
+    lengths = list(map(_FONT_INFO, repeat(handle, count), idx, range(b, b + _FONT_SLOT * count, _FONT_SLOT),
+                       repeat(_FONT_SLOT, count), range(fb, fb + 4 * count, 4)))
+    if any(n > _FONT_SLOT for n in lengths):
+        return [_font_name(raw, i) for i in idx]  # a name longer than the buffer: as the per-char pass reads it
+    data = names.raw
+    return [data[k * _FONT_SLOT : k * _FONT_SLOT + n - 1].decode("latin-1", "replace") if n else ""
+            for k, n in enumerate(lengths)]
