@@ -7,6 +7,11 @@ nothing about time.
     .venv/bin/python bench/bench_cli.py                    # 15 rounds
     .venv/bin/python bench/bench_cli.py --rounds 30 --json out.json
     .venv/bin/python bench/bench_cli.py --modules          # also: which heavy libraries each command imports
+    .venv/bin/python bench/bench_cli.py --vs-tree /tmp/old  # also each command from another source tree, same run
+
+`--vs-tree DIR` times every command a second time with PYTHONPATH=DIR (interleaved with the first), for a
+before/after in one run. DIR holds an older commit with the layer folders linked into the package:
+`git archive COMMIT | tar -x -C DIR && for l in graph ingest miner api agents; do ln -s ../$l DIR/motivgraph/$l; done`.
 
 Runs in a temporary MOTIVGRAPH_DATA_DIR (nothing is written to the user's data dir). Target (issue #19):
 `motivgraph --help` <= 0.3 s on a quiet 2-core machine.
@@ -58,13 +63,15 @@ print("\\n" + ",".join(sorted(h for h in heavy if h in sys.modules)), file=sys.s
 
 def run_once(argv: list[str], env: dict[str, str]) -> float:
     t = time.perf_counter()
-    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    # cwd: the data dir's parent, so `python -m` finds the installed package (or --vs-tree's), not the cwd's
+    subprocess.run(argv, env=env, cwd=Path(env["MOTIVGRAPH_DATA_DIR"]).parent, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - t
 
 
 def heavy_imports(cmd: str, env: dict[str, str]) -> list[str]:
     res = subprocess.run([PY, "-c", _PROBE.format(heavy=HEAVY), *cmd.split()], env=env, capture_output=True,
-                         text=True, check=False)
+                         cwd=Path(env["MOTIVGRAPH_DATA_DIR"]).parent, text=True, check=False)
     last = res.stderr.rstrip("\n").rsplit("\n", 1)[-1]
     return [m for m in last.split(",") if m]
 
@@ -74,19 +81,26 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=15, help="fresh processes per contender (median reported)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--modules", action="store_true", help="list the heavy libraries each command imports")
+    ap.add_argument("--vs-tree", type=Path, help="also time each command from this source tree (PYTHONPATH)")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="mg-bench-cli-") as tmp:
         env = {**os.environ, "MOTIVGRAPH_DATA_DIR": str(Path(tmp) / "data"), "HF_HUB_OFFLINE": "1",
                "PYTHONDONTWRITEBYTECODE": "1"}
         contenders = {**FLOORS, **{f"motivgraph {c}": [PY, "-m", "motivgraph", *c.split()] for c in COMMANDS}}
-        for argv in contenders.values():  # warm the page cache and the bytecode caches once
-            run_once(argv, env)
+        envs = dict.fromkeys(contenders, env)
+        if args.vs_tree:
+            old_env = {**env, "PYTHONPATH": str(args.vs_tree.resolve())}
+            for c in COMMANDS:
+                contenders[f"[vs-tree] motivgraph {c}"] = [PY, "-m", "motivgraph", *c.split()]
+                envs[f"[vs-tree] motivgraph {c}"] = old_env
+        for name, argv in contenders.items():  # warm the page cache and the bytecode caches once
+            run_once(argv, envs[name])
         load_start = os.getloadavg()[0]
         times: dict[str, list[float]] = {name: [] for name in contenders}
         for _ in range(args.rounds):
             for name, argv in contenders.items():
-                times[name].append(run_once(argv, env))
+                times[name].append(run_once(argv, envs[name]))
         load_end = os.getloadavg()[0]
         modules = {c: heavy_imports(c, env) for c in COMMANDS} if args.modules else {}
 
@@ -94,10 +108,14 @@ def main() -> None:
     floor_py, floor_pkg = med["python -c pass"], med["python -c 'import motivgraph'"]
     print(f"CLI start-up, {args.rounds} rounds interleaved, median wall time per fresh process "
           f"(cpus {os.cpu_count()}, load1 {load_start:.2f} at start, {load_end:.2f} at end)")
-    print(f"{'contender':38s} {'median s':>9s} {'min s':>7s} {'× python':>9s} {'− import motivgraph':>20s}")
+    print(f"{'contender':48s} {'median s':>9s} {'min s':>7s} {'× python':>9s} {'− import motivgraph':>20s}")
     for name, ts in times.items():
         m = med[name]
-        print(f"{name:38s} {m:9.3f} {min(ts):7.3f} {m / floor_py:9.2f} {m - floor_pkg:+19.3f}s")
+        print(f"{name:48s} {m:9.3f} {min(ts):7.3f} {m / floor_py:9.2f} {m - floor_pkg:+19.3f}s")
+    if args.vs_tree:
+        print(f"this tree / --vs-tree {args.vs_tree} (median over median):")
+        for c in COMMANDS:
+            print(f"  motivgraph {c:36s} {med[f'motivgraph {c}'] / med[f'[vs-tree] motivgraph {c}']:.2f}")
     for cmd, mods in modules.items():
         print(f"imports  motivgraph {cmd:28s} {', '.join(mods) or '(none of the heavy libraries)'}")
     if args.json:

@@ -156,7 +156,12 @@ def _polish(cmd: Any, path: str) -> None:
     cmd._motivgraph_polished = True
     params = list(getattr(cmd, "params", []))
     with contextlib.suppress(Exception):  # the help option is created on first use; create it now to polish it
-        params.append(cmd.get_help_option(cmd.context_class(cmd)))
+        help_opt = cmd.get_help_option(cmd.context_class(cmd))
+        params.append(help_opt)
+        if help_opt is not None and help_opt.default is None:
+            # not given, a None is "coerced" through a pydantic adapter typer builds on first use (pydantic
+            # is ~0.1-0.3 s of a `motivgraph CMD --help` start); False is already a bool and skips that
+            help_opt.default = False
     for p in params:
         if p is None:
             continue
