@@ -94,6 +94,13 @@ class _Head:
 
 
 _HEAD_END = re.compile(r"[\s:.]+$")
+# patterns used once per line, compiled once
+_BODY_START = re.compile(r"^(abstract\b|(1\.?|I\.)\s+introduction\b|introduction$)", re.I)
+_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER = re.compile(r"[\d\s\-–—|/ivxlc]{1,12}|page \d+( of \d+)?", re.I)
+_FAMILY_END = re.compile(r"[-,]")
+_SENTENCE_BREAK = re.compile(r"[.:]\s")
+_BRACKETS = re.compile(r"[()=<>{}\[\]|]")
 _RUN_IN_ABSTRACT = re.compile(r"^abstract\s*[—\-–.:]", re.I)
 _RUN_IN_ABSTRACT_CAPS = re.compile(r"^ABSTRACT\s+[A-Z]")
 
@@ -155,7 +162,7 @@ def _order_page(lines: list[Line]) -> list[Line]:
     # author/affiliation blocks set side by side look like column lines; the body columns start
     # at the "Abstract" (or first section) heading when one sits in a column
     for ln in lines:
-        if ln.col and re.match(r"^(abstract\b|(1\.?|I\.)\s+introduction\b|introduction$)", ln.text.strip(), re.I):
+        if ln.col and _BODY_START.match(ln.text.strip()):
             col_top = min(col_top, ln.y1 + 1)
             break
     col_bottom = min(ln.y0 for ln in left + right)
@@ -191,7 +198,7 @@ def _repeated_texts(lines: list[Line]) -> set[str]:
     for ln in lines:
         h = ln.page_height or 792.0
         if ln.y0 > 0.85 * h or ln.y1 < 0.15 * h:
-            key = re.sub(r"\d+", "#", ln.text.lower())
+            key = _DIGITS.sub("#", ln.text.lower())
             seen.setdefault(key, set()).add(ln.page)
     return {k for k, pages in seen.items() if len(pages) >= 3}
 
@@ -204,13 +211,13 @@ def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | N
         h = ln.page_height or 792.0
         # page 1 carries the title near its top, and running heads often repeat the title
         band = (ln.y0 > 0.85 * h or ln.y1 < 0.15 * h) if ln.page > 0 else ln.y1 < 0.15 * h
-        if band and re.sub(r"\d+", "#", ln.text.lower()) in repeated:
+        if band and _DIGITS.sub("#", ln.text.lower()) in repeated:
             continue
         in_band = ln.y0 > 0.935 * h or ln.y1 < 0.065 * h
         t = ln.text.strip()
         if (
             ln.size < 1.8 * body_size
-            and re.fullmatch(r"[\d\s\-–—|/ivxlc]{1,12}|page \d+( of \d+)?", t, re.I)
+            and _PAGE_NUMBER.fullmatch(t)
             # a page number, unless it ends a text line inside the page (a contents entry's)
             and (in_band or not any(o is not ln and o.x1 < ln.x0 and same_row(o, ln) for o in lines))
         ):
@@ -341,13 +348,13 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
             and 1 <= len(words) <= 8
             and t[:1].isupper()
             and not t.endswith((".", ",", ";", ":"))
-            and not re.search(r"[.:]\s", t)
+            and not _SENTENCE_BREAK.search(t)
             and sum(ch.isalpha() for ch in t) >= 4
             # not in the title/author block: page 1 needs a real section heading first
             and (ln.page > 0 or any(_norm_head(h.heading) != "abstract" for h in heads))
             and i > 0
             and not _NUM_HEAD.match(t)
-            and not re.search(r"[()=<>{}\[\]|]", t)
+            and not _BRACKETS.search(t)
             and sum(ch.isalpha() or ch.isspace() for ch in t) >= 0.85 * len(t)
             and not _not_a_heading(lines, i, t)
         ):
@@ -362,7 +369,7 @@ def _not_a_heading(lines: list[Line], i: int, t: str) -> bool:
 
 def _family(font: str) -> str:
     name = font.split("+", 1)[-1]  # subset prefix "ABCDEE+"
-    return re.split(r"[-,]", name, maxsplit=1)[0].lower()
+    return _FAMILY_END.split(name, maxsplit=1)[0].lower()
 
 
 def _prune_generic(heads: list[_Head], lines: list[Line]) -> list[_Head]:

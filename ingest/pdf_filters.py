@@ -66,7 +66,9 @@ def toc_lines(lines: list[Line]) -> set[int]:
         t = ln.text.strip()
         if page_num[i]:
             continue
-        entry = bool(_TOC_INLINE.match(t)) and not is_formula(re.sub(r"[\d.\s]+$", "", t))
+        # the inline form ends in a page number (checked first: the pattern is slow on long lines)
+        entry = (t[-1:].isdigit() or t[-1:] in "ivxlc") and bool(_TOC_INLINE.match(t)) and not is_formula(
+            re.sub(r"[\d.\s]+$", "", t))
         if not entry:
             # the page number was set apart (far right): a separate line on the same baseline
             for j in range(max(0, i - 3), min(len(lines), i + 4)):
