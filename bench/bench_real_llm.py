@@ -125,26 +125,53 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     t_start = time.perf_counter()
     client.chat_model("resolver")  # start (or reuse) the server before timing anything
     server_start_s = time.perf_counter() - t_start
+    clients = {"constrained": client, "text": client, "json_mode": client}
+    upstream = None
+    if args.compare_upstream:
+        # The same model on a second server running llama-cpp-python's own sampler (grammar over the whole
+        # vocabulary for every token): the constrained figures before and after, in one run.
+        from motivgraph.llm.local import LocalServer
+
+        up_dir = data_dir / "llm-upstream"
+        upstream = LocalServer(spec.local.model, up_dir, port=0, threads=spec.local.threads,
+                               module="llama_cpp.server")
+        upstream.start()
+        up_settings = Settings(data_dir=data_dir, _env_file=None)
+        up_settings.llm.local_dir = up_dir
+        clients["constrained_upstream"] = LLMClient(up_settings, use_cache=False)
+        clients["constrained_upstream"].chat_model("resolver")
     papers = await _papers(args.papers)
     calls = _calls(papers, args.calls, args.extraction_every, args.max_triples)
     embedder = get_embedder(EmbeddingSettings())
     from motivgraph.settings import MinerSettings
 
     mcfg = MinerSettings(max_triples=args.max_triples)
-    modes = ["constrained", "text"] + (["json_mode"] if args.json_mode else [])
+    modes = ["constrained", "text"] + (["json_mode"] if args.json_mode else []) + (
+        ["constrained_upstream"] if upstream else [])
     stats: dict[str, Any] = {m: {"calls": 0, "valid": 0, "truncated": 0, "invalid_examples": []} for m in modes}
     latency: dict[tuple[str, str], list[float]] = defaultdict(list)
     out_tokens: dict[str, int] = defaultdict(int)
     gen_time: dict[str, float] = defaultdict(float)
     triples_total: dict[str, int] = defaultdict(int)
     triples_ok: dict[str, int] = defaultdict(int)
+    prompt_s: dict[str, float] = defaultdict(float)
     for i, (kind, (messages, inp), schema) in enumerate(calls):
-        for mode in modes:  # interleaved: both modes see the same machine load
-            role = ROLE_OF[kind]
-            msgs, kwargs = client._structured_call(role, messages, schema, mode)
+        role = ROLE_OF[kind]
+        if args.warm_prompt:
+            # Each server reads the prompt once, untimed (a 1-token reply): every mode's time is then its
+            # generation, whichever mode a server saw first (its KV prefix cache would favour the second).
+            prompt = client._structured_call(role, messages, schema, "text")[0]
+            for c in {id(c): c for c in clients.values()}.values():
+                t0 = time.perf_counter()
+                await c.chat(role, prompt, cache=False, max_tokens=1)
+                prompt_s[str(id(c))] += time.perf_counter() - t0
+        order = modes if i % 2 == 0 else modes[::-1]  # interleaved, alternating: the same load for each mode
+        for mode in order:
+            mc = clients[mode]
+            msgs, kwargs = mc._structured_call(role, messages, schema, mode.replace("_upstream", ""))
             cap = EXTRACTION_MAX_TOKENS if kind == "extraction" else VERDICT_MAX_TOKENS
             t0 = time.perf_counter()
-            reply = await client.chat(role, msgs, cache=False, max_tokens=cap, **kwargs)
+            reply = await mc.chat(role, msgs, cache=False, max_tokens=cap, **kwargs)
             dt = time.perf_counter() - t0
             latency[(mode, kind)].append(dt)
             meta: dict[str, Any] = dict(reply.usage_metadata or {})
@@ -172,9 +199,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             partial = _result(spec, server_start_s, calls[: i + 1], modes, stats, latency, out_tokens, gen_time,
                               triples_ok, triples_total)
             Path(args.out).write_text(json.dumps({**partial, "partial": i + 1 < len(calls)}, indent=2))
-    client.close()
-    return _result(spec, server_start_s, calls, modes, stats, latency, out_tokens, gen_time, triples_ok,
-                   triples_total)
+    for c in {id(c): c for c in clients.values()}.values():
+        c.close()
+    if upstream is not None:
+        upstream.stop()
+    out = _result(spec, server_start_s, calls, modes, stats, latency, out_tokens, gen_time, triples_ok,
+                  triples_total)
+    out["prompt_warmed"] = bool(args.warm_prompt)
+    out["prompt_read_s_per_server"] = [round(v, 1) for v in prompt_s.values()]
+    out["load_avg"] = os.getloadavg()
+    return out
 
 
 def _result(spec: Any, server_start_s: float, calls: list[Any], modes: list[str], stats: dict[str, Any],
@@ -208,6 +242,10 @@ def main() -> None:
     ap.add_argument("--extraction-every", type=int, default=10, help="every Nth call is a paper extraction")
     ap.add_argument("--max-triples", type=int, default=2)
     ap.add_argument("--json-mode", action="store_true", help="also measure generic JSON mode")
+    ap.add_argument("--compare-upstream", action="store_true",
+                    help="also constrained on a second server with llama-cpp-python's own sampler (before/after)")
+    ap.add_argument("--no-warm-prompt", dest="warm_prompt", action="store_false",
+                    help="time prompt reading too (by default each server reads each prompt once, untimed)")
     ap.add_argument("--data-dir", default=None, help="data dir (default: a fresh temp dir; the cache is off)")
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--out", default=None, help="also write the JSON result here")

@@ -223,7 +223,7 @@ class LocalServer:
     """Start, reuse, stop and inspect the llama.cpp server of one local model in one state dir."""
 
     def __init__(self, model: LocalModel, state_dir: Path, *, port: int = 8089, threads: int | None = None,
-                 start_timeout_s: float = 120.0, lock_timeout_s: float = 180.0) -> None:
+                 start_timeout_s: float = 120.0, lock_timeout_s: float = 180.0, module: str = SERVER_MODULE) -> None:
         self.model = model
         self.dir = Path(state_dir).expanduser().resolve()
         self.statefile = self.dir / f"{model.key}.json"
@@ -233,6 +233,7 @@ class LocalServer:
         self.threads = threads or default_threads()
         self.start_timeout_s = start_timeout_s
         self.lock_timeout_s = lock_timeout_s
+        self.module = module  # "llama_cpp.server": upstream's own sampler (bench_real_llm compares them)
 
     # ------------------------------------------------------------------ state
     def read_state(self) -> LocalServerState | None:
@@ -322,7 +323,7 @@ class LocalServer:
 
     def _command(self, port: int, api_key: str) -> list[str]:
         return [
-            sys.executable, "-m", SERVER_MODULE,
+            sys.executable, "-m", self.module,
             "--model", str(self.model.path),
             "--model_alias", self.model.name,
             "--host", "127.0.0.1",
