@@ -380,7 +380,7 @@ _RECT_SIZE = ctypes.sizeof(pdfium_c.FS_RECTF)
 _MATRIX_SIZE = ctypes.sizeof(pdfium_c.FS_MATRIX)
 
 
-def _address(fn: object) -> int:
+def _address(fn: Any) -> int:
     return ctypes.cast(fn, ctypes.c_void_p).value or 0
 
 
@@ -448,7 +448,7 @@ def _tight_boxes(handle: int, idx: list[int]) -> Any:
     end = b + 32 * count
     ok = np.fromiter(map(_TIGHT_BOX, repeat(handle, count), idx, range(b, end, 32), range(b + 8, end, 32),
                          range(b + 16, end, 32), range(b + 24, end, 32)), dtype=bool, count=count)
-    return np.frombuffer(out, dtype=np.float64).reshape(count, 4) if ok.all() else None
+    return np.frombuffer(memoryview(out), dtype=np.float64).reshape(count, 4) if ok.all() else None
 
 
 def _quarters(ok: Any, mats: Any) -> Any:
