@@ -122,6 +122,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     settings = Settings(data_dir=data_dir, _env_file=None)
     client = LLMClient(settings, use_cache=False)
     spec = client.require("resolver")
+    started_here = spec.local is not None and spec.local.running() is None  # stopped again at the end
     t_start = time.perf_counter()
     client.chat_model("resolver")  # start (or reuse) the server before timing anything
     server_start_s = time.perf_counter() - t_start
@@ -203,6 +204,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         c.close()
     if upstream is not None:
         upstream.stop()
+    if started_here:
+        spec.local.stop()
     out = _result(spec, server_start_s, calls, modes, stats, latency, out_tokens, gen_time, triples_ok,
                   triples_total)
     out["prompt_warmed"] = bool(args.warm_prompt)
