@@ -45,7 +45,7 @@ class GrammarChecked:
         self.n_vocab = int(llama.n_vocab())
         self._buf = (C.llama_token_data * self.n_vocab)()
         dtype = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
-        self._view = np.frombuffer(self._buf, dtype=dtype)
+        self._view = np.frombuffer(memoryview(self._buf).cast("B"), dtype=dtype)
         self._ids = np.arange(self.n_vocab, dtype=np.intc)
         self._one = (C.llama_token_data * 1)()
         self.checks = 0
@@ -69,7 +69,7 @@ class GrammarChecked:
         logits = np.ctypeslib.as_array(C.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,))
         token = self._draw(self._candidates(logits))
         self.checks += 1
-        self._one[0].id, self._one[0].logit, self._one[0].p = token, 1.0, 0.0
+        self._one[0] = C.llama_token_data(token, 1.0, 0.0)
         one = C.llama_token_data_array(data=ctypes.cast(self._one, ctypes.POINTER(C.llama_token_data)), size=1,
                                        selected=-1, sorted=False)
         C.llama_sampler_apply(self.grammar, ctypes.byref(one))
@@ -104,7 +104,7 @@ def patch_sampler() -> bool:
     except (ImportError, AttributeError) as e:
         log.warning("grammar sampling left as llama-cpp-python does it: %s", e)
         return False
-    original = L.Llama._init_sampler
+    original: Any = L.Llama._init_sampler
     if getattr(original, "motivgraph_patched", False):
         return True
 
@@ -118,7 +118,7 @@ def patch_sampler() -> bool:
         return GrammarChecked(self, chain, grammar)
 
     _init_sampler.motivgraph_patched = True  # type: ignore[attr-defined]
-    L.Llama._init_sampler = _init_sampler
+    setattr(L.Llama, "_init_sampler", _init_sampler)  # noqa: B010  (mypy: no assigning to a method)
     return True
 
 
