@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # resolving a role's model (`llm roles`) needs no LangChain; 
 log = logging.getLogger(__name__)
 
 ROLES = LLM_ROLES
+LOCAL_TIMEOUT_S = 600.0  # local: models' per-call time limit unless MOTIVGRAPH_LLM_TIMEOUT_S is set
 OWN_PROVIDERS = ("openai", "deepseek", "vllm", "ollama", "local", "scripted")
 # LangChain init_chat_model providers: (module the provider needs, pip extra of motivgraph, pip package).
 LANGCHAIN_PROVIDERS: dict[str, tuple[str, str, str]] = {
@@ -205,13 +206,18 @@ def _local_spec(settings: LLMSettings, role: str | None, value: str, temperature
         max_tokens = settings.max_tokens
     else:
         max_tokens = lm.role_max_tokens.get(role or "", lm.max_tokens)
+    # The time limit: the setting when set, else at least LOCAL_TIMEOUT_S. Our own server on loopback has
+    # no network to hang on; a CPU shared with other work reads a long prompt and writes a long reply in
+    # minutes, and a call abandoned at the limit is generated again in full by its retry.
+    timeout_s = settings.timeout_s if "timeout_s" in settings.model_fields_set else max(settings.timeout_s,
+                                                                                         LOCAL_TIMEOUT_S)
     if context_tokens is None:  # the preset's prompt cap for the role, unless the role override sets one
         context_tokens = lm.role_context_tokens.get(role or "")
     server = LocalServer(lm, state_dir(data_dir, settings.local_dir), port=settings.local_port,
                          threads=settings.local_threads)
     return ModelSpec(
         role=role, provider="local", model=lm.name, base_url=None, api_key=None, temperature=temperature,
-        max_tokens=max_tokens, timeout_s=settings.timeout_s, dialect=dialect_for("local", None, settings.dialect),
+        max_tokens=max_tokens, timeout_s=timeout_s, dialect=dialect_for("local", None, settings.dialect),
         context_window=lm.context_window, context_tokens=context_tokens, native_tools=False, slots=1, local=server,
     )
 

@@ -93,3 +93,16 @@ def test_smollm2_preset_caps_the_extractor_prompt_and_the_extractor_input_follow
     assert 300 <= capped < 2000 - 500  # the instructions and schema take their share of the cap
     assert LLMExtractor(Client(None), cfg).input_cfg is cfg  # type: ignore[arg-type]
     assert LLMExtractor(Client(50_000), cfg).input_cfg is cfg  # type: ignore[arg-type]
+
+
+def test_local_models_get_a_longer_time_limit_unless_one_is_set(tmp_path: Path) -> None:
+    from motivgraph.llm.factory import LOCAL_TIMEOUT_S, resolve_spec
+    from motivgraph.settings import LLMSettings
+
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"GGUF")
+    assert resolve_spec(LLMSettings(model="local:smollm2", models_dir=models), "extractor",
+                        data_dir=tmp_path).timeout_s == LOCAL_TIMEOUT_S > LLMSettings().timeout_s
+    explicit = LLMSettings(model="local:smollm2", models_dir=models, timeout_s=30)
+    assert resolve_spec(explicit, "extractor", data_dir=tmp_path).timeout_s == 30
