@@ -129,6 +129,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--rounds", type=int, default=3, help="interleaved throughput passes")
     ap.add_argument("--graph", action="store_true", help="node texts of the configured graph, not synthetic ones")
     ap.add_argument("--no-int8", action="store_true", help="skip the int8 recipe")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="torch and ONNX Runtime threads (0: each library's default, one per core); the API "
+                    "workers use api.compute_threads = 1")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args(argv)
@@ -137,8 +140,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     t_start = time.perf_counter()
     texts = graph_texts(args.n, args.seed) if args.graph else synthetic_texts(args.n, args.seed)
     fig.update(n=len(texts), source="graph" if args.graph else "synthetic")
-    backends = load_backends(not args.no_int8)
     import torch
+
+    if args.threads:
+        from motivgraph.embeddings import set_threads
+
+        torch.set_num_threads(args.threads)
+        set_threads(args.threads)
+    backends = load_backends(not args.no_int8)
 
     fig["torch_threads"] = torch.get_num_threads()
     rng = random.Random(args.seed + 1)
