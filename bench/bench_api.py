@@ -112,6 +112,9 @@ def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str, vec
         same = (info and info.get("scale") == scale and info.get("seed") == seed
                 and info.get("vectors", "embed") == vectors)
         if same and store.stats().triples > 0:
+            store.close()
+            restamp_for(settings, None)  # an earlier --backends run may have left it stamped for another
+            store = open_store(settings)
             idx = NodeIndex.open(settings, store, emb)
             if idx.status().state == "ok":
                 say(f"reusing the graph in {data_dir} ({info['graph']})")
@@ -182,7 +185,7 @@ def restamp_for(settings: Any, backend: str | None) -> bool:
     try:
         idx = NodeIndex.open(settings, store, emb)
         stamp = idx._gens.read_stamp() or {}
-        if str(stamp.get("backend") or "torch") == str(getattr(emb, "backend", "torch")):
+        if not stamp or str(stamp.get("backend") or "torch") == str(getattr(emb, "backend", "torch")):
             return False
         idx._sync()
         idx._commit(idx._groups, int(stamp["graph_version"]))
@@ -268,22 +271,27 @@ def start_server(settings: Any, workers: int, graph_name: str = GRAPH_NAME,
     root = Path(__file__).resolve().parents[1]
     cmd = [sys.executable, "-m", "motivgraph", "serve", "--no-check", "--host", "127.0.0.1", "--port", str(port),
            "--workers", str(workers)]
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # stderr to a file, not a pipe: nobody reads a pipe while the bench runs, and a server that logs more
+    # than the pipe buffer (a torch worker's progress bars, a respawned worker's traceback) would block
+    log_path = Path(settings.data_dir) / f"server-{port}.log"
+    log_file = open(log_path, "wb")  # noqa: SIM115 - the server process holds it for its whole life
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=log_file)
+    log_file.close()  # the child has its own descriptor
     url = f"http://127.0.0.1:{port}"
     import httpx
 
     deadline = time.monotonic() + 600  # a worker's start-up takes minutes on a machine loaded 10x its cores
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+            raise RuntimeError(f"server exited: {log_path.read_text(errors='replace')[-2000:]}")
         try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+            if httpx.get(f"{url}/health", timeout=10).status_code == 200:
                 return proc, url
         except httpx.HTTPError:
             pass
         time.sleep(0.3)
     proc.terminate()
-    raise RuntimeError("server did not become healthy within 600s")
+    raise RuntimeError(f"server did not become healthy within 600s: {log_path.read_text(errors='replace')[-2000:]}")
 
 
 def bench_http(url: str, bodies: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:

@@ -389,11 +389,12 @@ def set_search(index: Any, kind: str, params: dict[str, int]) -> None:
         index.nprobe = params["nprobe"]
 
 
-def measure_config(c: Config, ds: Dataset, cache: Path, fig_rows: list[dict[str, Any]], time_queries: int
-                   ) -> dict[str, Any]:
+def measure_config(c: Config, ds: Dataset, cache: Path, fig_rows: list[dict[str, Any]], time_queries: int,
+                   search_threads: int = 1) -> dict[str, Any]:
     """Build (or load from the cache) one configuration per group; time every search setting."""
     import faiss
 
+    build_threads = faiss.omp_get_max_threads()
     d = cache / "indexes" / cfg_slug(c)
     built_file = d / "built.json"
     rss0 = rss_mb()
@@ -415,6 +416,9 @@ def measure_config(c: Config, ds: Dataset, cache: Path, fig_rows: list[dict[str,
             built["bytes"] = dir_bytes(d)
             built_file.write_text(json.dumps(built))
     mem = rss_mb() - rss0
+    # searches run on the threads an API worker gives FAISS (api.compute_threads, 1): one query on
+    # two OpenMP threads of a shared, loaded machine waits at every barrier for a core someone else holds
+    faiss.omp_set_num_threads(search_threads)
     # what a NodeIndex generation adds on disk for this structure (flat: none, it is rebuilt from the .npy)
     index_bytes = built.get("bytes", 0) if c.kind != "flat" else 0
     rows = []
@@ -447,6 +451,7 @@ def measure_config(c: Config, ds: Dataset, cache: Path, fig_rows: list[dict[str,
         fig_rows.append(row)
         say(fmt_row(row))
     del indexes
+    faiss.omp_set_num_threads(build_threads)
     return {"rows": rows}
 
 
@@ -679,6 +684,9 @@ def http_at_scale(ds: Dataset, settings: Any, inst: dict[str, Any], n: int) -> d
             proc.wait(timeout=20)
         except Exception:
             proc.kill()
+    import faiss
+
+    faiss.omp_set_num_threads(1)  # as the worker (api.compute_threads)
     emb, live = inst["embedder"], inst["indexes"]
     embed_ms, faiss_ms = [], []
     for q in queries[5:]:
@@ -717,7 +725,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--embed-sample", type=int, default=600, help="Node texts the embedders are timed on.")
     ap.add_argument("--embed-threads", type=int, default=1,
                     help="Threads per embedding backend (default 1, as an API worker's api.compute_threads).")
-    ap.add_argument("--threads", type=int, default=None, help="FAISS OpenMP threads (default: FAISS's choice).")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="FAISS OpenMP threads for building (default: FAISS's choice).")
+    ap.add_argument("--search-threads", type=int, default=1,
+                    help="FAISS threads while timing searches (default 1, as an API worker's api.compute_threads).")
     ap.add_argument("--json", type=Path, default=None, help="Also write the figures to this JSON file.")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -768,7 +779,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     elif args.sweep == "none":
         cfgs = [c for c in cfgs if c.default][:0]
     for c in cfgs:
-        measure_config(c, ds, args.cache, rows, args.time_queries)
+        measure_config(c, ds, args.cache, rows, args.time_queries, args.search_threads)
         dump()
     default_cfg = next(c for c in configs(args.sweep, cur, n_max) if c.default)
     flat = next((r for r in rows if r["kind"] == "flat"), {"p50_ms": float("nan")})
