@@ -395,7 +395,7 @@ def measure_config(c: Config, ds: Dataset, cache: Path, fig_rows: list[dict[str,
     import faiss
 
     build_threads = faiss.omp_get_max_threads()
-    d = cache / "indexes" / cfg_slug(c)
+    d = cache_dir_for(cache, ds.info["scale"], ds.info["seed"], len(ds.queries)) / "indexes" / cfg_slug(c)
     built_file = d / "built.json"
     rss0 = rss_mb()
     t = time.perf_counter()
@@ -617,7 +617,7 @@ def install_index(ds: Dataset, settings: Any, default: Config, cache: Path) -> d
     emb = get_embedder(EmbeddingSettings())
     try:
         groups: dict[str, Group] = {}
-        cdir = cache / "indexes" / cfg_slug(default)
+        cdir = cache_dir_for(cache, ds.info["scale"], ds.info["seed"], len(ds.queries)) / "indexes" / cfg_slug(default)
         for g in GROUPS:
             keys = [n.key for n in store.iter_nodes(types=[g])]  # type: ignore[list-item]
             vecs = ds.vectors[g]
