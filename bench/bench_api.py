@@ -486,6 +486,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         store.close()
         bodies = request_bodies(random.Random(args.seed), names, args.n + 5)
 
+        # this process measures in-process figures and the floor with the threads a worker uses
+        # (api.compute_threads): FAISS on two OpenMP threads of a loaded 2-core machine is many times slower
+        from motivgraph.api.app import set_compute_threads
+
+        set_compute_threads(settings.api.compute_threads)
         fig["store_ms"] = bench_store(settings, names, args.n)
         say("\nstore queries (ms)              p50     p99")
         for k, v in fig["store_ms"].items():
