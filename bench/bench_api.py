@@ -116,9 +116,9 @@ def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str, vec
             restamp_for(settings, None)  # an earlier --backends run may have left it stamped for another
             store = open_store(settings)
             idx = NodeIndex.open(settings, store, emb)
-            if idx.status().state == "ok":
+            if info is not None and idx.status().state == "ok":
                 say(f"reusing the graph in {data_dir} ({info['graph']})")
-                return info
+                return dict(info)
         say(f"building the synthetic graph (scale {scale}) in {data_dir} — once; later runs reuse it")
         t0 = time.perf_counter()
         g = SyntheticGraph(scale=scale, seed=seed)
@@ -180,7 +180,7 @@ def restamp_for(settings: Any, backend: str | None) -> bool:
     from motivgraph.graph.vector_index import NodeIndex
     from motivgraph.settings import EmbeddingSettings
 
-    emb = get_embedder(EmbeddingSettings(backend=backend) if backend else EmbeddingSettings())  # type: ignore[arg-type]
+    emb = get_embedder(EmbeddingSettings(backend=backend) if backend else EmbeddingSettings())
     store = open_store(settings, ensure_schema=False)
     try:
         idx = NodeIndex.open(settings, store, emb)
@@ -323,7 +323,7 @@ def bench_floor(settings: Any, url: str, backend: str | None, n: int) -> dict[st
     from motivgraph.graph.vector_index import NodeIndex
     from motivgraph.settings import EmbeddingSettings
 
-    emb = get_embedder(EmbeddingSettings(backend=backend) if backend else EmbeddingSettings())  # type: ignore[arg-type]
+    emb = get_embedder(EmbeddingSettings(backend=backend) if backend else EmbeddingSettings())
     qs = unique_queries(random.Random(41), n + 5)
     vecs = [emb.embed([q]) for q in qs[5:]]
     # the query embedding is timed in a fresh process, as the server runs it: in this one another
@@ -342,10 +342,10 @@ def bench_floor(settings: Any, url: str, backend: str | None, n: int) -> dict[st
     with httpx.Client(base_url=url, timeout=30) as c:
         c.get("/health/live").raise_for_status()
         trivial = time_calls(lambda _: c.get("/health/live").raise_for_status(), list(range(n)))
-    out = {"embed": summary(embed_ms), "faiss": summary(faiss_ms), "trivial_http": summary(trivial),
-           "backend": getattr(emb, "backend", type(emb).__name__)}
-    out["floor_p50_ms"] = out["embed"]["p50_ms"] + out["faiss"]["p50_ms"] + out["trivial_http"]["p50_ms"]
-    return out
+    res: dict[str, Any] = {"embed": summary(embed_ms), "faiss": summary(faiss_ms), "trivial_http": summary(trivial),
+                           "backend": getattr(emb, "backend", type(emb).__name__)}
+    res["floor_p50_ms"] = res["embed"]["p50_ms"] + res["faiss"]["p50_ms"] + res["trivial_http"]["p50_ms"]
+    return res
 
 
 # ------------------------------------------------------------------------------------ load (2nd process)
@@ -394,7 +394,7 @@ def embed_floor_main(backend: str, n: int) -> None:
 
     set_compute_threads(Settings().api.compute_threads)
 
-    emb = get_embedder(EmbeddingSettings(backend=backend) if backend else EmbeddingSettings())  # type: ignore[arg-type]
+    emb = get_embedder(EmbeddingSettings(backend=backend) if backend else EmbeddingSettings())
     qs = unique_queries(random.Random(41), n + 5)
     emb.embed(qs[:5])
     print(json.dumps(time_calls(lambda q: emb.embed([q]), qs[5:])))

@@ -323,6 +323,7 @@ def cfg_slug(c: Config) -> str:
 def build_one(c: Config, vectors: np.ndarray) -> Any:
     import faiss
 
+    index: Any
     if c.kind == "flat":
         index = faiss.IndexFlatIP(DIM)
     elif c.kind == "hnsw":
@@ -502,11 +503,11 @@ def embed_throughput(texts: list[str], queries: list[str], backends: list[str], 
     if hasattr(embeddings, "set_threads"):
         embeddings.set_threads(threads)
     os.environ["OMP_NUM_THREADS"] = str(threads)  # for a torch imported below
-    embs, out = {}, {}
+    embs: dict[str, Any] = {}
+    out: dict[str, dict[str, Any]] = {}
     for b in backends:
         t = time.perf_counter()
-        cfg = EmbeddingSettings(backend=b) if b != "torch" or "backend" in EmbeddingSettings.model_fields \
-            else EmbeddingSettings()
+        cfg = EmbeddingSettings(backend=b)
         embs[b] = get_embedder(cfg)
         if "torch" in sys.modules:
             sys.modules["torch"].set_num_threads(threads)
@@ -592,7 +593,7 @@ def graph_settings(data_dir: Path, url: str) -> Any:
     from motivgraph.settings import GraphSettings, Settings
 
     return Settings(data_dir=data_dir, graph=GraphSettings(falkordb_url=url, name=GRAPH_NAME),
-                    _env_file=None)  # type: ignore[call-arg]
+                    _env_file=None)
 
 
 GRAPH_NAME = "bench_scale"
@@ -619,12 +620,13 @@ def install_index(ds: Dataset, settings: Any, default: Config, cache: Path) -> d
         groups: dict[str, Group] = {}
         cdir = cache_dir_for(cache, ds.info["scale"], ds.info["seed"], len(ds.queries)) / "indexes" / cfg_slug(default)
         for g in GROUPS:
-            keys = [n.key for n in store.iter_nodes(types=[g])]  # type: ignore[list-item]
+            keys = [n.key for n in store.iter_nodes(types=[g])]
             vecs = ds.vectors[g]
             # ids are unique per group: the graph's keys first, then made-up keys (hits on those are
             # skipped by node_search as "gone from the graph", after the same one-query hydration)
             ids = keys[: len(vecs)] + [node_key(g, f"scale filler {i}") for i in range(len(keys), len(vecs))]
             kind = choose_kind(settings.index, len(vecs))
+            index: Any
             if kind == "hnsw" and (cdir / f"{g}.faiss").exists():
                 index = faiss.read_index(str(cdir / f"{g}.faiss"))
                 index.hnsw.efSearch = settings.index.hnsw_ef_search
@@ -768,7 +770,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     dump()
     cur = IndexSettings()
     n_max = max(len(v) for v in ds.vectors.values())
-    fig["index_rows"] = rows = []
+    rows: list[dict[str, Any]] = []
+    fig["index_rows"] = rows
     say("\nindex over 3 per-type groups (searched and merged as NodeIndex does); single query, k=10;"
         " * = build time from the run that cached it")
     say(f"  {'config':<24}{'search':<20}{'p50 ms':>8}{'p99 ms':>9}{'rec@10':>9}{'phrase':>8}{'para':>8}"
