@@ -1,6 +1,7 @@
 """The README's quick start with the real local model (SmolLM2-135M) in place of the hosted one, on two
 corpus PDFs (the done-when of the CLI issue, with the local model): run line by line in a fresh data
-dir by the same runner as the main suite's scripted variant (tests/integration/cli/test_readme_quickstart.py).
+dir by the same runner as the main suite's scripted variant (tests/integration/cli/test_readme_quickstart.py),
+each command in its own process as a user runs it.
 
 Its last steps are the real-model tier's SoIQ and parent checks: `parents build` finishes with the
 real judge, and the quick start's `ideate --method soiq --ideas 1` (2 rounds, set by the environment)
@@ -34,7 +35,8 @@ def test_quickstart_with_the_local_model(local_llm: Path, tmp_path: Path, monkey
                if k.startswith("MOTIVGRAPH_") and k not in ("MOTIVGRAPH_DATA_DIR", "MOTIVGRAPH_LLM_MODEL")}
     budgets["MOTIVGRAPH_AGENTS_ROUNDS"] = "2"
     # ideate exits 1 when no idea was accepted (a 135M model's usual outcome): checked below.
-    run = run_quickstart(home, monkeypatch, "local:smollm2", extra_env=budgets, ok_codes={"ideate": {1}})
+    run = run_quickstart(home, monkeypatch, "local:smollm2", extra_env=budgets, ok_codes={"ideate": {1}},
+                         in_process=False)
     env = run.env
 
     # The LLM re-extraction ran against the local model (real calls, the server's usage figures).

@@ -90,11 +90,14 @@ class QuickstartRun:
 
 def run_quickstart(home: Path, monkeypatch: pytest.MonkeyPatch, llm_model: str, *,
                    extra_env: dict[str, str] | None = None,
-                   ok_codes: dict[str, set[int]] | None = None) -> QuickstartRun:
+                   ok_codes: dict[str, set[int]] | None = None, in_process: bool = True) -> QuickstartRun:
     """Run the README's quick-start block line by line with `home` as `~` (holding `papers/`) and
     `llm_model` in place of the hosted model. `extra_env` is set from the first line on (budgets,
     never a model: the first ingest must stay offline); `ok_codes` allows other exit codes than 0 for
-    a command word (e.g. ideate's 1 for "no valid idea")."""
+    a command word (e.g. ideate's 1 for "no valid idea"). `in_process=False` runs each command in its own
+    process, as a user does: needed with an HTTP model (one process, one event loop — langchain-openai
+    keeps one cached async HTTP client per endpoint, which a second asyncio.run in the same process
+    finds bound to a closed loop)."""
     monkeypatch.chdir(home.parent)  # no stray .env
     for var in list(os.environ):
         if var.startswith("MOTIVGRAPH_"):
@@ -122,13 +125,21 @@ def run_quickstart(home: Path, monkeypatch: pytest.MonkeyPatch, llm_model: str, 
                     "PYTHONPATH": str(REPO)}
             _serve(words[1:], penv)
             continue
-        res = CliRunner().invoke(app, words[1:], env=env)
-        run.outputs.setdefault(words[1], []).append(res.output)
-        run.codes.setdefault(words[1], []).append(res.exit_code)
+        if in_process:
+            res = CliRunner().invoke(app, words[1:], env=env)
+            code, output = res.exit_code, res.output
+        else:
+            penv = {**{k: v for k, v in os.environ.items() if not k.startswith("MOTIVGRAPH_")}, **env,
+                    "PYTHONPATH": str(REPO)}
+            proc = subprocess.run([sys.executable, "-m", "motivgraph", *words[1:]], env=penv, capture_output=True,
+                                  text=True, timeout=1800, cwd=home.parent, check=False)
+            code, output = proc.returncode, proc.stdout + proc.stderr
+        run.outputs.setdefault(words[1], []).append(output)
+        run.codes.setdefault(words[1], []).append(code)
         allowed = (ok_codes or {}).get(words[1], set()) | {0}
-        assert res.exit_code in allowed, f"`{line}` exited {res.exit_code}:\n{res.output}"
+        assert code in allowed, f"`{line}` exited {code}:\n{output}"
         if words[1:3] == ["graph", "stats"]:
-            assert "triples" in res.output
+            assert "triples" in output
     assert Path(env["MOTIVGRAPH_DATA_DIR"]).is_dir()
     assert {"ingest", "search", "llm", "parents", "ideate", "runs", "serve"} <= set(run.ran)
     return run
