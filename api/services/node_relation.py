@@ -63,7 +63,9 @@ def node_relation(ctx: ToolContext, req: NodeRelationRequest) -> NodeRelationRes
             if rec.key in seen:
                 continue
             seen.add(rec.key)
-            detail = store.get_node(rec.key)
+            # one more than is shown, so `truncated` is known without walking a hub node's whole
+            # neighbourhood (and a limit above the store's default cap is honoured, not silently cut)
+            detail = store.get_node(rec.key, cap=req.max_neighbours + 1, triples=req.max_triples + 1)
             if detail is not None:
                 nodes.append(relation_of(detail, name, req.max_triples, req.max_neighbours))
     if not nodes:
