@@ -263,17 +263,24 @@ def free_port() -> int:
 
 
 def start_server(settings: Any, workers: int, graph_name: str = GRAPH_NAME,
-                 env_extra: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+                 env_extra: dict[str, str] | None = None, tree: Path | None = None,
+                 data_dir: Path | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """`motivgraph serve` on a free loopback port, once healthy. `tree`: serve another source tree (an
+    older commit, for a before/after) on `data_dir`, whose own embedded store that tree starts itself."""
     port = free_port()
-    env = {**os.environ, "MOTIVGRAPH_DATA_DIR": str(settings.data_dir),
-           "MOTIVGRAPH_GRAPH_FALKORDB_URL": settings.graph.falkordb_url, "MOTIVGRAPH_GRAPH_NAME": graph_name,
+    env = {**os.environ, "MOTIVGRAPH_DATA_DIR": str(data_dir or settings.data_dir), "MOTIVGRAPH_GRAPH_NAME": graph_name,
            "MOTIVGRAPH_LOG_LEVEL": "WARNING", "HF_HUB_OFFLINE": "1", **(env_extra or {})}
-    root = Path(__file__).resolve().parents[1]
+    if tree is None:
+        env["MOTIVGRAPH_GRAPH_FALKORDB_URL"] = settings.graph.falkordb_url
+    else:
+        env["PYTHONPATH"] = str(tree)
+        env.pop("MOTIVGRAPH_GRAPH_FALKORDB_URL", None)
+    root = tree or Path(__file__).resolve().parents[1]
     cmd = [sys.executable, "-m", "motivgraph", "serve", "--no-check", "--host", "127.0.0.1", "--port", str(port),
            "--workers", str(workers)]
     # stderr to a file, not a pipe: nobody reads a pipe while the bench runs, and a server that logs more
     # than the pipe buffer (a torch worker's progress bars, a respawned worker's traceback) would block
-    log_path = Path(settings.data_dir) / f"server-{port}.log"
+    log_path = Path(data_dir or settings.data_dir) / f"server-{port}.log"
     log_file = open(log_path, "wb")  # noqa: SIM115 - the server process holds it for its whole life
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=log_file)
     log_file.close()  # the child has its own descriptor
@@ -351,38 +358,63 @@ def bench_floor(settings: Any, url: str, backend: str | None, n: int) -> dict[st
 # ------------------------------------------------------------------------------------ load (2nd process)
 
 
-async def _load(url: str, plan: list[tuple[str, dict[str, Any]]], concurrency: int, max_s: float) -> dict[str, Any]:
-    import httpx
+def _encode_request(host: str, tool: str, body: dict[str, Any]) -> bytes:
+    """One HTTP/1.1 keep-alive request, encoded once before the clock starts."""
+    if tool == TRIVIAL:
+        return f"GET /health/live HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+    data = json.dumps(body).encode()
+    head = (f"POST /tools/{tool} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n")
+    return head.encode() + data
 
+
+async def _load(url: str, plan: list[tuple[str, dict[str, Any]]], concurrency: int, max_s: float) -> dict[str, Any]:
+    """Send `plan` over `concurrency` keep-alive connections as fast as the server answers. The client
+    is raw asyncio streams with pre-encoded requests (status line and Content-Length read, body
+    skipped) so that it costs a few percent of a core: an HTTP library's client (httpx took about a
+    core for ~500 req/s) would share the 2 cores with the server it measures."""
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    host, port = u.hostname or "127.0.0.1", u.port or 80
+    reqs = [(tool, _encode_request(f"{host}:{port}", tool, body)) for tool, body in plan]
     lat: dict[str, list[float]] = {}
     status: dict[int, int] = {}
-    it = iter(plan)
+    it = iter(reqs)
     deadline = time.perf_counter() + max_s
 
-    async def worker(c: httpx.AsyncClient) -> None:
-        for tool, body in it:
-            if time.perf_counter() > deadline:
-                return
-            t = time.perf_counter()
-            try:
-                if tool == TRIVIAL:
-                    r = await c.get("/health/live")
-                else:
-                    r = await c.post(f"/tools/{tool}", json=body)
-                code = r.status_code
-            except httpx.HTTPError:
-                code = 0
-            lat.setdefault(tool, []).append((time.perf_counter() - t) * 1000)
-            status[code] = status.get(code, 0) + 1
+    async def worker() -> None:
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            for tool, raw in it:
+                if time.perf_counter() > deadline:
+                    return
+                t = time.perf_counter()
+                try:
+                    writer.write(raw)
+                    head = await reader.readuntil(b"\r\n\r\n")
+                    code = int(head[9:12])
+                    length = 0
+                    for line in head.split(b"\r\n"):
+                        if line[:15].lower() == b"content-length:":
+                            length = int(line[15:])
+                    await reader.readexactly(length)
+                except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+                    code = 0
+                    writer.close()
+                    reader, writer = await asyncio.open_connection(host, port)
+                lat.setdefault(tool, []).append((time.perf_counter() - t) * 1000)
+                status[code] = status.get(code, 0) + 1
+        finally:
+            writer.close()
 
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as c:
-        t0 = time.perf_counter()
-        await asyncio.gather(*(worker(c) for _ in range(concurrency)))
-        wall = time.perf_counter() - t0
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    wall = time.perf_counter() - t0
     done = sum(status.values())
+    cpu = time.process_time() - cpu0
     return {"requests": done, "wall_s": wall, "req_per_s": done / wall, "status": status,
-            "latency": {k: summary(v) for k, v in lat.items()}}
+            "client_cpu_s": cpu, "latency": {k: summary(v) for k, v in lat.items()}}
 
 
 def embed_floor_main(backend: str, n: int) -> None:
@@ -428,6 +460,95 @@ def run_load(url: str, bodies: dict[str, list[dict[str, Any]]], count: int, conc
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def bench_backend(settings: Any, args: argparse.Namespace, bodies: dict[str, list[dict[str, Any]]], data_dir: Path,
+                  backend: str | None, nth: int) -> dict[str, Any]:
+    """HTTP latency beside its floor and the mixed load beside GET /health/live, on a server embedding with
+    `backend` (None: the settings' one)."""
+    env = {"MOTIVGRAPH_EMBEDDING_BACKEND": backend} if backend else None
+    say(f"\n== embedding backend: {backend or 'current'}  ({args.workers} worker(s); load1 {os.getloadavg()[0]:.1f})")
+    if restamp_for(settings, backend):
+        say("  (node index re-stamped for this backend: same vectors, written again)")
+    proc, url = start_server(settings, args.workers, env_extra=env)
+    try:
+        fb: dict[str, Any] = {"load1": os.getloadavg()[0]}
+        fb["http_ms"] = bench_http(url, bodies)
+        fb["floor"] = fl = bench_floor(settings, url, backend, args.n)
+        ns = fb["http_ms"]["node_search"]["p50_ms"]
+        fb["node_search_ratio_to_floor"] = ns / fl["floor_p50_ms"]
+        say("tool latency over HTTP (ms)   p50     p99   target p50")
+        for tool in TARGETS_MS:
+            v = fb["http_ms"][tool]
+            ok = "ok" if v["p50_ms"] < TARGETS_MS[tool] else "MISSED"
+            say(f"  {tool:<24}{v['p50_ms']:7.1f} {v['p99_ms']:7.1f}   < {TARGETS_MS[tool]:.0f}  {ok}")
+        say(f"node_search p50 {ns:.1f} ms vs floor {fl['floor_p50_ms']:.1f} ms = query embed "
+            f"{fl['embed']['p50_ms']:.1f} ({fl['backend']}) + FAISS {fl['faiss']['p50_ms']:.2f} + trivial "
+            f"round trip {fl['trivial_http']['p50_ms']:.1f} → {fb['node_search_ratio_to_floor']:.2f}x floor")
+        load = (args.load_count, args.concurrency, args.load_max_s, data_dir)
+        fb["load_trivial"] = lt = run_load(url, bodies, *load, trivial=True)
+        fb["load"] = ld = run_load(url, bodies, *load, fresh_seed=23 + nth)
+        fb["load_ratio_to_trivial"] = ld["req_per_s"] / lt["req_per_s"]
+        ok = "ok" if ld["req_per_s"] >= 200 else "MISSED"
+        say(f"mixed load from a second process: {ld['requests']} requests, concurrency {args.concurrency}, "
+            f"{ld['wall_s']:.1f}s → {ld['req_per_s']:.0f} req/s (target >= 200: {ok}); statuses "
+            f"{ld['status']}; client CPU {ld['client_cpu_s'] / ld['wall_s']:.2f} cores; baseline GET /health/live "
+            f"under the same load {lt['req_per_s']:.0f} req/s → tools at {fb['load_ratio_to_trivial']:.2f}x the "
+            "bare HTTP stack")
+        for tool, v in ld["latency"].items():
+            say(f"  {tool:<22} p50 {v['p50_ms']:7.1f} ms   p99 {v['p99_ms']:7.1f} ms   (n={v['n']})")
+    finally:
+        stop_server(proc)
+    return fb
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def compare_trees(settings: Any, args: argparse.Namespace, bodies: dict[str, list[dict[str, Any]]],
+                  data_dir: Path) -> dict[str, Any]:
+    """The mixed load on this tree's server and on `--vs-tree`'s (an older commit serving its own copy
+    of the graph in `--vs-data`), in alternating rounds with the same plan per round (new node_search
+    phrases every round, so neither server's query cache answers): req/s per round and the ratio pair
+    by pair, so a drift in machine load hits both alike."""
+    other_tree, other_data = args.vs_tree.resolve(), args.vs_data.resolve()
+    procs = []
+    try:
+        this_p, this_url = start_server(settings, args.workers)
+        procs.append(this_p)
+        other_p, other_url = start_server(settings, args.workers, tree=other_tree, data_dir=other_data)
+        procs.append(other_p)
+        rounds: list[dict[str, Any]] = []
+        for r in range(args.rounds):
+            order = [("this", this_url), ("other", other_url)]
+            if r % 2:
+                order.reverse()
+            res = {}
+            for label, url in order:
+                res[label] = run_load(url, bodies, args.load_count, args.concurrency, args.load_max_s, data_dir,
+                                      fresh_seed=101 + r)
+            rounds.append(res)
+            ratio = res["this"]["req_per_s"] / res["other"]["req_per_s"]
+            say(f"  round {r + 1}: this tree {res['this']['req_per_s']:.0f} req/s, {other_tree.name} "
+                f"{res['other']['req_per_s']:.0f} req/s → {ratio:.2f}x (statuses {res['this']['status']} / "
+                f"{res['other']['status']})")
+    finally:
+        for p in procs:
+            stop_server(p)
+    ratios = [x["this"]["req_per_s"] / x["other"]["req_per_s"] for x in rounds]
+    out = {"tree": str(other_tree), "data": str(other_data), "rounds": rounds,
+           "this_req_per_s": statistics.median(x["this"]["req_per_s"] for x in rounds),
+           "other_req_per_s": statistics.median(x["other"]["req_per_s"] for x in rounds),
+           "ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios)}
+    say(f"mixed load, this tree vs {other_tree} (same run, {args.rounds} alternating rounds, {args.workers} "
+        f"worker(s) each): {out['this_req_per_s']:.0f} vs {out['other_req_per_s']:.0f} req/s (medians) → "
+        f"{out['ratio_median']:.2f}x (pairs {out['ratio_min']:.2f}-{out['ratio_max']:.2f})")
+    return out
+
+
 # ------------------------------------------------------------------------------------ main
 
 
@@ -448,12 +569,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--vectors", choices=("embed", "synthetic"), default="embed",
                     help="Node index from real embeddings (default) or bench_scale's synthetic word-model vectors "
                     "(fast build; latency figures representative, search results not).")
+    ap.add_argument("--vs-tree", type=Path, default=None,
+                    help="Another source tree (e.g. an older commit from `git worktree add`) whose server takes the "
+                    "same mixed load in alternating rounds (before/after in one run); needs --vs-data.")
+    ap.add_argument("--vs-data", type=Path, default=None,
+                    help="The data dir that tree serves (built by its own `bench.bench_api --data DIR`).")
+    ap.add_argument("--rounds", type=int, default=3, help="Alternating rounds of the --vs-tree comparison.")
+    ap.add_argument("--only-vs", action="store_true", help="Skip the other figures; run only the --vs-tree rounds.")
     # internal: the load-generating second process
     ap.add_argument("--load-url", help=argparse.SUPPRESS)
     ap.add_argument("--plan", help=argparse.SUPPRESS)
     ap.add_argument("--max-s", type=float, default=30.0, help=argparse.SUPPRESS)
     ap.add_argument("--embed-floor", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if (args.vs_tree is None) != (args.vs_data is None):
+        ap.error("--vs-tree and --vs-data go together: the other tree serves its own data dir")
     if args.embed_floor is not None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         embed_floor_main(args.embed_floor, args.n)
@@ -475,7 +605,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     say(f"# MotivGraph API benchmark  scale={args.scale}  data={data_dir}  load1={fig['load1_at_start']:.2f}")
     server = EmbeddedFalkorDB(data_dir)
     server.start()
-    proc = None
     try:
         fig["graph"] = build_or_reuse(data_dir, args.scale, args.seed, server.url, args.vectors)
         settings = make_settings(data_dir, server.url)
@@ -491,72 +620,34 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         from motivgraph.api.app import set_compute_threads
 
         set_compute_threads(settings.api.compute_threads)
-        fig["store_ms"] = bench_store(settings, names, args.n)
-        say("\nstore queries (ms)              p50     p99")
-        for k, v in fig["store_ms"].items():
-            say(f"  {k:<28}{v['p50_ms']:7.2f} {v['p99_ms']:7.2f}")
+        if not args.only_vs:
+            fig["store_ms"] = bench_store(settings, names, args.n)
+            say("\nstore queries (ms)              p50     p99")
+            for k, v in fig["store_ms"].items():
+                say(f"  {k:<28}{v['p50_ms']:7.2f} {v['p99_ms']:7.2f}")
 
-        fig["inprocess_ms"] = bench_inprocess(settings, bodies)
-        say("\nin-process p50/p99 (ms): " + ", ".join(
-            f"{t} {v['p50_ms']:.1f}/{v['p99_ms']:.1f}" for t, v in fig["inprocess_ms"].items()))
-        backends = [b for b in (args.backends or "").split(",") if b] or [None]
-        fig["by_backend"] = {}
-        for backend in backends:
-            label = backend or "current"
-            env = {"MOTIVGRAPH_EMBEDDING_BACKEND": backend} if backend else None
-            say(f"\n== embedding backend: {label}  ({args.workers} worker(s); load1 {os.getloadavg()[0]:.1f})")
-            if restamp_for(settings, backend):
-                say("  (node index re-stamped for this backend: same vectors, written again)")
-            proc, url = start_server(settings, args.workers, env_extra=env)
-            try:
-                fb: dict[str, Any] = {"load1": os.getloadavg()[0]}
-                fb["http_ms"] = bench_http(url, bodies)
-                fb["floor"] = fl = bench_floor(settings, url, backend, args.n)
-                ns = fb["http_ms"]["node_search"]["p50_ms"]
-                fb["node_search_ratio_to_floor"] = ns / fl["floor_p50_ms"]
-                say("tool latency over HTTP (ms)   p50     p99   target p50")
-                for tool in TARGETS_MS:
-                    v = fb["http_ms"][tool]
-                    ok = "ok" if v["p50_ms"] < TARGETS_MS[tool] else "MISSED"
-                    say(f"  {tool:<24}{v['p50_ms']:7.1f} {v['p99_ms']:7.1f}   < {TARGETS_MS[tool]:.0f}  {ok}")
-                say(f"node_search p50 {ns:.1f} ms vs floor {fl['floor_p50_ms']:.1f} ms = query embed "
-                    f"{fl['embed']['p50_ms']:.1f} ({fl['backend']}) + FAISS {fl['faiss']['p50_ms']:.2f} + trivial "
-                    f"round trip {fl['trivial_http']['p50_ms']:.1f} → {fb['node_search_ratio_to_floor']:.2f}x floor")
-                fb["load_trivial"] = lt = run_load(url, bodies, args.load_count, args.concurrency, args.load_max_s,
-                                                   data_dir, trivial=True)
-                fb["load"] = ld = run_load(url, bodies, args.load_count, args.concurrency, args.load_max_s, data_dir,
-                                           fresh_seed=23 + len(fig["by_backend"]))
-                fb["load_ratio_to_trivial"] = ld["req_per_s"] / lt["req_per_s"]
-                ok = "ok" if ld["req_per_s"] >= 200 else "MISSED"
-                say(f"mixed load from a second process: {ld['requests']} requests, concurrency {args.concurrency}, "
-                    f"{ld['wall_s']:.1f}s → {ld['req_per_s']:.0f} req/s (target >= 200: {ok}); statuses "
-                    f"{ld['status']}; baseline GET /health/live under the same load {lt['req_per_s']:.0f} req/s "
-                    f"→ tools at {fb['load_ratio_to_trivial']:.2f}x the bare HTTP stack")
-                for tool, v in ld["latency"].items():
-                    say(f"  {tool:<22} p50 {v['p50_ms']:7.1f} ms   p99 {v['p99_ms']:7.1f} ms   (n={v['n']})")
-            finally:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-            fig["by_backend"][label] = fb
-        first = fig["by_backend"][backends[0] or "current"]
-        fig["http_ms"], fig["load"] = first["http_ms"], first["load"]  # the first backend, as before
-        if len(backends) > 1:
-            a_, b_ = (fig["by_backend"][x or "current"] for x in backends[:2])
-            say(f"\n{backends[1]} vs {backends[0]} (same run): node_search HTTP p50 "
-                f"{b_['http_ms']['node_search']['p50_ms'] / a_['http_ms']['node_search']['p50_ms']:.2f}x, "
-                f"mixed load req/s {b_['load']['req_per_s'] / a_['load']['req_per_s']:.2f}x")
+            fig["inprocess_ms"] = bench_inprocess(settings, bodies)
+            say("\nin-process p50/p99 (ms): " + ", ".join(
+                f"{t} {v['p50_ms']:.1f}/{v['p99_ms']:.1f}" for t, v in fig["inprocess_ms"].items()))
+            backends = [b for b in (args.backends or "").split(",") if b] or [None]
+            fig["by_backend"] = {}
+            for backend in backends:
+                fig["by_backend"][backend or "current"] = bench_backend(settings, args, bodies, data_dir, backend,
+                                                                        len(fig["by_backend"]))
+            first = fig["by_backend"][backends[0] or "current"]
+            fig["http_ms"], fig["load"] = first["http_ms"], first["load"]  # the first backend, as before
+            if len(backends) > 1:
+                a_, b_ = (fig["by_backend"][x or "current"] for x in backends[:2])
+                say(f"\n{backends[1]} vs {backends[0]} (same run): node_search HTTP p50 "
+                    f"{b_['http_ms']['node_search']['p50_ms'] / a_['http_ms']['node_search']['p50_ms']:.2f}x, "
+                    f"mixed load req/s {b_['load']['req_per_s'] / a_['load']['req_per_s']:.2f}x")
+        if args.vs_tree is not None:
+            say(f"\n== mixed load beside {args.vs_tree} (load1 {os.getloadavg()[0]:.1f})")
+            restamp_for(settings, None)
+            fig["vs_tree"] = compare_trees(settings, args, bodies, data_dir)
         fig["load1_at_end"] = os.getloadavg()[0]
         say(f"\nload average at end: {fig['load1_at_end']:.2f} (other work on the machine skews figures)")
     finally:
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
         server.stop()
         if not keep:
             shutil.rmtree(data_dir, ignore_errors=True)

@@ -49,10 +49,11 @@ class OnnxEmbedder(Embedder):
         except Exception as e:  # tokenizers raises a bare Exception for a missing or bad file
             raise EmbeddingError(f"Could not load the fast tokenizer from {model_path / 'tokenizer.json'}: {e}") from e
         # tokenizer.json pads and truncates to 128 for every batch; sentence-transformers truncates
-        # at max_seq_length and pads to the longest text of the batch
+        # at max_seq_length (as here) and pads to the longest text of the batch
         tok.enable_truncation(max_length=self.max_seq_length)
+        tok.no_padding()  # embed() pads each batch itself, to that batch's longest text
         pad_id = tok.token_to_id("[PAD]")
-        tok.enable_padding(pad_id=pad_id if pad_id is not None else 0, pad_token="[PAD]")
+        self._pad_id = pad_id if pad_id is not None else 0
         self._tok = tok
         opts = ort.SessionOptions()
         opts.log_severity_level = 3  # ORT's warnings about unused initialisers are noise here
@@ -67,13 +68,10 @@ class OnnxEmbedder(Embedder):
             raise OnnxMismatch(f"Could not load {self.path}: {e}") from e
         self._inputs = {i.name for i in self._session.get_inputs()}
 
-    def _run(self, texts: list[str]) -> np.ndarray:
-        enc = self._tok.encode_batch(texts)
-        ids = np.array([e.ids for e in enc], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
-            feed["token_type_ids"] = np.array([e.type_ids for e in enc], dtype=np.int64)
+            feed["token_type_ids"] = np.zeros_like(ids)  # one segment: BERT's type ids are all 0
         hidden = self._session.run(None, feed)[0]
         m = mask[..., None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
@@ -83,13 +81,25 @@ class OnnxEmbedder(Embedder):
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        texts = list(texts)
-        # longest first, as sentence-transformers does: texts of a batch pad to similar lengths
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(texts), self.batch_size):
-            rows = order[start:start + self.batch_size]
-            out[rows] = self._run([texts[i] for i in rows])
+        # Tokenised once, unpadded; batches are runs of similar token length, each padded to its own
+        # longest. A fixed-size batch pads every text to the longest one in it: a tool query, a
+        # paper's title + abstract and a dozen 5-word phrases embedded together (the offline
+        # extractor, the resolver) cost the transformer 10x the tokens they hold. The pad tokens are
+        # masked, so the vectors do not depend on the batching.
+        enc = self._tok.encode_batch(list(texts), add_special_tokens=True)
+        lengths = np.fromiter((len(e.ids) for e in enc), dtype=np.int64, count=len(enc))
+        order = np.argsort(-lengths, kind="stable")
+        out = np.empty((len(enc), self.dim), dtype=np.float32)
+        for rows in _length_batches(lengths[order], self.batch_size):
+            idx = order[rows]
+            width = int(lengths[idx[0]])
+            ids = np.full((len(idx), width), self._pad_id, dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for r, i in enumerate(idx.tolist()):
+                n = int(lengths[i])
+                ids[r, :n] = enc[i].ids
+                mask[r, :n] = 1
+            out[idx] = self._run(ids, mask)
         return out
 
     def self_check(self) -> float:
@@ -104,3 +114,29 @@ class OnnxEmbedder(Embedder):
                 f"{SELF_CHECK_MIN_COSINE[self.variant]}); re-export with `motivgraph embeddings export --force`"
             )
         return worst
+
+
+# A batch is cut where padding to its first (longest) text would spend more than this share of its
+# token slots on padding; runs of similar length then share one session call, lone outliers get their own.
+PAD_WASTE = 0.25
+
+
+def _length_batches(sorted_lengths: np.ndarray, max_batch: int) -> list[slice]:
+    """Slices of `sorted_lengths` (longest first) into batches of at most `max_batch` whose padded
+    size (count x first length) wastes at most PAD_WASTE of it."""
+    out: list[slice] = []
+    n = len(sorted_lengths)
+    start = 0
+    while start < n:
+        width = int(sorted_lengths[start])
+        end = start + 1
+        real = width
+        while end < n and end - start < max_batch:
+            real_next = real + int(sorted_lengths[end])
+            if real_next < (1 - PAD_WASTE) * width * (end - start + 1):
+                break
+            real = real_next
+            end += 1
+        out.append(slice(start, end))
+        start = end
+    return out

@@ -87,6 +87,30 @@ def test_small_batches_keep_the_input_order(onnx_embedder: OnnxEmbedder) -> None
     assert small.embed([]).shape == (0, 384)
 
 
+def test_vectors_do_not_depend_on_what_they_are_batched_with(onnx_embedder: OnnxEmbedder) -> None:
+    # batches are runs of similar token length: a short phrase embedded beside a long paragraph, or alone,
+    # or among many others, gets the same vector
+    phrases = [f"phrase number {i} about sparse attention" for i in range(70)]
+    together = onnx_embedder.embed([LONG, *phrases, TEXTS[0]])
+    alone = np.vstack([onnx_embedder.embed([t]) for t in [LONG, *phrases, TEXTS[0]]])
+    assert float(np.min(np.sum(together * alone, axis=1))) > 0.99999
+
+
+def test_length_batches_cut_where_padding_would_be_wasted() -> None:
+    from motivgraph.embeddings.onnx_embedder import PAD_WASTE, _length_batches
+
+    lengths = np.array([120, 9, 9, 8, 8, 8, 7, 7, 3, 3, 3])
+    batches = _length_batches(lengths, max_batch=4)
+    covered = [i for b in batches for i in range(len(lengths))[b]]
+    assert covered == list(range(len(lengths)))  # every row once, in order
+    assert batches[0] == slice(0, 1)  # the long text alone
+    for b in batches:
+        rows = lengths[b]
+        assert len(rows) <= 4
+        assert rows.sum() >= (1 - PAD_WASTE) * rows[0] * len(rows)
+    assert _length_batches(np.array([], dtype=np.int64), 8) == []
+
+
 def test_max_seq_length_is_read_from_the_model_dir(torch_embedder: Embedder) -> None:
     assert isinstance(torch_embedder, SentenceTransformerEmbedder)
     assert max_seq_length(resolve_model_path("all-MiniLM-L6-v2")) == torch_embedder._model.max_seq_length == 256
