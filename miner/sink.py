@@ -286,6 +286,10 @@ def decide_extractor(
     naming the setting), else ('heuristic', None). The caller owns and closes the client."""
     if offline or settings.miner.extractor == "heuristic":
         return "heuristic", None
+    from motivgraph.llm.factory import is_configured
+
+    if not is_configured(settings.llm, "extractor") and settings.miner.extractor != "llm":
+        return "heuristic", None  # decided from the settings alone: the offline path never loads the LLM stack
     from motivgraph.llm import LLMClient
 
     candidate = LLMClient(settings, budget_usd=budget_usd)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from motivgraph.ingest.plan import plan_async
 from motivgraph.miner.sink import decide_extractor, estimate_plan
 from motivgraph.settings import IngestSettings, Settings
@@ -38,3 +40,28 @@ def test_one_extractor_decision(tmp_path: Path) -> None:
     s.llm.model = "openai:gpt-4o-mini"
     mode, client = decide_extractor(s, offline=True)
     assert (mode, client) == ("heuristic", None)
+
+
+def test_the_offline_decision_loads_no_llm_stack(tmp_path: Path) -> None:
+    # the offline ingest path decides from the settings alone: building an LLM client to ask whether one is
+    # configured imported LangChain (~1 s of every offline `ingest` start)
+    import subprocess
+    import sys
+
+    code = ("import sys; from motivgraph.settings import Settings; from motivgraph.miner.sink import decide_extractor; "
+            f"s = Settings(data_dir={str(tmp_path)!r}, _env_file=None); s.llm.model = None; s.llm.roles = {{}}; "
+            "assert decide_extractor(s) == ('heuristic', None); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langchain_core', 'langchain_openai', 'openai')))")
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("MOTIVGRAPH_")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_forced_llm_extractor_without_a_model_names_the_setting(tmp_path: Path) -> None:
+    from motivgraph.errors import ConfigError
+
+    s = Settings(data_dir=tmp_path / "data", _env_file=None)  # type: ignore[call-arg]
+    s.llm.model = None
+    s.miner.extractor = "llm"
+    with pytest.raises(ConfigError, match="MOTIVGRAPH_LLM_MODEL"):
+        decide_extractor(s)
