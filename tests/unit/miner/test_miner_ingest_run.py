@@ -45,14 +45,16 @@ def test_one_extractor_decision(tmp_path: Path) -> None:
 def test_the_offline_decision_loads_no_llm_stack(tmp_path: Path) -> None:
     # the offline ingest path decides from the settings alone: building an LLM client to ask whether one is
     # configured imported LangChain (~1 s of every offline `ingest` start)
+    import os
     import subprocess
     import sys
 
     code = ("import sys; from motivgraph.settings import Settings; from motivgraph.miner.sink import decide_extractor; "
             f"s = Settings(data_dir={str(tmp_path)!r}, _env_file=None); s.llm.model = None; s.llm.roles = {{}}; "
             "assert decide_extractor(s) == ('heuristic', None); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langchain_core', 'langchain_openai', 'openai')))")
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("MOTIVGRAPH_")}
+            "heavy = ('langchain_core', 'langchain_openai', 'openai'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MOTIVGRAPH_")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "[]", out.stdout
 
