@@ -467,15 +467,18 @@ class LLMClient:
                 method = "text"
         return self._weaker.get(spec.model_id, method)  # after a rejection: the weaker method, for good
 
-    def structured_request(self, role: str, schema: type[BaseModel], method: str | None = None) -> StructuredRequest:
-        """What a structured call of `role` sends for `schema` (see llm/dialects.py)."""
+    def structured_request(self, role: str, schema: type[BaseModel], method: str | None = None, *,
+                           budget_tokens: int | None = None) -> StructuredRequest:
+        """What a structured call of `role` sends for `schema` (see llm/dialects.py); a grammar-bounded
+        dialect fits the schema's bounds to `budget_tokens` (default: the role's reply cap)."""
         spec = self._model(role).spec
-        return structured_request(spec.dialect, method or self.structured_method(role), schema)
+        return structured_request(spec.dialect, method or self.structured_method(role), schema,
+                                  budget_tokens or spec.max_tokens)
 
     def _structured_call(self, role: str, messages: Messages, schema: type[BaseModel],
-                         method: str | None = None) -> tuple[list, dict]:
+                         method: str | None = None, *, budget_tokens: int | None = None) -> tuple[list, dict]:
         """(messages, chat kwargs) that `structured` sends for `schema`."""
-        req = self.structured_request(role, schema, method)
+        req = self.structured_request(role, schema, method, budget_tokens=budget_tokens)
         msgs = _as_messages(messages)
         if req.instruct:
             msgs = so.with_instruction(msgs, so.schema_instruction(schema))
@@ -538,6 +541,12 @@ class LLMClient:
                 problems.append(str(p))
                 log.info("LLM %s: unusable %s reply (turn %d): %s", role, schema.__name__, turn + 1, p)
                 msgs = [*msgs, AIMessage(content=raws[-1]), so.correction(str(p), schema)]
+                if reply.response_metadata.get("finish_reason") == "length":
+                    # cut off at the reply cap: a grammar-bounded request asks again with bounds for half of
+                    # it, so the re-ask cannot run out the same way (other dialects' kwargs do not change)
+                    spec = self._model(role).spec
+                    _, kwargs = self._structured_call(role, messages, schema, method,
+                                                      budget_tokens=max(1, spec.max_tokens // 2))
         err = StructuredOutputError(
             f"LLM {role} gave no valid {schema.__name__} after {len(raws)} replies: {problems[-1]}"
         )

@@ -12,7 +12,9 @@ the reply is then parsed, repaired and validated by `structured.parse_reply` (pl
                        that rejects it (HTTP 400/422) is asked in JSON mode from then on
     llama_cpp_python   response_format {"type": "json_object", "schema": bounded schema} (llama-cpp-python's
                        grammar); bounded: strings and lists without a limit get one (maxLength, maxItems), so
-                       a small model cannot run a string or list on until the reply is cut off
+                       a small model cannot run a string or list on until the reply is cut off, and the
+                       bounds are tightened until the longest reply the grammar allows fits the role's
+                       reply cap (max_tokens); the re-ask after a cut-off reply halves that budget
     llama_server       top-level "json_schema": bounded schema (llama.cpp's llama-server)
     ollama             response_format json_schema on Ollama's OpenAI endpoint; Ollama turns it into its
                        native `format: <schema>`
@@ -29,6 +31,7 @@ tool call), `json_mode` (the dialect's generic JSON mode + schema in the prompt)
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,11 +135,19 @@ def _nullable(sub: Any) -> bool:
 
 MAX_STRING_CHARS = 400
 MAX_ITEMS = 6
+# Characters of a JSON reply per token, to size a grammar's worst case against a reply cap in tokens
+# (English prose runs ~4 per token in these tokenizers, JSON punctuation less; on the safe side).
+CHARS_PER_TOKEN = 3.5
+STRING_FLOOR = 120  # strings are cut to this before lists lose items ...
+HARD_STRING_FLOOR = 32  # ... and to this after, when even one item per list does not fit
 
 
-def bounded_schema(schema: dict[str, Any], max_chars: int = MAX_STRING_CHARS, max_items: int = MAX_ITEMS) -> dict:
+def bounded_schema(schema: dict[str, Any], max_chars: int = MAX_STRING_CHARS, max_items: int = MAX_ITEMS,
+                   budget_chars: int | None = None) -> dict:
     """The schema with a maxLength on every unbounded string and a maxItems on every unbounded
-    array (for grammar-based decoding: the grammar then ends every string and list in time)."""
+    array (for grammar-based decoding: the grammar then ends every string and list in time); with
+    `budget_chars`, the bounds are then tightened until the longest JSON the schema allows fits it
+    (see `fit_to_budget`), so a reply cannot be cut off by the token limit."""
     out = copy.deepcopy(schema)
 
     def walk(node: Any) -> None:
@@ -154,7 +165,100 @@ def bounded_schema(schema: dict[str, Any], max_chars: int = MAX_STRING_CHARS, ma
             walk(v)
 
     walk(out)
+    if budget_chars is not None:
+        fit_to_budget(out, budget_chars)
     return out
+
+
+def worst_chars(schema: dict[str, Any]) -> int | None:
+    """The length of the longest JSON document `schema` allows (None: unbounded, e.g. a string
+    without maxLength or a recursive model). Escapes inside strings are not counted."""
+    defs = schema.get("$defs", {})
+
+    def size(node: Any, depth: int) -> float:
+        if depth > 20 or not isinstance(node, dict):
+            return float("inf")
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return size(defs.get(ref[8:]), depth + 1)
+        for key in ("anyOf", "oneOf"):
+            if key in node:
+                return max(size(x, depth + 1) for x in node[key])
+        if "enum" in node:
+            return max(len(json.dumps(v)) for v in node["enum"])
+        if "const" in node:
+            return len(json.dumps(node["const"]))
+        t = node.get("type")
+        if isinstance(t, list):
+            return max(size({**node, "type": x}, depth) for x in t)
+        if t == "string":
+            return node.get("maxLength", float("inf")) + 2
+        if t == "array":
+            return 2 + node.get("maxItems", float("inf")) * (size(node.get("items", {}), depth + 1) + 2)
+        if t == "object":
+            props = node.get("properties", {})
+            return 2 + sum(len(k) + 5 + size(v, depth + 1) for k, v in props.items())
+        if t in ("integer", "number"):
+            return 24
+        if t == "boolean":
+            return 5
+        if t == "null":
+            return 4
+        return float("inf")  # no type: anything
+
+    n = size(schema, 0)
+    return None if n == float("inf") else int(n)
+
+
+def fit_to_budget(schema: dict[str, Any], budget_chars: int) -> None:
+    """Tighten `schema`'s maxLength / maxItems in place until `worst_chars` fits `budget_chars`: strings
+    first (by a quarter at a time, down to STRING_FLOOR), then every list by one item (never below its
+    minItems or 1), then strings again down to HARD_STRING_FLOOR. Never below a minLength / minItems, so
+    every reply the tighter grammar allows still validates; when nothing is left to tighten the schema
+    stays as it is (the reply may then be cut off, and the re-ask asks with half the budget)."""
+    strings: list[dict[str, Any]] = []
+    arrays: list[dict[str, Any]] = []
+
+    def collect(node: Any) -> None:
+        if isinstance(node, list):
+            for x in node:
+                collect(x)
+        elif isinstance(node, dict):
+            if node.get("type") == "string" and "maxLength" in node:
+                strings.append(node)
+            if node.get("type") == "array" and "maxItems" in node:
+                arrays.append(node)
+            for v in node.values():
+                collect(v)
+
+    collect(schema)
+
+    def fits() -> bool:
+        n = worst_chars(schema)
+        return n is not None and n <= budget_chars
+
+    def shrink_strings(floor: int) -> bool:
+        changed = False
+        for node in strings:
+            low = max(floor, int(node.get("minLength", 0)))
+            if node["maxLength"] > low:
+                node["maxLength"] = max(low, int(node["maxLength"] * 0.75))
+                changed = True
+        return changed
+
+    def shrink_arrays() -> bool:
+        changed = False
+        for node in arrays:
+            if node["maxItems"] > max(1, int(node.get("minItems", 0))):
+                node["maxItems"] -= 1
+                changed = True
+        return changed
+
+    for step in (lambda: shrink_strings(STRING_FLOOR), shrink_arrays, lambda: shrink_strings(HARD_STRING_FLOOR)):
+        while not fits() and step():
+            pass
+        if fits():
+            return
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -178,8 +282,9 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return resolve(schema)
 
 
-def _constrained(dialect: str, schema: type[BaseModel]) -> StructuredRequest:
+def _constrained(dialect: str, schema: type[BaseModel], max_tokens: int | None = None) -> StructuredRequest:
     name, js = schema_name(schema), json_schema(schema)
+    budget = int(max_tokens * CHARS_PER_TOKEN) if max_tokens else None
     if dialect == "openai":
         fmt = {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": strict_schema(js)}}
         return StructuredRequest(dialect, "json_schema_strict", {"response_format": fmt}, instruct=False)
@@ -187,10 +292,11 @@ def _constrained(dialect: str, schema: type[BaseModel]) -> StructuredRequest:
         fmt = {"type": "json_schema", "json_schema": {"name": name, "schema": js}}
         return StructuredRequest(dialect, "json_schema", {"response_format": fmt})
     if dialect == "llama_cpp_python":
-        fmt = {"type": "json_object", "schema": bounded_schema(js)}
+        fmt = {"type": "json_object", "schema": bounded_schema(js, budget_chars=budget)}
         return StructuredRequest(dialect, "json_object_schema", {"response_format": fmt})
     if dialect == "llama_server":
-        return StructuredRequest(dialect, "json_schema", {"extra_body": {"json_schema": bounded_schema(js)}})
+        return StructuredRequest(dialect, "json_schema",
+                                 {"extra_body": {"json_schema": bounded_schema(js, budget_chars=budget)}})
     if dialect == "google":
         kwargs = {"response_mime_type": "application/json", "response_schema": inline_refs(js)}
         return StructuredRequest(dialect, "response_schema", kwargs, instruct=False)
@@ -203,12 +309,14 @@ def _tool(dialect: str, schema: type[BaseModel]) -> StructuredRequest:
     return StructuredRequest(dialect, "tool", tools=[schema], tool_choice=schema_name(schema), instruct=False)
 
 
-def structured_request(dialect: str, method: str, schema: type[BaseModel]) -> StructuredRequest:
-    """The request for `schema` in `dialect` with `method` (constrained, tool, json_mode or text)."""
+def structured_request(dialect: str, method: str, schema: type[BaseModel],
+                       max_tokens: int | None = None) -> StructuredRequest:
+    """The request for `schema` in `dialect` with `method` (constrained, tool, json_mode or text).
+    `max_tokens`: the reply cap; grammar-bounded dialects fit their bounds to it."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown structured-output dialect {dialect!r}; one of {', '.join(DIALECTS)}")
     if method == "constrained":
-        return _constrained(dialect, schema)
+        return _constrained(dialect, schema, max_tokens)
     if method == "tool":
         return _tool(dialect, schema)
     if method == "json_mode":

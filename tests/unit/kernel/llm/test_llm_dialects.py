@@ -89,6 +89,56 @@ def test_grammar_dialects_bound_strings_and_lists() -> None:
     assert "json_schema" in structured_request("llama_server", "constrained", Reply).kwargs["extra_body"]
 
 
+class _Triple(BaseModel):
+    name: str
+    description: str
+    tags: list[str] = Field(min_length=1)
+
+
+class _Many(BaseModel):
+    items: list[_Triple] = Field(min_length=1)
+    note: str | None = None
+
+
+@pytest.mark.parametrize("max_tokens", [40, 200, 768, 4000])
+def test_grammar_bounds_fit_the_reply_cap(max_tokens: int) -> None:
+    # the longest reply the grammar allows fits the cap, so a reply is never cut off mid-JSON
+    from motivgraph.llm.dialects import CHARS_PER_TOKEN, worst_chars
+
+    loose = bounded_schema(_Many.model_json_schema())
+    req = structured_request("llama_cpp_python", "constrained", _Many, max_tokens=max_tokens)
+    fitted = req.kwargs["response_format"]["schema"]
+    budget = int(max_tokens * CHARS_PER_TOKEN)
+    assert worst_chars(loose) > budget or max_tokens == 4000
+    assert worst_chars(fitted) <= budget or max_tokens == 40  # 40 tokens: not even one short item fits
+    # never tighter than the model itself allows: every list keeps room for its minItems
+    assert fitted["properties"]["items"]["maxItems"] >= 1
+    assert fitted["$defs"]["_Triple"]["properties"]["tags"]["maxItems"] >= 1
+    server = structured_request("llama_server", "constrained", _Many, max_tokens=max_tokens)
+    assert server.kwargs["extra_body"]["json_schema"] == fitted
+
+
+def test_worst_case_size_of_a_schema() -> None:
+    from motivgraph.llm.dialects import worst_chars
+
+    assert worst_chars({"type": "string"}) is None  # unbounded
+    assert worst_chars({"type": "string", "maxLength": 10}) == 12
+    assert worst_chars({"type": "array", "maxItems": 3, "items": {"type": "boolean"}}) == 2 + 3 * 7
+    obj = {"type": "object", "properties": {"a": {"enum": ["xy", "z"]}, "b": {"type": ["integer", "null"]}}}
+    assert worst_chars(obj) == 2 + (1 + 5 + 4) + (1 + 5 + 24)
+    # the largest reply a fitted schema allows validates against the model and is no longer than its worst case
+    fitted = bounded_schema(_Many.model_json_schema(), budget_chars=600)
+    t = fitted["$defs"]["_Triple"]
+    n_items, n_tags = fitted["properties"]["items"]["maxItems"], t["properties"]["tags"]["maxItems"]
+    s_name, s_tag = t["properties"]["name"]["maxLength"], t["properties"]["tags"]["items"]["maxLength"]
+    note = fitted["properties"]["note"]["anyOf"][0]["maxLength"]
+    big = _Many(items=[_Triple(name="n" * s_name, description="d" * t["properties"]["description"]["maxLength"],
+                               tags=["t" * s_tag] * n_tags)] * n_items, note="x" * note)
+    doc = json.dumps(big.model_dump(), separators=(",", ":"))
+    assert len(doc) <= worst_chars(fitted) <= 600
+    assert _Many.model_validate_json(doc) == big
+
+
 def test_weaker_methods_and_unknown_names() -> None:
     assert [weaker("constrained"), weaker("json_mode"), weaker("text"), weaker("tool")] == [
         "json_mode", "text", None, "json_mode"]

@@ -277,3 +277,26 @@ def test_truncated_constrained_reply_is_reasked_not_a_failed_call(settings: Sett
     u = c.usage.role("resolver")
     assert (u.calls, u.failures, u.input_tokens, u.output_tokens) == (2, 0, 50, 137)  # the server's usage
     c.close()
+
+
+def test_a_cut_off_grammar_reply_is_reasked_with_bounds_for_half_the_cap(settings: Settings, fake: FakeOpenAI) -> None:
+    # llama-cpp-python's grammar holds the reply to the bounded schema; when a reply still runs into the
+    # reply cap, the re-ask's grammar is fitted to half of it, so it cannot be cut off the same way
+    from motivgraph.llm.dialects import CHARS_PER_TOKEN, worst_chars
+
+    fake.queue.append((200, {}, {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "qwen",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"sa'},
+                     "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 20, "completion_tokens": 64, "total_tokens": 84},
+    }))
+    fake.reply({"content": '{"same": true, "reason": "short"}'}, prompt_tokens=30, completion_tokens=9)
+    s = _settings(settings, "vllm:qwen", fake.url)
+    s.llm.dialect = "llama_cpp_python"
+    s.llm.max_tokens = 64
+    c = LLMClient(s, sleep=Sleeps())
+    assert c.structured_sync("resolver", "Same concept?", Verdict) == Verdict(same=True, reason="short")
+    first, second = (r["body"]["response_format"]["schema"] for r in fake.requests)
+    assert worst_chars(first) <= 64 * CHARS_PER_TOKEN
+    assert worst_chars(second) <= 32 * CHARS_PER_TOKEN < worst_chars(first)
+    c.close()
