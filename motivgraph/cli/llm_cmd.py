@@ -98,7 +98,10 @@ def usage(
 
     path = cache_path(load_settings())
     if not path.exists():
-        console.print(f"No LLM calls recorded yet ({path} does not exist).")
+        if as_json:  # --json always prints one JSON document: no rows yet
+            typer.echo("[]")
+        else:
+            console.print(f"No LLM calls recorded yet ({path} does not exist).")
         return
     cache = LLMCache(path)
     try:

@@ -59,3 +59,11 @@ def test_roles_table(env: dict[str, str]) -> None:
     lines = {line.split("│")[1].strip(): line for line in res.output.splitlines() if line.count("│") > 3}
     assert "ollama:llama3.1" in lines["mentor"] and "11434" in lines["mentor"]
     assert "vllm:qwen" in lines["extractor"]
+
+
+def test_usage_json_before_any_call_is_an_empty_list(env: dict[str, str]) -> None:
+    # no LLM cache yet (an offline ingest no longer opens one): --json still prints one JSON document
+    res = runner.invoke(app, ["llm", "usage", "--json"], env=env)
+    assert res.exit_code == 0 and json.loads(res.stdout) == []
+    res = runner.invoke(app, ["llm", "usage"], env=env)
+    assert res.exit_code == 0 and "No LLM calls recorded yet" in res.stdout
