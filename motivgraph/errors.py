@@ -49,6 +49,15 @@ class IndexMissing(IndexError_):
     """No vector index exists yet; `motivgraph reindex` builds it."""
 
 
+# The advice when there is no index because there is nothing to index (CLI and tool API alike):
+# `reindex` would build an empty one.
+NOTHING_TO_SEARCH = (
+    "The graph holds no problem, challenge or solution nodes yet, so there is nothing to search: ingest papers "
+    "first, e.g. `motivgraph ingest ~/papers/` (PDFs); if papers were ingested, `motivgraph ingest report` says "
+    "why no triple was stored"
+)
+
+
 class IndexCorrupt(IndexError_):
     """The vector index files are unreadable or inconsistent; `motivgraph reindex` rebuilds them."""
 

@@ -21,7 +21,7 @@ from cachetools import LRUCache
 
 from motivgraph.api.contract.models import NodeBrief, TripleOut
 from motivgraph.api.services.batching import Batcher
-from motivgraph.errors import BackendUnavailable, IndexCorrupt, IndexMissing, MotivGraphError
+from motivgraph.errors import NOTHING_TO_SEARCH, BackendUnavailable, IndexCorrupt, IndexMissing, MotivGraphError
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
 
@@ -196,7 +196,18 @@ class ToolContext:
                 self._warned_stale = st.graph_version
                 log.warning("%s (serving the stale index, flagged in every result)", st.message)
             return True
+        if st.state == "missing" and not self._has_searchable_nodes():
+            raise IndexMissing(NOTHING_TO_SEARCH)
         raise (IndexMissing if st.state == "missing" else IndexCorrupt)(st.message)
+
+    def _has_searchable_nodes(self) -> bool:
+        """Whether the graph holds any problem, challenge or solution node (asked only when the index is
+        missing: then `reindex` is the fix only if there is something to index)."""
+        try:
+            nodes = self.store.stats().nodes
+        except MotivGraphError:
+            return True  # cannot tell: keep the index's own advice
+        return any(nodes.get(lb, 0) for lb in ("Problem", "Challenge", "Solution"))
 
     # ------------------------------------------------------------------------------ search
     def embed(self, text: str) -> np.ndarray:

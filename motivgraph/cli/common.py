@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from motivgraph.errors import (
+    NOTHING_TO_SEARCH,
     BackendUnavailable,
     BudgetExceeded,
     ConfigError,
@@ -114,12 +115,13 @@ def announce_new_data_dir(settings: Settings) -> Callable[[], None]:
     return after
 
 
-EMPTY_GRAPH_ADVICE = "The graph is empty: ingest papers first, e.g. `motivgraph ingest ~/papers/` (PDFs)."
+EMPTY_GRAPH_ADVICE = NOTHING_TO_SEARCH
 
 
 def graph_is_empty(store: Any) -> bool:
+    """No problem, challenge or solution node (papers whose triples were all rejected leave nothing to search)."""
     try:
         st = store.stats()
     except MotivGraphError:
         return False
-    return not any(st.nodes.get(k, 0) for k in ("Problem", "Challenge", "Solution", "Paper"))
+    return not any(st.nodes.get(k, 0) for k in ("Problem", "Challenge", "Solution"))

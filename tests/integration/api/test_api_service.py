@@ -124,6 +124,21 @@ async def test_stale_and_missing_index(settings, store, embedder):
         assert r.json()["hits"][0]["key"] == "challenge:new challenge" and r.json()["index_stale"] is False
 
 
+async def test_missing_index_on_a_graph_without_nodes_says_ingest(settings, store):
+    # papers but no triple stored (every extracted triple rejected): `reindex` would build an empty index;
+    # the advice is to ingest, or to read the ingest report
+    from motivgraph.api.services import ToolService
+    from motivgraph.graph.models import PaperRecord
+
+    store.upsert_papers([PaperRecord(paper_id="doi:10.1000/none", title="A paper whose triples were all rejected")])
+    svc = ToolService(settings, version_ttl_s=0)
+    async with asgi_client(_app(settings, svc)) as c:
+        r = await c.post("/tools/node_search", json={"query": "quantization"})
+    assert r.status_code == 503 and r.json()["error"] == "index_unavailable"
+    msg = r.json()["message"]
+    assert "motivgraph ingest" in msg and "ingest report" in msg and "reindex" not in msg
+
+
 async def test_unexpected_error_is_json_500_without_trace(api_settings, caplog, monkeypatch):
     from motivgraph.api.services import ToolService
 
