@@ -260,15 +260,19 @@ def test_rejected_tool_method_falls_back_and_terminates(settings: Settings, fake
     c.close()
 
 
+def _queue_cut_off(fake: FakeOpenAI, *, completion_tokens: int) -> None:
+    """A reply the server cut off at the token limit (finish_reason "length") mid-JSON."""
+    fake.queue.append((200, {}, {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "qwen",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"sa'}, "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 20, "completion_tokens": completion_tokens, "total_tokens": 20 + completion_tokens},
+    }))
+
+
 def test_truncated_constrained_reply_is_reasked_not_a_failed_call(settings: Settings, fake: FakeOpenAI) -> None:
     # With a response_format the OpenAI SDK raises on finish_reason "length" instead of returning the
     # reply: the client turns it back into a cut-off reply, which the structured layer re-asks.
-    fake.queue.append((200, {}, {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "qwen",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"sa'},
-                     "finish_reason": "length"}],
-        "usage": {"prompt_tokens": 20, "completion_tokens": 128, "total_tokens": 148},
-    }))
+    _queue_cut_off(fake, completion_tokens=128)
     fake.reply({"content": '{"same": true, "reason": "short"}'}, prompt_tokens=30, completion_tokens=9)
     c = LLMClient(_settings(settings, "vllm:qwen", fake.url), sleep=Sleeps())
     assert c.structured_sync("resolver", "Same concept?", Verdict) == Verdict(same=True, reason="short")
@@ -284,12 +288,7 @@ def test_a_cut_off_grammar_reply_is_reasked_with_bounds_for_half_the_cap(setting
     # reply cap, the re-ask's grammar is fitted to half of it, so it cannot be cut off the same way
     from motivgraph.llm.dialects import CHARS_PER_TOKEN, worst_chars
 
-    fake.queue.append((200, {}, {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "qwen",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"sa'},
-                     "finish_reason": "length"}],
-        "usage": {"prompt_tokens": 20, "completion_tokens": 64, "total_tokens": 84},
-    }))
+    _queue_cut_off(fake, completion_tokens=64)
     fake.reply({"content": '{"same": true, "reason": "short"}'}, prompt_tokens=30, completion_tokens=9)
     s = _settings(settings, "vllm:qwen", fake.url)
     s.llm.dialect = "llama_cpp_python"
