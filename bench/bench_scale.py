@@ -657,7 +657,7 @@ def make_group(cls: Any, ids: list[str], labels: list[str], levels: list[int], v
 def http_at_scale(ds: Dataset, settings: Any, inst: dict[str, Any], n: int) -> dict[str, Any]:
     import httpx
 
-    from bench.bench_api import start_server, summary, unique_queries
+    from bench.bench_api import start_server, stop_server, summary, unique_queries
 
     queries = unique_queries(random.Random(31), n + 5)
     proc, url = start_server(settings, 1, graph_name=GRAPH_NAME)
@@ -681,11 +681,7 @@ def http_at_scale(ds: Dataset, settings: Any, inst: dict[str, Any], n: int) -> d
                 trivial.append((time.perf_counter() - t) * 1000)
         server_rss = rss_mb(proc.pid, "VmHWM")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except Exception:
-            proc.kill()
+        stop_server(proc)
     import faiss
 
     faiss.omp_set_num_threads(1)  # as the worker (api.compute_threads)

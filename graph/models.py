@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.graph.identity import node_key
+from motivgraph.graph.queries import NODE_LABELS
 from motivgraph.limits import MAX_DESCRIPTION_CHARS, MAX_KEY_CHARS, MAX_NAME_CHARS, MAX_PAPER_ID_CHARS
 
 NodeType = Literal["problem", "challenge", "solution"]
@@ -150,3 +151,8 @@ class GraphStats(BaseModel):
     parents: dict[str, int] = Field(
         default_factory=dict, description="parent nodes (level >= 1) per label, included in `nodes`"
     )
+
+    @property
+    def searchable_nodes(self) -> int:
+        """Problem, challenge and solution nodes: what the node index holds (papers alone leave nothing to search)."""
+        return sum(self.nodes.get(lb, 0) for lb in NODE_LABELS)

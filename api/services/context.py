@@ -204,10 +204,9 @@ class ToolContext:
         """Whether the graph holds any problem, challenge or solution node (asked only when the index is
         missing: then `reindex` is the fix only if there is something to index)."""
         try:
-            nodes = self.store.stats().nodes
+            return self.store.stats().searchable_nodes > 0
         except MotivGraphError:
             return True  # cannot tell: keep the index's own advice
-        return any(nodes.get(lb, 0) for lb in ("Problem", "Challenge", "Solution"))
 
     # ------------------------------------------------------------------------------ search
     def embed(self, text: str) -> np.ndarray:

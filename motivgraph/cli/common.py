@@ -124,4 +124,4 @@ def graph_is_empty(store: Any) -> bool:
         st = store.stats()
     except MotivGraphError:
         return False
-    return not any(st.nodes.get(k, 0) for k in ("Problem", "Challenge", "Solution"))
+    return not st.searchable_nodes

@@ -217,7 +217,7 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print the counts a
     table.add_row("node index", node_idx.state)
     table.add_row("paper index", paper_idx.state)
     console.print(table)
-    if not any(st.nodes.get(k, 0) for k in ("Problem", "Challenge", "Solution")):
+    if not st.searchable_nodes:
         err_console.print(f"[yellow]{EMPTY_GRAPH_ADVICE}[/yellow]", highlight=False)  # not `reindex`: nothing to index
         return
     for s in (node_idx, paper_idx):
