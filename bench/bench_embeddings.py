@@ -23,6 +23,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,36 @@ def load_backends(with_int8: bool) -> dict[str, Embedder]:
         onnx_export.quantize_int8(dest / onnx_export.FP32_FILE, dest / onnx_export.INT8_FILE)
         out["onnx-int8"] = open_onnx(cfg, check=False)  # the bench measures; the gate is not applied here
     return out
+
+
+class Bf16Forced(Embedder):
+    """The bf16 bulk path (embedding.bulk_precision=bf16) for every call, whatever the batch size."""
+
+    backend = "onnx"
+
+    def __init__(self, fp32: Embedder) -> None:
+        from motivgraph.embeddings.bulk import Bf16Bulk
+
+        self.model_name, self.dim = fp32.model_name, fp32.dim
+        self.path = Bf16Bulk(fp32, fp32.model_name, batch_size=64, setting="bf16")
+
+    def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
+        vecs, precision = self.path.embed(texts)
+        if precision != "bf16":
+            raise RuntimeError("the bf16 path is unusable here (see the warning above)")
+        return vecs
+
+
+def mixed_overlap(ref: np.ndarray, index: np.ndarray, k: int = 10, chunk: int = 2048) -> float:
+    """Top-k overlap of fp32 query vectors (`ref`) searched over `index` vectors against over `ref` itself."""
+    a = top_k(ref, k)
+    hits = np.empty_like(a)
+    for s in range(0, len(ref), chunk):
+        sims = ref[s:s + chunk] @ index.T
+        sims[np.arange(len(sims)), np.arange(s, s + len(sims))] = -np.inf
+        part = np.argpartition(-sims, k, axis=1)[:, :k]
+        hits[s:s + chunk] = part
+    return float(np.mean([len(set(x) & set(y)) / k for x, y in zip(a, hits, strict=True)]))
 
 
 def latency(backends: dict[str, Embedder], queries: list[str]) -> dict[str, list[float]]:
@@ -129,6 +160,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--rounds", type=int, default=3, help="interleaved throughput passes")
     ap.add_argument("--graph", action="store_true", help="node texts of the configured graph, not synthetic ones")
     ap.add_argument("--no-int8", action="store_true", help="skip the int8 recipe")
+    ap.add_argument("--no-bf16", action="store_true", help="skip the bf16 bulk path (embedding.bulk_precision)")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch and ONNX Runtime threads (0: each library's default, one per core); the API "
                     "workers use api.compute_threads = 1")
@@ -148,6 +180,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         torch.set_num_threads(args.threads)
         set_threads(args.threads)
     backends = load_backends(not args.no_int8)
+    if not args.no_bf16:
+        backends["bf16-bulk"] = Bf16Forced(backends["onnx"])
 
     fig["torch_threads"] = torch.get_num_threads()
     rng = random.Random(args.seed + 1)
@@ -173,6 +207,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if "onnx-int8" in rows:
         r = rows["onnx-int8"]
         fig["int8_gate_passed"] = bool(r["top10_overlap"] >= GATE_OVERLAP and r["mean_cosine"] >= GATE_COSINE)
+    if "bf16-bulk" in rows:
+        r = rows["bf16-bulk"]
+        r["fp32_queries_top10_overlap"] = mixed_overlap(vectors["onnx"], vectors["bf16-bulk"])
+        fig["bf16_gate_passed"] = bool(r["top10_overlap"] >= GATE_OVERLAP and r["mean_cosine"] >= GATE_COSINE)
     fig["load_1m_at_end"] = os.getloadavg()[0]
     fig["wall_s"] = time.perf_counter() - t_start
 
@@ -188,6 +226,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if "int8_gate_passed" in fig:
         print(f"int8 gate (top-10 overlap >= {GATE_OVERLAP}, mean cosine >= {GATE_COSINE}): "
               f"{'PASSED' if fig['int8_gate_passed'] else 'FAILED'}")
+    if "bf16_gate_passed" in fig:
+        print(f"bf16 bulk: same gate {'PASSED' if fig['bf16_gate_passed'] else 'FAILED'}; fp32 queries over the bf16 "
+              f"vectors keep {rows['bf16-bulk']['fp32_queries_top10_overlap']:.4f} of their top-10; batch "
+              f"{rows['bf16-bulk']['batch_texts_per_s'] / rows['onnx']['batch_texts_per_s']:.2f}x ONNX fp32")
     print(f"wall {fig['wall_s']:.0f}s")
     if args.json:
         args.json.write_text(json.dumps(fig, indent=2))

@@ -610,6 +610,7 @@ class IndexStatus(BaseModel):
     model: str | None = None
     dim: int | None = None
     backend: str | None = Field(None, description="what computed the vectors: torch, onnx or onnx-int8")
+    precision: str | None = Field(None, description="what the build embedded in: fp32, or bf16 (bulk_precision)")
     built_at: str | None = None
     generation: str | None = None
 
@@ -742,7 +743,7 @@ class GroupedIndex:
             path=path, index_version=stamp.get("graph_version"), graph_version=graph_version,
             counts=stamp.get("counts", {}), kinds=stamp.get("kinds", {}), model=stamp.get("model"),
             dim=stamp.get("dim"), built_at=stamp.get("built_at"), generation=stamp.get("generation"),
-            backend=stamp_backend(stamp),
+            backend=stamp_backend(stamp), precision=stamp.get("precision") or "fp32",
         )
         emb = self._embedder
         if emb is not None and (stamp.get("model") != emb.model_name or stamp.get("dim") != emb.dim):
@@ -816,6 +817,7 @@ class GroupedIndex:
             total = sum(totals.values())
             done = 0
             embedded = 0
+            precisions: set[str] = set()
             if progress:
                 progress(0, total)
             dim = self.embedder.dim
@@ -833,7 +835,8 @@ class GroupedIndex:
                 def flush(todo: list[tuple[int, str]] = todo, rows: list[np.ndarray | None] = rows) -> None:
                     nonlocal done, embedded
                     if todo:
-                        vecs = self.embedder.embed([t for _, t in todo])
+                        vecs, precision = self.embedder.embed_bulk([t for _, t in todo])
+                        precisions.add(precision)
                         for (r, _), v in zip(todo, vecs, strict=True):
                             rows[r] = v
                         done += len(todo)
@@ -871,11 +874,16 @@ class GroupedIndex:
             if progress:
                 progress(done, max(total, done))
             self.last_embedded = embedded
-            self._commit(groups, version)
+            # reused vectors keep no precision of their own: the stamp says bf16 if any build that made
+            # them (this one or the one reused from) embedded in bf16
+            if old and self._stamp is not None and self._stamp.get("precision") == "bf16":
+                precisions.add("bf16")
+            self._commit(groups, version, "bf16" if "bf16" in precisions else "fp32")
         return self.status()
 
-    def _commit(self, groups: dict[str, Group], version: int) -> None:
-        """Write `groups` (compacted first) as a new generation and make it the live one."""
+    def _commit(self, groups: dict[str, Group], version: int, precision: str | None = None) -> None:
+        """Write `groups` (compacted first) as a new generation and make it the live one. `precision`:
+        what the bulk of its vectors was embedded in (None: as the live generation says)."""
         groups = {g: compact(groups[g], self.cfg) for g in self.GROUPS}
         stamp = {
             "model": self.embedder.model_name,
@@ -886,6 +894,9 @@ class GroupedIndex:
             "built_at": now_iso(),
         }
         stamp["backend"] = self.embedder.backend
+        if precision is None:
+            precision = str((self._stamp or {}).get("precision") or "fp32")
+        stamp["precision"] = precision
         name = self._gens.write(stamp, groups)
         with self._lock:
             self._gen, self._groups, self._load_error = name, groups, None

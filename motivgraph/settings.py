@@ -62,6 +62,14 @@ class EmbeddingSettings(BaseModel):
         "passed the quality gate, see bench/bench_embeddings.py). An index records the backend that built it; "
         "after changing this run `motivgraph reindex`.",
     )
+    bulk_precision: Literal["auto", "fp32", "bf16"] = Field(
+        "auto",
+        description="What an index build embeds its texts in: 'bf16' (torch under bfloat16 autocast, ~2x faster "
+        "where the CPU has AMX or AVX-512 BF16; vectors within cosine 0.9999 of fp32, top-10 neighbours 0.995 the "
+        "same, see motivgraph/embeddings/bulk.py), 'fp32' (exactly the query embedder's vectors) or 'auto' (bf16 "
+        "where the CPU computes it natively and torch is installed, else fp32). Queries and small batches are "
+        "always fp32; the index records the precision its build used.",
+    )
     onnx_dir: Path | None = Field(
         None,
         description="Where the exported ONNX files live (one subdirectory per model). Unset: "

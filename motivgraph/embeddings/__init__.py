@@ -4,6 +4,7 @@
 exported by `onnx_export.py`) or torch through sentence-transformers (`minilm.py`). An ONNX
 model that is missing is exported once from the packaged weights (torch needed, nothing is
 downloaded); one that fails its first-use self-check falls back to torch with a warning.
+`embedding.bulk_precision` adds a bfloat16 path for index builds (`bulk.py`).
 """
 
 from __future__ import annotations
@@ -31,9 +32,14 @@ def set_threads(n: int) -> None:
 
 def get_embedder(cfg: EmbeddingSettings) -> Embedder:
     key = (cfg.model, cfg.device, cfg.backend, str(cfg.onnx_dir or ""))
+    key = (*key, cfg.bulk_precision)
     with _lock:
         if key not in _cache:
-            _cache[key] = _load(cfg)
+            from motivgraph.embeddings.bulk import attach_bulk
+
+            emb = _load(cfg)
+            attach_bulk(emb, cfg.bulk_precision, cfg.batch_size)
+            _cache[key] = emb
         return _cache[key]
 
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from motivgraph.embeddings.bulk import Bf16Bulk, Precision
 
 
 class Embedder(ABC):
@@ -13,6 +17,8 @@ class Embedder(ABC):
     dim: int
     # What computed the vectors ("torch", "onnx", "onnx-int8"): an index records it and refuses another.
     backend: str = "torch"
+    # The bf16 path for large batches (embedding.bulk_precision, see bulk.py); None: bulk is fp32 too.
+    bulk: Bf16Bulk | None = None
 
     @abstractmethod
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
@@ -20,3 +26,12 @@ class Embedder(ABC):
 
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+    def embed_bulk(self, texts: Sequence[str], *, show_progress: bool = False) -> tuple[np.ndarray, Precision]:
+        """Many texts at once (an index build): the vectors and the precision they came in -- bf16 through
+        `bulk` for a large batch where embedding.bulk_precision allows it, else `embed`'s fp32."""
+        from motivgraph.embeddings.bulk import BULK_MIN_TEXTS
+
+        if self.bulk is not None and len(texts) >= BULK_MIN_TEXTS:
+            return self.bulk.embed(texts, show_progress=show_progress)
+        return self.embed(texts, show_progress=show_progress), "fp32"

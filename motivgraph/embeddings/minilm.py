@@ -11,6 +11,7 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -57,25 +58,30 @@ def max_seq_length(path: Path) -> int:
     return min(limits)
 
 
+def load_sentence_transformer(model: str, device: str = "cpu") -> object:
+    """The sentence-transformers model `model` names, loaded offline (EmbeddingError when it cannot be)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    path = resolve_model_path(model)
+    try:
+        from sentence_transformers import SentenceTransformer
+
+        return SentenceTransformer(str(path), device=device, local_files_only=True)
+    except Exception as e:  # the library raises many types; all mean "cannot load"
+        raise EmbeddingError(f"Could not load embedding model from {path}: {e}") from e
+
+
 class SentenceTransformerEmbedder(Embedder):
     backend = "torch"
 
     def __init__(self, model: str = PACKAGED_MODEL, *, device: str = "cpu", batch_size: int = 64) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        path = resolve_model_path(model)
-        try:
-            from sentence_transformers import SentenceTransformer
-
-            self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
-        except Exception as e:  # the library raises many types; all mean "cannot load"
-            raise EmbeddingError(f"Could not load embedding model from {path}: {e}") from e
+        self._model: Any = load_sentence_transformer(model, device)
         self.model_name = model
         # sentence-transformers 6 renamed the accessor; keep working on both sides of the rename.
         dim_of = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(dim_of() or 0)
         self.batch_size = batch_size
-        log.debug("loaded embedding model %s (dim %d) from %s", model, self.dim, path)
+        log.debug("loaded embedding model %s (dim %d)", model, self.dim)
 
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
         if not texts:

@@ -398,3 +398,39 @@ def test_paper_index_catch_up_builds_then_embeds_only_new_papers(settings, embed
     assert pidx.catch_up() == 1
     assert pidx.status().state == "ok"
     assert pidx.search("masked language model", k=1)[0].paper_id == "p3"
+
+
+class BulkBf16(OtherBackend):
+    """The embedder with a bulk path that says bf16 (vectors: the inner embedder's, nudged off them)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        super().__init__(inner, inner.backend)
+        self.bulk_calls = 0
+
+    def embed_bulk(self, texts: Sequence[str], *, show_progress: bool = False):  # type: ignore[override]
+        self.bulk_calls += 1
+        v = self.inner.embed(texts) + np.float32(1e-3)
+        return v / np.linalg.norm(v, axis=1, keepdims=True), "bf16"
+
+
+def test_a_rebuild_embeds_through_the_bulk_path_and_stamps_its_precision(settings, embedder, mem):
+    emb = BulkBf16(embedder)
+    idx = NodeIndex.open(settings, mem, emb)
+    idx.rebuild()
+    st = idx.status()
+    assert emb.bulk_calls >= 1 and emb.calls == 0
+    assert st.state == "ok" and st.precision == "bf16" and st.backend == embedder.backend
+    # fp32 queries (embed) search the bf16-built index: same top hit
+    assert idx.search("Attend to few positions to save memory", k=1)[0].name == "Sparse attention"
+    # an incremental add appends fp32 vectors and keeps the stamp; a rebuild reusing the vectors keeps bf16
+    v0 = mem.node_version()
+    new = mem.put("challenge", "Catastrophic forgetting", "Learning new tasks erases old ones.")
+    idx.add([new], from_version=v0)
+    assert idx.status().precision == "bf16"
+    idx.rebuild()
+    assert idx.status().precision == "bf16" and idx.last_embedded == 0
+    # without reuse, a plain embedder's rebuild is fp32 again
+    plain = NodeIndex.open(settings, mem, embedder)
+    plain.rebuild(reuse=False)
+    assert plain.status().precision == "fp32"
+    assert NodeIndex.open(settings, mem, emb).status().state == "ok"  # the same backend: not stale
