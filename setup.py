@@ -16,4 +16,9 @@ for folder in LAYER_FOLDERS:
     package_dir[f"motivgraph.{folder}"] = folder
     packages += [f"motivgraph.{folder}", *(f"motivgraph.{folder}.{p}" for p in find_packages(folder))]
 
-setup(package_dir=package_dir, packages=packages, package_data={"motivgraph.api": ["static/*"]})
+setup(
+    package_dir=package_dir,
+    packages=packages,
+    # the C source of the PDF parser's char loops is compiled on the user's machine (ingest/pdf_native.py)
+    package_data={"motivgraph.api": ["static/*"], "motivgraph.ingest": ["native/*.c"]},
+)

@@ -13,6 +13,7 @@ Heuristics, in order:
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections import Counter
@@ -35,7 +36,6 @@ from motivgraph.ingest.pdf_filters import (
     is_formula,
     is_stamp,
     merge_split_lines,
-    same_row,
     shares_row,
     toc_lines,
 )
@@ -203,10 +203,24 @@ def _repeated_texts(lines: list[Line]) -> set[str]:
     return {k for k, pages in seen.items() if len(pages) >= 3}
 
 
+def _ends_a_row(ln: Line, page: list[Line]) -> bool:
+    """Whether another line of the page sits left of `ln` on its baseline (`same_row`, inlined: this is
+    asked of every page-number-like line against every line of its page)."""
+    y0, y1, x0 = ln.y0, ln.y1, ln.x0
+    height = y1 - y0
+    for o in page:
+        if o is not ln and o.x1 < x0 and min(o.y1, y1) - max(o.y0, y0) > 0.6 * min(o.y1 - o.y0, height):
+            return True
+    return False
+
+
 def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | None = None) -> list[Line]:
     """Drop running headers/footers and page numbers."""
     out = []
     repeated = repeated or set()
+    on_page: dict[int, list[Line]] = {}
+    for ln in lines:
+        on_page.setdefault(ln.page, []).append(ln)
     for ln in lines:
         h = ln.page_height or 792.0
         # page 1 carries the title near its top, and running heads often repeat the title
@@ -219,7 +233,7 @@ def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | N
             ln.size < 1.8 * body_size
             and _PAGE_NUMBER.fullmatch(t)
             # a page number, unless it ends a text line inside the page (a contents entry's)
-            and (in_band or not any(o is not ln and o.x1 < ln.x0 and same_row(o, ln) for o in lines))
+            and (in_band or not _ends_a_row(ln, on_page[ln.page]))
         ):
             continue
         if in_band and len(t.split()) <= 15 and ln.size <= body_size + 0.5:
@@ -282,10 +296,7 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
         # a caption, a formula or a table cell is no heading: checked only for a line that would be one
         # (most lines are not), right before it is taken
         words = t.split()
-        norm = _norm_head(t)
         heading_font = _is_heading_font(ln, body_size) or (caps and len(words) <= 8) or ln.centered
-        # a known section name alone on its line in another typeface than the body's
-        other_face = _family(ln.font) != body_family and ln.size >= body_size - 0.6
         m = _NUM_HEAD.match(t)
         if m:
             num = m.group("num").rstrip(".")
@@ -335,8 +346,10 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
                         last_letter = parts[0]
                     heads.append(_Head(i, title, num, None))
                     continue
-        if norm in _KNOWN_HEADS and len(words) <= 6 and (
-            heading_font or norm in _STRONG_HEADS or t.isupper() or other_face
+        # a known section name alone on its line (in a heading font, or another typeface than the body's)
+        if len(words) <= 6 and (norm := _norm_head(t)) in _KNOWN_HEADS and (
+            heading_font or norm in _STRONG_HEADS or t.isupper()
+            or (_family(ln.font) != body_family and ln.size >= body_size - 0.6)
         ):
             if _not_a_heading(lines, i, t):
                 continue
@@ -367,6 +380,7 @@ def _not_a_heading(lines: list[Line], i: int, t: str) -> bool:
     return bool(_NOT_HEAD.match(t)) or is_formula(_NUM_PREFIX.sub("", t)) or shares_row(lines, i)
 
 
+@functools.lru_cache(maxsize=1024)
 def _family(font: str) -> str:
     name = font.split("+", 1)[-1]  # subset prefix "ABCDEE+"
     return _FAMILY_END.split(name, maxsplit=1)[0].lower()

@@ -73,7 +73,7 @@ def toc_lines(lines: list[Line]) -> set[int]:
             # the page number was set apart (far right): a separate line on the same baseline
             for j in range(max(0, i - 3), min(len(lines), i + 4)):
                 o = lines[j]
-                if j != i and o.page == ln.page and page_num[j] and o.x0 > ln.x1 + 10 and same_row(
+                if page_num[j] and j != i and o.page == ln.page and o.x0 > ln.x1 + 10 and same_row(
                     ln, o
                 ):
                     entry = True

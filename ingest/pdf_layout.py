@@ -26,13 +26,14 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from motivgraph.ingest import pdf_native
 from motivgraph.text_hygiene import Repairs, repair_text
 
 # surrogates, C0/C1 controls, noncharacters: the only things repair_text changes
 _NEEDS_REPAIR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     page: int
     x0: float
@@ -144,7 +145,7 @@ def _reading_turn(raw: pdfium_c.FPDF_TEXTPAGE, n: int, units: Any) -> int:
 
     sample = np.arange(0, n, max(1, n // _ANGLE_SAMPLES))
     sample = sample[units[sample] > 32]
-    ok, mats = _bulk_into(_MATRIX_OF, _address(raw), sample.tolist(), pdfium_c.FS_MATRIX)
+    ok, mats = _bulk_into(_MATRIX_OF, _address(raw), sample, pdfium_c.FS_MATRIX)
     q = _quarters(ok, mats)
     votes = np.bincount(q[q >= 0], minlength=5).tolist()
     best = max(range(4), key=lambda q: votes[q])
@@ -412,13 +413,30 @@ def _char_classes(cp: Any) -> Any:
     return _CLASS_TABLE[np.minimum(cp, 0x10000)]
 
 
+def _native() -> Any:
+    """The C loops over these calls (pdf_native), or None: then `map` drives them from Python."""
+    return pdf_native.library()
+
+
+def _indexes(idx: Any) -> Any:
+    import numpy as np
+
+    return np.ascontiguousarray(idx, dtype=np.int32)
+
+
 def _bulk_unicode(raw: pdfium_c.FPDF_TEXTPAGE, n: int) -> tuple[str, Any]:
     """The page's text and codes asked char by char (when the bulk text does not line up with the chars)."""
     import numpy as np
 
     handle = _address(raw)
-    codes = list(map(_UNICODE_OF, repeat(handle, n), range(n)))
-    return "".join(map(chr, codes)), np.array(codes, dtype=np.int64)
+    lib = _native()
+    if lib is not None:
+        out = np.zeros(n, dtype=np.uint32)
+        lib.mg_uint_range(_address(_UNICODE_OF), handle, n, out.ctypes.data)
+        codes = out.astype(np.int64)
+        return "".join(map(chr, codes.tolist())), codes
+    listed = list(map(_UNICODE_OF, repeat(handle, n), range(n)))
+    return "".join(map(chr, listed)), np.array(listed, dtype=np.int64)
 
 
 def _bulk_into(fn: Any, handle: int, idx: Any, struct: Any) -> tuple[Any, Any]:
@@ -429,20 +447,49 @@ def _bulk_into(fn: Any, handle: int, idx: Any, struct: Any) -> tuple[Any, Any]:
     out = (struct * count)()
     base = ctypes.addressof(out)
     size = ctypes.sizeof(struct)
-    ok = np.fromiter(map(fn, repeat(handle, count), idx, range(base, base + size * count, size)),
-                     dtype=bool, count=count)
+    lib = _native()
+    if lib is not None:
+        ids = _indexes(idx)
+        flags = np.zeros(count, dtype=np.uint8)
+        lib.mg_out_at(_address(fn), handle, ids.ctypes.data, count, base, size, flags.ctypes.data)
+        ok = flags.astype(bool)
+    else:
+        ok = np.fromiter(map(fn, repeat(handle, count), _indexes(idx).tolist(), range(base, base + size * count, size)),
+                         dtype=bool, count=count)
     return ok, np.frombuffer(out, dtype=np.float32).reshape(count, size // 4).astype(np.float64)
+
+
+def _font_sizes(handle: int, idx: Any) -> Any:
+    """pdfium's font size of every char idx[k]."""
+    import numpy as np
+
+    lib = _native()
+    if lib is not None:
+        ids = _indexes(idx)
+        out = np.zeros(len(ids), dtype=np.float64)
+        lib.mg_double_at(_address(_FONT_SIZE_OF), handle, ids.ctypes.data, len(ids), out.ctypes.data)
+        return out
+    listed = _indexes(idx).tolist()
+    return np.fromiter(map(_FONT_SIZE_OF, repeat(handle, len(listed)), listed), dtype=np.float64, count=len(listed))
 
 
 _TIGHT_BOX = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
                               ctypes.c_void_p, ctypes.c_void_p)(_address(pdfium_c.FPDFText_GetCharBox))
 
 
-def _tight_boxes(handle: int, idx: list[int]) -> Any:
+def _tight_boxes(handle: int, idx: Any) -> Any:
     """Glyph boxes (rows left, right, bottom, top) of the chars idx; None when pdfium has none for one."""
     import numpy as np
 
     count = len(idx)
+    lib = _native()
+    if lib is not None:
+        ids = _indexes(idx)
+        rows = np.zeros((count, 4), dtype=np.float64)
+        flags = np.zeros(count, dtype=np.uint8)
+        lib.mg_box4_at(_address(_TIGHT_BOX), handle, ids.ctypes.data, count, rows.ctypes.data, flags.ctypes.data)
+        return rows if flags.all() else None
+    idx = _indexes(idx).tolist()
     out = (ctypes.c_double * (4 * count))()
     b = ctypes.addressof(out)
     end = b + 32 * count
@@ -510,7 +557,7 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
 
     # boxes of the chars that have a say in the geometry (not of spaces and line ends)
     boxed = np.flatnonzero(glyph | soft)
-    got, boxes = _bulk_into(_LOOSE_BOX, handle, boxed.tolist(), pdfium_c.FS_RECTF)
+    got, boxes = _bulk_into(_LOOSE_BOX, handle, boxed, pdfium_c.FS_RECTF)
     ok = np.zeros(n, dtype=bool)
     ok[boxed] = got
     fx0, fbase, fx1, ftop = (np.zeros(n) for _ in range(4))
@@ -529,7 +576,7 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
     first[1:] = seg[1:] != seg[:-1]
     first_pos = np.flatnonzero(first)
     cand = vidx[first_pos]
-    m_ok, mats = _bulk_into(_MATRIX_OF, handle, cand.tolist(), pdfium_c.FS_MATRIX)
+    m_ok, mats = _bulk_into(_MATRIX_OF, handle, cand, pdfium_c.FS_MATRIX)
     q = _quarters(m_ok, mats)
     rejected = (q != frame.turn) & (q >= 0)
     accepted = cand_mask.copy()
@@ -560,8 +607,7 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
             start_mats = np.concatenate([start_mats, np.array(more_mats, dtype=np.float64)])
             order = np.argsort(starts, kind="stable")
             starts, start_ok, start_mats = starts[order], start_ok[order], start_mats[order]
-    font_sizes = np.fromiter(map(_FONT_SIZE_OF, repeat(handle, len(starts)), starts.tolist()), dtype=np.float64,
-                             count=len(starts))
+    font_sizes = _font_sizes(handle, starts)
     start_sizes = _effective_sizes(font_sizes, start_ok, start_mats)
 
     aidx = np.flatnonzero(accepted)  # the glyphs that make the lines, in stream order
@@ -577,7 +623,7 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
     # the page, the glyph's own box is sound; and its glyph heights stand in for the size
     small = read[last_start] < _MIN_SIZE
     if small.any():
-        tight = _tight_boxes(handle, aidx[small].tolist())
+        tight = _tight_boxes(handle, aidx[small])
         if tight is None:
             return None
         fx0, fbase, fx1, ftop = fx0.copy(), fbase.copy(), fx1.copy(), ftop.copy()
@@ -720,12 +766,21 @@ _FONT_SLOT = 256
 
 def _font_names(raw: pdfium_c.FPDF_TEXTPAGE, handle: int, idx: list[int]) -> list[str]:
     """`_font_name` of many chars, read in bulk into a slot each."""
+    import numpy as np
+
     count = len(idx)
     names = ctypes.create_string_buffer(_FONT_SLOT * count)
     flags = (ctypes.c_int * max(count, 1))()
     b, fb = ctypes.addressof(names), ctypes.addressof(flags)
-    lengths = list(map(_FONT_INFO, repeat(handle, count), idx, range(b, b + _FONT_SLOT * count, _FONT_SLOT),
-                       repeat(_FONT_SLOT, count), range(fb, fb + 4 * count, 4)))
+    lib = _native()
+    if lib is not None:
+        ids = _indexes(idx)
+        got = np.zeros(count, dtype=np.uint64)
+        lib.mg_font_info_at(_address(_FONT_INFO), handle, ids.ctypes.data, count, b, _FONT_SLOT, fb, got.ctypes.data)
+        lengths = got.tolist()
+    else:
+        lengths = list(map(_FONT_INFO, repeat(handle, count), idx, range(b, b + _FONT_SLOT * count, _FONT_SLOT),
+                           repeat(_FONT_SLOT, count), range(fb, fb + 4 * count, 4)))
     if any(n > _FONT_SLOT for n in lengths):
         return [_font_name(raw, i) for i in idx]  # a name longer than the buffer: as the per-char pass reads it
     data = names.raw

