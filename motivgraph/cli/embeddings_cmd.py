@@ -61,11 +61,17 @@ def info_cmd(as_json: bool = typer.Option(False, "--json", help="Print the resul
 
     cfg = load_settings().embedding
     emb = get_embedder(cfg)
+    from motivgraph.embeddings.bulk import native_bf16
+
+    # the bulk path is decided at the first index build (it loads torch's model); this says what it will do
+    bulk = "fp32" if emb.bulk is None or (cfg.bulk_precision == "auto" and not native_bf16()) else "bf16"
     row = {"configured": cfg.backend, "backend": emb.backend, "model": emb.model_name, "dim": emb.dim,
-           "file": str(getattr(emb, "path", "")) or None}
+           "file": str(getattr(emb, "path", "")) or None, "bulk_precision": cfg.bulk_precision,
+           "index_builds_in": bulk}
     if as_json:
         typer.echo(json.dumps(row, indent=2))
         return
     fell_back = " (fell back: see the warning above)" if row["backend"] != cfg.backend else ""
     console.print(f"embedding backend [bold]{row['backend']}[/bold]{fell_back}, model {row['model']} (dim {row['dim']})"
                   + (f", {row['file']}" if row["file"] else ""), highlight=False)
+    console.print(f"index builds embed in {bulk} (embedding.bulk_precision={cfg.bulk_precision})", highlight=False)

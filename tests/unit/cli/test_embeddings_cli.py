@@ -50,6 +50,17 @@ def test_info_names_the_backend_that_runs(env: dict[str, str]) -> None:
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["configured"] == out["backend"] == "onnx" and out["dim"] == 384
+    assert out["bulk_precision"] == "auto" and out["index_builds_in"] in ("bf16", "fp32")
+
+
+def test_info_says_what_index_builds_embed_in(env: dict[str, str]) -> None:
+    fp32 = {**env, "MOTIVGRAPH_EMBEDDING_BULK_PRECISION": "fp32"}
+    res = runner.invoke(app, ["embeddings", "info", "--json"], env=fp32)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["index_builds_in"] == "fp32"
+    res = runner.invoke(app, ["embeddings", "info"], env={**env, "MOTIVGRAPH_EMBEDDING_BULK_PRECISION": "bf16"})
+    assert res.exit_code == 0, res.output
+    assert "index builds embed in bf16" in res.output
 
 
 def test_int8_backend_is_refused_with_the_reason(env: dict[str, str]) -> None:
