@@ -288,12 +288,21 @@ def start_server(settings: Any, workers: int, graph_name: str = GRAPH_NAME,
     import httpx
 
     deadline = time.monotonic() + 600  # a worker's start-up takes minutes on a machine loaded 10x its cores
+    settled = 0  # health answers in a row from workers whose node cache is filled (api.node_cache)
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited: {log_path.read_text(errors='replace')[-2000:]}")
         try:
-            if httpx.get(f"{url}/health", timeout=10).status_code == 200:
-                return proc, url
+            r = httpx.get(f"{url}/health", timeout=10)
+            if r.status_code == 200:
+                # measuring while workers still fill their node caches would time the fill; an older tree's
+                # health says nothing about one
+                body = r.json()
+                settled = settled + 1 if not body.get("node_cache_filling") else 0
+                if "node_cache_filling" not in body or settled >= 4 * workers:
+                    return proc, url
+                time.sleep(0.05)
+                continue
         except httpx.HTTPError:
             pass
         time.sleep(0.3)

@@ -10,7 +10,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from pydantic import BaseModel
 
 from motivgraph.api.contract.tools import ToolSpec, all_tools, openai_tools
@@ -30,8 +30,11 @@ def list_tools() -> ToolsList:
 
 
 def _endpoint(spec: ToolSpec[Any, Any]) -> Callable[..., Awaitable[BaseModel]]:
-    async def endpoint(req: BaseModel, svc: ToolService) -> BaseModel:
-        return await svc.call(spec, req)
+    async def endpoint(req: BaseModel, svc: ToolService) -> Response:
+        out = await svc.call(spec, req)  # an instance of the row's result model (svc.call checks it)
+        # serialised once by its own model: FastAPI would validate it against response_model again first,
+        # a second pass over every hit of every call (the route keeps response_model for the OpenAPI page)
+        return Response(content=out.__pydantic_serializer__.to_json(out), media_type="application/json")
 
     # FastAPI reads the body model and the dependency from the signature: give it this row's request model
     endpoint.__signature__ = inspect.Signature([  # type: ignore[attr-defined]  # functions accept __signature__

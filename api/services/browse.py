@@ -66,6 +66,8 @@ class Health(BaseModel):
     graph: ComponentHealth
     index: ComponentHealth
     index_stale: bool = False
+    node_cache: int = Field(0, description="Node briefs this worker holds in memory (api.node_cache).")
+    node_cache_filling: bool = Field(False, description="This worker is filling its node cache from the graph.")
     version: str
 
 
@@ -143,7 +145,8 @@ def health(ctx: ToolContext) -> Health:
     except MotivGraphError as e:
         index, stale = ComponentHealth(ok=False, detail=scrub_paths(str(e))), False
     status = "ok" if index.ok and not stale else "degraded"
-    return Health(status=status, graph=graph, index=index, index_stale=stale, version=__version__)
+    return Health(status=status, graph=graph, index=index, index_stale=stale, node_cache=ctx.cached_briefs,
+                  node_cache_filling=ctx.filling_briefs, version=__version__)
 
 
 __all__ = ["PaperBrief", "health", "page_triples", "stats"]

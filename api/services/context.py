@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ONE_LINE_CHARS = 200
+# After a graph change drops the node cache, how long before it is filled again (an ingest changes the graph
+# every few seconds; a fill is one pass over every node).
+REWARM_DELAY_S = 5.0
 
 
 def one_line(text: str, limit: int = ONE_LINE_CHARS) -> str:
@@ -57,6 +60,15 @@ def brief(ref: NodeRef | NodeRecord, *, full: bool = False) -> NodeBrief:
     )
 
 
+# The node cache holds a brief as a plain tuple of its fields: a third of a model instance's memory, and
+# model_construct turns it back into one without validating again what the graph gave.
+_BRIEF_FIELDS = tuple(NodeBrief.model_fields)
+
+
+def _brief_row(b: NodeBrief) -> tuple[Any, ...]:
+    return tuple(getattr(b, f) for f in _BRIEF_FIELDS)
+
+
 def triple_out(t: TripleView) -> TripleOut:
     return TripleOut(problem=brief(t.problem), challenge=brief(t.challenge), solution=brief(t.solution),
                      papers=list(t.papers))
@@ -69,6 +81,10 @@ class _LRU:
         self.size = size
         self._d: LRUCache[Any, Any] = LRUCache(maxsize=max(1, size))
         self._lock = threading.Lock()
+        self.generation = 0  # bumped by clear(): a fill begun before a clear must not land after it
+
+    def __len__(self) -> int:
+        return len(self._d)
 
     def get(self, key: Any) -> Any:
         with self._lock:
@@ -80,9 +96,21 @@ class _LRU:
         with self._lock:
             self._d[key] = value
 
+    def put_many(self, items: Iterable[tuple[Any, Any]], generation: int) -> bool:
+        """Put `items` unless the cache was cleared since `generation`; False (nothing put) then."""
+        if self.size <= 0:
+            return False
+        with self._lock:
+            if self.generation != generation:
+                return False
+            for key, value in items:
+                self._d[key] = value
+            return True
+
     def clear(self) -> None:
         with self._lock:
             self._d.clear()
+            self.generation += 1
 
 
 class ToolContext:
@@ -94,7 +122,7 @@ class ToolContext:
         *,
         s2_client: Any = None,
         version_ttl_s: float | None = None,
-        node_cache_size: int = 50_000,
+        node_cache_size: int | None = None,
     ) -> None:
         self.runtime = runtime if isinstance(runtime, Runtime) else Runtime(runtime)
         self.settings = self.runtime.settings
@@ -107,7 +135,10 @@ class ToolContext:
         self._version_at = 0.0
         self._index_status: IndexStatus | None = None
         self._status_at = 0.0
-        self._nodes = _LRU(node_cache_size)
+        self._nodes = _LRU(self.settings.api.node_cache if node_cache_size is None else node_cache_size)
+        self.keep_warm = False  # fill the brief cache from the graph, now and after each change (warm_briefs)
+        self._warming: threading.Thread | None = None
+        self._rewarm = False
         self._embeds = _LRU(2048)
         self._warned_stale: int | None = None
         self._searchers: dict[tuple[Any, ...], Batcher] = {}
@@ -169,7 +200,12 @@ class ToolContext:
                         log.info("graph version %s -> %s; node cache dropped", self._version, v)
                     self._nodes.clear()
                     self._index_status = None
+                    changed = self._version is not None
+                else:
+                    changed = False
                 self._version, self._version_at = v, now
+            if changed and self.keep_warm:
+                self.warm_briefs()
         return self._version
 
     def index_status(self, *, fresh: bool = False) -> IndexStatus:
@@ -258,17 +294,77 @@ class ToolContext:
         out: dict[str, NodeBrief] = {}
         missing: list[str] = []
         for k in keys:
-            b = self._nodes.get(k)
-            if b is None:
+            row = self._nodes.get(k)
+            if row is None:
                 missing.append(k)
             else:
-                out[k] = b
+                out[k] = NodeBrief.model_construct(**dict(zip(_BRIEF_FIELDS, row, strict=True)))
         if missing:
             for rec in self._fetch(missing):
                 b = brief(rec)
-                self._nodes.put(rec.key, b)
+                self._nodes.put(rec.key, _brief_row(b))
                 out[rec.key] = b
         return out
+
+    @property
+    def cached_briefs(self) -> int:
+        return len(self._nodes)
+
+    @property
+    def filling_briefs(self) -> bool:
+        return self._warming is not None and self._warming.is_alive()
+
+    def warm_briefs(self) -> None:
+        """Fill the brief cache from the graph in a background thread (one at a time), so node_search hits
+        need no graph round trip. A graph change drops the cache; the fill then starts over REWARM_DELAY_S
+        later, and again while changes keep dropping it (an ingest changes the graph paper by paper)."""
+        with self._lock:
+            if self._nodes.size <= 0:
+                return
+            if self._warming is not None and self._warming.is_alive():
+                self._rewarm = True
+                return
+            self._rewarm = False
+            self._warming = threading.Thread(target=self._fill_briefs, name="motivgraph-warm-briefs", daemon=True)
+            self._warming.start()
+
+    def _fill_briefs(self) -> None:
+        delay = 0.0
+        while True:
+            time.sleep(delay)
+            delay = REWARM_DELAY_S
+            if self._fill_once():
+                with self._lock:
+                    if not self._rewarm:
+                        return
+                    self._rewarm = False
+            if not self.keep_warm:
+                return
+
+    def _fill_once(self) -> bool:
+        """One pass over the graph's nodes into the cache; False when a graph change dropped it meanwhile."""
+        t0 = time.monotonic()
+        generation = self._nodes.generation
+        batch: list[tuple[str, tuple[Any, ...]]] = []
+        put = 0
+        try:
+            for rec in self.store.iter_nodes():
+                batch.append((rec.key, _brief_row(brief(rec))))
+                if len(batch) >= 2000:
+                    if not self._nodes.put_many(batch, generation):
+                        return False
+                    put += len(batch)
+                    batch = []
+                if put + len(batch) >= self._nodes.size:
+                    break
+            if not self._nodes.put_many(batch, generation):
+                return False
+        except Exception as e:  # a warm cache is an optimisation: a failure leaves requests on the graph
+            log.warning("could not fill the node cache (%s: %s); briefs are read from the graph per request",
+                        type(e).__name__, e)
+            return True
+        log.info("node cache warm: %d briefs in %.1fs", put + len(batch), time.monotonic() - t0)
+        return True
 
     def _fetch(self, keys: list[str]) -> list[NodeRecord]:
         return [r for r in self.store.get_nodes(keys) if r is not None]

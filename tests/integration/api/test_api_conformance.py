@@ -157,6 +157,9 @@ def _documented(case, response, title: str) -> bool:
             return code == "invalid_request" and "year_to must not be before year_from" in message
         if case.path == "/triples":  # a cursor is a token this server handed out, not any base64url text
             return code == "invalid_cursor" and bool((case.query or {}).get("cursor"))
+        if case.path == "/ideation/sessions" and case.method == "POST":  # a MindFlow controller is a file here
+            return (code == "invalid_request" and bool(body.get("controller"))
+                    and "controller" in message and "does not exist" in message)
     return False
 
 

@@ -1,0 +1,90 @@
+"""The warm node cache (api.node_cache): a server fills it from the graph in the background, node_search
+hits are then answered without reading the graph, and a graph change drops it (no stale brief is served)
+and fills it again; a fill begun before a change never lands after it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from motivgraph.api.contract.models import NodeSearchRequest
+from motivgraph.api.services import ToolService, context
+from motivgraph.api.services.node_search import node_search
+from motivgraph.graph.models import NodeIn, TripleIn
+
+from tests.integration.api.conftest import PAPERS, QUANT, build_graph, make_settings
+
+
+@pytest.fixture
+def graph_settings(tmp_path, falkordb_server, embedder):
+    s = make_settings(tmp_path, falkordb_server.url, version_check_s=0.0)
+    build_graph(s, embedder)
+    return s
+
+
+def wait_for(cond, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_a_warm_cache_answers_hits_without_the_graph_and_a_change_drops_it(graph_settings, monkeypatch):
+    monkeypatch.setattr(context, "REWARM_DELAY_S", 0.05)
+    svc = ToolService(graph_settings)
+    ctx = svc.ctx
+    try:
+        ctx.keep_warm = True
+        ctx.graph_version()
+        ctx.warm_briefs()
+        wait_for(lambda: not ctx._warming.is_alive())
+        n = len(ctx._nodes)
+        assert n == sum(1 for _ in ctx.store.iter_nodes()) and n > 5
+
+        fetched: list[list[str]] = []
+        real_fetch = ctx._fetch
+        monkeypatch.setattr(ctx, "_fetch", lambda keys: fetched.append(keys) or real_fetch(keys))
+        res = node_search(ctx, NodeSearchRequest(query="LLM compression", k=3, types=["solution"]))
+        assert res.hits and res.hits[0].key == QUANT
+        assert fetched == []  # every hit came from the cache
+
+        # a change: the cache is dropped at the next version check, and filled again with the new node
+        ctx.store.upsert_triples([TripleIn(
+            paper_id=PAPERS[0].paper_id, index=99,
+            problem=NodeIn(name="Serving compressed language models", description="Latency of 4-bit serving."),
+            challenge=NodeIn(name="Dequantisation overhead", description="Unpacking weights costs time."),
+            solution=NodeIn(name="Fused low-bit kernels", description="Kernels that multiply packed weights."),
+            section="introduction")])
+        ctx.graph_version()
+        wait_for(lambda: "solution:fused low bit kernels" in ctx._nodes._d)
+        wait_for(lambda: not ctx._warming.is_alive())
+        assert len(ctx._nodes) == n + 3
+    finally:
+        svc.close()
+
+
+def test_a_fill_begun_before_a_clear_puts_nothing(graph_settings):
+    svc = ToolService(graph_settings)
+    try:
+        cache = svc.ctx._nodes
+        generation = cache.generation
+        cache.clear()
+        assert cache.put_many([("k", "v")], generation) is False and len(cache) == 0
+        assert cache.put_many([("k", "v")], cache.generation) is True and len(cache) == 1
+    finally:
+        svc.close()
+
+
+def test_node_cache_zero_turns_it_off(tmp_path, falkordb_server, embedder):
+    s = make_settings(tmp_path, falkordb_server.url, node_cache=0)
+    build_graph(s, embedder)
+    svc = ToolService(s)
+    try:
+        svc.ctx.keep_warm = True
+        svc.ctx.warm_briefs()
+        assert svc.ctx._warming is None
+        res = node_search(svc.ctx, NodeSearchRequest(query="LLM compression", k=3, types=["solution"]))
+        assert res.hits[0].key == QUANT and len(svc.ctx._nodes) == 0
+    finally:
+        svc.close()
