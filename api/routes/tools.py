@@ -29,7 +29,7 @@ def list_tools() -> ToolsList:
     return ToolsList(tools=openai_tools())
 
 
-def _endpoint(spec: ToolSpec[Any, Any]) -> Callable[..., Awaitable[BaseModel]]:
+def _endpoint(spec: ToolSpec[Any, Any]) -> Callable[..., Awaitable[Response]]:
     async def endpoint(req: BaseModel, svc: ToolService) -> Response:
         out = await svc.call(spec, req)  # an instance of the row's result model (svc.call checks it)
         # serialised once by its own model: FastAPI would validate it against response_model again first,

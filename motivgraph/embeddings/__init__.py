@@ -31,8 +31,7 @@ def set_threads(n: int) -> None:
 
 
 def get_embedder(cfg: EmbeddingSettings) -> Embedder:
-    key = (cfg.model, cfg.device, cfg.backend, str(cfg.onnx_dir or ""))
-    key = (*key, cfg.bulk_precision)
+    key = (cfg.model, cfg.device, cfg.backend, str(cfg.onnx_dir or ""), cfg.bulk_precision)
     with _lock:
         if key not in _cache:
             from motivgraph.embeddings.bulk import attach_bulk

@@ -58,7 +58,7 @@ def max_seq_length(path: Path) -> int:
     return min(limits)
 
 
-def load_sentence_transformer(model: str, device: str = "cpu") -> object:
+def load_sentence_transformer(model: str, device: str = "cpu") -> Any:
     """The sentence-transformers model `model` names, loaded offline (EmbeddingError when it cannot be)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -12,7 +12,6 @@ from motivgraph.api.contract.models import NodeSearchRequest
 from motivgraph.api.services import ToolService, context
 from motivgraph.api.services.node_search import node_search
 from motivgraph.graph.models import NodeIn, TripleIn
-
 from tests.integration.api.conftest import PAPERS, QUANT, build_graph, make_settings
 
 
