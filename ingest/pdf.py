@@ -203,15 +203,27 @@ def _repeated_texts(lines: list[Line]) -> set[str]:
     return {k for k, pages in seen.items() if len(pages) >= 3}
 
 
-def _ends_a_row(ln: Line, page: list[Line]) -> bool:
-    """Whether another line of the page sits left of `ln` on its baseline (`same_row`, inlined: this is
-    asked of every page-number-like line against every line of its page)."""
-    y0, y1, x0 = ln.y0, ln.y1, ln.x0
-    height = y1 - y0
-    for o in page:
-        if o is not ln and o.x1 < x0 and min(o.y1, y1) - max(o.y0, y0) > 0.6 * min(o.y1 - o.y0, height):
-            return True
-    return False
+class _PageBoxes:
+    """The line boxes of one page as arrays, for asking many lines whether another sits left of them on their
+    baseline (`same_row`, vectorised: asked of every page-number-like line against every line of its page)."""
+
+    def __init__(self, page: list[Line]) -> None:
+        import numpy as np
+
+        self.lines = page
+        self.x1 = np.array([o.x1 for o in page])
+        self.y0 = np.array([o.y0 for o in page])
+        self.y1 = np.array([o.y1 for o in page])
+
+    def ends_a_row(self, k: int) -> bool:
+        """Whether a line of the page other than line k ends left of line k on its baseline."""
+        import numpy as np
+
+        ln = self.lines[k]
+        overlap = np.minimum(self.y1, ln.y1) - np.maximum(self.y0, ln.y0)
+        hit = (self.x1 < ln.x0) & (overlap > 0.6 * np.minimum(self.y1 - self.y0, ln.y1 - ln.y0))
+        hit[k] = False
+        return bool(hit.any())
 
 
 def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | None = None) -> list[Line]:
@@ -219,8 +231,18 @@ def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | N
     out = []
     repeated = repeated or set()
     on_page: dict[int, list[Line]] = {}
+    position: dict[int, int] = {}  # id(line) -> its index in its page's list
     for ln in lines:
-        on_page.setdefault(ln.page, []).append(ln)
+        page = on_page.setdefault(ln.page, [])
+        position[id(ln)] = len(page)
+        page.append(ln)
+    boxes: dict[int, _PageBoxes] = {}
+
+    def ends_a_row(ln: Line) -> bool:
+        if ln.page not in boxes:
+            boxes[ln.page] = _PageBoxes(on_page[ln.page])
+        return boxes[ln.page].ends_a_row(position[id(ln)])
+
     for ln in lines:
         h = ln.page_height or 792.0
         # page 1 carries the title near its top, and running heads often repeat the title
@@ -233,7 +255,7 @@ def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | N
             ln.size < 1.8 * body_size
             and _PAGE_NUMBER.fullmatch(t)
             # a page number, unless it ends a text line inside the page (a contents entry's)
-            and (in_band or not _ends_a_row(ln, on_page[ln.page]))
+            and (in_band or not ends_a_row(ln))
         ):
             continue
         if in_band and len(t.split()) <= 15 and ln.size <= body_size + 0.5:

@@ -56,6 +56,23 @@ def same_row(a: Line, b: Line) -> bool:
     return overlap > 0.6 * min(a.y1 - a.y0, b.y1 - b.y0)
 
 
+_ROMAN_CHARS = frozenset("ivxlc")
+
+
+def _ends_in_page_number(t: str) -> bool:
+    """Whether `t` ends in a number set apart by a space or a dot leader -- what _TOC_INLINE needs, checked
+    without the regex: the trailing run of digits (or of roman numeral letters) right after a space or a dot."""
+    if not t:
+        return False
+    in_run = str.isdigit if t[-1].isdigit() else _ROMAN_CHARS.__contains__
+    if not in_run(t[-1]):
+        return False
+    start = len(t) - 1
+    while start > 0 and in_run(t[start - 1]):
+        start -= 1
+    return start > 0 and (t[start - 1].isspace() or t[start - 1] == ".")
+
+
 def toc_lines(lines: list[Line]) -> set[int]:
     """Indexes (into `lines`, reading order) of table-of-contents entries: a heading-like line whose
     page number sits at its right — in the same line after leaders/spaces, or as a separate number on
@@ -67,7 +84,7 @@ def toc_lines(lines: list[Line]) -> set[int]:
         if page_num[i]:
             continue
         # the inline form ends in a page number (checked first: the pattern is slow on long lines)
-        entry = (t[-1:].isdigit() or t[-1:] in "ivxlc") and bool(_TOC_INLINE.match(t)) and not is_formula(
+        entry = _ends_in_page_number(t) and bool(_TOC_INLINE.match(t)) and not is_formula(
             re.sub(r"[\d.\s]+$", "", t))
         if not entry:
             # the page number was set apart (far right): a separate line on the same baseline
