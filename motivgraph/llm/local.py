@@ -331,7 +331,7 @@ class LocalServer:
             "--n_ctx", str(self.model.context_window),
             "--n_threads", str(self.threads),
             "--n_threads_batch", str(self.threads),
-            "--api_key", api_key,
+            f"--api_key={api_key}",  # one argument: a token starting with "-" would read as an option
             "--cache", "true", "--cache_size", str(PROMPT_CACHE_BYTES),
         ]  # fmt: skip
 

@@ -106,3 +106,16 @@ def test_local_models_get_a_longer_time_limit_unless_one_is_set(tmp_path: Path) 
                         data_dir=tmp_path).timeout_s == LOCAL_TIMEOUT_S > LLMSettings().timeout_s
     explicit = LLMSettings(model="local:smollm2", models_dir=models, timeout_s=30)
     assert resolve_spec(explicit, "extractor", data_dir=tmp_path).timeout_s == 30
+
+
+def test_an_api_key_starting_with_a_dash_reaches_the_server_as_one_argument(tmp_path: Path) -> None:
+    import argparse
+
+    srv = LocalServer(_model(tmp_path), tmp_path / "llm")
+    cmd = srv._command(8089, "-Xq_key")  # token_urlsafe draws "-" first in 1 of 64 keys
+    parser = argparse.ArgumentParser()
+    for opt in ("--model", "--model_alias", "--host", "--port", "--n_ctx", "--n_threads", "--n_threads_batch",
+                "--api_key", "--cache", "--cache_size"):
+        parser.add_argument(opt)
+    args = parser.parse_args(cmd[3:])  # after python -m <module>
+    assert args.api_key == "-Xq_key" and args.port == "8089"
