@@ -84,7 +84,7 @@ class Bf16Forced(Embedder):
         from motivgraph.embeddings.bulk import Bf16Bulk
 
         self.model_name, self.dim = fp32.model_name, fp32.dim
-        self.path = Bf16Bulk(fp32, fp32.model_name, batch_size=64, setting="bf16")
+        self.path = Bf16Bulk(fp32, batch_size=64, setting="bf16")
 
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
         vecs, precision = self.path.embed(texts)

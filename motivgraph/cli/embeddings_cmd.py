@@ -61,10 +61,10 @@ def info_cmd(as_json: bool = typer.Option(False, "--json", help="Print the resul
 
     cfg = load_settings().embedding
     emb = get_embedder(cfg)
-    from motivgraph.embeddings.bulk import native_bf16
+    from motivgraph.embeddings.bulk import planned_precision
 
     # the bulk path is decided at the first index build (it loads torch's model); this says what it will do
-    bulk = "fp32" if emb.bulk is None or (cfg.bulk_precision == "auto" and not native_bf16()) else "bf16"
+    bulk = "fp32" if emb.bulk is None else planned_precision(cfg.bulk_precision)
     row = {"configured": cfg.backend, "backend": emb.backend, "model": emb.model_name, "dim": emb.dim,
            "file": str(getattr(emb, "path", "")) or None, "bulk_precision": cfg.bulk_precision,
            "index_builds_in": bulk}

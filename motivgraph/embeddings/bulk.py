@@ -38,15 +38,10 @@ Precision = Literal["fp32", "bf16"]
 # Below this many texts a bulk call stays on the fp32 embedder: loading torch's model costs seconds,
 # and a small batch gains nothing worth a second set of weights in memory.
 BULK_MIN_TEXTS = 256
-# Lowest cosine between bf16 and fp32 vectors of the reference texts at first use (measured 0.99997 at
-# worst over 20,000 node texts): below it the bf16 path is broken here and fp32 is used instead.
+# Lowest cosine between bf16 and fp32 vectors of the ONNX export's reference texts (plain, non-ASCII, past
+# the token limit) at first use (measured 0.99997 at worst over 20,000 node texts): below it the bf16 path
+# is broken here and fp32 is used instead.
 SELF_CHECK_MIN_COSINE = 0.9995
-# Texts the first-use check embeds both ways: the fp32 embedder's own reference texts.
-_CHECK_TEXTS = (
-    "Graph neural networks for molecule property prediction: message passing over atoms and bonds.",
-    "Échantillonnage rapide de graphes — 深度学习 für Wörterbücher 🚀",
-    "Sparse attention for long documents: retrieval-augmented generation over a million tokens.",
-)
 
 
 def native_bf16() -> bool:
@@ -60,14 +55,19 @@ def native_bf16() -> bool:
     return any(bool(check()) for check in checks if callable(check))
 
 
+def planned_precision(setting: str) -> Precision:
+    """What a bulk call will embed in under `setting`, before the first-use check: bf16 when asked for, or
+    under 'auto' where the CPU has native bfloat16 (which needs torch)."""
+    return "bf16" if setting == "bf16" or (setting == "auto" and native_bf16()) else "fp32"
+
+
 class Bf16Bulk:
     """The model on torch under bfloat16 autocast. Nothing is imported or loaded until the first bulk
     call (an API worker or a CLI search never makes one); that call decides whether bf16 is used here
     and checks its vectors against fp32 ones."""
 
-    def __init__(self, fp32: Embedder, model: str, *, batch_size: int, setting: str) -> None:
+    def __init__(self, fp32: Embedder, *, batch_size: int, setting: str) -> None:
         self.fp32 = fp32
-        self.model = model
         self.batch_size = batch_size
         self.setting = setting
         self._lock = threading.Lock()
@@ -112,22 +112,22 @@ class Bf16Bulk:
                                   "build); or set it to 'auto' or 'fp32'") from e
             log.debug("bulk embedding in fp32: torch is not installed")
             return None
-        native = native_bf16()
-        if not native and self.setting == "auto":
+        if planned_precision(self.setting) == "fp32":
             log.debug("bulk embedding in fp32: this CPU has no native bfloat16")
             return None
-        if not native:
+        if not native_bf16():
             log.warning("MOTIVGRAPH_EMBEDDING_BULK_PRECISION=bf16 on a CPU without native bfloat16: emulated, so "
                         "index builds get slower, not faster ('auto' picks fp32 here)")
         from motivgraph.embeddings.minilm import load_sentence_transformer
+        from motivgraph.embeddings.onnx_export import REFERENCE_TEXTS
 
         try:
-            st = load_sentence_transformer(self.model)
+            st = load_sentence_transformer(self.fp32.model_name)
         except EmbeddingError as e:
             log.warning("bf16 bulk embedding unavailable (%s); embedding in fp32", e)
             return None
-        got = self._encode(st, _CHECK_TEXTS, False)
-        worst = float(np.min(np.sum(got * self.fp32.embed(list(_CHECK_TEXTS)), axis=1)))
+        got = self._encode(st, REFERENCE_TEXTS, False)
+        worst = float(np.min(np.sum(got * self.fp32.embed(list(REFERENCE_TEXTS)), axis=1)))
         if not worst >= SELF_CHECK_MIN_COSINE:  # also catches NaN
             log.warning("bf16 vectors differ from fp32 ones here (cosine %.6f < %s); embedding in fp32 "
                         "(MOTIVGRAPH_EMBEDDING_BULK_PRECISION=fp32 skips this check)", worst, SELF_CHECK_MIN_COSINE)
@@ -140,4 +140,4 @@ def attach_bulk(emb: Embedder, setting: str, batch_size: int) -> None:
     """Give `emb` the bulk path `embedding.bulk_precision` asks for (nothing is imported or loaded yet)."""
     if setting == "fp32" or emb.backend == "onnx-int8":
         return
-    emb.bulk = Bf16Bulk(emb, emb.model_name, batch_size=batch_size, setting=setting)
+    emb.bulk = Bf16Bulk(emb, batch_size=batch_size, setting=setting)
