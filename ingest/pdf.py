@@ -32,6 +32,7 @@ from motivgraph.ingest.models import (
     stable_paper_id,
 )
 from motivgraph.ingest.pdf_filters import (
+    PageRows,
     fix_text,
     is_formula,
     is_stamp,
@@ -203,29 +204,6 @@ def _repeated_texts(lines: list[Line]) -> set[str]:
     return {k for k, pages in seen.items() if len(pages) >= 3}
 
 
-class _PageBoxes:
-    """The line boxes of one page as arrays, for asking many lines whether another sits left of them on their
-    baseline (`same_row`, vectorised: asked of every page-number-like line against every line of its page)."""
-
-    def __init__(self, page: list[Line]) -> None:
-        import numpy as np
-
-        self.lines = page
-        self.x1 = np.array([o.x1 for o in page])
-        self.y0 = np.array([o.y0 for o in page])
-        self.y1 = np.array([o.y1 for o in page])
-
-    def ends_a_row(self, k: int) -> bool:
-        """Whether a line of the page other than line k ends left of line k on its baseline."""
-        import numpy as np
-
-        ln = self.lines[k]
-        overlap = np.minimum(self.y1, ln.y1) - np.maximum(self.y0, ln.y0)
-        hit = (self.x1 < ln.x0) & (overlap > 0.6 * np.minimum(self.y1 - self.y0, ln.y1 - ln.y0))
-        hit[k] = False
-        return bool(hit.any())
-
-
 def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | None = None) -> list[Line]:
     """Drop running headers/footers and page numbers."""
     out = []
@@ -236,12 +214,12 @@ def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | N
         page = on_page.setdefault(ln.page, [])
         position[id(ln)] = len(page)
         page.append(ln)
-    boxes: dict[int, _PageBoxes] = {}
+    rows: dict[int, PageRows] = {}
 
     def ends_a_row(ln: Line) -> bool:
-        if ln.page not in boxes:
-            boxes[ln.page] = _PageBoxes(on_page[ln.page])
-        return boxes[ln.page].ends_a_row(position[id(ln)])
+        if ln.page not in rows:
+            rows[ln.page] = PageRows(on_page[ln.page])
+        return rows[ln.page].ends_a_row(position[id(ln)])
 
     for ln in lines:
         h = ln.page_height or 792.0

@@ -50,10 +50,36 @@ def is_formula(text: str) -> bool:
     return len(_GREEK.findall(t)) >= 2
 
 
+ROW_OVERLAP = 0.6  # share of the shorter line's height two lines on one baseline overlap by, at least
+
+
 def same_row(a: Line, b: Line) -> bool:
     """Two lines on one baseline (their vertical extents mostly overlap)."""
     overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
-    return overlap > 0.6 * min(a.y1 - a.y0, b.y1 - b.y0)
+    return overlap > ROW_OVERLAP * min(a.y1 - a.y0, b.y1 - b.y0)
+
+
+class PageRows:
+    """One page's line boxes as arrays: `same_row` against every line of the page at once, for a pass that
+    asks it of many lines (the furniture pass, of every page-number-like line)."""
+
+    def __init__(self, page: list[Line]) -> None:
+        import numpy as np
+
+        self.lines = page
+        self.x1 = np.array([o.x1 for o in page])
+        self.y0 = np.array([o.y0 for o in page])
+        self.y1 = np.array([o.y1 for o in page])
+
+    def ends_a_row(self, k: int) -> bool:
+        """Whether a line of the page other than line k ends left of it on its baseline."""
+        import numpy as np
+
+        ln = self.lines[k]
+        overlap = np.minimum(self.y1, ln.y1) - np.maximum(self.y0, ln.y0)
+        hit = (self.x1 < ln.x0) & (overlap > ROW_OVERLAP * np.minimum(self.y1 - self.y0, ln.y1 - ln.y0))
+        hit[k] = False
+        return bool(hit.any())
 
 
 _ROMAN_CHARS = frozenset("ivxlc")
