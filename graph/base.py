@@ -92,6 +92,10 @@ class GraphStore(Protocol):
         """n distinct nodes; the same seed on the same graph gives the same nodes, and a larger n
         extends the same sequence (a window of the indexed `rnd` property from a seeded start)."""
 
+    def random_node_keys(self, n: int, types: Sequence[NodeType] | None = None, seed: int | None = None) -> list[str]:
+        """The keys random_nodes returns, in its order, without reading the records (for a caller that
+        holds node briefs in memory)."""
+
     def random_triples(self, n: int, seed: int | None = None) -> list[TripleView]:
         """n distinct stated triples, one per challenge while there are enough; reproducible per seed."""
 

@@ -27,8 +27,10 @@ def random_nodes(ctx: ToolContext, req: RandomNodesRequest) -> RandomNodesResult
         return _random_triples(ctx, req, seed)
     store = ctx.store
     if req.far_from is None:
-        recs = store.random_nodes(req.n, req.types, seed=seed)
-        nodes = [RandomNode(**brief(r).model_dump()) for r in recs]
+        # keys only, then the briefs from the worker's node cache (the graph is read for the ones it lacks)
+        keys = store.random_node_keys(req.n, req.types, seed=seed)
+        briefs = ctx.briefs(keys)
+        nodes = [RandomNode(**briefs[k].model_dump()) for k in keys if k in briefs]
         note = None if len(nodes) == req.n else f"the graph holds only {len(nodes)} matching nodes"
         return RandomNodesResult(mode="nodes", seed=seed, nodes=nodes, note=note)
 

@@ -12,6 +12,7 @@ import binascii
 import json
 import logging
 import random
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -47,6 +48,11 @@ ROLES: tuple[NodeType, ...] = ALL_TYPES
 NEIGHBOUR_CAP = 100
 NODE_TRIPLES_CAP = 50
 SOURCES_CAP = 500
+# How long a node count may size random_nodes' first window. The count only picks that window's width, which
+# is doubled until it holds n nodes, and the n nodes returned do not depend on the width (see random_node_keys),
+# so a count a few seconds old changes how many range scans a call takes, never its answer. Counting on every
+# call was three of random_nodes' five round trips. A zero is never reused: a graph just filled is seen at once.
+COUNT_HINT_TTL_S = 5.0
 MAX_PAGE = 1000
 
 
@@ -160,6 +166,7 @@ class CypherGraphStore(ABC):
 
     def __init__(self, *, batch_size: int = 500) -> None:
         self.batch_size = batch_size
+        self._count_hints: dict[tuple[str, ...], tuple[int, float]] = {}
 
     # ---------------------------------------------------------------------- backend primitives
     @abstractmethod
@@ -543,27 +550,44 @@ class CypherGraphStore(ABC):
     def _label_counts(self, labels: Sequence[str]) -> dict[str, int]:
         return {lb: int(self._first(self._read(Q.count_label(lb)), "n")) for lb in labels}
 
+    def _count_hint(self, labels: tuple[str, ...]) -> int:
+        """The number of nodes with these labels, counted at most COUNT_HINT_TTL_S ago (never a reused 0)."""
+        now = time.monotonic()
+        hit = self._count_hints.get(labels)
+        if hit is not None and hit[0] > 0 and now - hit[1] < COUNT_HINT_TTL_S:
+            return hit[0]
+        total = sum(self._label_counts(labels).values())
+        self._count_hints[labels] = (total, now)
+        return total
+
     def random_nodes(
         self, n: int, types: Sequence[NodeType] | None = None, seed: int | None = None
     ) -> list[NodeRecord]:
-        """n distinct nodes: the first n in `rnd` order from a start point drawn from Random(seed),
-        wrapping around. The same seed on the same graph gives the same nodes, and a larger n
-        extends the same sequence. Three round trips: counts, a window of (key, rnd), the records."""
+        """n distinct nodes (random_node_keys), read in one more round trip."""
+        return [r for r in self.get_nodes(self.random_node_keys(n, types, seed)) if r is not None]
+
+    def random_node_keys(self, n: int, types: Sequence[NodeType] | None = None, seed: int | None = None) -> list[str]:
+        """Keys of n distinct nodes: the first n in `rnd` order from a start point drawn from Random(seed),
+        wrapping around. The same seed on the same graph gives the same nodes, and a larger n extends the
+        same sequence. One round trip in the common case (a window of (key, rnd); the count that sizes it
+        is a recent one, COUNT_HINT_TTL_S).
+
+        The answer does not depend on the window's width: the window ends with at least n rows (or spans
+        everything), each label's first n rows of each part of it are fetched, and every node among the
+        first n from the start in cyclic order lies in the window and within its own label's first n there."""
         labels = _labels(types)
         if n <= 0:
             return []
         start = random.Random(seed).random()
-        total = sum(self._label_counts(labels).values())
+        total = self._count_hint(labels)
         if total == 0:
             return []
-        n = min(n, total)
         query = Q.random_window(labels)
         rows = self._cyclic_window(
             start, n, total, lambda lo, hi, k: self._read(query, {"lo": lo, "hi": hi, "limit": k})
         )
         rows.sort(key=lambda r: ((float(r["rnd"]) - start) % 1.0, r["key"]))
-        keys = [r["key"] for r in rows[:n]]
-        return [r for r in self.get_nodes(keys) if r is not None]
+        return [r["key"] for r in rows[:n]]
 
     def get_nodes(self, keys: Sequence[str]) -> list[NodeRecord | None]:
         """Full records for keys (any types), in the order given; None for a missing key."""

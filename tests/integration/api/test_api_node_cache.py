@@ -1,6 +1,7 @@
 """The warm node cache (api.node_cache): a server fills it from the graph in the background, node_search
-hits are then answered without reading the graph, and a graph change drops it (no stale brief is served)
-and fills it again; a fill begun before a change never lands after it."""
+hits and random_nodes draws are then answered without reading node records from the graph, and a graph
+change drops it (no stale brief is served) and fills it again; a fill begun before a change never lands
+after it."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import time
 
 import pytest
 
-from motivgraph.api.contract.models import NodeSearchRequest
+from motivgraph.api.contract.models import NodeSearchRequest, RandomNodesRequest
 from motivgraph.api.services import ToolService, context
 from motivgraph.api.services.node_search import node_search
+from motivgraph.api.services.random_nodes import random_nodes
 from motivgraph.graph.models import NodeIn, TripleIn
 from tests.integration.api.conftest import PAPERS, QUANT, build_graph, make_settings
 
@@ -47,6 +49,15 @@ def test_a_warm_cache_answers_hits_without_the_graph_and_a_change_drops_it(graph
         res = node_search(ctx, NodeSearchRequest(query="LLM compression", k=3, types=["solution"]))
         assert res.hits and res.hits[0].key == QUANT
         assert fetched == []  # every hit came from the cache
+        # random_nodes: the same nodes as the store draws for the seed, their briefs from the cache
+        store = ctx.store
+        want = store.random_nodes(4, seed=11)
+        read: list[list[str]] = []
+        real_get = store.get_nodes
+        monkeypatch.setattr(store, "get_nodes", lambda keys: read.append(list(keys)) or real_get(keys))
+        drawn = random_nodes(ctx, RandomNodesRequest(n=4, seed=11))
+        assert [(x.key, x.name) for x in drawn.nodes] == [(r.key, r.name) for r in want]
+        assert fetched == [] and read == []
 
         # a change: the cache is dropped at the next version check, and filled again with the new node
         ctx.store.upsert_triples([TripleIn(

@@ -376,6 +376,40 @@ class TestConformance:
         assert gstore.random_nodes(0, seed=1) == []
         assert len(gstore.random_nodes(3)) == 3  # unseeded
 
+    def test_random_nodes_are_the_first_n_from_the_seeded_start(self, gstore: GraphStore,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+        """The nodes drawn are exactly the first n in cyclic `rnd` order from the seeded start, also when the
+        count that sized the window is stale (it may be a few seconds old): taken before more nodes were
+        added, or before some were removed."""
+        import random
+
+        from motivgraph.graph.backends import cypher
+
+        def expected(n: int, seed: int) -> list[str]:
+            start = random.Random(seed).random()
+            keys = [r.key for r in gstore.iter_nodes()]
+            return sorted(keys, key=lambda k: ((stable_random(k) - start) % 1.0, k))[:n]
+
+        def check(count_now: bool = False) -> None:
+            # a zero TTL takes the count now; then it is kept however the graph changes
+            monkeypatch.setattr(cypher, "COUNT_HINT_TTL_S", 0.0 if count_now else 1e9)
+            for seed in range(6):
+                for n in (1, 5, 40, 500):
+                    keys = gstore.random_node_keys(n, seed=seed)
+                    assert keys == expected(n, seed), (n, seed)
+                    assert [r.key for r in gstore.random_nodes(n, seed=seed)] == keys
+                monkeypatch.setattr(cypher, "COUNT_HINT_TTL_S", 1e9)
+
+        more = [T(f"q{i}", 0, f"Problem q{i}", f"Challenge q{i}", f"Solution q{i}") for i in range(40)]
+        self._many(gstore, 4)
+        check(count_now=True)  # 12 nodes, counted
+        gstore.upsert_triples(more)
+        check()  # 132 nodes, the count says 12
+        check(count_now=True)  # counted: 132
+        for i in range(40):
+            gstore.remove_paper(f"q{i}")
+        check()  # 12 nodes, the count says 132
+
     def test_random_nodes_empty_graph(self, gstore: GraphStore) -> None:
         assert gstore.random_nodes(5, seed=1) == []
         assert gstore.random_triples(5, seed=1) == []
