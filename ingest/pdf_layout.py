@@ -143,6 +143,10 @@ def _reading_turn(raw: pdfium_c.FPDF_TEXTPAGE, n: int, units: Any) -> int:
     """The quarter turns of the page's dominant text direction, from a sample of its characters."""
     import numpy as np
 
+    lib = _native()
+    if lib is not None:
+        codes = np.ascontiguousarray(units, dtype=np.uint32)
+        return int(lib.mg_reading_turn(_address(_MATRIX_OF), _address(raw), codes.ctypes.data, n))
     sample = np.arange(0, n, max(1, n // _ANGLE_SAMPLES))
     sample = sample[units[sample] > 32]
     ok, mats = _bulk_into(_MATRIX_OF, _address(raw), sample, pdfium_c.FS_MATRIX)
@@ -190,10 +194,10 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
     """Text lines of one page in content-stream order. Text is repaired with the shared hygiene
     function (surrogate halves rejoined, controls dropped); counts are added to `repairs`.
 
-    The page's characters are read in bulk and grouped into lines with array operations
-    (`_lines_in_bulk`); the rare page it cannot decide that way takes the character-by-character
-    pass (`_lines_char_by_char`), which states the rules both follow; `per_char` forces that pass
-    (the tests compare the two)."""
+    The character-by-character pass (`_lines_char_by_char`) states the rules. Where the C loops are built
+    (pdf_native) the same rules run in C (`_lines_native`); without them the page's characters are read in
+    bulk and grouped into lines with array operations (`_lines_in_bulk`), and the rare page that cannot
+    decide that way takes the per-char pass; `per_char` forces that pass (the tests compare them)."""
     tp = page.get_textpage()
     try:
         raw = tp.raw
@@ -213,7 +217,7 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
             if page.get_rotation() in (90, 270):  # get_size is the displayed size; boxes are unrotated
                 width, height = height, width
         frame = _Frame(page_no, turn, mb, width, height)
-        lines = None if per_char else _lines_in_bulk(raw, n, text, units, exact_units, frame, repairs)
+        lines = None if per_char else _lines_fast(raw, n, text, units, exact_units, frame, repairs)
         if lines is None:
             lines = _lines_char_by_char(raw, n, units.tolist() if exact_units else None, frame, repairs)
         return lines
@@ -232,9 +236,18 @@ class _Frame:
     height: float
 
 
+def _lines_fast(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any, exact_units: bool, frame: _Frame,
+                repairs: list[Repairs] | None) -> list[Line] | None:
+    """The page's lines from the C pass when it is built, else from the array pass; None: take the per-char pass."""
+    lib = _native()
+    if lib is not None:
+        return _lines_native(lib, raw, n, cp, exact_units, frame, repairs)
+    return _lines_in_bulk(raw, n, page_text, cp, exact_units, frame, repairs)
+
+
 def _lines_char_by_char(raw: pdfium_c.FPDF_TEXTPAGE, n: int, units: list[int] | None, frame: _Frame,
                         repairs: list[Repairs] | None) -> list[Line]:
-    """The reference pass, one character at a time; `_lines_in_bulk` gives the same lines."""
+    """The reference pass, one character at a time; `_lines_in_bulk` and `_lines_native` give the same lines."""
     turn, mb, width, height = frame.turn, frame.mb, frame.width, frame.height
     lines: list[Line] = []
     rect = pdfium_c.FS_RECTF()
@@ -399,7 +412,8 @@ _SPECIAL_CODES = (2, 0x0B, 0x0C, 0x0E, 0x0F, 0xAD, 0xFFFE)
 _CLASS_TABLE: Any = None
 
 
-def _char_classes(cp: Any) -> Any:
+def _class_table() -> Any:
+    """The class of every code up to 0x10000 (the class of all codes above), as an int8 array."""
     import numpy as np
 
     global _CLASS_TABLE
@@ -410,7 +424,13 @@ def _char_classes(cp: Any) -> Any:
         table[list(_SPECIAL_CODES)] = _SPECIAL
         table[[10, 13]] = _LINE_END
         _CLASS_TABLE = table
-    return _CLASS_TABLE[np.minimum(cp, 0x10000)]
+    return _CLASS_TABLE
+
+
+def _char_classes(cp: Any) -> Any:
+    import numpy as np
+
+    return _class_table()[np.minimum(cp, 0x10000)]
 
 
 def _native() -> Any:
@@ -786,3 +806,47 @@ def _font_names(raw: pdfium_c.FPDF_TEXTPAGE, handle: int, idx: list[int]) -> lis
     data = names.raw
     return [data[k * _FONT_SLOT : k * _FONT_SLOT + n - 1].decode("latin-1", "replace") if n else ""
             for k, n in enumerate(lengths)]
+
+
+# --- the C pass -----------------------------------------------------------------------------------
+# The per-char pass's rules run in C (pdfchars.c, mg_page_lines): pdfium is called there directly, so a
+# page costs no Python per character and none of the array pass's many small numpy calls. C gives each
+# line's box, type size, glyph count, first and last char and the span of its text in one buffer of code
+# points for the page; Python reads the font names and makes the Lines, as the other passes do.
+
+_LINE_FIELDS = 5  # per line: x0, y0, x1, y1, size as doubles; glyphs, first, last, text start, text end as ints
+
+
+def _lines_native(lib: Any, raw: pdfium_c.FPDF_TEXTPAGE, n: int, cp: Any, exact_units: bool, frame: _Frame,
+                  repairs: list[Repairs] | None) -> list[Line] | None:
+    """`_lines_char_by_char`'s lines, built in C; None when C could not (out of memory) or its text is not
+    valid code points (then the Python passes decide, as without the C loops)."""
+    import numpy as np
+
+    handle = _address(raw)
+    codes = np.ascontiguousarray(cp, dtype=np.uint32)
+    text = np.empty(4 * n, dtype=np.uint32)  # a word gap and a three-letter ligature per char at most
+    text_len = np.zeros(1, dtype=np.int64)
+    line_f = np.empty((n, _LINE_FIELDS), dtype=np.float64)
+    line_i = np.empty((n, _LINE_FIELDS), dtype=np.int64)
+    mb = np.array(frame.mb, dtype=np.float64)
+    count = lib.mg_page_lines(_address(_LOOSE_BOX), _address(_MATRIX_OF), _address(_FONT_SIZE_OF),
+                              _address(_TIGHT_BOX), handle, codes.ctypes.data, n, int(exact_units),
+                              _class_table().ctypes.data, frame.turn, mb.ctypes.data, text.ctypes.data,
+                              text_len.ctypes.data, line_f.ctypes.data, line_i.ctypes.data)
+    if count < 0:
+        return None
+    try:
+        printed = text[: int(text_len[0])].tobytes().decode("utf-32-le", "surrogatepass")
+    except UnicodeDecodeError:
+        return None
+    rows = line_i[:count].tolist()
+    fonts = _font_names(raw, handle, [(first + last) // 2 for _, first, last, _, _ in rows])
+    lines: list[Line] = []
+    for (x0, y0, x1, y1, size), (glyphs, _, _, start, end), font in zip(line_f[:count].tolist(), rows, fonts,
+                                                                         strict=True):
+        line_text = printed[start:end].strip()
+        if line_text:
+            lines.append(_make_line(frame.page_no, line_text, (x0, y0, x1, y1), size, glyphs, font, frame.width,
+                                    frame.height, repairs))
+    return lines

@@ -4,12 +4,14 @@ compiler and loaded with ctypes.
 The offline parser asks pdfium for a box, a matrix or a font size one character at a time; through ctypes
 each call costs ~0.4 us, most of the layout pass. The loops in C make the same calls on the same library
 (pypdfium2's), so the parser's output does not depend on whether they are there: without a C compiler the
-parser keeps its pure-Python path (`pdf_layout._bulk_into`), slower and otherwise identical.
+parser keeps its pure-Python path (`pdf_layout._bulk_into`), slower and otherwise identical. The library also
+builds a page's lines by the rules of the parser's per-character pass (`mg_page_lines`, used by
+`pdf_layout._lines_native`), which in Python took ~0.6 s of numpy work over the 435 corpus pages.
 
 The library is built at setup (`python -m motivgraph.ingest.pdf_native`, run by scripts/setup.sh) or at
 first use, into `<python prefix>/share/motivgraph/native` (`~/.cache/motivgraph/native` when that is not
-writable), under a name that carries a hash of the source and the platform, so an edited source or another
-interpreter never loads a stale build.
+writable), under a name that carries a hash of the source, the platform and the compiler flags, so an edited
+source or another interpreter never loads a stale build.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("native") / "pdfchars.c"
 BUILD_TIMEOUT_S = 120
+# no fused multiply-add: the line builder's arithmetic must round as Python's does (the same lines either way)
+CFLAGS = ("-O2", "-shared", "-fPIC", "-ffp-contract=off")
 
 
 def _build_dirs() -> list[Path]:
@@ -38,8 +42,9 @@ def _build_dirs() -> list[Path]:
 
 
 def library_name() -> str:
-    """The built file's name: the source and the platform hashed in (a changed source is a new file)."""
-    digest = hashlib.sha1(SOURCE.read_bytes() + f"{sys.platform}-{platform.machine()}".encode()).hexdigest()[:12]
+    """The built file's name: the source, the platform and the flags hashed in (a changed source is a new file)."""
+    built_for = f"{sys.platform}-{platform.machine()}-{' '.join(CFLAGS)}"
+    digest = hashlib.sha1(SOURCE.read_bytes() + built_for.encode()).hexdigest()[:12]
     return f"pdfchars-{digest}{'.dll' if sys.platform == 'win32' else '.so'}"
 
 
@@ -70,7 +75,7 @@ def build(dest_dir: Path | None = None) -> Path:
             continue
         out = d / library_name()
         tmp = d / f".{out.name}.{os.getpid()}.tmp"
-        cmd = [*cc, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(SOURCE)]
+        cmd = [*cc, *CFLAGS, "-o", str(tmp), str(SOURCE), "-lm"]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
         except (OSError, subprocess.TimeoutExpired) as e:
@@ -93,6 +98,10 @@ def _load(path: Path) -> ctypes.CDLL:
                        ("mg_font_info_at", [p, p, p, i64, p, i64, p, p])):
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = args, None
+    lib.mg_reading_turn.argtypes, lib.mg_reading_turn.restype = [p, p, p, i64], ctypes.c_int
+    i = ctypes.c_int
+    lib.mg_page_lines.argtypes = [p, p, p, p, p, p, i64, i, p, i, p, p, p, p, p]
+    lib.mg_page_lines.restype = i64
     return lib
 
 

@@ -1,9 +1,10 @@
-"""The layout pass that reads a page's characters in bulk gives the lines of the per-character reference
-pass, on pages built byte by byte: upright, rotated and sideways-typeset pages, a word in another direction,
-astral characters (surrogate halves rejoined and counted), control characters, and text without a usable
-type size (measured by its glyph boxes). Line breaks inside a pdfium line and word gaps without a
-space char, which pdfium does not produce on these simple pages, are covered on the real corpus by the
-golden digest (test_ingest_pdf_golden.py)."""
+"""The layout passes that read a page's characters in bulk (the C pass where the C loops are built, and the
+array pass without them) give the lines of the per-character reference pass, on pages built byte by byte:
+upright, rotated and sideways-typeset pages, a word in another direction, astral characters (surrogate
+halves rejoined and counted), control characters, and text without a usable type size (measured by its
+glyph boxes). Line breaks inside a pdfium line and word gaps without a space char, which pdfium does not
+produce on these simple pages, are covered on the real corpus by the golden digest
+(test_ingest_pdf_golden.py, test_ingest_pdf_native.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pytest
 
-from motivgraph.ingest import pdf_layout
+from motivgraph.ingest import pdf_layout, pdf_native
 from motivgraph.ingest.pdf_layout import Line, page_lines
 from motivgraph.text_hygiene import Repairs
 from tests.fixtures.ingest.rawpdf import RawPdf, wrap
@@ -22,6 +23,18 @@ TEXT = (
     "Research papers state problems, the challenges that make them hard and the solutions they propose. "
     "We describe a reader that finds them in the text of many papers and keeps them in a graph. "
 )
+
+
+@pytest.fixture(autouse=True, params=["c", "arrays"])
+def bulk_pass(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test runs against both bulk passes: the C one (skipped where it cannot be built) and the array one."""
+    if request.param == "c":
+        if pdf_native.library() is None:
+            pytest.skip("the C loops are not available here")
+        monkeypatch.setattr(pdf_layout, "_lines_in_bulk", lambda *a, **k: pytest.fail("array pass used"))
+    else:
+        monkeypatch.setattr(pdf_layout, "_native", lambda: None)
+    return str(request.param)
 
 
 def _row(ln: Line) -> tuple[Any, ...]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from motivgraph.ingest import pdf_layout, pdf_native
-from tests.parser_golden import CORPUS, corpus_files, differences, digest, file_sha, load_fixture
+from tests.parser_golden import CORPUS, corpus_files, differences, digest, file_sha, lines_digest, load_fixture
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def test_the_library_builds_and_loads_where_a_compiler_is(tmp_path: Path) -> Non
     assert path.parent == tmp_path and path.name == pdf_native.library_name()
     lib = pdf_native._load(path)
     assert all(hasattr(lib, fn) for fn in ("mg_out_at", "mg_double_at", "mg_uint_range", "mg_box4_at",
-                                           "mg_font_info_at"))
+                                           "mg_font_info_at", "mg_reading_turn", "mg_page_lines"))
 
 
 def test_the_output_is_the_same_without_the_c_loops(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,6 +44,19 @@ def test_the_output_is_the_same_without_the_c_loops(monkeypatch: pytest.MonkeyPa
             assert differences(golden[sha], digest(path)) == [], path.name
             checked += 1
     assert checked >= len(files) // 2
+
+
+def test_the_c_pass_builds_every_corpus_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = list(corpus_files()) if CORPUS.is_dir() else []
+    if not files or pdf_native.library() is None:
+        pytest.skip("no shared corpus, or the C loops are not available here")
+    golden = load_fixture()
+    for name in ("_lines_in_bulk", "_lines_char_by_char"):  # no page falls back to a Python pass
+        monkeypatch.setattr(pdf_layout, name, lambda *a, _name=name, **k: pytest.fail(f"{_name} used"))
+    for path in files:
+        sha = file_sha(path)
+        if sha in golden and "lines_sha" in golden[sha]:
+            assert lines_digest(path)["lines_sha"] == golden[sha]["lines_sha"], path.name
 
 
 def test_no_compiler_means_the_python_path_with_the_reason(monkeypatch, no_cached_library, tmp_path, caplog):
