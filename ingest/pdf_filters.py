@@ -23,6 +23,7 @@ _MATH = re.compile(r"[=<>≤≥≈≠∑∏∫∂∇∞±×÷√∈∉⊂⊆∪�
 _GREEK = re.compile(r"[\u0370-\u03ff\U0001d400-\U0001d7ff]")
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
                             "\ufb05": "st", "\ufb06": "st"})
+_HAS_LIGATURE = re.compile("[\ufb00-\ufb06]")
 _MARKS = re.compile(r"[∗*†‡§¶⋆]+")
 _WORDS = re.compile(r"[^\W\d_]+")
 _STAMP = re.compile(r"^arxiv:\s?\S+\s+\[[a-z\-.]+\]", re.I)
@@ -30,7 +31,8 @@ _STAMP = re.compile(r"^arxiv:\s?\S+\s+\[[a-z\-.]+\]", re.I)
 
 def fix_text(text: str) -> str:
     """Typographic ligatures as letters (pdfium passes U+FB01 'ﬁ' through when the font maps it)."""
-    return text.translate(_LIGATURES)
+    # looked for first: most lines have none, and the search costs under a third of the translation
+    return text.translate(_LIGATURES) if _HAS_LIGATURE.search(text) else text
 
 
 def is_formula(text: str) -> bool:
@@ -105,6 +107,8 @@ def toc_lines(lines: list[Line]) -> set[int]:
     the same baseline — when at least three such lines occur within a dozen lines of each other."""
     marks: list[int] = []
     page_num = [bool(_PAGE_NUM.match(ln.text.strip())) for ln in lines]
+    # the lines within 3 of a page-number line: only they can have their number set apart (few on most pages)
+    near_number = {i for j, number in enumerate(page_num) if number for i in range(j - 3, j + 4)}
     for i, ln in enumerate(lines):
         t = ln.text.strip()
         if page_num[i]:
@@ -112,7 +116,7 @@ def toc_lines(lines: list[Line]) -> set[int]:
         # the inline form ends in a page number (checked first: the pattern is slow on long lines)
         entry = _ends_in_page_number(t) and bool(_TOC_INLINE.match(t)) and not is_formula(
             re.sub(r"[\d.\s]+$", "", t))
-        if not entry:
+        if not entry and i in near_number:
             # the page number was set apart (far right): a separate line on the same baseline
             for j in range(max(0, i - 3), min(len(lines), i + 4)):
                 o = lines[j]
