@@ -467,15 +467,8 @@ def _bulk_into(fn: Any, handle: int, idx: Any, struct: Any) -> tuple[Any, Any]:
     out = (struct * count)()
     base = ctypes.addressof(out)
     size = ctypes.sizeof(struct)
-    lib = _native()
-    if lib is not None:
-        ids = _indexes(idx)
-        flags = np.zeros(count, dtype=np.uint8)
-        lib.mg_out_at(_address(fn), handle, ids.ctypes.data, count, base, size, flags.ctypes.data)
-        ok = flags.astype(bool)
-    else:
-        ok = np.fromiter(map(fn, repeat(handle, count), _indexes(idx).tolist(), range(base, base + size * count, size)),
-                         dtype=bool, count=count)
+    ok = np.fromiter(map(fn, repeat(handle, count), _indexes(idx).tolist(), range(base, base + size * count, size)),
+                     dtype=bool, count=count)
     return ok, np.frombuffer(out, dtype=np.float32).reshape(count, size // 4).astype(np.float64)
 
 
@@ -483,12 +476,6 @@ def _font_sizes(handle: int, idx: Any) -> Any:
     """pdfium's font size of every char idx[k]."""
     import numpy as np
 
-    lib = _native()
-    if lib is not None:
-        ids = _indexes(idx)
-        out = np.zeros(len(ids), dtype=np.float64)
-        lib.mg_double_at(_address(_FONT_SIZE_OF), handle, ids.ctypes.data, len(ids), out.ctypes.data)
-        return out
     listed = _indexes(idx).tolist()
     return np.fromiter(map(_FONT_SIZE_OF, repeat(handle, len(listed)), listed), dtype=np.float64, count=len(listed))
 
@@ -502,13 +489,6 @@ def _tight_boxes(handle: int, idx: Any) -> Any:
     import numpy as np
 
     count = len(idx)
-    lib = _native()
-    if lib is not None:
-        ids = _indexes(idx)
-        rows = np.zeros((count, 4), dtype=np.float64)
-        flags = np.zeros(count, dtype=np.uint8)
-        lib.mg_box4_at(_address(_TIGHT_BOX), handle, ids.ctypes.data, count, rows.ctypes.data, flags.ctypes.data)
-        return rows if flags.all() else None
     idx = _indexes(idx).tolist()
     out = (ctypes.c_double * (4 * count))()
     b = ctypes.addressof(out)
@@ -556,7 +536,8 @@ def _frame_boxes(turn: int, left: Any, bottom: Any, right: Any, top: Any,
 
 def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any, exact_units: bool, frame: _Frame,
                    repairs: list[Repairs] | None) -> list[Line] | None:
-    """The lines `_lines_char_by_char` gives, from arrays: char classes, boxes and word starts at once; the
+    """The lines `_lines_char_by_char` gives, from arrays (the pass where the C one is not built, so its pdfium
+    calls are driven from Python): char classes, boxes and word starts at once; the
     few places where a line may break or a word gap open (a jump in baseline or x, an x gap of more
     than 1 pt without a space char) decided one by one in order, as each depends on the previous ones
     (the line box so far, the type size last read). None, for the per-char pass, when a type size read

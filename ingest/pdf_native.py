@@ -2,11 +2,12 @@
 compiler and loaded with ctypes.
 
 The offline parser asks pdfium for a box, a matrix or a font size one character at a time; through ctypes
-each call costs ~0.4 us, most of the layout pass. The loops in C make the same calls on the same library
-(pypdfium2's), so the parser's output does not depend on whether they are there: without a C compiler the
-parser keeps its pure-Python path (`pdf_layout._bulk_into`), slower and otherwise identical. The library also
-builds a page's lines by the rules of the parser's per-character pass (`mg_page_lines`, used by
-`pdf_layout._lines_native`), which in Python took ~0.6 s of numpy work over the 435 corpus pages.
+each call costs ~0.4 us. The library builds a page's lines by the rules of the parser's per-character pass
+(`mg_page_lines`, used by `pdf_layout._lines_native`), making those calls in C on the same library
+(pypdfium2's), and loops the few per-char calls the parser still makes from Python (font names, the codes of a
+page whose bulk text does not line up). The parser's output does not depend on whether it is there: without a
+C compiler the parser keeps its pure-Python array pass (`pdf_layout._lines_in_bulk`), slower and otherwise
+identical.
 
 The library is built at setup (`python -m motivgraph.ingest.pdf_native`, run by scripts/setup.sh) or at
 first use, into `<python prefix>/share/motivgraph/native` (`~/.cache/motivgraph/native` when that is not
@@ -93,9 +94,7 @@ def build(dest_dir: Path | None = None) -> Path:
 def _load(path: Path) -> ctypes.CDLL:
     lib = ctypes.CDLL(str(path))
     p, i64 = ctypes.c_void_p, ctypes.c_int64
-    for name, args in (("mg_out_at", [p, p, p, i64, p, i64, p]), ("mg_double_at", [p, p, p, i64, p]),
-                       ("mg_uint_range", [p, p, i64, p]), ("mg_box4_at", [p, p, p, i64, p, p]),
-                       ("mg_font_info_at", [p, p, p, i64, p, i64, p, p])):
+    for name, args in (("mg_uint_range", [p, p, i64, p]), ("mg_font_info_at", [p, p, p, i64, p, i64, p, p])):
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = args, None
     lib.mg_reading_turn.argtypes, lib.mg_reading_turn.restype = [p, p, p, i64], ctypes.c_int

@@ -25,8 +25,7 @@ def test_the_library_builds_and_loads_where_a_compiler_is(tmp_path: Path) -> Non
     path = pdf_native.build(tmp_path)
     assert path.parent == tmp_path and path.name == pdf_native.library_name()
     lib = pdf_native._load(path)
-    assert all(hasattr(lib, fn) for fn in ("mg_out_at", "mg_double_at", "mg_uint_range", "mg_box4_at",
-                                           "mg_font_info_at", "mg_reading_turn", "mg_page_lines"))
+    assert all(hasattr(lib, fn) for fn in ("mg_uint_range", "mg_font_info_at", "mg_reading_turn", "mg_page_lines"))
 
 
 def test_the_output_is_the_same_without_the_c_loops(monkeypatch: pytest.MonkeyPatch) -> None:
