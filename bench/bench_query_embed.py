@@ -54,15 +54,10 @@ def fp32_embedder() -> Any:
 
 def with_run(base: Any, run: Run) -> Any:
     """`base`'s tokenisation, batching and pooling around another forward pass (OnnxEmbedder._run's)."""
+    from motivgraph.embeddings.onnx_embedder import mean_pool
+
     emb = copy.copy(base)
-
-    def pooled(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        hidden = run(ids, mask)
-        m = mask[..., None].astype(np.float32)
-        vec = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
-        return vec / np.clip(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12, None)
-
-    emb._run = pooled
+    emb._run = lambda ids, mask: mean_pool(run(ids, mask), mask)
     return emb
 
 

@@ -72,11 +72,7 @@ class OnnxEmbedder(Embedder):
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)  # one segment: BERT's type ids are all 0
-        hidden = self._session.run(None, feed)[0]
-        m = mask[..., None].astype(np.float32)
-        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return pooled / np.clip(norms, 1e-12, None)
+        return mean_pool(self._session.run(None, feed)[0], mask)
 
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
         if not texts:
@@ -114,6 +110,14 @@ class OnnxEmbedder(Embedder):
                 f"{SELF_CHECK_MIN_COSINE[self.variant]}); re-export with `motivgraph embeddings export --force`"
             )
         return worst
+
+
+def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """sentence-transformers' pooling: the mean of the token states the attention mask keeps, L2-normalised."""
+    m = mask[..., None].astype(np.float32)
+    pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return pooled / np.clip(norms, 1e-12, None)
 
 
 # A batch is cut where padding to its first (longest) text would spend more than this share of its

@@ -42,6 +42,23 @@ def test_truth_is_the_exact_merged_top_k_and_flat_search_recalls_all_of_it():
         assert bs.recall_at_k(hits, truth[qi]) == 1.0
 
 
+def test_a_union_index_maps_its_rows_back_to_groups_as_the_merged_search_does():
+    vectors, ids, q = _tiny(5)
+    q = np.concatenate([q, *(vectors[g][:1] for g in bs.GROUPS)])  # each group's first row as a top hit
+    union_index = faiss.IndexFlatIP(bs.DIM)
+    union_index.add(np.concatenate([vectors[g] for g in bs.GROUPS]))
+    union = bs.Union(union_index, {g: len(vectors[g]) for g in bs.GROUPS})
+    flat = {}
+    for g in bs.GROUPS:
+        flat[g] = faiss.IndexFlatIP(bs.DIM)
+        flat[g].add(vectors[g])
+    for qi in range(len(q)):
+        got = bs.union_search(union, ids, q[qi : qi + 1], bs.K)
+        want = bs.merged_search(flat, ids, q[qi : qi + 1], bs.K)
+        assert [(g, r) for _, g, r in got] == [(g, r) for _, g, r in want]
+        assert {g for _, g, _ in got} <= set(bs.GROUPS)
+
+
 def test_recall_counts_the_share_found():
     truth = [("problem", i) for i in range(10)]
     hits = [(1.0, "problem", i) for i in range(7)] + [(0.5, "solution", i) for i in range(3)]

@@ -204,3 +204,17 @@ def test_an_export_that_cannot_be_written_falls_back_to_torch(
         emb = _load(EmbeddingSettings(backend="onnx", onnx_dir=tmp_path / "ro"))
     assert emb is torch_embedder
     assert any("MOTIVGRAPH_EMBEDDING_ONNX_DIR" in r.getMessage() for r in caplog.records)
+
+
+def test_mean_pool_averages_the_kept_tokens_only_and_normalises():
+    from motivgraph.embeddings.onnx_embedder import mean_pool
+
+    rng = np.random.default_rng(0)
+    hidden = rng.standard_normal((2, 5, 8)).astype(np.float32)
+    mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])
+    got = mean_pool(hidden, mask)
+    want0 = hidden[0, :3].mean(axis=0)
+    np.testing.assert_allclose(got[0], want0 / np.linalg.norm(want0), rtol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, rtol=1e-5)
+    hidden[0, 3:] = 1e6  # what the pad positions hold does not matter
+    np.testing.assert_allclose(mean_pool(hidden, mask)[0], got[0], rtol=1e-6)
