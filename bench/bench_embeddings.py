@@ -144,6 +144,11 @@ def top_k(vectors: np.ndarray, k: int, chunk: int = 2048) -> np.ndarray:
     return out
 
 
+def passes_gate(q: dict[str, float]) -> bool:
+    """The quality gate (what `embedding.backend=onnx-int8` would need) on `quality`'s figures."""
+    return bool(q["top10_overlap"] >= GATE_OVERLAP and q["mean_cosine"] >= GATE_COSINE)
+
+
 def quality(ref: np.ndarray, got: np.ndarray, k: int = 10) -> dict[str, float]:
     cos = np.sum(ref * got, axis=1)
     a, b = top_k(ref, k), top_k(got, k)
@@ -206,11 +211,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     fig["backends"] = rows
     if "onnx-int8" in rows:
         r = rows["onnx-int8"]
-        fig["int8_gate_passed"] = bool(r["top10_overlap"] >= GATE_OVERLAP and r["mean_cosine"] >= GATE_COSINE)
+        fig["int8_gate_passed"] = passes_gate(r)
     if "bf16-bulk" in rows:
         r = rows["bf16-bulk"]
         r["fp32_queries_top10_overlap"] = mixed_overlap(vectors["onnx"], vectors["bf16-bulk"])
-        fig["bf16_gate_passed"] = bool(r["top10_overlap"] >= GATE_OVERLAP and r["mean_cosine"] >= GATE_COSINE)
+        fig["bf16_gate_passed"] = passes_gate(r)
     fig["load_1m_at_end"] = os.getloadavg()[0]
     fig["wall_s"] = time.perf_counter() - t_start
 
