@@ -38,7 +38,16 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
 
 import numpy as np
 
-from bench.bench_embeddings import GATE_COSINE, GATE_OVERLAP, mixed_overlap, passes_gate, quality, synthetic_texts
+from bench.bench_embeddings import (
+    GATE_COSINE,
+    GATE_OVERLAP,
+    latency,
+    mixed_overlap,
+    passes_gate,
+    quality,
+    synthetic_texts,
+)
+from motivgraph.embeddings.onnx_embedder import mean_pool, model_inputs, session_options
 
 Run = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> last hidden state
 
@@ -54,18 +63,9 @@ def fp32_embedder() -> Any:
 
 def with_run(base: Any, run: Run) -> Any:
     """`base`'s tokenisation, batching and pooling around another forward pass (OnnxEmbedder._run's)."""
-    from motivgraph.embeddings.onnx_embedder import mean_pool
-
     emb = copy.copy(base)
     emb._run = lambda ids, mask: mean_pool(run(ids, mask), mask)
     return emb
-
-
-def feed(names: set[str], ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
-    out = {"input_ids": ids, "attention_mask": mask}
-    if "token_type_ids" in names:
-        out["token_type_ids"] = np.zeros_like(ids)
-    return out
 
 
 def ort_weight_only(src: Path, out_dir: Path, bits: int, accuracy_level: int) -> Run:
@@ -78,13 +78,9 @@ def ort_weight_only(src: Path, out_dir: Path, bits: int, accuracy_level: int) ->
     quant.process()
     path = out_dir / f"w{bits}a{accuracy_level}.onnx"
     quant.model.save_model_to_file(str(path), use_external_data_format=False)
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    opts.intra_op_num_threads = 1
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    sess = ort.InferenceSession(str(path), session_options(1), providers=["CPUExecutionProvider"])
     names = {i.name for i in sess.get_inputs()}
-    return lambda ids, mask: sess.run(None, feed(names, ids, mask))[0]
+    return lambda ids, mask: sess.run(None, model_inputs(names, ids, mask))[0]
 
 
 def openvino_run(src: Path, precision: str) -> Run:
@@ -97,7 +93,7 @@ def openvino_run(src: Path, precision: str) -> Run:
     req = compiled.create_infer_request()
     names = {i.get_any_name() for i in compiled.inputs}
     out = compiled.outputs[0]
-    return lambda ids, mask: req.infer(feed(names, ids, mask))[out]
+    return lambda ids, mask: req.infer(model_inputs(names, ids, mask))[out]
 
 
 CONTENDERS: dict[str, tuple[str, Callable[[Path, Path], Run]]] = {
@@ -151,18 +147,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             except ImportError as e:
                 fig["skipped"][name] = f"needs {package} ({e})"
         texts = synthetic_texts(args.n, args.seed)
-        queries = [t.split(":")[0] for t in texts[: args.queries + 20]]
-        for emb in embs.values():  # warm-up: first calls allocate
-            for q in queries[:20]:
-                emb.embed([q])
-        queries = queries[20:]
-        names = list(embs)
-        inter: dict[str, list[float]] = {n: [] for n in names}
-        for i, q in enumerate(queries):
-            for n in names[i % len(names):] + names[: i % len(names)]:
-                t = time.perf_counter()
-                embs[n].embed([q])
-                inter[n].append((time.perf_counter() - t) * 1000)
+        queries = [t.split(":")[0] for t in texts[: args.queries]]
+        inter = latency(embs, queries)  # interleaved, after a warm-up
         junk = np.ones(256 * 2**20 // 8)
         ref = base.embed(texts)
         rows: dict[str, dict[str, Any]] = {}

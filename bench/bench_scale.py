@@ -387,8 +387,8 @@ def merged_search(indexes: dict[str, Any], ids: dict[str, list[str]], q: np.ndar
 
 
 class Union:
-    """One index over every group's rows (group after group) behind merged_search's per-group interface:
-    searched once, its rows mapped back to (group, row); the other groups answer nothing."""
+    """One index over every group's rows (group after group): searched once, its rows mapped back to the
+    (group, row) pairs merged_search returns."""
 
     def __init__(self, index: Any, sizes: dict[str, int]) -> None:
         self.index = index

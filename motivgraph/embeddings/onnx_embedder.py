@@ -7,7 +7,7 @@ fraction of the per-query cost.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -55,24 +55,15 @@ class OnnxEmbedder(Embedder):
         pad_id = tok.token_to_id("[PAD]")
         self._pad_id = pad_id if pad_id is not None else 0
         self._tok = tok
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3  # ORT's warnings about unused initialisers are noise here
-        # no busy-waiting between runs: on a shared machine (and beside the API's own threads, or torch in
-        # a bench) spinning intra-op threads burn the cores other work needs
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        if threads:
-            opts.intra_op_num_threads = threads
         try:
-            self._session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
+            self._session = ort.InferenceSession(str(self.path), session_options(threads),
+                                                 providers=["CPUExecutionProvider"])
         except Exception as e:  # onnxruntime raises its own exception types for a missing/bad file
             raise OnnxMismatch(f"Could not load {self.path}: {e}") from e
         self._inputs = {i.name for i in self._session.get_inputs()}
 
     def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        feed = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feed["token_type_ids"] = np.zeros_like(ids)  # one segment: BERT's type ids are all 0
-        return mean_pool(self._session.run(None, feed)[0], mask)
+        return mean_pool(self._session.run(None, model_inputs(self._inputs, ids, mask))[0], mask)
 
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
         if not texts:
@@ -110,6 +101,28 @@ class OnnxEmbedder(Embedder):
                 f"{SELF_CHECK_MIN_COSINE[self.variant]}); re-export with `motivgraph embeddings export --force`"
             )
         return worst
+
+
+def session_options(threads: int = 0) -> Any:
+    """ONNX Runtime options for an embedding session: `threads` intra-op threads (0: one per core)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3  # ORT's warnings about unused initialisers are noise here
+    # no busy-waiting between runs: on a shared machine (and beside the API's own threads, or torch in
+    # a bench) spinning intra-op threads burn the cores other work needs
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if threads:
+        opts.intra_op_num_threads = threads
+    return opts
+
+
+def model_inputs(names: Collection[str], ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
+    """The feed of an exported BERT-style graph whose inputs are `names`."""
+    feed = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in names:
+        feed["token_type_ids"] = np.zeros_like(ids)  # one segment: BERT's type ids are all 0
+    return feed
 
 
 def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
