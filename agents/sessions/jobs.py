@@ -36,6 +36,7 @@ from motivgraph.settings import Settings
 log = logging.getLogger(__name__)
 
 POLL_S = 0.1  # how often an event stream looks for new transcript lines
+RECANCEL_S = 0.2  # at shutdown, how long a cancelled run has to end before it is cancelled again
 LIST_FIELDS = ("id", "method", "topic", "status", "error", "created_at", "updated_at", "ideas_accepted",
                "ideas_rejected")
 
@@ -135,12 +136,19 @@ class JobManager:
             await asyncio.wait({t})
 
     async def shutdown(self) -> None:
-        """Cancel running runs (they are marked interrupted and can be resumed)."""
+        """Cancel running runs (they are marked interrupted and can be resumed).
+
+        A cancel that arrives while a run waits on a worker thread (a tool call goes through
+        anyio.to_thread, whose shielded scope absorbs it) is lost, and the run would go on to its end
+        with the server waiting on it; so a run is cancelled again until it has ended."""
         tasks = [t for t in self._tasks.values() if not t.done()]
-        for t in tasks:
-            t.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        pending = tasks
+        while pending:
+            for t in pending:
+                t.cancel()
+            await asyncio.wait(pending, timeout=RECANCEL_S)
+            pending = [t for t in pending if not t.done()]
+        await asyncio.gather(*tasks, return_exceptions=True)  # all ended: collects their outcomes
 
     # ------------------------------------------------------------------ reading
     def get(self, run_id: str) -> dict[str, Any]:

@@ -193,10 +193,13 @@ async def test_shutdown_interrupts_running_sessions(app_factory, settings):
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as c:
         body = {"method": "soiq", "topic": "oversmoothing in deep GNNs"}
         sid = (await c.post("/ideation/sessions", json=body)).json()["id"]
+        seen = []
         for _ in range(200):
-            if (await c.get(f"/ideation/sessions/{sid}")).json()["status"] == "running":
+            seen.append((await c.get(f"/ideation/sessions/{sid}")).json()["status"])
+            if seen[-1] == "running":
                 break
             await asyncio.sleep(0.02)
+        assert seen[-1] == "running", seen  # stopped while the run was running, not before or after
     # server stopped (lifespan exit): the running session was cancelled and marked resumable
     st = RunDir.open(settings.runs_dir, sid).status()
     assert st["status"] == "interrupted"
