@@ -20,5 +20,6 @@ setup(
     package_dir=package_dir,
     packages=packages,
     # the C source of the PDF parser's char loops is compiled on the user's machine (ingest/pdf_native.py)
-    package_data={"motivgraph.api": ["static/*"], "motivgraph.ingest": ["native/*.c"]},
+    package_data={"motivgraph.api": ["static/*"], "motivgraph.ingest": ["native/*.c"],
+                  "motivgraph.graph": ["neo4j_pom/pom.xml"]},
 )

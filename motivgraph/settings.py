@@ -43,6 +43,18 @@ class Neo4jSettings(BaseModel):
     user: str = Field("neo4j", description="Neo4j user name.")
     password: SecretStr = Field(SecretStr(""), description="Neo4j password (from env only).")
     database: str = Field("neo4j", description="Neo4j database name.")
+    # The local server of `motivgraph neo4j start` (graph/neo4j_server.py); its Bolt port is the one in `uri`.
+    server_home: Path | None = Field(
+        None, description="Home folder of the local Neo4j server (conf, data, logs); unset: <data_dir>/neo4j-server."
+    )
+    http_port: int = Field(7474, ge=1, le=65535, description="HTTP port of the local Neo4j server (Neo4j Browser).")
+    server_heap: str = Field("1g", pattern=r"^\d+[kmg]$", description="JVM heap of the local Neo4j server, e.g. 1g.")
+    server_pagecache: str = Field(
+        "512m", pattern=r"^\d+[kmg]$", description="Page cache of the local Neo4j server, e.g. 512m."
+    )
+    maven_repo: Path | None = Field(
+        None, description="Maven local repository for the Neo4j server's artefacts; unset: Maven's (~/.m2/repository)."
+    )
 
 
 class EmbeddingSettings(BaseModel):

@@ -43,6 +43,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("motivgraph.cli.config_cmd", "Inspect settings (env MOTIVGRAPH_*, .env file)."),
     "db": ("motivgraph.cli.db_cmd",
            "Manage the embedded FalkorDB server that stores the graph under the data directory."),
+    "neo4j": ("motivgraph.cli.neo4j_cmd",
+              "Run a local Neo4j 5.26 Community server (Bolt + Browser on loopback) from Maven Central, "
+              "without Docker."),
     "embeddings": ("motivgraph.cli.embeddings_cmd",
                    "The embedding model: export it to ONNX (scripts/setup.sh does) and check the backend."),
     "llm": ("motivgraph.cli.llm_cmd",

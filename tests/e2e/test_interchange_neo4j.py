@@ -1,7 +1,6 @@
 """`graph push` end to end: the embedded graph copied into a real Neo4j exports to the same bytes.
 
-Runs where the Neo4j conformance suite runs (MOTIVGRAPH_NEO4J_URI set, or a Docker engine for
-testcontainers); skipped otherwise with that reason.
+Runs on the real Neo4j of tests/neo4j_support.py, like the conformance suite.
 """
 
 from __future__ import annotations
@@ -12,13 +11,12 @@ from typer.testing import CliRunner
 from motivgraph.cli import app
 from motivgraph.graph import open_store
 from motivgraph.graph.interchange import copy_graph, export_lines
-from tests.e2e.test_neo4j_conformance import neo4j_settings  # noqa: F401  (fixture)
 from tests.integration.graph.test_interchange import fill_small_graph
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.neo4j]
 
 
-def test_copy_into_neo4j_round_trips(store, neo4j_settings):  # noqa: F811
+def test_copy_into_neo4j_round_trips(store, neo4j_settings):
     fill_small_graph(store)
     target = open_store(neo4j_settings)
     try:
@@ -30,7 +28,7 @@ def test_copy_into_neo4j_round_trips(store, neo4j_settings):  # noqa: F811
         target.close()
 
 
-def test_push_command(store, settings, neo4j_settings, monkeypatch, tmp_path):  # noqa: F811
+def test_push_command(store, settings, neo4j_settings, monkeypatch, tmp_path):
     fill_small_graph(store)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MOTIVGRAPH_DATA_DIR", str(settings.data_dir))

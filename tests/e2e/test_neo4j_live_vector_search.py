@@ -1,7 +1,7 @@
 """Node search through a real Neo4j's vector indexes (MOTIVGRAPH_INDEX_BACKEND=neo4j) agrees with FAISS.
 
-Runs where the Neo4j conformance suite runs (MOTIVGRAPH_NEO4J_URI set, or a Docker engine for
-testcontainers); skipped otherwise with that reason. The database is wiped of MotivGraph labels first.
+Runs on the real Neo4j of tests/neo4j_support.py, like the conformance suite. The database is
+wiped of MotivGraph labels first.
 Neo4j's vector index is HNSW (approximate), so on this small graph the top hits are compared, not the tail.
 """
 
@@ -17,10 +17,9 @@ from motivgraph.api.services.node_search import node_search
 from motivgraph.graph.models import NodeIn, TripleIn
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
-from tests.e2e.test_neo4j_conformance import neo4j_settings  # noqa: F401  (fixture)
 from tests.integration.api.conftest import PAPERS, PARENTS, QUANT, S_ACO, TRIPLES
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.neo4j]
 
 
 def _online(vec: Any, timeout_s: float = 60.0) -> Any:
@@ -32,7 +31,7 @@ def _online(vec: Any, timeout_s: float = 60.0) -> Any:
         time.sleep(0.5)
 
 
-def test_tools_search_through_neo4j_vector_indexes(neo4j_settings: Settings, embedder: Any) -> None:  # noqa: F811
+def test_tools_search_through_neo4j_vector_indexes(neo4j_settings: Settings, embedder: Any) -> None:
     from motivgraph.api.services import ToolService
     from motivgraph.api.services.search_backend import Neo4jNodeSearch
     from motivgraph.graph import open_store
