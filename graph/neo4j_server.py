@@ -164,8 +164,6 @@ class Neo4jServer:
     def __init__(self, home: Path | str, *, password: str, bolt_port: int = 7687, http_port: int = 7474,
                  heap: str = "1g", pagecache: str = "512m", maven_repo: Path | None = None,
                  user: str = "neo4j") -> None:
-        if len(password) < 8:
-            raise ConfigError("Neo4j needs a password of 8+ characters: set MOTIVGRAPH_NEO4J_PASSWORD")
         if bolt_port == http_port:
             raise ConfigError(f"the Bolt and HTTP ports are both {bolt_port}; set MOTIVGRAPH_NEO4J_HTTP_PORT apart")
         self.home = Path(home).expanduser().resolve()
@@ -265,6 +263,8 @@ class Neo4jServer:
 
     def start(self, timeout: float = 180.0) -> Neo4jStatus:
         """Start the server (or reuse the one running in `home`) and wait until Bolt answers."""
+        if len(self.password) < 8:
+            raise ConfigError("Neo4j needs a password of 8+ characters: set MOTIVGRAPH_NEO4J_PASSWORD")
         with self._lock():
             pid = self.pid()
             if pid and self._answers():

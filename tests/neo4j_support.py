@@ -2,8 +2,11 @@
 
 `neo4j_session()` gives the settings of one Neo4j server for a test session:
 
-- MOTIVGRAPH_NEO4J_URI set (CI starts one with `motivgraph neo4j start`): that server, with
-  MOTIVGRAPH_NEO4J_USER / _PASSWORD / _DATABASE. The database is shared: tests wipe MotivGraph's labels.
+- MOTIVGRAPH_TEST_NEO4J_URI set (CI starts one with `motivgraph neo4j start`): that server, with
+  MOTIVGRAPH_TEST_NEO4J_PASSWORD (user neo4j, database neo4j). A variable of its own, so the rest of the
+  suite never sees a Neo4j in its MOTIVGRAPH_NEO4J_* settings. MOTIVGRAPH_NEO4J_URI (with _USER /
+  _PASSWORD / _DATABASE) is used the same way when the test one is unset. The database is shared: tests
+  wipe MotivGraph's labels.
 - otherwise a local Neo4j 5.26 (graph/neo4j_server.py) started in a temp home on free ports and
   stopped when the session ends: it needs Java 17/21 and Maven (the artefacts resolve once).
 
@@ -65,17 +68,23 @@ def settings_for(server: object, data_dir: Path) -> Settings:
     from motivgraph.graph.neo4j_server import Neo4jServer
 
     assert isinstance(server, Neo4jServer)
-    neo = Neo4jSettings(uri=server.bolt_uri, user=server.user, password=server.password, database="neo4j",  # type: ignore[arg-type]
+    neo = Neo4jSettings(uri=server.bolt_uri, user=server.user, password=server.password, database="neo4j",
                         http_port=server.http_port)
-    return Settings(data_dir=data_dir, graph=GraphSettings(backend="neo4j"), neo4j=neo, _env_file=None)  # type: ignore[call-arg]
+    return Settings(data_dir=data_dir, graph=GraphSettings(backend="neo4j"), neo4j=neo, _env_file=None)
 
 
 @contextmanager
 def neo4j_session(tmp: Path) -> Iterator[Settings]:
     data_dir = tmp / "data"
+    if os.environ.get("MOTIVGRAPH_TEST_NEO4J_URI"):
+        neo = Neo4jSettings(uri=os.environ["MOTIVGRAPH_TEST_NEO4J_URI"],
+                            password=os.environ.get("MOTIVGRAPH_TEST_NEO4J_PASSWORD", TEST_PASSWORD))
+        yield Settings(data_dir=data_dir, graph=GraphSettings(backend="neo4j"), neo4j=neo,
+                       _env_file=None)
+        return
     if os.environ.get("MOTIVGRAPH_NEO4J_URI"):
         env = Settings()
-        yield Settings(data_dir=data_dir, graph=GraphSettings(backend="neo4j"), neo4j=env.neo4j,  # type: ignore[call-arg]
+        yield Settings(data_dir=data_dir, graph=GraphSettings(backend="neo4j"), neo4j=env.neo4j,
                        _env_file=None)
         return
     reason = local_server_reason()

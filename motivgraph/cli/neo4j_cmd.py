@@ -51,6 +51,19 @@ def _print(st: Neo4jStatus, as_json: bool) -> None:
     console.print(table)
 
 
+@app.command("fetch")
+@cli_errors
+def fetch() -> None:
+    """Resolve the server's pinned artefacts from Maven Central into Maven's local repository (once; `start`
+    does it too). Needs Maven; afterwards starts need no network.
+
+    Example: motivgraph neo4j fetch
+    """
+    server = _server()
+    jars = server.classpath().split(":")
+    console.print(f"Neo4j server artefacts ready: {len(jars)} jars (classpath in {server.home / 'classpath.txt'})")
+
+
 @app.command("start")
 @cli_errors
 def start(
