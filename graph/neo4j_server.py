@@ -273,6 +273,7 @@ class Neo4jServer:
                 return st
             if pid:  # alive but not answering: a start in progress elsewhere or a wedged server
                 return self._wait(pid, time.monotonic(), timeout, reused=True)
+            self._check_ports_free()
             java = find_java()
             classpath = self.classpath()
             for sub in ("conf", "data", "logs", "run", "import", "plugins"):
@@ -291,6 +292,16 @@ class Neo4jServer:
                 )
             self.pidfile.write_text(str(proc.pid))
             return self._wait(proc.pid, t0, timeout, proc=proc)
+
+    def _check_ports_free(self) -> None:
+        # Another server on our port would answer our handshake, and we would report it as ours.
+        for port, setting in ((self.bolt_port, "MOTIVGRAPH_NEO4J_URI"), (self.http_port, "MOTIVGRAPH_NEO4J_HTTP_PORT")):
+            with socket.socket() as s:
+                s.settimeout(1.0)
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    raise BackendUnavailable(
+                        f"port {port} on 127.0.0.1 is already taken by another process (not the Neo4j in {self.home}); "
+                        f"stop it or choose another port with {setting}")
 
     def _set_initial_password(self, java: str, classpath: str, env: dict[str, str]) -> None:
         # The distribution's `neo4j-admin dbms set-initial-password`, before the first start. The password is

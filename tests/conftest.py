@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from motivgraph.settings import GraphSettings, Settings
+from tests import leak_check
 
 if TYPE_CHECKING:
     from motivgraph.embeddings.base import Embedder
@@ -37,6 +38,19 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
 CORPUS_DIR = SHARED_DIR / "corpus"
+
+
+leak_check.become_subreaper()  # before any test starts a process: detached servers stay our descendants
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when a process the suite started outlives it (tests/leak_check.py); it is killed."""
+    left = leak_check.leaked()
+    if left:
+        lines = "\n".join(f"  pid {pid}: {cmd[:300]}" for pid, cmd in sorted(left.items()))
+        session.config.get_terminal_writer().line(
+            f"\nFAILED: {len(left)} process(es) started by the suite outlived it (killed now):\n{lines}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.hookimpl(wrapper=True)
