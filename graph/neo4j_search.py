@@ -90,7 +90,8 @@ def index_ddl(dim: int) -> list[str]:
         raise ValueError(f"embedding dimension must be an int in 1..4096, got {dim!r}")
     out = [
         f"CREATE VECTOR INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.{EMBEDDING_PROPERTY}) "
-        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}}}}"
+        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine', "
+        f"`vector.quantization.enabled`: false}}}}"
         for label, name in VECTOR_INDEXES.items()
     ]
     out.append(f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:{'|'.join(NODE_LABELS)}) "
