@@ -69,11 +69,11 @@ RETURN name, type, state, populationPercent
 """
 
 # Several query vectors in one round trip per label. Neo4j's cosine vector index scores (1 + cos) / 2;
-# `2 * score - 1` turns that back into the cosine the FAISS index and the API report.
+# `2 * score - 1` turns that back into the cosine the FAISS index and the API report. `CALL (i) {…}` is the
+# scoped subquery of Neo4j 5.23+; the older `CALL { WITH i …}` logs a deprecation notice on every search.
 VECTOR_SEARCH = """
 UNWIND range(0, size($vectors) - 1) AS i
-CALL {
-  WITH i
+CALL (i) {
   CALL db.index.vector.queryNodes($index, $k, $vectors[i]) YIELD node, score
   RETURN node, score
 }

@@ -229,7 +229,9 @@ class Neo4jServer:
             f"server.memory.heap.max_size={self.heap}",
             f"server.memory.pagecache.size={self.pagecache}",
             "dbms.usage_report.enabled=false",
-            # the embedded store's vectors are 384-d float32; nothing else is non-default
+            # Neo4j Browser (served at /browser/) reads this when it connects: no product analytics or crash
+            # reports to outside hosts, which a closed network cannot reach and a local server should not send
+            "client.allow_telemetry=false",
             "",
         ])
 

@@ -56,8 +56,6 @@ def _print(st: Neo4jStatus, as_json: bool) -> None:
 def fetch() -> None:
     """Resolve the server's pinned artefacts from Maven Central into Maven's local repository (once; `start`
     does it too). Needs Maven; afterwards starts need no network.
-
-    Example: motivgraph neo4j fetch
     """
     server = _server()
     jars = server.classpath().split(":")
@@ -70,10 +68,7 @@ def start(
     timeout: float = typer.Option(180.0, "--timeout", min=1.0, help="Seconds to wait until Bolt answers."),
     as_json: bool = typer.Option(False, "--json", help="Print the status as JSON."),
 ) -> None:
-    """Start the local Neo4j (or reuse the one running in its home) and wait until Bolt answers a login.
-
-    Example: MOTIVGRAPH_NEO4J_PASSWORD=choose-a-password motivgraph neo4j start
-    """
+    """Start the local Neo4j (or reuse the one running in its home) and wait until Bolt answers a login."""
     server = _server()
     st = server.start(timeout=timeout)
     if not as_json:

@@ -78,7 +78,7 @@ async def _call_api(settings: Settings) -> dict[str, Any]:
             key = first["challenge"]["key"]
             node = await client.get(f"/nodes/{key}")
             assert node.status_code == 200, node.text
-            paper = await client.get(f"/papers/{first['paper_id']}")
+            paper = await client.get(f"/papers/{first['papers'][0]}")
             assert paper.status_code == 200, paper.text
             for spec in all_tools():
                 r = await client.post(f"/tools/{spec.name}", json=_tool_body(spec.name, key, first["problem"]["name"]))
@@ -146,7 +146,8 @@ def test_product_on_neo4j_equals_embedded(tmp_path: Path, neo4j_settings: Settin
         target.close()
     assert json.loads(want[-1])["counts"]["triple"] > 0
     assert got == want
-    assert seen_neo4j["stats"] == seen_embedded["stats"] or seen_neo4j["stats"].keys() == seen_embedded["stats"].keys()
+    # the graphs are equal (above); /stats also reports backend-specific index state, so its shape is compared
+    assert seen_neo4j["stats"].keys() == seen_embedded["stats"].keys()
     assert set(seen_neo4j) == set(seen_embedded)
 
 
