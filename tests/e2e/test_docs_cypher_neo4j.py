@@ -1,0 +1,60 @@
+"""Every Cypher query of the README's Neo4j Browser walk-through runs, exactly as printed, on a real Neo4j.
+
+The graph is the API test graph plus one triple that makes a solution shared by two problems (as the
+FalkorDB variant, tests/integration/graph/test_neo4j_browser_queries.py), with node embeddings and the
+vector + full-text indexes written by `Neo4jNodeVectors.rebuild` — what `graph push` and `reindex` with
+MOTIVGRAPH_INDEX_BACKEND=neo4j write. `:param key => …` becomes the `key` parameter. So a README query that
+a real Neo4j rejects, or that finds nothing on a graph that has what it asks for, fails here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from motivgraph.graph.models import NodeIn, TripleIn
+from motivgraph.settings import Settings
+from tests.integration.api.conftest import C_ACO, C_WSN, PAPERS, PARENTS, S_ACO, TRIPLES, WSN
+from tests.integration.graph.test_neo4j_browser_queries import readme_queries
+
+pytestmark = [pytest.mark.e2e, pytest.mark.neo4j]
+
+
+@pytest.fixture(scope="module")
+def docs_graph(neo4j_settings: Settings, embedder: Any) -> Iterator[Any]:
+    from motivgraph.graph import open_store
+    from motivgraph.graph.neo4j_search import Neo4jNodeVectors
+
+    store = open_store(neo4j_settings)
+    store.clear()
+    try:
+        store.upsert_papers(PAPERS)
+        shared = TripleIn(paper_id="doi:10.1000/wsn", index=2, problem=NodeIn(name=WSN[0]),
+                          challenge=NodeIn(name="x", key=C_ACO), solution=NodeIn(name="x", key=S_ACO))
+        store.upsert_triples([*TRIPLES, shared])
+        store.add_parents(PARENTS)
+        vec = Neo4jNodeVectors(neo4j_settings, store, embedder)
+        vec.rebuild()
+        deadline = time.monotonic() + 60  # indexes populate asynchronously after CREATE
+        while vec.status().state != "ok" and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert vec.status().state == "ok", vec.status().message
+        yield store
+    finally:
+        store.clear()
+        store.close()
+
+
+@pytest.mark.parametrize("title, query", readme_queries(), ids=[t.split(".")[0] for t, _ in readme_queries()])
+def test_readme_query_runs_on_neo4j(docs_graph: Any, title: str, query: str) -> None:
+    params = {"key": C_ACO} if "$key" in query else {}
+    rows = docs_graph._read(query, params)
+    assert rows, f"query {title!r} returned no rows on a real Neo4j"
+    text = " ".join(str(v) for r in rows for v in r.values())
+    if "siblings" in title:
+        assert C_WSN.split(":", 1)[1].split()[0] in text.lower()
+    if "shared across problems" in title:
+        assert any(r.get("n") == 2 for r in rows)
