@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 
-from motivgraph.graph.models import NodeIn, TripleIn
 from motivgraph.settings import Settings
-from tests.integration.api.conftest import C_ACO, C_WSN, PAPERS, PARENTS, S_ACO, TRIPLES, WSN
-from tests.integration.graph.test_neo4j_browser_queries import readme_queries
+from tests.integration.api.conftest import C_ACO, C_WSN
+from tests.integration.graph.test_neo4j_browser_queries import fill_walk_through_graph, readme_queries
 
 pytestmark = [pytest.mark.e2e, pytest.mark.neo4j]
 
@@ -31,11 +30,7 @@ def docs_graph(neo4j_settings: Settings, embedder: Any) -> Iterator[Any]:
     store = open_store(neo4j_settings)
     store.clear()
     try:
-        store.upsert_papers(PAPERS)
-        shared = TripleIn(paper_id="doi:10.1000/wsn", index=2, problem=NodeIn(name=WSN[0]),
-                          challenge=NodeIn(name="x", key=C_ACO), solution=NodeIn(name="x", key=S_ACO))
-        store.upsert_triples([*TRIPLES, shared])
-        store.add_parents(PARENTS)
+        fill_walk_through_graph(store)
         vec = Neo4jNodeVectors(neo4j_settings, store, embedder)
         vec.rebuild()
         deadline = time.monotonic() + 60  # indexes populate asynchronously after CREATE

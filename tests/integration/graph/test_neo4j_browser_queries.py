@@ -54,6 +54,16 @@ def to_falkordb(query: str) -> list[str]:
     return [query]
 
 
+def fill_walk_through_graph(store: Any) -> None:
+    """The API test graph plus one triple that makes the ant colony solution also stated for the
+    sensor-network problem: a solution shared by two problems, which one walk-through query looks for."""
+    store.upsert_papers(PAPERS)
+    shared = TripleIn(paper_id="doi:10.1000/wsn", index=2, problem=NodeIn(name=WSN[0]),
+                      challenge=NodeIn(name="x", key=C_ACO), solution=NodeIn(name="x", key=S_ACO))
+    store.upsert_triples([*TRIPLES, shared])
+    store.add_parents(PARENTS)
+
+
 @pytest.fixture(scope="module")
 def browser_graph(falkordb_server: Any, embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from motivgraph.graph import open_store
@@ -61,12 +71,7 @@ def browser_graph(falkordb_server: Any, embedder: Any, tmp_path_factory: pytest.
 
     store = open_store(make_settings(tmp_path_factory.mktemp("browser"), falkordb_server.url))
     try:
-        store.upsert_papers(PAPERS)
-        # the ant colony solution also stated for the sensor-network problem: a solution shared by two problems
-        shared = TripleIn(paper_id="doi:10.1000/wsn", index=2, problem=NodeIn(name=WSN[0]),
-                          challenge=NodeIn(name="x", key=C_ACO), solution=NodeIn(name="x", key=S_ACO))
-        store.upsert_triples([*TRIPLES, shared])
-        store.add_parents(PARENTS)
+        fill_walk_through_graph(store)
         nodes = list(store.iter_nodes())
         vectors = embedder.embed([node_text(n.name, n.description) for n in nodes])
         for label in VECTOR_INDEXES:  # what `graph push` writes, in FalkorDB's syntax
