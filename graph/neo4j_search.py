@@ -22,6 +22,7 @@ reported stale exactly as a FAISS index built from an older graph version is.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -40,7 +41,9 @@ if TYPE_CHECKING:
 
 EMBEDDING_PROPERTY = "embedding"
 VECTOR_INDEXES: dict[str, str] = {label: f"motivgraph_{label.lower()}_embedding" for label in NODE_LABELS}
+VECTOR_INDEX_NAMES: dict[str, str] = {name: name for name in VECTOR_INDEXES.values()}  # only these reach DDL
 FULLTEXT_INDEX = "motivgraph_node_text"
+log = logging.getLogger(__name__)
 _LABEL_OF_TYPE = {label.lower(): label for label in NODE_LABELS}
 INDEX_KIND = "neo4j-vector"
 
@@ -63,9 +66,9 @@ RETURN m.node_version AS node_version, m.embedding_version AS embedding_version,
 """
 
 INDEX_STATES = """
-SHOW INDEXES YIELD name, type, state, populationPercent
+SHOW INDEXES YIELD name, type, state, populationPercent, options
 WHERE name IN $names
-RETURN name, type, state, populationPercent
+RETURN name, type, state, populationPercent, options
 """
 
 # Several query vectors in one round trip per label. Neo4j's cosine vector index scores (1 + cos) / 2;
@@ -84,14 +87,40 @@ ORDER BY i, score DESC
 """
 
 
+def vector_config(dim: int) -> dict[str, Any]:
+    """The indexConfig every MotivGraph vector index is created with. Quantization is off because Neo4j
+    5.26's vector-2.0 indexes otherwise score with quantized vectors (cosines off FAISS's by up to 7e-3)."""
+    if not isinstance(dim, int) or isinstance(dim, bool) or not 1 <= dim <= 4096:
+        raise ValueError(f"embedding dimension must be an int in 1..4096, got {dim!r}")
+    return {"vector.dimensions": dim, "vector.similarity_function": "cosine", "vector.quantization.enabled": False}
+
+
+def config_drift(options: Any, dim: int) -> list[str]:
+    """How an existing vector index's `options` (a SHOW INDEXES row) differ from `vector_config(dim)`.
+
+    `CREATE … IF NOT EXISTS` keeps an index made earlier with other options (by an older release, another
+    model's dimension, or by hand), which would then answer with wrong scores or refuse the new vectors;
+    such an index has to be dropped and made again. A key the server does not report (vector-1.0 indexes
+    have no quantization) is not drift: that server cannot quantize."""
+    config = (options or {}).get("indexConfig") or {} if isinstance(options, dict) else {}
+    drift = []
+    for key, want in vector_config(dim).items():
+        if key not in config:
+            continue
+        have = config[key]
+        same = str(have).lower() == str(want).lower() if isinstance(want, str) else have == want
+        if not same:
+            drift.append(f"{key} {have!r} (wanted {want!r})")
+    return drift
+
+
 def index_ddl(dim: int) -> list[str]:
     """CREATE … IF NOT EXISTS statements for the three vector indexes and the full-text index."""
-    if not isinstance(dim, int) or not 1 <= dim <= 4096:
-        raise ValueError(f"embedding dimension must be an int in 1..4096, got {dim!r}")
+    config = ", ".join(f"`{k}`: {str(v).lower() if isinstance(v, bool) else repr(v) if isinstance(v, str) else v}"
+                       for k, v in vector_config(dim).items())
     out = [
         f"CREATE VECTOR INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.{EMBEDDING_PROPERTY}) "
-        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine', "
-        f"`vector.quantization.enabled`: false}}}}"
+        f"OPTIONS {{indexConfig: {{{config}}}}}"
         for label, name in VECTOR_INDEXES.items()
     ]
     out.append(f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:{'|'.join(NODE_LABELS)}) "
@@ -159,10 +188,16 @@ def push_embeddings(store: Any, embedder: Embedder, nodes: Iterable[NodeRecord],
         report.nodes += len(batch)
         if progress is not None:
             progress(report.nodes)  # nodes embedded so far
-    ddl = index_ddl(int(embedder.dim))
+    dim = int(embedder.dim)
+    ddl = index_ddl(dim)
+    existing = store._read(INDEX_STATES, {"names": list(VECTOR_INDEXES.values())})
+    drifted = [r["name"] for r in existing if config_drift(r.get("options"), dim)]
 
     def run() -> None:
         with store.driver.session(database=store.database) as session:
+            for name in drifted:  # names from the fixed table, read back from SHOW INDEXES
+                log.warning("dropping the vector index %s: it was created with other options; making it again", name)
+                session.run(f"DROP INDEX {VECTOR_INDEX_NAMES[name]} IF EXISTS").consume()
             for statement in ddl:
                 session.run(statement).consume()
 
@@ -223,6 +258,13 @@ class Neo4jNodeVectors:
             model=stamp.get("model"), dim=stamp.get("dim"), built_at=stamp.get("built_at"),
             backend=stamp_backend(stamp),
         )
+        dim = self._embedder.dim if self._embedder is not None else base["dim"]
+        drift = {n: d for n, r in states.items() if isinstance(dim, int) and (d := config_drift(r.get("options"), dim))}
+        if drift:
+            what = "; ".join(f"{n}: {', '.join(d)}" for n, d in drift.items())
+            return IndexStatus(state="stale", **base,
+                               message=f"The Neo4j vector index was created with other options ({what}); run "
+                               "`motivgraph reindex`, which drops and recreates it")
         populating = [n for n, r in states.items() if str(r.get("state")).upper() != "ONLINE"]
         if populating:  # being built by Neo4j right after the DDL: searchable once ONLINE
             return IndexStatus(state="missing", **base,

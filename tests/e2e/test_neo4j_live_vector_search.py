@@ -76,3 +76,52 @@ def test_tools_search_through_neo4j_vector_indexes(neo4j_settings: Settings, emb
     finally:
         store.clear()
         store.close()
+
+
+def test_a_vector_index_made_with_other_options_is_reported_then_made_again(neo4j_settings: Settings,
+                                                                             embedder: Any) -> None:
+    """`CREATE … IF NOT EXISTS` keeps an index of the same name made earlier with other options (here by hand:
+    euclidean, quantized). The rebuild must drop and remake it, and `status()` must not call it ok."""
+    from motivgraph.graph import open_store
+    from motivgraph.graph.neo4j_search import INDEX_STATES, VECTOR_INDEXES, Neo4jNodeVectors, config_drift
+    from motivgraph.graph.vector_index import NodeIndex
+
+    settings = neo4j_settings.model_copy(deep=True)
+    settings.index.backend = "neo4j"
+    store = open_store(settings)
+    store.clear()
+    name = VECTOR_INDEXES["Challenge"]
+
+    def make_odd_index() -> None:
+        with store.driver.session(database=store.database) as session:
+            session.run(f"DROP INDEX {name} IF EXISTS").consume()
+            session.run(f"CREATE VECTOR INDEX {name} FOR (n:Challenge) ON (n.embedding) OPTIONS {{indexConfig: "
+                        f"{{`vector.dimensions`: {embedder.dim}, `vector.similarity_function`: 'euclidean', "
+                        "`vector.quantization.enabled`: true}}").consume()
+
+    try:
+        store.upsert_papers(PAPERS)
+        store.upsert_triples(TRIPLES)
+        make_odd_index()
+        vec = Neo4jNodeVectors(settings, store, embedder)
+        vec.rebuild()
+        st = _online(vec)
+        assert st.state == "ok", st.message
+        options = {r["name"]: r["options"] for r in store._read(INDEX_STATES, {"names": [name]})}
+        assert config_drift(options[name], embedder.dim) == [], options
+        faiss = NodeIndex.open(settings, store, embedder)
+        faiss.rebuild()
+        q = embedder.embed(["routing in big networks"])
+        a = faiss.search_vectors(q, 3, types=["challenge"])[0]
+        b = vec.search_vectors(q, 3, types=["challenge"])[0]
+        assert [h.key for h in a] == [h.key for h in b]
+        assert all(abs(x.score - y.score) < 1e-5 for x, y in zip(a, b, strict=True))
+
+        make_odd_index()  # made again behind the stamp's back: reported, with the fix
+        st = _online(vec)
+        assert st.state == "stale" and name in st.message and "motivgraph reindex" in st.message, st.message
+    finally:
+        with store.driver.session(database=store.database) as session:  # the next test makes it afresh
+            session.run(f"DROP INDEX {name} IF EXISTS").consume()
+        store.clear()
+        store.close()

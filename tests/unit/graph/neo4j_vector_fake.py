@@ -2,7 +2,8 @@
 graph/neo4j_search.py the way Neo4j 5 documents them: `setNodeVectorProperty` stores the vector,
 CREATE … INDEX makes an ONLINE index, `db.index.vector.queryNodes(index, k, v)` returns the k nearest
 nodes of the index's label with score (1 + cosine) / 2 (exact here; HNSW in Neo4j), SHOW INDEXES lists
-them. Statements it does not know raise, so a new query shape cannot pass unnoticed.
+them with their options, DROP INDEX drops one. Statements it does not know raise, so a new query shape
+cannot pass unnoticed.
 
 It checks the statement text only for the parts it emulates (e.g. that the score is turned back into a
 cosine and filtered in Cypher) and answers from the nodes it was given; it is not a Cypher engine.
@@ -23,12 +24,20 @@ from motivgraph.graph.neo4j_search import VECTOR_INDEXES
 _LABEL_OF_INDEX = {name: label for label, name in VECTOR_INDEXES.items()}
 
 
+def _literal(text: str) -> Any:
+    """A DDL option value as SHOW INDEXES reports it (Neo4j upper-cases the similarity function)."""
+    if text.startswith("'"):
+        return text.strip("'").upper()
+    return {"true": True, "false": False}.get(text, int(text) if text.isdigit() else text)
+
+
 class VectorGraph:
     def __init__(self, nodes: Iterable[NodeRecord], node_version: int = 7) -> None:
         self.nodes = {n.key: n for n in nodes}
         self.embeddings: dict[str, np.ndarray] = {}
         self.meta: dict[str, Any] = {"node_version": node_version}
         self.indexes: dict[str, str] = {}  # name -> state
+        self.options: dict[str, dict[str, Any]] = {}  # name -> SHOW INDEXES options (indexConfig)
         self.searches: list[dict[str, Any]] = []
 
     def label(self, key: str) -> str:
@@ -56,11 +65,18 @@ class VectorGraph:
                     done += 1
             return [{"n": done}]
         if q.startswith(("CREATE VECTOR INDEX", "CREATE FULLTEXT INDEX")):
-            self.indexes.setdefault(q.split()[3], "ONLINE")
+            name = q.split()[3]
+            if name not in self.indexes:  # IF NOT EXISTS: an existing index keeps its options
+                self.indexes[name] = "ONLINE"
+                config = {k: _literal(v) for k, v in re.findall(r"`([\w.]+)`: ('[^']*'|\w+)", q)}
+                self.options[name] = {"indexConfig": config}
+            return []
+        if q.startswith("DROP INDEX"):
+            self.indexes.pop(q.split()[2], None)
             return []
         if q.startswith("SHOW INDEXES"):
-            return [{"name": n, "type": "VECTOR", "state": self.indexes[n], "populationPercent": 100.0}
-                    for n in params["names"] if n in self.indexes]
+            return [{"name": n, "type": "VECTOR", "state": self.indexes[n], "populationPercent": 100.0,
+                     "options": self.options.get(n, {})} for n in params["names"] if n in self.indexes]
         if "db.index.vector.queryNodes($index, $k, $vectors[i])" in q:
             assert "2 * score - 1 AS cosine" in q and "WHERE cosine >= $min_score" in q
             self.searches.append(params)
