@@ -325,6 +325,22 @@ def _known_papers(store: GraphStore, in_file: set[str], wanted: set[str], replac
     return known
 
 
+def _node_sources(store: GraphStore, nodes: list[NodeRecord], triples: list[TripleIn], *,
+                  merge: bool) -> dict[str, list[str]]:
+    """Per node key, the papers stating it in the order upsert_triples records them: the graph's own first
+    when merging (read before anything is written), then those of the triples, in file order."""
+    out: dict[str, dict[str, None]] = {}
+    if merge:
+        for chunk in _batches([n.key for n in nodes], 1000):
+            for rec in store.get_nodes(chunk):
+                if rec is not None and rec.sources:
+                    out[rec.key] = dict.fromkeys(rec.sources)
+    for t in triples:
+        for role in NODE_TYPES:
+            out.setdefault(getattr(t, role).key_for(role), {})[t.paper_id] = None
+    return {k: list(v) for k, v in out.items()}
+
+
 def _check_batches(phases: list[tuple[str, list[Any], Callable[[list[Any]], Any]]], batch_size: int) -> None:
     """Every record of every batch must serialise to UTF-8 before the first write, so no input can stop an
     import half-way (parse_lines already rejects such lines; this guards records built by callers)."""
@@ -381,9 +397,13 @@ def import_lines(
         known.add(par.parent.key_for(par.type))
     errors.sort()
 
-    nodes = [n for _, n in parsed.nodes]
     papers = [p for _, p in parsed.papers]
     triples = [t for _, t in triples_ok]
+    # The node lines carry no `sources`; both node passes write them exactly as given, so give them what the
+    # triple lines say (and, when merging, what the graph already has): an empty list here would leave every
+    # node stated by no paper, and remove_paper would then delete nodes other papers still state.
+    sources = _node_sources(store, [n for _, n in parsed.nodes], triples, merge=not replace)
+    nodes = [n.model_copy(update={"sources": sources.get(n.key, [])}) for _, n in parsed.nodes]
     phases: list[tuple[str, list[Any], Callable[[list[Any]], Any]]] = [
         ("nodes", nodes, store.restore_nodes),
         ("papers", papers, store.upsert_papers),
