@@ -4,6 +4,11 @@ States: queued → parsed → extracted → stored, or failed (+ error, reason k
 Every transition is its own committed transaction, so a Ctrl-C or kill -9 at any point leaves
 each document in its last completed state and a re-run picks up from there.
 
+Paper identity (ingest.identity): `paper_keys` maps every key a stored paper is known by (its id, DOI,
+arXiv id, title + first author) to its paper id, so a document of a paper met before joins it
+(`resolve_paper`); `identity_conflicts` holds the probable duplicates that were kept apart, for
+`ingest report`; `paper_years` the year a metadata record gave a paper (it outranks a year read off a PDF).
+
 A document's key (column `sha256`, kept for compatibility) is the sha256 of the file for PDFs, a stable
 record id for record inputs, or `path:<path>` for an input that could not be read at all. Paths are
 stored in the reversible text form of `motivgraph.fsutil.path_to_text` (valid UTF-8 even when the
@@ -23,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from motivgraph.errors import IngestError
+from motivgraph.ingest.identity import PaperKeys, Resolution, decide
 
 State = Literal["queued", "parsed", "extracted", "stored", "failed"]
 STATES: tuple[State, ...] = ("queued", "parsed", "extracted", "stored", "failed")
@@ -46,6 +52,26 @@ CREATE INDEX IF NOT EXISTS documents_state ON documents(state);
 CREATE TABLE IF NOT EXISTS duplicates (
     path    TEXT PRIMARY KEY,
     sha256  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS paper_keys (
+    key         TEXT PRIMARY KEY,
+    paper_id    TEXT NOT NULL,
+    doc         TEXT,
+    created_at  REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS paper_keys_paper ON paper_keys(paper_id);
+CREATE TABLE IF NOT EXISTS paper_years (
+    paper_id    TEXT PRIMARY KEY,
+    year        INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS identity_conflicts (
+    doc         TEXT NOT NULL,
+    other       TEXT NOT NULL,
+    path        TEXT NOT NULL,
+    paper_id    TEXT NOT NULL,
+    reason      TEXT NOT NULL,
+    created_at  REAL NOT NULL,
+    PRIMARY KEY (doc, other)
 );
 """
 
@@ -162,6 +188,44 @@ class Ledger:
         """Drop a document's row (a `path:` failure whose file has become readable and got a real key)."""
         with self._tx() as c:
             return bool(c.execute("DELETE FROM documents WHERE sha256=?", (key,)).rowcount)
+
+    def resolve_paper(self, doc: str, path: str, keys: PaperKeys, year: int | None = None,
+                      year_from_record: bool = False) -> tuple[Resolution, int | None]:
+        """Which paper document `doc` is (ingest.identity.decide over the key table), its keys recorded
+        under that paper in the same transaction, its probable duplicates recorded for the report. Returns
+        the resolution and the paper's year: a metadata record's year (`year_from_record`) is kept for the
+        paper and outranks a year read off a PDF. Idempotent: the same document resolves the same way again."""
+        now = time.time()
+        with self._tx() as c:
+
+            def lookup(key: str) -> str | None:
+                row = c.execute("SELECT paper_id FROM paper_keys WHERE key=?", (key,)).fetchone()
+                return str(row[0]) if row else None
+
+            def strong_of(paper_id: str) -> list[str]:
+                return [str(r[0]) for r in c.execute(
+                    "SELECT key FROM paper_keys WHERE paper_id=? AND (key LIKE 'doi:%' OR key LIKE 'arxiv:%')",
+                    (paper_id,))]
+
+            res = decide(keys, lookup, strong_of)
+            for key in (keys.paper_id, *keys.strong, keys.title):
+                if key:
+                    c.execute("INSERT OR IGNORE INTO paper_keys(key, paper_id, doc, created_at) VALUES (?, ?, ?, ?)",
+                              (key, res.paper_id, doc, now))
+            for other, why in res.conflicts:
+                c.execute("INSERT OR REPLACE INTO identity_conflicts(doc, other, path, paper_id, reason, created_at) "
+                          "VALUES (?, ?, ?, ?, ?, ?)", (doc, other, path, res.paper_id, why, now))
+            if year is not None and year_from_record:
+                c.execute("INSERT OR REPLACE INTO paper_years(paper_id, year) VALUES (?, ?)", (res.paper_id, year))
+            else:
+                row = c.execute("SELECT year FROM paper_years WHERE paper_id=?", (res.paper_id,)).fetchone()
+                year = int(row[0]) if row else year
+        return res, year
+
+    def identity_conflicts(self) -> list[tuple[str, str, str, str]]:
+        """(path, paper id, the other paper's id, why) of every probable duplicate kept apart."""
+        return [tuple(r) for r in self._conn.execute(
+            "SELECT path, paper_id, other, reason FROM identity_conflicts ORDER BY path, other")]
 
     def requeue_failed(self) -> int:
         with self._tx() as c:

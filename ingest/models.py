@@ -9,6 +9,14 @@ from pydantic import BaseModel, Field
 
 from motivgraph.graph.models import PaperRecord
 
+# identity lives in ingest.identity; these names are kept for the callers that import them from here
+from motivgraph.ingest.identity import clean_doi, find_arxiv_id, stable_paper_id
+
+__all__ = [
+    "Paper", "Reference", "Section", "SectionRole", "assign_roles", "classify_heading", "clean_doi", "find_arxiv_id",
+    "stable_paper_id",
+]
+
 SectionRole = Literal["introduction", "related_work", "method", "experiments", "conclusion", "other"]
 
 # Order matters: the first pattern that matches a heading decides its role.
@@ -140,30 +148,3 @@ class Paper(BaseModel):
             source_path=self.source_path,
             sha256=self.sha256,
         )
-
-
-_DOI_RE = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
-_ARXIV_RE = re.compile(r"\barxiv[:\s]*(\d{4}\.\d{4,5})(v\d+)?", re.I)
-
-
-def clean_doi(value: str | None) -> str | None:
-    if not value:
-        return None
-    m = _DOI_RE.search(value)
-    return m.group(1).rstrip(".,;)").lower() if m else None
-
-
-def find_arxiv_id(text: str) -> str | None:
-    m = _ARXIV_RE.search(text)
-    return m.group(1) if m else None
-
-
-def stable_paper_id(doi: str | None, arxiv_id: str | None, sha256: str | None) -> str:
-    """DOI when known, else arXiv id, else the file hash: the same PDF always gets the same id."""
-    if doi:
-        return f"doi:{doi.lower()}"
-    if arxiv_id:
-        return f"arxiv:{arxiv_id}"
-    if sha256:
-        return f"sha256:{sha256}"
-    raise ValueError("a paper needs a DOI, an arXiv id or a sha256")

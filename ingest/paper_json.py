@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from motivgraph.errors import ParseError
 from motivgraph.fsutil import path_to_text
-from motivgraph.ingest.models import Paper, Section, assign_roles, clean_doi
+from motivgraph.ingest.identity import doi_or_arxiv, normalize_arxiv, normalize_doi
+from motivgraph.ingest.models import Paper, Section, assign_roles
 from motivgraph.ingest.plan import DocKey, WorkItem, register_input_kind
 from motivgraph.text_hygiene import Repairs, repair_text
 
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
     from motivgraph.settings import Settings
 
 ABSTRACT_ONLY_NOTE = "abstract only: the miner reads the title and abstract"
-_ARXIV_NEW = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5})(?:v\d+)?$", re.I)
-_ARXIV_OLD = re.compile(r"^(?:arxiv:)?([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$", re.I)
 # LaTeX left in text exported from arXiv sources (topics files carry \citep{..}, \vspace{..})
 _TEX_DROP = re.compile(r"\\(?:vspace|hspace|label|vskip|hskip)\*?\{[^{}]*\}|\\(?:noindent|newline|centering)\b")
 _TEX_CITE = re.compile(r"\s?\\(?:cite[tp]?|citealp|citeauthor|ref|eqref|autoref|cref|Cref)\*?(?:\[[^\]]*\])*\{[^{}]*\}")
@@ -105,20 +104,30 @@ def _s(v: Any) -> str:
     return v.strip() if isinstance(v, str) else ""
 
 
-def stable_id(rec: dict[str, Any]) -> str:
-    """The record's identity: DOI, arXiv id, Semantic Scholar id, the record's own id, else a content hash."""
+def record_ids(rec: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(DOI, arXiv id) of a record, checked by ingest.identity: `doi`/`DOI`/externalIds.DOI, and `arxiv_id`,
+    `arxivId`, externalIds.ArXiv, or a `paper_id`/`id` that is an arXiv id (arXiv's own DOI counts as one)."""
     ext = rec.get("externalIds") or rec.get("external_ids") or {}
     if not isinstance(ext, dict):
         ext = {}
-    doi = clean_doi(_s(rec.get("doi")) or _s(rec.get("DOI")) or _s(ext.get("DOI")) or _s(ext.get("doi")))
-    if doi:
-        return f"doi:{doi.lower()}"
+    doi = next((d for d in (normalize_doi(_s(rec.get(k))) for k in ("doi", "DOI")) if d), None)
+    doi = doi or next((d for d in (normalize_doi(_s(ext.get(k))) for k in ("DOI", "doi")) if d), None)
+    arxiv = None
     for cand in (rec.get("arxiv_id"), rec.get("arxivId"), ext.get("ArXiv"), ext.get("arxiv"), rec.get("paper_id"),
                  rec.get("id")):
-        c = _s(cand) if not isinstance(cand, int) else ""
-        m = _ARXIV_NEW.match(c) or _ARXIV_OLD.match(c)
-        if m:
-            return f"arxiv:{m.group(1)}"
+        arxiv = normalize_arxiv(_s(cand)) if not isinstance(cand, int) else None
+        if arxiv:
+            break
+    return doi_or_arxiv(doi, arxiv)
+
+
+def stable_id(rec: dict[str, Any]) -> str:
+    """The record's identity: DOI, arXiv id, Semantic Scholar id, the record's own id, else a content hash."""
+    doi, arxiv = record_ids(rec)
+    if doi:
+        return f"doi:{doi}"
+    if arxiv:
+        return f"arxiv:{arxiv}"
     if _s(rec.get("paperId")):
         return f"s2:{_s(rec.get('paperId'))}"
     for k in ("paper_id", "id", "corpusid", "corpusId"):
@@ -209,8 +218,8 @@ def record_to_paper(rec: Any, where: str = "record") -> Paper:
         keys = ", ".join(sorted(map(str, rec))[:8]) or "none"
         raise ParseError(f"{where}: not a paper record: no title, abstract or text (keys: {keys})")
     assign_roles(sections)
-    ext = rec.get("externalIds") if isinstance(rec.get("externalIds"), dict) else {}
     pid = stable_id(rec)
+    doi, arxiv = record_ids(rec)
     year = rec.get("year")
     try:
         year_i = int(year) if year not in (None, "") else None
@@ -227,8 +236,8 @@ def record_to_paper(rec: Any, where: str = "record") -> Paper:
         abstract=abstract,
         year=year_i if year_i and 1500 < year_i < 2200 else None,
         venue=_clean(venue, repairs) if isinstance(venue, str) and venue.strip() else None,
-        doi=pid[4:] if pid.startswith("doi:") else clean_doi(_s((ext or {}).get("DOI"))),
-        arxiv_id=pid[6:] if pid.startswith("arxiv:") else None,
+        doi=doi,
+        arxiv_id=arxiv,
         sections=sections,
         parser="json",
         text_repairs=sum(repairs, Repairs()).as_dict(),

@@ -21,15 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from motivgraph.errors import ParseError
+from motivgraph.ingest.identity import stable_paper_id
 from motivgraph.ingest.models import (
     Paper,
     Reference,
     Section,
     assign_roles,
     classify_heading,
-    clean_doi,
-    find_arxiv_id,
-    stable_paper_id,
 )
 from motivgraph.ingest.pdf_filters import (
     PageRows,
@@ -40,6 +38,7 @@ from motivgraph.ingest.pdf_filters import (
     shares_row,
     toc_lines,
 )
+from motivgraph.ingest.pdf_identity import MetaValue, PdfIds, find_ids, read_metadata
 from motivgraph.ingest.pdf_layout import Line, page_lines
 from motivgraph.text_hygiene import Repairs
 
@@ -610,6 +609,18 @@ def _parse_references(text: str) -> list[Reference]:
     return refs[:500]
 
 
+def _own_ids(lines: list[Line], page0_text: str, meta: list[MetaValue]) -> PdfIds:
+    """The paper's DOI and arXiv id (ingest.pdf_identity) from all of page 1 — every line, header and footer
+    included, and the stamp set up the margin, which pdfium's page text holds and the lines leave out —,
+    the header/footer lines of the next three pages, and the metadata."""
+    lines0 = [ln for ln in lines if ln.page == 0]
+    bands = " ".join(
+        ln.text for ln in lines
+        if 1 <= ln.page <= 3 and (ln.y1 < 0.12 * (ln.page_height or 792.0) or ln.y0 > 0.88 * (ln.page_height or 792.0))
+    )
+    return find_ids(page0_text, lines0, bands, meta)
+
+
 def parse_pdf(
     path: str | Path,
     *,
@@ -636,14 +647,17 @@ def parse_pdf(
             raise ParseError("PDF has no pages")
         lines: list[Line] = []
         repairs: list[Repairs] = []
+        page0_text: list[str] = []
         for pn in range(min(n_pages, max_pages)):
             page = doc[pn]
             try:
-                lines.extend(page_lines(page, pn, repairs))
+                lines.extend(page_lines(page, pn, repairs, texts=page0_text if pn == 0 else None))
             finally:
                 page.close()
+        meta = read_metadata(doc, p)
     finally:
         doc.close()
+    ids = _own_ids(lines, "".join(page0_text), meta)
 
     total_chars = sum(ln.chars for ln in lines)
     if total_chars < 200 * min(n_pages, 2) / 2:
@@ -740,10 +754,7 @@ def parse_pdf(
             sections.insert(0, Section(heading="", number=None, text=pre_text))
     assign_roles(sections)
 
-    full_head = " ".join(ln.text for ln in page0[:80])
-    doi_m = re.search(r"10\.\d{4,9}/\S+", full_head)
-    doi = clean_doi(doi_m.group(0)) if doi_m else None
-    arxiv = find_arxiv_id(full_head)
+    doi, arxiv = ids.doi, ids.arxiv_id
     year = None
     small_text = " ".join(ln.text for ln in page0 if ln.size <= body_size + 0.1)[:4000]
     ym = re.findall(r"\b(19[6-9]\d|20[0-4]\d)\b", small_text)

@@ -190,14 +190,17 @@ def _make_line(page_no: int, text: str, box: tuple[float, float, float, float], 
 
 
 def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None = None, *,
-               per_char: bool = False) -> list[Line]:
+               per_char: bool = False, texts: list[str] | None = None) -> list[Line]:
     """Text lines of one page in content-stream order. Text is repaired with the shared hygiene
     function (surrogate halves rejoined, controls dropped); counts are added to `repairs`.
 
     The character-by-character pass (`_lines_char_by_char`) states the rules. Where the C loops are built
     (pdf_native) the same rules run in C (`_lines_native`); without them the page's characters are read in
     bulk and grouped into lines with array operations (`_lines_in_bulk`), and the rare page that cannot
-    decide that way takes the per-char pass; `per_char` forces that pass (the tests compare them)."""
+    decide that way takes the per-char pass; `per_char` forces that pass (the tests compare them).
+
+    `texts`, when given, gets pdfium's text of the whole page appended: every character in content order,
+    including words set in another direction (a margin stamp), which the lines leave out."""
     tp = page.get_textpage()
     try:
         raw = tp.raw
@@ -208,6 +211,8 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
         found = _page_text(tp, n)
         exact_units = found is not None
         text, units = found if found is not None else _bulk_unicode(raw, n)
+        if texts is not None:
+            texts.append(text)
         turn = _reading_turn(raw, n, units)
         mb = page.get_mediabox()
         if turn:

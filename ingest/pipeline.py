@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from motivgraph.errors import BudgetExceeded, ExternalServiceError, IngestError, MotivGraphError, ParseError
 from motivgraph.ingest.cache import ParsedCache
+from motivgraph.ingest.identity import PaperKeys
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import DocumentParser, ParserName, make_parser
@@ -91,6 +92,9 @@ class DocOutcome:
     parsed: bool = False  # parsed in this run (False: came from the cache)
     pages: int = 0
     notes: list[str] = field(default_factory=list)  # Paper.notes (e.g. "abstract only: ...")
+    paper_id: str | None = None
+    same_paper_as: str | None = None  # the stored paper this document turned out to be (ingest.identity)
+    probable_duplicates: list[tuple[str, str]] = field(default_factory=list)  # (other paper id, why): kept apart
 
 
 class IngestProgress(Protocol):
@@ -124,6 +128,9 @@ class IngestSummary:
     states: dict[str, int] = field(default_factory=dict)
     outcomes: list[DocOutcome] = field(default_factory=list)
     notes: dict[str, int] = field(default_factory=dict)  # documents per Paper note
+    same_paper: int = 0  # documents of a paper already stored under another id (joined it, ingest.identity)
+    # (path, paper id, other paper id, why): probable duplicates with conflicting ids, kept apart
+    probable_duplicates: list[tuple[str, str, str, str]] = field(default_factory=list)
 
 
 def classify_failure(exc: BaseException) -> str:
@@ -281,6 +288,21 @@ async def store_step(fn: Callable[[], T], settings: Settings, note: Callable[[st
     return await gate.run(lambda: asyncio.to_thread(fn), what)
 
 
+def _resolve_identity(ledger: Ledger, item: WorkItem, paper: Paper, out: DocOutcome) -> None:
+    """Give the paper the id of the paper it is (ingest.identity): a paper met before as another document
+    (a JSON record and a PDF of it; a preprint and its DOI) joins that paper; a probable duplicate with
+    conflicting ids keeps its own id and is logged and recorded for `ingest report`. A metadata record's
+    year outranks one read off a PDF."""
+    keys = PaperKeys.of(paper.paper_id, paper.doi, paper.arxiv_id, paper.title, paper.authors)
+    res, year = ledger.resolve_paper(item.key, item.display, keys, paper.year, year_from_record=paper.parser == "json")
+    if res.merged_into is not None:
+        log.info("%s is the paper stored as %s (same %s)", item.display, res.merged_into, res.via)
+    for other, why in res.conflicts:
+        log.warning("%s: probable duplicate of %s, not merged: %s", item.display, other, why)
+    paper.paper_id, paper.year = res.paper_id, year
+    out.paper_id, out.same_paper_as, out.probable_duplicates = res.paper_id, res.merged_into, list(res.conflicts)
+
+
 # -- execution ------------------------------------------------------------------------------------------------------
 
 
@@ -372,6 +394,7 @@ async def execute(
                     await asyncio.to_thread(cache.put, paper)
                     out.parsed = True
                     out.pages = min(paper.page_count or 0, settings.ingest.max_pages)
+            _resolve_identity(ledger, item, paper, out)
             ledger.mark(item.key, "parsed", paper_id=paper.paper_id, parser=paper.parser)
             out.notes = list(paper.notes)
             assert sink is not None
@@ -439,6 +462,9 @@ async def execute(
             summary.pages += o.pages
             for why in o.notes:
                 summary.notes[why] = summary.notes.get(why, 0) + 1
+            summary.same_paper += int(o.same_paper_as is not None)
+            summary.probable_duplicates += [(o.path, o.paper_id or "", other, why)
+                                            for other, why in o.probable_duplicates]
         summary.outcomes = list(outcomes)
         summary.states = ledger.counts()
     finally:

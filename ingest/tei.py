@@ -13,7 +13,8 @@ import re
 import xml.etree.ElementTree as ET
 
 from motivgraph.errors import ParseError
-from motivgraph.ingest.models import Paper, Reference, Section, assign_roles, clean_doi, find_arxiv_id, stable_paper_id
+from motivgraph.ingest.identity import clean_doi, doi_or_arxiv, normalize_arxiv, stable_paper_id
+from motivgraph.ingest.models import Paper, Reference, Section, assign_roles
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ def tei_to_paper(
             if kind == "doi" and not doi:
                 doi = clean_doi(_text(idno))
             elif kind == "arxiv" and not arxiv:
-                arxiv = find_arxiv_id("arxiv:" + _text(idno).removeprefix("arXiv:"))
+                arxiv = normalize_arxiv(_text(idno))
         venue = _text(src.find("tei:monogr/tei:title", NS)) or None
         if year is None:
             date = src.find("tei:monogr/tei:imprint/tei:date", NS)
@@ -146,6 +147,7 @@ def tei_to_paper(
     if not (title or abstract or sections):
         raise ParseError("TEI has no title, abstract or body text (empty or withdrawn document)")
 
+    doi, arxiv = doi_or_arxiv(doi, arxiv)  # arXiv's own DOI is the arXiv id
     return Paper(
         paper_id=stable_paper_id(doi, arxiv, sha256) if (doi or arxiv or sha256) else f"title:{title[:200]}",
         title=title,

@@ -150,6 +150,8 @@ def _summary_table(s: IngestSummary) -> Table:
             ("failed", s.failed),
             ("parsed now / from cache", f"{s.parsed} / {s.from_cache}"),
             ("transient pauses (reconnected)", s.transient_pauses),
+            ("same paper as one stored under another id (joined it)", s.same_paper),
+            ("probable duplicates with conflicting ids (not merged; ingest report)", len(s.probable_duplicates)),
             ("elapsed", f"{s.elapsed_s:.1f}s ({rate:.2f} files/s)"),
         ]
         rows += [(note, f"{n} papers") for note, n in s.notes.items()]
@@ -296,22 +298,35 @@ def status_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON i
 @app.command("report")
 @cli_errors
 def report_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables.")) -> None:
-    """Failed documents grouped by reason, with file names and errors."""
+    """Failed documents grouped by reason, with file names and errors; probable duplicate papers kept apart."""
     from motivgraph.ingest.pipeline import ledger_for
 
     settings = load_settings()
     ledger = ledger_for(settings)
     try:
         groups = ledger.failures_by_reason()
+        conflicts = ledger.identity_conflicts()
     finally:
         ledger.close()
     if json_out:
-        data = {
+        data: dict[str, Any] = {
             reason: [{"path": r.path, "error": r.error, "attempts": r.attempts} for r in rows]
             for reason, rows in groups.items()
         }
+        if conflicts:
+            data["probable duplicates (not merged)"] = [
+                {"path": path, "paper_id": pid, "other_paper_id": other, "why": why}
+                for path, pid, other, why in conflicts
+            ]
         console.print_json(json.dumps(data))
         return
+    if conflicts:
+        t = Table(title=f"probable duplicates, not merged (conflicting ids) — {len(conflicts)}", title_justify="left")
+        for col in ("file", "stored as", "other paper", "why"):
+            t.add_column(col, overflow="fold")
+        for path, pid, other, why in conflicts:
+            t.add_row(escape(Path(path).name), escape(pid), escape(other), escape(why))
+        console.print(t)
     if not groups:
         console.print("no failed documents")
         return

@@ -44,7 +44,9 @@ def test_subsections_inherit_their_parent_role() -> None:
 
 
 def test_stable_ids_and_record() -> None:
-    assert stable_paper_id("10.1/ABC", None, "f" * 64) == "doi:10.1/abc"
+    assert stable_paper_id("10.1234/ABC5", None, "f" * 64) == "doi:10.1234/abc5"
+    # ids are checked: "10.1/ABC" (a 1-digit registrant, no digit in the suffix) is no DOI
+    assert stable_paper_id("10.1/ABC", None, "f" * 64) == "sha256:" + "f" * 64
     assert stable_paper_id(None, "2101.00001", "f" * 64) == "arxiv:2101.00001"
     assert stable_paper_id(None, None, "f" * 64) == "sha256:" + "f" * 64
     with pytest.raises(ValueError):
