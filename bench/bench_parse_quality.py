@@ -10,6 +10,10 @@ Figures (never pass/fail):
   abstract that does not swallow the body);
 - coverage on every PDF of corpus/pdf and corpus/journals: a non-empty title and at least one
   section, or a ParseError reason (no crash);
+- identifiers: the paper's own DOI and arXiv id against tests/fixtures/ingest/identity_truth.json (derived
+  without the parser: pypdf's page-1 text in every orientation and pypdf's Info/XMP metadata, each checked by
+  hand; `--derive-identity-truth` lists those candidates for your own files) — found / correct of the
+  papers that have one, wrong ones, and ids given to papers that have none;
 - throughput: parse_pdf (in this process) vs raw pypdfium2 (open, pages, textpage, get_text_range,
   close) over the same files and page cap, timed file by file back to back; per file the best of
   --rounds; the ratio parse/raw, the layout pass alone (open, pages, `page_lines`) as a ratio too, and
@@ -41,6 +45,7 @@ from motivgraph.ingest.quality import FIELDS, truth_scores
 
 REPO = Path(__file__).resolve().parents[1]
 TRUTH_PATH = REPO / "tests" / "fixtures" / "ingest" / "parse_truth.json"
+IDENTITY_TRUTH_PATH = REPO / "tests" / "fixtures" / "ingest" / "identity_truth.json"
 FOLDERS = ("journals", "pdf")
 
 
@@ -132,6 +137,61 @@ def coverage(shared: Path) -> dict[str, str]:
     return rows
 
 
+def identifiers(shared: Path, verbose: bool) -> dict[str, dict[str, int]]:
+    """The parser's DOI and arXiv id of each PDF against the identity truth: per kind, papers that have one
+    (truth), found (the parser gave one), correct, wrong (another id), spurious (an id for a paper with none)."""
+    truth = json.loads(IDENTITY_TRUTH_PATH.read_text())
+    out = {kind: dict.fromkeys(("truth", "found", "correct", "wrong", "spurious"), 0) for kind in ("doi", "arxiv")}
+    for name, want in truth.items():
+        path = shared / "corpus" / name
+        if name.startswith("_") or not path.exists():
+            continue
+        got = parse_or_reason(path, 60)
+        for kind, attr in (("doi", "doi"), ("arxiv", "arxiv_id")):
+            have = None if isinstance(got, str) else getattr(got, attr)
+            have = have.lower() if have and kind == "doi" else have
+            row = out[kind]
+            if want[kind]:
+                row["truth"] += 1
+                row["found"] += have is not None
+                row["correct"] += have == want[kind]
+            elif have is not None:
+                row["spurious"] += 1
+            if have is not None and have != want[kind]:
+                row["wrong"] += bool(want[kind])
+                if verbose:
+                    print(f"  {name}: {kind} {have!r}, truth {want[kind]!r}")
+            elif verbose and want[kind] and have is None:
+                print(f"  {name}: {kind} not found, truth {want[kind]!r}")
+    return out
+
+
+def derive_identity_truth(shared: Path) -> None:
+    """Candidates for the identity truth, read with pypdf (not the parser's pdfium): every DOI-, arXiv- and
+    old-style-arXiv-looking string of page 1 in all four orientations (with the next line, for wrapped ones),
+    and the Info dictionary / catalog XMP values that mention a DOI or arXiv. Check each by hand."""
+    import re
+
+    from pypdf import PdfReader
+
+    looks = re.compile(r"(?i)(?:doi|10\.\d{4,9}/|arxiv|\b[a-z-]+(?:\.[A-Z]{2})?/\d{7}\b)[^\n]{0,60}(?:\n[^\n]{0,20})?")
+    for folder in FOLDERS:
+        for path in sorted((shared / "corpus" / folder).glob("*.pdf")):
+            r = PdfReader(str(path))
+            text = r.pages[0].extract_text(orientations=(0, 90, 180, 270)) or ""
+            info = {k: str(v) for k, v in (r.metadata or {}).items() if re.search(r"(?i)doi|arxiv", f"{k} {v}")}
+            xmp: dict[str, object] = {}
+            try:
+                x = r.xmp_metadata
+                if x is not None:
+                    xmp = {k: v for k, v in {"dc:identifier": x.dc_identifier,
+                                             "custom": x.custom_properties}.items() if v}
+            except Exception as e:  # a damaged packet
+                xmp = {"error": str(e)}
+            print(f"{folder}/{path.name}:\n  page 1: {[m.group(0) for m in looks.finditer(text)][:6]}\n"
+                  f"  Info: {info}\n  XMP: {xmp}")
+
+
 def throughput(shared: Path, rounds: int, max_pages: int) -> dict[str, float]:
     """Raw extraction and parse_pdf of each file timed back to back (raw, then parse, file by file), the
     best of `rounds` per file: on a shared machine the load drifts over minutes, and timing the two
@@ -220,9 +280,14 @@ def main() -> None:
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--speed-only", action="store_true", help="skip the quality and coverage figures")
     ap.add_argument("--ingest", action="store_true", help="also time the offline CLI ingest of corpus/pdf")
+    ap.add_argument("--derive-identity-truth", action="store_true",
+                    help="list the DOI/arXiv candidates pypdf reads on page 1 and in the metadata, then stop")
     args = ap.parse_args()
     if not (args.shared / "corpus").is_dir():
         raise SystemExit(f"shared corpus not found at {args.shared}/corpus")
+    if args.derive_identity_truth:
+        derive_identity_truth(args.shared)
+        return
     result: dict[str, object] = {}
     if not args.speed_only:
         result.update(quality_and_coverage(args.shared, args.verbose))
@@ -263,7 +328,12 @@ def quality_and_coverage(shared: Path, verbose: bool) -> dict[str, object]:
           f"{len(bad)} neither")
     for k, v in {**reasons, **bad}.items():
         print(f"  {k}: {v[:150]}")
-    return {"quality": q, "coverage": cov}
+    ids = identifiers(shared, verbose)
+    print(f"identifiers ({IDENTITY_TRUTH_PATH.name}; found / correct of the papers that have one):")
+    for kind, row in ids.items():
+        print(f"  {kind:6s} found {row['found']}/{row['truth']}, correct {row['correct']}/{row['truth']}, "
+              f"wrong {row['wrong']}, given to papers without one {row['spurious']}")
+    return {"quality": q, "coverage": cov, "identifiers": ids}
 
 
 if __name__ == "__main__":
