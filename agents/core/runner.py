@@ -147,6 +147,8 @@ async def run_method(
     if spec.budget_usd is not None:
         # The client's budget is what is left of the run's: spend of earlier segments counts.
         llm.budget_usd = max(0.0, spec.budget_usd - ctx.spent_usd())
+    if hasattr(llm, "sample"):
+        llm.sample = spec.seed  # a run with another seed draws new samples instead of replaying cached ones
     resumed = run.load_state() is not None
     repro = build_record(settings=settings, llm=llm, method=method, roles=cls.llm_roles(), seed=spec.seed, argv=argv)
     run.write_json("repro.json", repro)

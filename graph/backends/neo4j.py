@@ -21,7 +21,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # Dialect: Neo4j 5 DDL. Uniqueness constraints carry their own index; rnd gets a range index for
-# seeded sampling. Neo4j range indexes do not index list elements, so alias lookups scan the label.
+# seeded sampling. Neo4j range indexes do not index list elements, so the aliases (norm_aliases, a list)
+# get a full-text index with the keyword analyser: one term per element, looked up exactly by find_nodes
+# (without it every name lookup scanned all three labels). Not eventually consistent: a node is found by
+# an alias as soon as the transaction that wrote it commits.
+ALIAS_INDEX = "motivgraph_norm_aliases"
 SCHEMA: tuple[str, ...] = (
     "CREATE CONSTRAINT problem_key IF NOT EXISTS FOR (n:Problem) REQUIRE n.key IS UNIQUE",
     "CREATE CONSTRAINT challenge_key IF NOT EXISTS FOR (n:Challenge) REQUIRE n.key IS UNIQUE",
@@ -33,7 +37,11 @@ SCHEMA: tuple[str, ...] = (
     "CREATE INDEX solution_rnd IF NOT EXISTS FOR (n:Solution) ON (n.rnd)",
     "CREATE INDEX problem_level IF NOT EXISTS FOR (n:Problem) ON (n.level)",
     "CREATE INDEX challenge_level IF NOT EXISTS FOR (n:Challenge) ON (n.level)",
+    f"CREATE FULLTEXT INDEX {ALIAS_INDEX} IF NOT EXISTS FOR (n:Problem|Challenge|Solution) ON EACH [n.norm_aliases] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword', `fulltext.eventually_consistent`: false}}",
 )
+# A full-text index made on an existing graph is populated in the background; find_nodes needs it online.
+AWAIT_ALIAS_INDEX = "CALL db.awaitIndex($name, $timeout_s)"
 
 # Deletes only this schema's labels, in bounded chunks so a large graph never needs one huge transaction.
 CLEAR_CHUNK = """
@@ -50,6 +58,7 @@ AUTH_SETTINGS = "MOTIVGRAPH_NEO4J_USER / MOTIVGRAPH_NEO4J_PASSWORD"
 
 class Neo4jStore(CypherGraphStore):
     backend = "neo4j"
+    alias_index = ALIAS_INDEX
 
     def __init__(self, driver: Any, *, uri: str, user: str, database: str, timeout_ms: int = 60_000,
                  batch_size: int = 500) -> None:
@@ -160,6 +169,7 @@ class Neo4jStore(CypherGraphStore):
                     session.run(ddl).consume()
 
         self._guard(run)
+        self._read(AWAIT_ALIAS_INDEX, {"name": ALIAS_INDEX, "timeout_s": 600})
         self._write(Q.META_INIT, self._meta())
 
     def _drop_all(self) -> None:

@@ -162,6 +162,11 @@ class LLMClient:
         self._weaker: dict[str, str] = {}  # model id -> structured method after a rejected request
         self._pending: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[AIMessage]]] = {}
         self.cache = LLMCache(cache_path(settings))
+        # Which sample of a request this client draws: a run's seed (agents/core/runner.py). It is part of
+        # every cache key and, where the provider takes one, sent as the request's `seed`, so a retry run with
+        # another seed is a new sample, not a replay of the first run's cached replies; the same seed resumes
+        # from the cache. None (miner, CLI checks): keys as before, no seed sent.
+        self.sample: int | None = None
 
     # -- models --------------------------------------------------------------------------------
     def is_configured(self, role: str | None = None) -> bool:
@@ -271,7 +276,8 @@ class LLMClient:
         call_params = {**params, **({"tool_choice": tool_choice} if tool_choice else {})}
         if not (self.use_cache and cache):
             return await self._call(role, b, msgs, tool_schemas, tool_choice, params)
-        key = self._key(b, msgs, tool_schemas, call_params)
+        key = self._key(b, msgs, tool_schemas,
+                        call_params if self.sample is None else {**call_params, "sample": self.sample})
         hit = self.cache.get(key)
         if hit is not None:
             return self._hit(role, b, hit)
@@ -320,6 +326,8 @@ class LLMClient:
         """Budget check, concurrency slot, rate limit, timeout, retries, accounting: one paid call."""
         self._check_budget(role)
         params = {**params, **self._fit_reply(role, b, msgs, tool_schemas)}
+        if self.sample is not None and "seed" in type(b.model).model_fields:  # OpenAI-compatible models take one
+            params.setdefault("seed", self.sample)
         runnable: Any = b.model
         if tool_schemas:
             try:

@@ -211,3 +211,20 @@ def test_json_reply_spans_and_repair():
     assert loads_lenient(spans[0]) == ({"a": 1, "b": [1, 2]}, True)
     assert loads_lenient('{"x": 2}') == ({"x": 2}, False)
     assert loads_lenient("no json at all") == (None, False)
+
+
+async def test_a_run_with_another_seed_draws_new_samples_and_the_same_seed_resumes_from_the_cache(writer, settings):
+    """An eval retry (seed 14 after 13) with the same prompts must reach the model, not replay run 1's cached
+    replies; a run with seed 13 again is served from the cache."""
+    model = ScriptedChatModel(["One\nbody", "Two\nbody", "Three\nbody"])
+
+    async def run_with(seed: int) -> str:
+        spec = RunSpec(method="toy_writer", topic="sparse attention kernels", config={"ideas": 1}, seed=seed)
+        run = create_run(settings.runs_dir, spec)
+        await run_method(settings, run, llm=PlatformLLMClient(settings, model=model), tool_client=None)
+        return str(run.ideas()[0]["title"])
+
+    assert settings.llm.cache
+    assert await run_with(13) == "One" and len(model.calls) == 1
+    assert await run_with(14) == "Two" and len(model.calls) == 2
+    assert await run_with(13) == "One" and len(model.calls) == 2
