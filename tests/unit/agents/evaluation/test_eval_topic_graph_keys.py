@@ -19,7 +19,7 @@ from motivgraph.settings import RoleOverride, Settings
 def _topic(abstract: str = "A.", targets: bool = True) -> EvalTopic:
     return EvalTopic(topic_id="T", topic="t", background=[
         Paper(paper_id="2401.00001", title="One", abstract=abstract),
-        Paper.model_validate({"title": "Two", "doi": "10.1000/ABC", "sections": [{"heading": "Intro", "text": "x"}]})],
+        Paper.model_validate({"title": "Two", "doi": "10.1000/ABC.1", "sections": [{"heading": "Intro", "text": "x"}]})],
         targets=[Paper(paper_id="2405.1", title="Held out")] if targets else [])
 
 
@@ -36,7 +36,7 @@ def test_key_follows_records_and_extractor_not_targets(tmp_path: Path) -> None:
     assert k != graph_key(_topic(), "llm:openai:gpt-4o-mini", s)
     # extra record fields reach the ingest unchanged, and the ids are the ingest's stable ids
     assert background_records(_topic())[1]["sections"] == [{"heading": "Intro", "text": "x"}]
-    assert expected_ids(_topic()) == {"arxiv:2401.00001", "doi:10.1000/abc"}
+    assert expected_ids(_topic()) == {"arxiv:2401.00001", "doi:10.1000/abc.1"}
 
 
 def test_extractor_id_from_settings_without_a_key(tmp_path: Path) -> None:
