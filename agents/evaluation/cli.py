@@ -50,8 +50,8 @@ def cli_errors(fn: Any) -> Any:
         except MotivGraphError as e:
             err_console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False)
             raise typer.Exit(EXIT_CONFIG if isinstance(e, ConfigError) else EXIT_FAILED) from None
-        except KeyboardInterrupt:
-            err_console.print("[yellow]interrupted[/yellow] — resume with motivgraph eval --resume EVAL_ID")
+        except KeyboardInterrupt:  # before an evaluation exists (the run's own hint names its id)
+            err_console.print("[yellow]interrupted[/yellow] — `motivgraph eval --list` shows the evaluations to resume")
             raise typer.Exit(EXIT_STOPPED) from None
 
     return wrapper
@@ -220,6 +220,9 @@ def eval_command(
     except BudgetExceeded as e:
         err_console.print(f"[yellow]stopped: {escape(str(e))} — resume with: motivgraph eval --resume {run.id} "
                           "--budget-usd <more>[/yellow]")
+        raise typer.Exit(EXIT_STOPPED) from None
+    except KeyboardInterrupt:
+        err_console.print(f"[yellow]interrupted[/yellow] — resume with: motivgraph eval --resume {run.id}")
         raise typer.Exit(EXIT_STOPPED) from None
     except ConfigError as e:
         err_console.print(f"[red]{escape(str(e))}[/red]")

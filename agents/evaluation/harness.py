@@ -24,7 +24,17 @@ from typing import Any
 
 from motivgraph.agents.core import IdeaRecord
 from motivgraph.agents.core.context import add_usage
-from motivgraph.agents.core.rundir import COMPLETED, FAILED, INTERRUPTED, RUNNING, STOPPED, RunDir, new_run_id, now_iso
+from motivgraph.agents.core.rundir import (
+    COMPLETED,
+    FAILED,
+    INTERRUPTED,
+    RUNNING,
+    STOPPED,
+    RunDir,
+    new_run_id,
+    now_iso,
+    pid_alive,
+)
 from motivgraph.agents.evaluation.aggregate import aggregate
 from motivgraph.agents.evaluation.collect import Collector, IdeaItem, TopicEvidence
 from motivgraph.agents.evaluation.config import EvalConfig
@@ -347,6 +357,10 @@ def list_evals(runs_dir: Path) -> list[dict[str, Any]]:
             continue
         if st.get("method") != EVAL_METHOD:
             continue
+        if st.get("status") == RUNNING and st.get("pid") != os.getpid() and not pid_alive(st.get("pid")):
+            # its process is gone (killed, machine restarted): say so, in status.json too, not 'running' forever
+            st = r.update_status(status=INTERRUPTED, error="the process running this evaluation stopped before "
+                                 f"it finished; resume with: motivgraph eval --resume {r.id}")
         out.append({"id": r.id, "status": st.get("status"), "topic": st.get("topic"),
                     "created_at": st.get("created_at"), "finished_at": st.get("finished_at"),
                     "methods": (st.get("config") or {}).get("methods"), "report": (r.path / "report.html").exists()})

@@ -220,3 +220,23 @@ async def test_unusable_judge_replies_are_left_out_not_fatal(settings, embedder,
     failed = [json.loads(x) for x in (run.path / "judgments.jsonl").read_text().splitlines()]
     assert sum(1 for x in failed if x["kind"] == "signature" and "failed" in x) == 4
     assert check_report(run.path) == []
+
+
+def test_an_evaluation_whose_process_died_is_listed_as_interrupted_with_its_resume_command(settings,
+                                                                                           tmp_path: Path) -> None:
+    """kill -9 (or a reboot) leaves status.json at 'running': the listing must not say so forever."""
+    import subprocess
+    import sys
+
+    topics = load_topics_file(small_topics(tmp_path, 1))
+    run = create_eval(settings, EvalConfig(methods=["stateless"], n_ideas=1, graph="file"), topics, source="test")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    run.update_status(status="running", pid=dead.pid)
+    alive = create_eval(settings, EvalConfig(methods=["stateless"], n_ideas=1, graph="file"), topics, source="test")
+    alive.update_status(status="running", pid=__import__("os").getpid())
+
+    listed = {e["id"]: e for e in list_evals(settings.runs_dir)}
+    assert listed[run.id]["status"] == "interrupted" and listed[alive.id]["status"] == "running"
+    st = run.status()
+    assert st["status"] == "interrupted" and f"motivgraph eval --resume {run.id}" in st["error"]
