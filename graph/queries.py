@@ -18,6 +18,8 @@ spaces), so they never contain the separator.
 
 from __future__ import annotations
 
+import re
+
 NODE_LABELS: tuple[str, ...] = ("Problem", "Challenge", "Solution")
 PARENT_LABELS: tuple[str, ...] = ("Problem", "Challenge")
 REL_TYPES: tuple[str, ...] = ("HAS_CHALLENGE", "SOLVED_BY", "PARENT_OF", "STATES")
@@ -228,13 +230,29 @@ ORDER BY key
 
 
 # ----------------------------------------------------------------------------------------- reads
-def find_nodes(labels: tuple[str, ...]) -> str:
-    """Exact key per label ($key_<Label>) or a normalised alias ($norm); UNION removes duplicates."""
-    parts = []
-    for lb in map(_label, labels):
-        parts.append(f"MATCH (n:{lb} {{key: $key_{lb}}}) RETURN {_rec('n')} AS node")
-        parts.append(f"MATCH (n:{lb}) WHERE $norm IN n.norm_aliases RETURN {_rec('n')} AS node")
+def find_nodes(labels: tuple[str, ...], alias_index: str | None = None) -> str:
+    """Exact key per label ($key_<Label>) or a normalised alias ($norm); UNION removes duplicates.
+
+    `$norm IN n.norm_aliases` is an index lookup where an index on a list property indexes its elements
+    (FalkorDB); Neo4j's range indexes do not, so there the alias branch is one lookup in `alias_index`, a
+    keyword-analysed full-text index over norm_aliases (one term per element), with $norm_query = the
+    quoted term (`lucene_term`) -- instead of a scan of every node of each label."""
+    labels = tuple(map(_label, labels))
+    parts = [f"MATCH (n:{lb} {{key: $key_{lb}}}) RETURN {_rec('n')} AS node" for lb in labels]
+    if alias_index is None:
+        parts += [f"MATCH (n:{lb}) WHERE $norm IN n.norm_aliases RETURN {_rec('n')} AS node" for lb in labels]
+    else:
+        if not re.fullmatch(r"[a-z_]+", alias_index):
+            raise ValueError(f"not an index name: {alias_index!r}")
+        which = " OR ".join(f"n:{lb}" for lb in labels)
+        parts.append(f"CALL db.index.fulltext.queryNodes('{alias_index}', $norm_query) YIELD node AS n "
+                     f"WITH n WHERE ({which}) AND $norm IN n.norm_aliases RETURN {_rec('n')} AS node")
     return "\nUNION\n".join(parts)
+
+
+def lucene_term(text: str) -> str:
+    """`text` as one quoted Lucene term (a keyword analyser keeps it whole): the alias index's query."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def get_node_by_key(label: str) -> str:

@@ -163,6 +163,9 @@ class CypherGraphStore(ABC):
     """Everything of the GraphStore protocol, on top of `_read` and `_write_tx`."""
 
     backend: str = "cypher"
+    # A full-text index over norm_aliases that find_nodes looks aliases up in (Q.find_nodes), for a backend
+    # whose property indexes do not index list elements; None: `$norm IN n.norm_aliases` is indexed.
+    alias_index: str | None = None
 
     def __init__(self, *, batch_size: int = 500) -> None:
         self.batch_size = batch_size
@@ -541,9 +544,12 @@ class CypherGraphStore(ABC):
         if norm is None:
             return []
         params: dict[str, Any] = {"norm": norm}
+        if self.alias_index is not None:
+            params["norm_query"] = Q.lucene_term(norm)
         for lb in labels:
             params[f"key_{lb}"] = f"{TYPE_OF_LABEL[lb]}:{norm}"
-        recs = {r.key: r for r in (to_record(row["node"]) for row in self._read(Q.find_nodes(labels), params))}
+        query = Q.find_nodes(labels, self.alias_index)
+        recs = {r.key: r for r in (to_record(row["node"]) for row in self._read(query, params))}
         exact = {f"{TYPE_OF_LABEL[lb]}:{norm}" for lb in labels}
         return sorted(recs.values(), key=lambda r: (r.key not in exact, r.level, ALL_TYPES.index(r.type), r.key))
 
