@@ -177,6 +177,11 @@ _STAMP = re.compile(
 )
 
 
+_STAMP_COMPACT = re.compile(
+    rf"arxiv:{_ARXIV_ID}\[[A-Za-z.\-]+\]\d{{1,2}}(?:{_MONTHS})[a-z]*\.?\d{{2,4}}", re.I
+)
+
+
 def _valid_arxiv(m: re.Match[str]) -> str | None:
     """The id without its version when the match is a real arXiv id (month 01-12, numbering of its era)."""
     if m.group("new"):
@@ -235,6 +240,18 @@ def find_arxiv_ids(text: str) -> list[ArxivMatch]:
         stamp = st is not None and st.group("id") == m.group(0)
         if labeled or stamp:
             out.append(ArxivMatch(aid, m.start(), m.end(), labeled, stamp))
+    # a stamp whose characters were placed one by one comes out of a PDF with stray spaces
+    # ("ar Xi v: 2101. 01234v2 [ cs. CL] 5 J an 2021"): read such a line with its spaces taken out
+    stamped = {a.start for a in out if a.stamp}
+    for ls in line_starts:
+        le = text.find("\n", ls)
+        le = le if le >= 0 else len(text)
+        if any(ls <= st < le for st in stamped) or "[" not in text[ls:le]:
+            continue
+        cm = _STAMP_COMPACT.fullmatch(re.sub(r"\s+", "", text[ls:le]))
+        aid = _valid_arxiv(cm) if cm else None
+        if aid:
+            out.append(ArxivMatch(aid, ls, le, True, True))
     return out
 
 

@@ -657,7 +657,7 @@ def parse_pdf(
         meta = read_metadata(doc, p)
     finally:
         doc.close()
-    ids = _own_ids(lines, "".join(page0_text), meta)
+    ids = _own_ids(lines, "\n".join(page0_text), meta)
 
     total_chars = sum(ln.chars for ln in lines)
     if total_chars < 200 * min(n_pages, 2) / 2:

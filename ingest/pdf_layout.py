@@ -199,8 +199,9 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
     bulk and grouped into lines with array operations (`_lines_in_bulk`), and the rare page that cannot
     decide that way takes the per-char pass; `per_char` forces that pass (the tests compare them).
 
-    `texts`, when given, gets pdfium's text of the whole page appended: every character in content order,
-    including words set in another direction (a margin stamp), which the lines leave out."""
+    `texts`, when given, gets pdfium's text of the whole page appended (every character in content order),
+    then the text set in other directions than the page's, which the lines leave out (a margin stamp; see
+    `_side_text`)."""
     tp = page.get_textpage()
     try:
         raw = tp.raw
@@ -211,9 +212,12 @@ def page_lines(page: pdfium.PdfPage, page_no: int, repairs: list[Repairs] | None
         found = _page_text(tp, n)
         exact_units = found is not None
         text, units = found if found is not None else _bulk_unicode(raw, n)
+        turn = _reading_turn(raw, n, units)
         if texts is not None:
             texts.append(text)
-        turn = _reading_turn(raw, n, units)
+            side = _side_text(raw, units, turn, page.get_mediabox())
+            if side:
+                texts.append(side)
         mb = page.get_mediabox()
         if turn:
             width, height = _frame_size(mb, turn)
@@ -537,6 +541,55 @@ def _frame_boxes(turn: int, left: Any, bottom: Any, right: Any, top: Any,
     if turn == 2:
         return mx1 - right, my1 - top, mx1 - left, my1 - bottom
     return my1 - top, left - mx0, my1 - bottom, right - mx0
+
+
+def _char_origin(raw: pdfium_c.FPDF_TEXTPAGE, i: int) -> tuple[float, float]:
+    x, y = ctypes.c_double(), ctypes.c_double()
+    pdfium_c.FPDFText_GetCharOrigin(raw, i, ctypes.byref(x), ctypes.byref(y))
+    return x.value, y.value
+
+
+def _side_text(raw: pdfium_c.FPDF_TEXTPAGE, units: Any, turn: int, mb: tuple[float, float, float, float]) -> str:
+    """The page's text set in other directions than its reading direction (an arXiv stamp up the margin, a
+    rotated label), rebuilt from the characters' matrices and boxes: per direction, characters on one
+    baseline in order along it, a space where they stand apart, one line per baseline. pdfium's own page
+    text may break such a run into single letters when each is placed on its own. '' when there is none."""
+    import numpy as np
+
+    handle = _address(raw)
+    idx = np.flatnonzero(np.asarray(units) > 32)
+    if not len(idx):
+        return ""
+    ok, mats = _bulk_into(_MATRIX_OF, handle, idx, pdfium_c.FS_MATRIX)
+    q = _quarters(ok, mats)
+    side = (q >= 0) & (q < 4) & (q != turn)
+    out: list[str] = []
+    for quarter in sorted(set(q[side].tolist())):
+        sel = idx[side & (q == quarter)]
+        boxes = _tight_boxes(handle, sel)
+        if boxes is None:
+            continue
+        x0, bottom, x1, top = _frame_boxes(quarter, boxes[:, 0], boxes[:, 2], boxes[:, 1], boxes[:, 3], mb)
+        height = float(np.median(top - bottom)) or 1.0
+        # the baseline is the chars' origin across the run (a glyph box's bottom is not: a hyphen's is high)
+        origins = np.array([_char_origin(raw, int(i)) for i in sel])
+        _, base, _, _ = _frame_boxes(quarter, origins[:, 0], origins[:, 1], origins[:, 0], origins[:, 1], mb)
+        order = np.argsort(base, kind="stable")
+        runs: list[list[int]] = []
+        for k in order.tolist():
+            if runs and abs(base[k] - base[runs[-1][0]]) < 0.5 * height:
+                runs[-1].append(k)
+            else:
+                runs.append([k])
+        for run in runs:
+            run.sort(key=lambda k: x0[k])
+            chars: list[str] = []
+            for j, k in enumerate(run):
+                if j and x0[k] - x1[run[j - 1]] > 0.3 * height:
+                    chars.append(" ")
+                chars.append(chr(int(units[sel[k]])))
+            out.append("".join(chars))
+    return "\n".join(out)
 
 
 def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any, exact_units: bool, frame: _Frame,

@@ -86,6 +86,17 @@ def test_the_arxiv_stamp_up_the_margin_is_the_papers_id(tmp_path: Path, stamp: s
     assert "arXiv" not in p.abstract and all("arXiv" not in s.text for s in p.sections)
 
 
+def test_a_stamp_set_one_character_at_a_time_is_read(tmp_path: Path) -> None:
+    # each character its own text object up the margin, advanced unevenly: pdfium's text of it has stray
+    # spaces ("ar Xi v: 2101. 01234v2 [ cs. CL] ...")
+    w = _writer()
+    y = 200.0
+    for ch in "arXiv:2101.01234v2 [cs.CL] 5 Jan 2021":
+        _page1(w).ops.append(b"BT /F3 20 Tf 0 1 -1 0 30 %.2f Tm (%s) Tj ET" % (y, ch.encode()))
+        y += 6.0 if ch == " " else 11.0
+    assert _parse(tmp_path, w).arxiv_id == "2101.01234"
+
+
 def test_an_arxiv_id_page_1_cites_is_not_the_papers(tmp_path: Path) -> None:
     p = _parse(tmp_path, _writer("As in BERT (J. Devlin et al., arXiv preprint arXiv:1810.04805, 2018). "))
     assert p.arxiv_id is None and p.paper_id == f"sha256:{SHA}"
