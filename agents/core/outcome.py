@@ -2,6 +2,7 @@
 `<code>: <detail>`, the code a stable snake_case word a script can branch on.
 
     no_valid_idea     the run finished, but no idea was accepted (the method says why)
+    shortfall         the run finished with fewer accepted ideas than it was asked for
     llm_timeout       an LLM call could not finish in time (after its retries)
     invalid_llm_output the model's replies never became the required structure
     budget_reached    the LLM budget stopped the run (resumable with a higher budget)
@@ -60,3 +61,14 @@ def no_idea_reason(ideas: Sequence[IdeaRecord], detail: str | None = None) -> st
         rejected = sum(1 for i in ideas if i.status == "rejected")
         detail = f"{rejected} idea(s) written, none accepted" if rejected else "no idea was written"
     return f"{NO_VALID_IDEA}: {detail}"
+
+
+def shortfall_reason(ideas: Sequence[IdeaRecord], asked: int | None) -> str | None:
+    """`shortfall: ...` when some, but fewer than the `asked` ideas were accepted (None otherwise: all were,
+    none were -- that is no_valid_idea -- or the method has no idea count)."""
+    accepted = sum(1 for i in ideas if i.status == "accepted")
+    if asked is None or accepted == 0 or accepted >= asked:
+        return None
+    rejected = sum(1 for i in ideas if i.status == "rejected")
+    tail = f" ({rejected} rejected)" if rejected else ""
+    return f"shortfall: {accepted} of {asked} requested ideas accepted{tail}"

@@ -23,7 +23,7 @@ from motivgraph.agents.core.background import TopicBackground
 from motivgraph.agents.core.context import Listener, RunContext, RunSpec
 from motivgraph.agents.core.idea import IdeaRecord
 from motivgraph.agents.core.method import CostPlan, Method
-from motivgraph.agents.core.outcome import failure_reason, no_idea_reason
+from motivgraph.agents.core.outcome import failure_reason, no_idea_reason, shortfall_reason
 from motivgraph.agents.core.registry import get_method
 from motivgraph.agents.core.repro import build_record
 from motivgraph.agents.core.rundir import (
@@ -187,17 +187,22 @@ async def run_method(
     summarize = getattr(method, "summary_section", None)
     if callable(summarize):
         extra = str(summarize(ideas) or "")
-    # No accepted idea: the run still completed (its rejected ideas are recorded), with the reason named.
+    # No accepted idea, or fewer than asked for: the run still completed (its rejected ideas are recorded),
+    # with the reason named.
     explain = getattr(method, "no_idea_detail", None)
-    no_idea = no_idea_reason(ideas, str(explain()) if callable(explain) and not any(
+    reason = no_idea_reason(ideas, str(explain()) if callable(explain) and not any(
         i.status == "accepted" for i in ideas) else None)
-    if no_idea:
-        extra = f"{extra.rstrip()}\n- Reason: {no_idea}" if extra else f"- Reason: {no_idea}"
+    asked = getattr(method.config, "ideas", None)
+    if asked is None and "ideas" in type(method.config).model_fields:  # None: the default count of the settings
+        asked = settings.agents.ideas
+    reason = reason or shortfall_reason(ideas, asked if isinstance(asked, int) else None)
+    if reason:
+        extra = f"{extra.rstrip()}\n- Reason: {reason}" if extra else f"- Reason: {reason}"
     run.write_summary(_summary(ctx, COMPLETED, ideas, repro, extra))
     ctx.emit({"type": "status", "status": COMPLETED, "ideas": len(ideas),
               "accepted": sum(1 for i in ideas if i.status == "accepted"), "usage": ctx.usage(),
-              **({"reason": no_idea} if no_idea else {})})
-    run.update_status(status=COMPLETED, usage=ctx.usage(), reason=no_idea)
+              **({"reason": reason} if reason else {})})
+    run.update_status(status=COMPLETED, usage=ctx.usage(), reason=reason)
     return RunOutcome(run.id, COMPLETED, ideas, ctx.usage(), run.path)
 
 

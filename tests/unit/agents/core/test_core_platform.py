@@ -228,3 +228,27 @@ async def test_a_run_with_another_seed_draws_new_samples_and_the_same_seed_resum
     assert await run_with(13) == "One" and len(model.calls) == 1
     assert await run_with(14) == "Two" and len(model.calls) == 2
     assert await run_with(13) == "One" and len(model.calls) == 2
+
+
+async def test_a_run_that_delivers_fewer_accepted_ideas_than_asked_names_the_shortfall(settings):
+    """Asked for 2 ideas, 1 accepted: completed, but with the shortfall as its reason (it was reason: null)."""
+    from motivgraph.agents.core import IdeaRecord, RunContext
+
+    class HalfWriter(ToyWriter):
+        name = "toy_half_writer"
+
+        async def run(self, ctx: RunContext) -> list[IdeaRecord]:
+            ideas = await super().run(ctx)
+            return [ideas[0], ideas[1].model_copy(update={"status": "rejected"})]
+
+    register(HalfWriter)
+    try:
+        run = create_run(settings.runs_dir, RunSpec(method="toy_half_writer", topic="sparse attention kernels",
+                                                    config={"ideas": 2}))
+        await run_method(settings, run, llm=_llm(settings, ["One\nbody", "Two\nbody"]), tool_client=None)
+        st = run.status()
+        assert st["status"] == "completed"
+        assert st["reason"] == "shortfall: 1 of 2 requested ideas accepted (1 rejected)"
+        assert "- Reason: shortfall" in (run.path / "summary.md").read_text()
+    finally:
+        unregister("toy_half_writer")
