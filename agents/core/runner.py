@@ -190,19 +190,19 @@ async def run_method(
     # No accepted idea, or fewer than asked for: the run still completed (its rejected ideas are recorded),
     # with the reason named.
     explain = getattr(method, "no_idea_detail", None)
-    reason = no_idea_reason(ideas, str(explain()) if callable(explain) and not any(
+    outcome_reason = no_idea_reason(ideas, str(explain()) if callable(explain) and not any(
         i.status == "accepted" for i in ideas) else None)
     asked = getattr(method.config, "ideas", None)
     if asked is None and "ideas" in type(method.config).model_fields:  # None: the default count of the settings
         asked = settings.agents.ideas
-    reason = reason or shortfall_reason(ideas, asked if isinstance(asked, int) else None)
-    if reason:
-        extra = f"{extra.rstrip()}\n- Reason: {reason}" if extra else f"- Reason: {reason}"
+    outcome_reason = outcome_reason or shortfall_reason(ideas, asked if isinstance(asked, int) else None)
+    if outcome_reason:
+        extra = f"{extra.rstrip()}\n- Reason: {outcome_reason}" if extra else f"- Reason: {outcome_reason}"
     run.write_summary(_summary(ctx, COMPLETED, ideas, repro, extra))
     ctx.emit({"type": "status", "status": COMPLETED, "ideas": len(ideas),
               "accepted": sum(1 for i in ideas if i.status == "accepted"), "usage": ctx.usage(),
-              **({"reason": reason} if reason else {})})
-    run.update_status(status=COMPLETED, usage=ctx.usage(), reason=reason)
+              **({"reason": outcome_reason} if outcome_reason else {})})
+    run.update_status(status=COMPLETED, usage=ctx.usage(), reason=outcome_reason)
     return RunOutcome(run.id, COMPLETED, ideas, ctx.usage(), run.path)
 
 

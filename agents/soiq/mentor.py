@@ -14,9 +14,15 @@ _ASPECT_LINE = re.compile(r"aspect\s*[:：]\s*\**\s*(innovat\w*|novel\w*|rationa
 _ASPECT_WORD = re.compile(r"\b(innovat\w*|novelty|rationality|feasibility)\b", re.IGNORECASE)
 
 
+# Both markers offered as alternatives ("<ACCEPT> or <REJECT>", "<ACCEPT>/<REJECT>"): the instruction echoed
+# back (small models do), not a decision.
+_ECHO = re.compile(r"<\s*(?:ACCEPT|REJECT)\s*>\s*(?:or|/|\||,|and)\s*<\s*(?:ACCEPT|REJECT)\s*>", re.IGNORECASE)
+
+
 def parse_decision(text: str) -> str | None:
-    """The last <ACCEPT>/<REJECT> marker in a reply (a mentor may quote one before deciding)."""
-    found = _DECISION.findall(text or "")
+    """The last <ACCEPT>/<REJECT> marker in a reply (a mentor may quote one before deciding); a reply whose
+    only markers are the echoed pair of alternatives has no decision (it is asked again, then defaulted)."""
+    found = _DECISION.findall(_ECHO.sub(" ", text or ""))
     return found[-1].upper() if found else None
 
 

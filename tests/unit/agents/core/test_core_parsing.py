@@ -131,6 +131,10 @@ def test_grounding_report_flag_and_text():
 def test_decision_and_aspect():
     assert parse_decision("I considered <ACCEPT> but... final: <REJECT>") == "REJECT"
     assert parse_decision("we could accept this later") is None
+    # the instruction echoed back is no verdict (it was read as REJECT: "the mentor rejected it")
+    assert parse_decision("Give a short justification followed by <ACCEPT> or <REJECT>.") is None
+    assert parse_decision("Markers: <ACCEPT>/<REJECT>") is None
+    assert parse_decision("You asked for <ACCEPT> or <REJECT>. The idea is sound. <ACCEPT>") == "ACCEPT"
     assert parse_aspect("Aspect: **Feasibility**\nHow do you get labels?") == "Feasibility"
     assert parse_aspect("I question the novelty here.") == "Innovativeness"
     assert parse_aspect("Why?") == "unspecified"

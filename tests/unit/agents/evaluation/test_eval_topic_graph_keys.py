@@ -19,7 +19,8 @@ from motivgraph.settings import RoleOverride, Settings
 def _topic(abstract: str = "A.", targets: bool = True) -> EvalTopic:
     return EvalTopic(topic_id="T", topic="t", background=[
         Paper(paper_id="2401.00001", title="One", abstract=abstract),
-        Paper.model_validate({"title": "Two", "doi": "10.1000/ABC.1", "sections": [{"heading": "Intro", "text": "x"}]})],
+        Paper.model_validate({"title": "Two", "doi": "10.1000/ABC.1",
+                              "sections": [{"heading": "Intro", "text": "x"}]})],
         targets=[Paper(paper_id="2405.1", title="Held out")] if targets else [])
 
 
