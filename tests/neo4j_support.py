@@ -3,8 +3,9 @@
 `neo4j_session()` gives the settings of one Neo4j server for a test session:
 
 - MOTIVGRAPH_TEST_NEO4J_URI set (CI starts one with `motivgraph neo4j start`): that server, with
-  MOTIVGRAPH_TEST_NEO4J_PASSWORD (user neo4j, database neo4j). A variable of its own, so the rest of the
-  suite never sees a Neo4j in its MOTIVGRAPH_NEO4J_* settings. MOTIVGRAPH_NEO4J_URI (with _USER /
+  MOTIVGRAPH_TEST_NEO4J_PASSWORD (user neo4j, database neo4j) and MOTIVGRAPH_TEST_NEO4J_HTTP_PORT (its
+  Neo4j Browser, default 7474; tests/e2e/test_neo4j_browser_ui.py opens it). A variable of its own, so the
+  rest of the suite never sees a Neo4j in its MOTIVGRAPH_NEO4J_* settings. MOTIVGRAPH_NEO4J_URI (with _USER /
   _PASSWORD / _DATABASE) is used the same way when the test one is unset. The database is shared: tests
   wipe MotivGraph's labels.
 - otherwise a local Neo4j 5.26 (graph/neo4j_server.py) started in a temp home on free ports and
@@ -78,7 +79,8 @@ def neo4j_session(tmp: Path) -> Iterator[Settings]:
     data_dir = tmp / "data"
     if os.environ.get("MOTIVGRAPH_TEST_NEO4J_URI"):
         neo = Neo4jSettings(uri=os.environ["MOTIVGRAPH_TEST_NEO4J_URI"],
-                            password=os.environ.get("MOTIVGRAPH_TEST_NEO4J_PASSWORD", TEST_PASSWORD))
+                            password=os.environ.get("MOTIVGRAPH_TEST_NEO4J_PASSWORD", TEST_PASSWORD),
+                            http_port=int(os.environ.get("MOTIVGRAPH_TEST_NEO4J_HTTP_PORT", "7474")))
         yield Settings(data_dir=data_dir, graph=GraphSettings(backend="neo4j"), neo4j=neo,
                        _env_file=None)
         return
