@@ -77,7 +77,7 @@ def run_row(run: RunDir) -> dict[str, Any]:
             "status": st.get("status"), "created_at": st.get("created_at"), "updated_at": st.get("updated_at"),
             "ideas_accepted": st.get("ideas_accepted", 0), "ideas_rejected": st.get("ideas_rejected", 0),
             "llm_calls": total.get("calls", 0), "cost_usd": total.get("cost_usd", 0.0),
-            "error": st.get("error"), "path": str(run.path)}
+            "error": st.get("error"), "reason": st.get("reason"), "path": str(run.path)}
 
 
 def list_rows(runs_dir: Any, method: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
@@ -212,6 +212,7 @@ def render_summary(view: RunView) -> str:
              f"- Topic: {topic}" + (f" ({topic_id})" if topic_id else ""),
              f"- Status: {st.get('status')}" + (f" — {st['error']}" if st.get("error") else "")
              + f"; ideas: {accepted} accepted, {rejected} rejected",
+             *([f"- Reason: {st['reason']}"] if st.get("reason") else []),
              f"- Started {st.get('created_at', '?')}, last update {st.get('updated_at', '?')}",
              f"- LLM calls: {total.get('calls', 0)}, tokens in/out: {total.get('input_tokens', 0)}/"
              f"{total.get('output_tokens', 0)}, cost ${float(total.get('cost_usd', 0.0)):.4f}",

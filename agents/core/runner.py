@@ -104,11 +104,12 @@ async def load_background(spec: RunSpec, tool_client: Any | None, from_graph: bo
         return TopicBackground(topic=spec.topic)
 
 
-def _summary(ctx: RunContext, status: str, ideas: list[IdeaRecord], repro: dict[str, Any], extra: str) -> str:
+def _summary(ctx: RunContext, status: str, ideas: list[IdeaRecord], repro: dict[str, Any], extra: str, *,
+             reason: str | None = None) -> str:
     """summary.md through the one report renderer (agents.core.report), as of the run's end."""
     from motivgraph.agents.core.report import RunView, render_summary
 
-    st = {**ctx.run.status(), "status": status, "usage": ctx.usage(),
+    st = {**ctx.run.status(), "status": status, "usage": ctx.usage(), "reason": reason,
           "ideas_accepted": sum(1 for i in ideas if i.status == "accepted"),
           "ideas_rejected": sum(1 for i in ideas if i.status == "rejected")}
     return render_summary(RunView(status=st, ideas=ideas, events=list(ctx.run.events()), repro=repro,
@@ -196,9 +197,7 @@ async def run_method(
     if asked is None and "ideas" in type(method.config).model_fields:  # None: the default count of the settings
         asked = settings.agents.ideas
     outcome_reason = outcome_reason or shortfall_reason(ideas, asked if isinstance(asked, int) else None)
-    if outcome_reason:
-        extra = f"{extra.rstrip()}\n- Reason: {outcome_reason}" if extra else f"- Reason: {outcome_reason}"
-    run.write_summary(_summary(ctx, COMPLETED, ideas, repro, extra))
+    run.write_summary(_summary(ctx, COMPLETED, ideas, repro, extra, reason=outcome_reason))
     ctx.emit({"type": "status", "status": COMPLETED, "ideas": len(ideas),
               "accepted": sum(1 for i in ideas if i.status == "accepted"), "usage": ctx.usage(),
               **({"reason": outcome_reason} if outcome_reason else {})})

@@ -79,6 +79,8 @@ def show_cmd(
     r = run_row(run)
     console.print(f"[bold]{escape(r['id'])}[/bold] ({escape(str(r['method']))}) — {escape(str(r['status']))}"
                   + (f": {escape(str(r['error']))}" if r.get("error") else ""), highlight=False)
+    if r.get("reason") and r.get("reason") != r.get("error"):
+        console.print(f"reason: {escape(str(r['reason']))}", highlight=False)
     console.print(f"topic: {escape(str(r['topic'] or ''))}", highlight=False)
     console.print(f"LLM calls {r['llm_calls']}, cost ${float(r['cost_usd'] or 0):.4f}; started {r['created_at']}",
                   highlight=False)

@@ -249,6 +249,11 @@ async def test_a_run_that_delivers_fewer_accepted_ideas_than_asked_names_the_sho
         st = run.status()
         assert st["status"] == "completed"
         assert st["reason"] == "shortfall: 1 of 2 requested ideas accepted (1 rejected)"
-        assert "- Reason: shortfall" in (run.path / "summary.md").read_text()
+        assert (run.path / "summary.md").read_text().count("- Reason: shortfall") == 1
+        # `runs show --summary` renders from the stored status: the reason is there too (it never was)
+        from motivgraph.agents.core.report import load_view, render_summary, run_row
+
+        assert "- Reason: shortfall: 1 of 2" in render_summary(load_view(run))
+        assert run_row(run)["reason"] == st["reason"]
     finally:
         unregister("toy_half_writer")
