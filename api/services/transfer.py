@@ -4,6 +4,8 @@ For a topic: challenges near it (targets) → for each, challenges similar to it
 under a *different* problem (sources) → the solutions of a source challenge that are not yet linked
 to the target. That is the seed's "ant colony → sensor-network routing" connection: a similar
 obstacle met elsewhere, and what solved it there. Ranked by topic_similarity × challenge_similarity.
+A source is never in the target's own PARENT_OF hierarchy (an ancestor or a descendant, any depth):
+a parent's child is the same obstacle, not a distant one.
 """
 
 from __future__ import annotations
@@ -26,6 +28,22 @@ def transfer_candidates(ctx: ToolContext, req: TransferRequest) -> TransferResul
         if key not in details:
             details[key] = store.get_node(key)
         return details[key]
+
+    ancestry: dict[str, frozenset[str]] = {}
+
+    def ancestors(key: str) -> frozenset[str]:
+        """Every node above `key` along PARENT_OF, any depth (a cycle cannot loop)."""
+        if key not in ancestry:
+            seen: set[str] = set()
+            todo = [key]
+            while todo:
+                d = detail(todo.pop())
+                for p in d.parents if d is not None else ():
+                    if p.key not in seen and p.key != key:
+                        seen.add(p.key)
+                        todo.append(p.key)
+            ancestry[key] = frozenset(seen)
+        return ancestry[key]
 
     vecs = ctx.node_search.vectors_for([t.key for t in targets])
     with_vec = [t for t in targets if t.key in vecs]
@@ -54,6 +72,8 @@ def transfer_candidates(ctx: ToolContext, req: TransferRequest) -> TransferResul
             if sd is None:
                 stale = True
                 continue
+            if target.key in ancestors(src.key) or src.key in ancestors(target.key):
+                continue  # the target's own hierarchy: the same obstacle, not met elsewhere
             s_problems = {p.key for p in sd.problems}
             if not s_problems or s_problems & t_problems:
                 continue  # the point is a challenge met under another problem
