@@ -31,8 +31,25 @@ class PaperTriple(BaseModel):
     section: str | None = None
 
 
+class PaperOut(BaseModel):
+    """A paper as clients see it: the stored record without the location of its file on the server (that is
+    the server's business; `motivgraph papers list --json` shows it to the machine's owner)."""
+
+    paper_id: str
+    title: str = ""
+    abstract: str = ""
+    year: int | None = None
+    venue: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    sha256: str | None = Field(None, description="SHA-256 of the paper's file, when it was ingested from one.")
+
+    @classmethod
+    def of(cls, rec: PaperRecord) -> PaperOut:
+        return cls.model_validate(rec.model_dump(include=set(cls.model_fields)))
+
+
 class PaperView(BaseModel):
-    paper: PaperRecord
+    paper: PaperOut
     triples: list[PaperTriple] = Field(default_factory=list)
 
 
@@ -100,7 +117,7 @@ def get_paper(ctx: ToolContext, paper_id: str) -> PaperView:
                     section=t.section)
         for t in store.paper_triples(paper_id)
     ]
-    return PaperView(paper=rec, triples=triples)
+    return PaperView(paper=PaperOut.of(rec), triples=triples)
 
 
 def _index_info(st: Any) -> IndexInfo:

@@ -1,0 +1,91 @@
+"""A paper read over the API (GET /papers/{id}) or MCP (motivgraph://paper/{id}) never shows where the server keeps
+its file: the store holds `source_path` (the CLI shows it to the machine's owner), clients do not get it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from motivgraph.graph.models import NodeIn, PaperRecord, TripleIn
+from tests.integration.api.conftest import asgi_client, make_settings
+
+pytestmark = pytest.mark.asyncio
+
+PAPER_ID = "arxiv:2502.04417"
+FILE = "/srv/corpus/private-drafts/kestrel_tracking_v3.pdf"
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory, falkordb_server: Any, embedder: Any) -> Iterator[Any]:
+    from motivgraph.api.services import ToolService
+    from motivgraph.graph import open_store
+    from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.vector_index import NodeIndex
+
+    settings = make_settings(Path(tmp_path_factory.mktemp("paper_privacy")), falkordb_server.url)
+    store = open_store(settings)
+    try:
+        store.upsert_papers([PaperRecord(paper_id=PAPER_ID, title="Tracking raptors with solar tags",
+                                         abstract="Light tags follow kestrels for a season.", year=2025,
+                                         authors=["R. Falco"], source_path=FILE, sha256="ab" * 32)])
+        store.upsert_triples([TripleIn(
+            paper_id=PAPER_ID, index=0, problem=NodeIn(name="Studying bird migration"),
+            challenge=NodeIn(name="Tags too heavy for small raptors"),
+            solution=NodeIn(name="Solar-powered micro tags"))])
+        assert store.get_paper(PAPER_ID).source_path == FILE  # type: ignore[union-attr]  # the store keeps it
+        NodeIndex.open(settings, store, embedder).rebuild()
+        PaperIndex.open(settings, store, embedder).rebuild()
+    finally:
+        store.close()
+    svc = ToolService(settings)
+    try:
+        yield svc
+    finally:
+        svc.close()
+        store = open_store(settings)
+        try:
+            store.drop_graph()  # type: ignore[attr-defined]
+        finally:
+            store.close()
+
+
+@pytest_asyncio.fixture
+async def client(service: Any) -> AsyncIterator[Any]:
+    from motivgraph.api.app import create_app
+
+    async with asgi_client(create_app(service)) as c:
+        yield c
+
+
+async def test_http_paper_has_no_server_path(client: Any) -> None:
+    r = await client.get(f"/papers/{PAPER_ID}")
+    assert r.status_code == 200, r.text
+    paper = r.json()["paper"]
+    assert paper["title"] == "Tracking raptors with solar tags" and paper["authors"] == ["R. Falco"]
+    assert paper["year"] == 2025 and paper["abstract"]
+    assert "source_path" not in paper
+    assert "kestrel_tracking" not in r.text and "/srv/" not in r.text
+
+
+async def test_openapi_paper_model_has_no_server_path(client: Any) -> None:
+    spec = (await client.get("/openapi.json")).json()
+    ok = spec["paths"]["/papers/{paper_id}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    view = spec["components"]["schemas"][ok["$ref"].rsplit("/", 1)[-1]]
+    paper = spec["components"]["schemas"][view["properties"]["paper"]["$ref"].rsplit("/", 1)[-1]]
+    assert {"paper_id", "title", "abstract", "year", "venue", "authors"} <= set(paper["properties"])
+    assert "source_path" not in json.dumps(spec)
+
+
+async def test_mcp_paper_resource_has_no_server_path(service: Any) -> None:
+    from motivgraph.api.mcp import paper_uri, read_resource
+
+    res = await read_resource(service, paper_uri(PAPER_ID))
+    text = res.contents[0].text  # type: ignore[union-attr]
+    body = json.loads(text)
+    assert body["paper"]["title"] == "Tracking raptors with solar tags" and body["triples"]
+    assert "source_path" not in body["paper"] and "kestrel_tracking" not in text
