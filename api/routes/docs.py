@@ -1,15 +1,20 @@
 """`/docs` (Swagger UI) and `/redoc` served from local assets, so the API docs work offline.
 
 The assets come from the pinned `fastapi-offline` package (Swagger UI and ReDoc bundles, MIT); FastAPI's
-default pages load them from a CDN, which leaves /docs blank on an air-gapped machine."""
+default pages load them from a CDN, which leaves /docs blank on an air-gapped machine. The bundles themselves are
+served with every source they would fetch from another host by themselves (an image `src`, a CSS `url()`) made
+empty: ReDoc's side menu shows its vendor's logo from a CDN, which now fails to load locally and is hidden, so
+opening /redoc sends nothing off the machine."""
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse, Response
 
 router = APIRouter(include_in_schema=False)
 
@@ -21,6 +26,13 @@ ASSETS = {
     "redoc.standalone.js": "text/javascript",
     "favicon.png": "image/png",
 }
+
+
+# a source a script or stylesheet fetches by itself from another host; links the reader may click (href) are not
+_REMOTE_SRC = re.compile(r"""(\b(?:src|srcset|poster)\s*[:=]\s*)(["'`])(?:https?:)?//[^"'`]*\2""", re.I)
+_REMOTE_URL = re.compile(r"""url\(\s*(["']?)(?:https?:)?//[^)"']*\1\s*\)""", re.I)
+_NOWHERE = "data:,"  # an empty resource: an image there fails to load (ReDoc then drops its logo)
+_CACHE = {"Cache-Control": "public, max-age=86400"}
 
 
 def assets_dir() -> Path:
@@ -52,9 +64,19 @@ def redoc(request: Request) -> HTMLResponse:
     )
 
 
+@lru_cache(maxsize=len(ASSETS))
+def local_only(name: str) -> bytes:
+    """The text asset `name` with every remote source it would fetch by itself pointed nowhere."""
+    text = (assets_dir() / name).read_text(encoding="utf-8")
+    text = _REMOTE_SRC.sub(lambda m: f"{m[1]}{m[2]}{_NOWHERE}{m[2]}", text)
+    return _REMOTE_URL.sub(f'url("{_NOWHERE}")', text).encode("utf-8")
+
+
 @router.get(ASSETS_PREFIX + "/{name}")
-def asset(name: str) -> FileResponse:
+def asset(name: str) -> Response:
     media = ASSETS.get(name)
     if media is None:
         raise HTTPException(404, f"No docs asset {name!r}")
-    return FileResponse(assets_dir() / name, media_type=media, headers={"Cache-Control": "public, max-age=86400"})
+    if media.startswith("text/"):
+        return Response(local_only(name), media_type=media, headers=_CACHE)
+    return FileResponse(assets_dir() / name, media_type=media, headers=_CACHE)

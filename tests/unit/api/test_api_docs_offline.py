@@ -59,3 +59,21 @@ async def test_openapi_request_bodies_show_the_examples(client: httpx.AsyncClien
     schemas = spec["components"]["schemas"]
     for tool in TOOLS:
         assert schemas[tool.request.__name__].get("examples"), tool.request.__name__
+
+
+# what a browser fetches by itself from a script or a stylesheet: an image/frame/script source or a CSS url()
+# (a link the reader may click, href, is not a fetch)
+SELF_FETCH = re.compile(r"""\b(?:src|srcset|poster)\s*[:=]\s*["'`]((?:https?:)?//[^"'`]+)|url\(\s*["']?((?:https?:)?//[^)"']+)""",
+                        re.I)
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+async def test_docs_assets_fetch_nothing_from_another_host(client: httpx.AsyncClient, page: str) -> None:
+    """Not only the page: the bundles it loads must not load anything from another host either (ReDoc's bundle
+    shows a logo from its vendor's CDN in the side menu)."""
+    html = (await client.get(page)).text
+    refs = [a or b for a, b in ASSET_REF.findall(html)]
+    for ref in refs:
+        body = (await client.get(ref)).text
+        found = [a or b for a, b in SELF_FETCH.findall(body)]
+        assert not found, f"{ref} (loaded by {page}) fetches from another host: {found[:5]}"
