@@ -169,7 +169,7 @@ def eval_command(
             err_console.print(f"[red]{escape(p)}[/red]")
         if problems:
             raise typer.Exit(EXIT_FAILED)
-        console.print("report OK: every section, every plot non-blank, every table equal to its CSV")
+        console.print("report OK: every section, every plot drawing data, every table equal to its CSV")
         return
     if resume:
         run = RunDir.open(settings.runs_dir, resume)

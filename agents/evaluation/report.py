@@ -123,10 +123,19 @@ def build_tables(res: EvalResults) -> dict[str, Table]:
 
 
 # -- plots ---------------------------------------------------------------------------------------------
-def _save(fig: Any, path: Path) -> Path:
+POINTS_KEY = "MotivGraph-points"  # PNG text chunk: how many data points a plot draws (report_check reads it)
+
+
+def _save(fig: Any, path: Path, points: int) -> Path | None:
+    """Write the plot with its data-point count in the PNG; a plot with nothing to draw is not written (an
+    axes frame, a title and a legend are not blank to the eye, yet show nothing) and the report says so."""
+    if points <= 0:
+        plt.close(fig)
+        path.unlink(missing_ok=True)
+        return None
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, metadata={POINTS_KEY: str(points)})
     plt.close(fig)
     return path
 
@@ -135,8 +144,9 @@ def _finite(x: float | None) -> bool:
     return x is not None and not math.isnan(x)
 
 
-def plot_elo(res: EvalResults, path: Path) -> Path:
+def plot_elo(res: EvalResults, path: Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(8, 4.5))
+    points = 0
     width = 0.8 / max(1, len(ELO_DIMS))
     for di, dim in enumerate(ELO_DIMS):
         xs: list[float] = []
@@ -151,6 +161,7 @@ def plot_elo(res: EvalResults, path: Path) -> Path:
             errs[0].append(max(0.0, e.value - e.lo) if _finite(e.lo) else 0.0)
             errs[1].append(max(0.0, e.hi - e.value) if _finite(e.hi) else 0.0)
         ax.bar(xs, ys, width, yerr=errs, capsize=3, label=dim)
+        points += len(ys)
     start = float(res.meta.get("elo_start", 1000.0))
     ax.axhline(start, color="grey", linewidth=0.8, linestyle="--")
     ax.set_xticks(range(len(res.methods)), res.methods, rotation=20)
@@ -161,10 +172,10 @@ def plot_elo(res: EvalResults, path: Path) -> Path:
             and _finite(e.value)]
     if vals:
         ax.set_ylim(min([*vals, start]) - 60, max([*vals, start]) + 60)
-    return _save(fig, path)
+    return _save(fig, path, points)
 
 
-def plot_surface(method: str, surface: dict[str, Any], path: Path) -> Path:
+def plot_surface(method: str, surface: dict[str, Any], path: Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(5, 4.2))
     grid = surface["grid"]
     im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto", vmin=0,
@@ -175,52 +186,56 @@ def plot_surface(method: str, surface: dict[str, Any], path: Path) -> Path:
     ax.set_ylabel("non-obviousness gate k")
     ax.set_title(f"{method}: mean Yield (C>={surface.get('m')}, D>={surface.get('tau')})", fontsize=9)
     fig.colorbar(im, ax=ax)
-    return _save(fig, path)
+    return _save(fig, path, sum(len(r) for r in grid))
 
 
-def plot_diversity_quality(res: EvalResults, path: Path) -> Path:
+def plot_diversity_quality(res: EvalResults, path: Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(6, 4.5))
+    points = 0
     for m in res.methods:
         raw = [(t.get("diversity"), t.get("quality")) for t in res.topics if t.get("method") == m]
         pts = [(float(x), float(y)) for x, y in raw if x is not None and y is not None and _finite(x) and _finite(y)]
         if pts:
             ax.scatter([p[0] for p in pts], [p[1] for p in pts], label=m, s=40, alpha=0.8)
+            points += len(pts)
     ax.set_xlabel("embedding diversity (per topic)")
     ax.set_ylabel("quality: mean direct score (per topic)")
     ax.set_title("Diversity vs quality")
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
-    return _save(fig, path)
+    return _save(fig, path, points)
 
 
-def plot_cost(res: EvalResults, path: Path) -> Path:
+def plot_cost(res: EvalResults, path: Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(7, 4))
+    points = 0  # bars above zero: a run of free calls (a local model) has no cost to draw
     scopes = sorted({r["scope"] for r in res.cost})
     bottom = [0.0] * len(res.methods)
     for s in scopes:
         vals = [sum(float(r.get("cost_usd") or 0.0) for r in res.cost if r["method"] == m and r["scope"] == s)
                 for m in res.methods]
         ax.bar(res.methods, vals, bottom=bottom, label=s)
+        points += sum(1 for v in vals if v > 0)
         bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
     ax.set_ylabel("USD")
     ax.set_title("Cost per method (generation + evaluation)")
     if scopes:
         ax.legend(fontsize=8)
     ax.tick_params(axis="x", rotation=20)
-    return _save(fig, path)
+    return _save(fig, path, points)
 
 
 def make_plots(res: EvalResults, out: Path) -> dict[str, list[Path]]:
     plots = out / "plots"
-    by_section: dict[str, list[Path]] = {
+    drawn: dict[str, list[Path | None]] = {
         "elo": [plot_elo(res, plots / "elo.png")],
         "yield": [plot_surface(m, res.surfaces[m], plots / f"yield_surface_{_slug(m)}.png")
                   for m in res.methods if m in res.surfaces],
         "diversity": [plot_diversity_quality(res, plots / "diversity_vs_quality.png")],
         "cost": [plot_cost(res, plots / "cost.png")],
     }
-    return by_section
+    return {sid: [p for p in paths if p is not None] for sid, paths in drawn.items()}
 
 
 def _slug(s: str) -> str:
@@ -262,6 +277,16 @@ def _img(p: Path, out: Path) -> str:
 REPORT_SECTIONS = ["summary"] + [s[0] for s in SECTIONS] + ["cost", "agreement", "shortfalls"]
 
 
+PLOTTED = ("elo", "yield", "diversity", "cost")
+NO_PLOT = "<p class='note'>No plot: there is no data to draw for this section.</p>"
+
+
+def _plots_html(sid: str, plots: dict[str, list[Path]], out: Path) -> list[str]:
+    if sid in PLOTTED and not plots.get(sid):
+        return [NO_PLOT]
+    return [_img(p, out) for p in plots.get(sid, [])]
+
+
 def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, list[Path]], out: Path) -> str:
     meta = res.meta
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>MotivGraph evaluation "
@@ -281,11 +306,11 @@ def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, lis
         parts.append(_html_table(tables[sid]))
         if sid == "yield":
             parts.append("<h3>Topics with Yield &ge; 1 / 2 / 3</h3>" + _html_table(tables["yield-counts"]))
-        parts.extend(_img(p, out) for p in plots.get(sid, []))
+        parts.extend(_plots_html(sid, plots, out))
         parts.append("</section>")
     parts.append("<section id='cost'><h2>Cost</h2><p class='note'>Calls, tokens and USD per method: generation "
                  "(the method's own run) and each evaluation metric (judge role).</p>" + _html_table(tables["cost"]))
-    parts.extend(_img(p, out) for p in plots.get("cost", []))
+    parts.extend(_plots_html("cost", plots, out))
     parts.append("</section>")
     parts.append("<section id='agreement'><h2>Judge agreement</h2><p class='note'>Cohen's kappa per dimension "
                  "where two panel judges rated the same items (quadratic weights for 0-9/1-10 scales).</p>"

@@ -1,5 +1,6 @@
-"""Checks a written report: every section present, every inlined PNG decodes and is not blank, and every
-HTML table equals its CSV (tables/<name>.csv) cell for cell. Used by tests and `motivgraph eval check`."""
+"""Checks a written report: every section present, every inlined PNG decodes, draws data and is not blank,
+and every HTML table equals its CSV (tables/<name>.csv) cell for cell. Used by tests and `motivgraph eval
+--check`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from motivgraph.agents.evaluation.report import REPORT_SECTIONS
+from motivgraph.agents.evaluation.report import POINTS_KEY, REPORT_SECTIONS
 from motivgraph.agents.evaluation.tables import read_csv
 
 
@@ -55,12 +56,16 @@ class _Parser(HTMLParser):
 
 
 def png_problem(data: bytes) -> str | None:
-    """None when the PNG decodes and shows more than one colour with real variance."""
+    """None when the PNG decodes, draws data (the point count the report writer stamps in it) and shows more
+    than one colour with real variance."""
     try:
         img = Image.open(io.BytesIO(data))
         img.load()
     except Exception as e:  # any decoder failure is the finding
         return f"does not decode: {e}"
+    points = getattr(img, "text", {}).get(POINTS_KEY)
+    if points is not None and points.strip() in ("", "0"):
+        return "no data plotted (an empty frame)"
     px = np.asarray(img.convert("RGB"), dtype=np.float64).reshape(-1, 3)
     colours = len(np.unique(px, axis=0))
     if colours < 2 or float(px.std()) < 5.0:

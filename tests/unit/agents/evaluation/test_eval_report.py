@@ -79,3 +79,28 @@ def test_png_blank_detection() -> None:
     noisy[:10] = 200
     assert png_problem(png(noisy)) is None
     assert "decode" in (png_problem(base64.b64decode("aGVsbG8=")) or "")
+
+
+def test_a_plot_without_data_is_left_out_with_a_note_and_the_check_fails_on_one(tmp_path: Path) -> None:
+    """Free calls (a local model): the cost plot has nothing to draw. It used to be written as an empty frame
+    (axes, title, legend: not blank to the pixel test) and `eval --check` called it fine."""
+    import matplotlib.pyplot as plt
+
+    from motivgraph.agents.evaluation.report import POINTS_KEY
+
+    res = _results()
+    res.cost = [{**r, "cost_usd": 0.0} for r in res.cost]
+    out = tmp_path / "res"
+    info = write_report(res, out)
+    assert not (out / "plots" / "cost.png").exists() and len(info["plots"]) == 4
+    html = (out / "report.html").read_text()
+    cost = html[html.index("<section id='cost'>"):]
+    assert "No plot: there is no data to draw" in cost[: cost.index("</section>")]
+    assert check_report(out) == []
+
+    fig, ax = plt.subplots(figsize=(4, 3))  # an empty frame with a title, as the old writer made it
+    ax.set_title("Cost per method")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={POINTS_KEY: "0"})
+    plt.close(fig)
+    assert png_problem(buf.getvalue()) == "no data plotted (an empty frame)"
