@@ -63,8 +63,8 @@ async def test_openapi_request_bodies_show_the_examples(client: httpx.AsyncClien
 
 # what a browser fetches by itself from a script or a stylesheet: an image/frame/script source or a CSS url()
 # (a link the reader may click, href, is not a fetch)
-SELF_FETCH = re.compile(r"""\b(?:src|srcset|poster)\s*[:=]\s*["'`]((?:https?:)?//[^"'`]+)|url\(\s*["']?((?:https?:)?//[^)"']+)""",
-                        re.I)
+SELF_FETCH = re.compile(r"""\b(?:src|srcset|poster)\s*[:=]\s*["'`]((?:https?:)?//[^"'`]+)"""
+                        r"""|url\(\s*["']?((?:https?:)?//[^)"']+)""", re.I)
 
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])
