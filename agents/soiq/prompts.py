@@ -5,7 +5,22 @@ Placeholders are filled with `str.format`; literal braces are doubled.
 
 from __future__ import annotations
 
+import json
+import re
+
 from motivgraph.agents.soiq.idea import IDEA_FIELDS
+
+_SHORT = frozenset({"a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+    "in", "into", "is", "it", "make", "of", "on", "or", "our", "the", "to", "using", "via", "we", "what", "when",
+    "which", "why", "with", "without"})
+
+
+def example_query(topic: str, words: int = 4) -> str:
+    """The protocol's example call searches for the session's own topic (a quoted JSON string): small models
+    copy the example verbatim, and a fixed example sent them searching an unrelated field on every topic."""
+    picked = [w for w in re.findall(r"[^\W_][\w'-]*", topic) if w.lower() not in _SHORT][:words]
+    return json.dumps(" ".join(picked) or "your topic's key problem", ensure_ascii=False)
+
 
 # --------------------------------------------------------------------------- tools (text protocol)
 
@@ -13,7 +28,7 @@ TEXT_PROTOCOL = """\
 ## How to call a tool
 You cannot run code; you call a tool by writing the call on its own line followed by the marker {marker}:
 
-    node_search(query="graph neural network oversmoothing") {marker}
+    node_search(query={example}) {marker}
 
 Use keyword arguments with quoted strings and [lists]. Every {marker} runs the call written just before
 it; stop writing after your calls and wait — the results come back in the next message. A call without
@@ -26,9 +41,9 @@ Available tools:
 CONSTRAINED_PROTOCOL = """\
 ## How to call a tool
 Each step you reply with one JSON action. To call a tool:
-    {"action": {"tool": "node_search", "arguments": {"query": "graph neural network oversmoothing"}}}
+    {{"action": {{"tool": "node_search", "arguments": {{"query": {example}}}}}}}
 Its results come back in the next message. When you have what you need:
-    {"action": {"tool": "answer"}}
+    {{"action": {{"tool": "answer"}}}}
 and you are then asked for your answer.
 """
 

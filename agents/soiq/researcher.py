@@ -40,10 +40,11 @@ class Researcher:
         protocol = ""
         if self.agent.tool_mode == "text" and self.agent.toolbox is not None:
             protocol = "\n" + prompts.TEXT_PROTOCOL.format(
-                marker="<CALL>", tool_list=self.agent.toolbox.text_tool_list()
+                marker="<CALL>", tool_list=self.agent.toolbox.text_tool_list(),
+                example=prompts.example_query(self.topic),
             )
         if self.agent.tool_mode == "constrained" and self.agent.toolbox is not None:
-            protocol = "\n" + prompts.CONSTRAINED_PROTOCOL
+            protocol = "\n" + prompts.CONSTRAINED_PROTOCOL.format(example=prompts.example_query(self.topic))
         if self.agent.toolbox is None:  # no graph in this run: the background papers are all there is
             protocol = "\n" + prompts.NO_TOOLS
         self.agent.system(prompts.RESEARCHER_SYSTEM.format(protocol=protocol))

@@ -145,3 +145,17 @@ def test_ablation_switches():
     assert parse_ablations(None) == set()
     with pytest.raises(ValueError, match="no_lit_details"):
         parse_ablations("no_brain")
+
+
+def test_the_tool_protocol_example_searches_the_sessions_topic() -> None:
+    """A fixed example query (it was about GNN oversmoothing) was copied verbatim by small models on every topic."""
+    from motivgraph.agents.soiq import prompts
+
+    topic = "How can we make protein folding models cheaper to train?"
+    text = prompts.TEXT_PROTOCOL.format(marker="<CALL>", tool_list="-", example=prompts.example_query(topic))
+    assert 'node_search(query="protein folding models cheaper") <CALL>' in text
+    constrained = prompts.CONSTRAINED_PROTOCOL.format(example=prompts.example_query('Say "hi" to Büchi automata'))
+    line = next(ln for ln in constrained.splitlines() if "node_search" in ln)
+    assert json.loads(line.strip()) == {"action": {"tool": "node_search",
+                                                   "arguments": {"query": "Say hi Büchi automata"}}}
+    assert prompts.example_query("") == '"your topic\'s key problem"'
