@@ -17,6 +17,7 @@ from fastapi import FastAPI
 
 from motivgraph import __version__
 from motivgraph.api import errors
+from motivgraph.api.deps import UNSUPPORTED_MEDIA_TYPE, JsonBody
 from motivgraph.api.middleware import (
     LOOPBACK_HOSTS,
     AccessLogMiddleware,
@@ -98,8 +99,10 @@ def create_app(
             service.ctx.runtime.close()
 
     # docs_url/redoc_url None: /docs and /redoc come from routes.docs with local assets (no CDN)
+    # JsonBody: every route that takes a JSON body (here or added later) answers a body in another media type
+    # with a 415 saying to send JSON
     app = FastAPI(title="MotivGraph", version=__version__, description=DESCRIPTION, lifespan=lifespan,
-                  docs_url=None, redoc_url=None)
+                  docs_url=None, redoc_url=None, dependencies=[JsonBody])
     app.state.service = service
     app.state.settings = settings
 
@@ -124,7 +127,29 @@ def create_app(
     app.add_middleware(TrustedHostMiddleware, allowed=allowed_hosts(settings))
     app.add_middleware(AccessLogMiddleware)
     errors.document_statuses(app, keyed=keyed, open_paths=open_paths)
+    _document_415(app)
     return app
+
+
+def _document_415(app: FastAPI) -> None:
+    """Every operation with a request body also lists the 415 of JsonBody, with the ErrorResponse body."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        spec = build()
+        content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}}
+        for ops in spec.get("paths", {}).values():
+            for op in ops.values():
+                if isinstance(op, dict) and op.get("requestBody"):
+                    op.setdefault("responses", {}).setdefault(str(UNSUPPORTED_MEDIA_TYPE), {
+                        "description": "The body is declared as another media type than JSON (Content-Type); "
+                                       "send it as application/json.", "content": content})
+        app.openapi_schema = spec
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def set_compute_threads(n: int) -> None:

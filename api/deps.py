@@ -48,3 +48,31 @@ NodeKeyText = Annotated[
 ]
 # A cursor is the server's own base64url token; the pattern tells clients so (anything else is a 422).
 CursorText = Annotated[str, StringConstraints(min_length=1, max_length=500), SchemaPattern("^[A-Za-z0-9_-]+$")]
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+UNSUPPORTED_MEDIA_TYPE = 415
+
+
+async def require_json_body(request: Request) -> None:
+    """A route that takes a JSON body refuses a body declared as something else (text/plain, a form, XML) with a
+    415 naming the fix, instead of failing to validate it as an object (a 422 that hides the cause). No
+    Content-Type at all is read as JSON, as FastAPI does."""
+    route = request.scope.get("route")
+    if getattr(route, "body_field", None) is None:
+        return
+    content_type = request.headers.get("content-type")
+    if content_type and not _is_json(content_type):
+        from starlette.exceptions import HTTPException
+
+        media = content_type.split(";", 1)[0].strip()[:100]
+        raise HTTPException(UNSUPPORTED_MEDIA_TYPE, f"Unsupported Media Type {media!r}: {request.method} "
+                            f"{request.url.path} takes a JSON body; send it with Content-Type: application/json",
+                            headers={"Accept-Post": "application/json"})
+
+
+JsonBody = Depends(require_json_body)

@@ -191,6 +191,7 @@ def mount_mcp(app: FastAPI, service: ToolService | None = None, path: str = MCP_
     (trusted hosts, API key, body limit, access log) applies to it like to every other route."""
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.exceptions import HTTPException as StarletteHTTPException
     from starlette.routing import Route
 
     server = build_server(service if service is not None else app.state.service)
@@ -207,6 +208,13 @@ def mount_mcp(app: FastAPI, service: ToolService | None = None, path: str = MCP_
 
     class CurrentManagerApp:  # an ASGI app object (a plain function would be taken for a request handler)
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            if scope["method"] != "POST":
+                # Stateless: no session to hold a server-to-client event stream (GET) or to end (DELETE). The SDK
+                # would answer a GET with an event stream that never sends anything and never ends; the MCP spec
+                # allows a 405 instead, and clients then go on with POST alone.
+                raise StarletteHTTPException(405, f"{path} takes MCP JSON-RPC messages by POST only (stateless "
+                                                  "server: no event stream to GET, no session to DELETE)",
+                                             headers={"Allow": "POST"})
             await StreamableHTTPASGIApp(current["manager"])(scope, receive, send)
 
     app.router.routes.append(Route(path, endpoint=CurrentManagerApp(), methods=["GET", "POST", "DELETE"]))
