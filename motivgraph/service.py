@@ -36,7 +36,8 @@ def create_service_app(source: Settings | ToolService | None = None) -> FastAPI:
 
 
 def serve_factory() -> FastAPI:
-    """Entry point for uvicorn workers (`motivgraph serve`): settings from env, plain log lines."""
+    """Entry point for uvicorn workers (`motivgraph serve`): settings from env, plain log lines, warnings only
+    by default as every command."""
     from motivgraph.api.app import set_compute_threads
     from motivgraph.logging import setup_logging
     from motivgraph.private import set_private_umask
@@ -44,6 +45,7 @@ def serve_factory() -> FastAPI:
 
     set_private_umask()  # also when uvicorn runs this factory directly, not through `motivgraph serve`
     settings = get_settings()
-    setup_logging(settings.log_level, rich=False)
+    # warnings only unless a level is set (MOTIVGRAPH_LOG_LEVEL; `motivgraph serve` sets it for its workers)
+    setup_logging(settings.log_level if "log_level" in settings.model_fields_set else "WARNING", rich=False)
     set_compute_threads(settings.api.compute_threads)
     return create_service_app(settings)

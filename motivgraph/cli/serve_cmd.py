@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import socket
+
+from enum import Enum
 
 import typer
 
@@ -18,6 +21,17 @@ from motivgraph.cli.common import (
     load_settings,
 )
 from motivgraph.errors import BackendUnavailable, ConfigError
+
+
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class LogLevel(str, Enum):
+    debug = "debug"
+    info = "info"
+    warning = "warning"
+    error = "error"
+    critical = "critical"
 
 
 def register(app: typer.Typer) -> None:
@@ -54,11 +68,22 @@ def serve(
                                 help="Worker processes, each with its own model (default: MOTIVGRAPH_API_WORKERS)."),
     check: bool = typer.Option(True, "--check/--no-check",
                                help="Check the graph and index before serving (and start the embedded store)."),
+    log_level: LogLevel = typer.Option(
+        None, "--log-level", case_sensitive=False,
+        help="Log level of the server and its workers, e.g. info for one line per request (default: warnings "
+             "only; MOTIVGRAPH_LOG_LEVEL or --verbose before the command raise it too)."),
 ) -> None:
     """Serve the researcher tools, /triples, /nodes, /papers, /stats, /health and the explorer page over HTTP."""
     import uvicorn
 
     settings = load_settings()
+    level = (log_level.value if log_level else logging.getLevelName(logging.getLogger().getEffectiveLevel())).upper()
+    if level not in LEVELS:  # the root callback configured logging from settings / --verbose; anything odd: default
+        level = "WARNING"
+    if log_level:
+        from motivgraph.logging import setup_logging
+
+        setup_logging(level)
     host = host or settings.api.host
     port = port or settings.api.port
     workers = workers or settings.api.workers
@@ -88,8 +113,13 @@ def serve(
     # spinning pools of one worker would otherwise steal the cores of the other.
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, str(settings.api.compute_threads))
+    # The workers read their settings from the environment: they log at the level chosen here (in this process
+    # too when uvicorn runs the one worker in it, so its cached settings are read again).
+    os.environ["MOTIVGRAPH_LOG_LEVEL"] = level
+    from motivgraph.settings import get_settings
+
+    get_settings.cache_clear()
     from motivgraph.api.server import HTTP_PROTOCOL
 
     uvicorn.run("motivgraph.service:serve_factory", factory=True, host=host, port=port, workers=workers,
-                http=HTTP_PROTOCOL, access_log=False, log_level=settings.log_level.lower(),
-                timeout_graceful_shutdown=10)
+                http=HTTP_PROTOCOL, access_log=False, log_level=level.lower(), timeout_graceful_shutdown=10)
