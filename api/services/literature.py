@@ -4,7 +4,9 @@ Semantic Scholar (when `MOTIVGRAPH_S2_ENABLED`; key optional) goes through the i
 client, which owns caching, the rate limit, Retry-After backoff and the circuit breaker. Whatever
 it cannot answer — disabled, down, rate-limited past its retries, breaker open, or no hits — is
 answered from the title + abstract embeddings of the ingested papers (`graph.paper_index`). The
-result names the source that answered and, when S2 was skipped or failed, why.
+result names the source that answered and, when S2 was skipped or failed, why. When neither answered, the
+result is empty with the reasons (source "none") — unless the local corpus failed because the graph store
+is unreachable: that is an outage of the service, a 503 naming the fix, not "no papers".
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import anyio
 
 from motivgraph.api.contract.models import LiteraturePaper, LiteratureSearchRequest, LiteratureSearchResult
 from motivgraph.api.services.context import ToolContext
-from motivgraph.errors import ExternalServiceError, IndexError_, MotivGraphError
+from motivgraph.errors import BackendUnavailable, ExternalServiceError, IndexError_, MotivGraphError
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +96,9 @@ async def literature_search(ctx: ToolContext, req: LiteratureSearchRequest) -> L
             raise ExternalServiceError(f"Semantic Scholar could not answer: {reason}")
     try:
         local = await anyio.to_thread.run_sync(_from_local, ctx, req)
+    except BackendUnavailable:
+        # the server's own graph store is down: an outage of this service (503 naming the fix), not "no papers"
+        raise
     except (IndexError_, MotivGraphError) as e:
         why = f"local corpus unavailable: {e}"
         return LiteratureSearchResult(

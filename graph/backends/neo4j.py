@@ -68,6 +68,7 @@ class Neo4jStore(CypherGraphStore):
         self.user = user
         self.database = database
         self.timeout_s = timeout_ms / 1000.0
+        self._unreachable = False  # the last call found the server unreachable (see _guard)
 
     @classmethod
     def from_settings(cls, settings: Settings, driver: Any = None) -> Neo4jStore:
@@ -113,19 +114,28 @@ class Neo4jStore(CypherGraphStore):
                                       f"fix {AUTH_SETTINGS}")
         if isinstance(e, nx.ServiceUnavailable | nx.SessionExpired | OSError):
             return BackendUnavailable(f"Cannot reach Neo4j at {self.uri}: {e}; check that it is running "
-                                      f"(docker compose up neo4j) or fix {URI_SETTING}")
+                                      f"(motivgraph neo4j start, or docker compose up -d neo4j) or fix {URI_SETTING}")
         if isinstance(e, nx.Neo4jError | nx.DriverError):
             return GraphError(f"Neo4j query failed: {e}")
         return e
 
-    def _guard(self, fn: Any) -> Any:
+    def _guard(self, fn: Any, probe: bool = True) -> Any:
+        if probe and self._unreachable:
+            # The last call found the server unreachable: one connection attempt first, which fails at once while
+            # it is still down, so a request's further queries do not each wait out the driver's retry window
+            # (max_transaction_retry_time) again -- an API route of two queries took 31 s to answer 503.
+            self._guard(self.driver.verify_connectivity, probe=False)
         try:
-            return fn()
+            result = fn()
         except Exception as e:
             mapped = self._translate(e)
+            if isinstance(mapped, BackendUnavailable):
+                self._unreachable = True
             if mapped is e:
                 raise
             raise mapped from e
+        self._unreachable = False
+        return result
 
     # ---------------------------------------------------------------------- primitives
     def _timed(self, fn: Any) -> Any:
@@ -160,7 +170,7 @@ class Neo4jStore(CypherGraphStore):
 
     # ---------------------------------------------------------------------- lifecycle
     def ping(self) -> None:
-        self._guard(self.driver.verify_connectivity)
+        self._guard(self.driver.verify_connectivity, probe=False)
 
     def ensure_schema(self) -> None:
         def run() -> None:
