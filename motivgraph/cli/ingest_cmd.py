@@ -59,9 +59,21 @@ class _DefaultRunGroup(TyperGroup):
 
 app = typer.Typer(
     cls=_DefaultRunGroup,
-    help="Ingest PDFs into the graph (default: run). Also: `ingest status`, `ingest report`.",
+    help="Ingest PDFs into the graph (default: run). Also: `ingest status`, `ingest report`, "
+         "`ingest --re-extract`.",
     no_args_is_help=True,
 )
+
+
+@app.callback()
+def _ingest_options(
+    re_extract: bool = typer.Option(
+        False, "--re-extract",
+        help="Re-mine the stored papers with the extractor set now, replacing their triples (no paths): the same "
+             "as `ingest re-extract`, which takes --only-extractor, --paper, --budget-usd and --json."),
+) -> None:
+    """Listed on `ingest --help`; `ingest --re-extract ...` is routed to `ingest re-extract ...` before this runs."""
+    del re_extract
 
 _PARSER_HELP = "Parser: auto (GROBID when configured and alive, else offline), grobid, or pdf (offline)."
 

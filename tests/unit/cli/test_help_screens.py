@@ -80,3 +80,45 @@ def test_exit_codes_are_the_ones_the_cli_uses() -> None:
     assert {EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_STOPPED, 2} <= documented
     errors = (GraphError, ConfigError, BackendUnavailable, BudgetExceeded)
     assert [exit_code_for(e("x")) for e in errors] == [1, 3, 4, 5]
+
+
+def _readme_commands(group: str) -> list[list[str]]:
+    """The words of every README command line `motivgraph <group> ...` (env assignments before it dropped,
+    the comment after it cut)."""
+    import shlex
+
+    out = []
+    for line in README.read_text(encoding="utf-8").splitlines():
+        m = re.match(rf"^\s*(?:\w+=\S+\s+)*motivgraph {re.escape(group)}\b(.*)$", line)
+        if m:
+            out.append(shlex.split(m[1].split(" #", 1)[0], comments=False))
+    return out
+
+
+def _help(path: list[str]) -> str:
+    res = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_every_ingest_option_the_readme_uses_is_in_its_help() -> None:
+    """`motivgraph ingest --help` (and the help of the subcommand a README line names) shows every option the
+    README's ingest commands use; a line using the `--re-extract` shortcut takes the options of `ingest re-extract`."""
+    commands = _readme_commands("ingest")
+    assert len(commands) >= 5
+    group = typer.main.get_command(app).get_command(None, "ingest")  # type: ignore[attr-defined]
+    subs = set(group.commands)
+    missing = []
+    for words in commands:
+        options = [w.split("=", 1)[0] for w in words if w.startswith("--")]
+        if words and words[0] in subs:
+            where = [words[0]]
+        elif "--re-extract" in options:
+            if "--re-extract" not in _help(["ingest"]):
+                missing.append(("ingest", "--re-extract"))
+            where, options = ["re-extract"], [o for o in options if o != "--re-extract"]
+        else:
+            where = []
+        text = _help(["ingest", *where])
+        missing += [(" ".join(["ingest", *where]), o) for o in options if not re.search(rf"{re.escape(o)}\b", text)]
+    assert not missing, f"README options missing from the help screens: {sorted(set(missing))}"
