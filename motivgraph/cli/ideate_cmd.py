@@ -20,6 +20,7 @@ import typer
 import typer.core
 import typer.main
 from rich.markup import escape
+from pydantic import ValidationError
 from rich.panel import Panel
 
 from motivgraph.cli.common import EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
@@ -268,6 +269,30 @@ def _print_plan(plan: Any, method: str) -> None:
         console.print(f"[dim]{escape(note)}[/dim]")
 
 
+def argument_problems(e: ValidationError) -> str:
+    """A run's arguments out of their limits, on one line, named as typed (TOPIC, --flag) with the limit:
+    pydantic's own report spans lines and carries type codes, the input echoed and a documentation URL."""
+    out = []
+    for err in e.errors(include_url=False):
+        loc = [str(p) for p in err.get("loc", ())]
+        field = loc[0] if loc else ""
+        name = "TOPIC" if field == "topic" else f"--{field.replace('_', '-')}" if field else "arguments"
+        if loc[1:]:
+            name += "." + ".".join(loc[1:])
+        ctx, value = err.get("ctx") or {}, err.get("input")
+        kind = err.get("type", "")
+        if kind == "string_too_short" and isinstance(value, str):
+            out.append(f"{name} is too short ({len(value)} characters); it needs at least {ctx.get('min_length')}")
+        elif kind == "string_too_long" and isinstance(value, str):
+            out.append(f"{name} is too long ({len(value)} characters); it takes at most {ctx.get('max_length')}")
+        else:
+            msg = str(err.get("msg", "invalid"))
+            subject, _, rest = msg.partition(" should ")
+            # "Input should be greater than or equal to 1" -> "--ideas should be greater than or equal to 1"
+            out.append(f"{name} should {rest}" if rest and subject in ("Input", "String", "Value") else f"{name}: {msg}")
+    return "; ".join(out)
+
+
 @cli_errors
 def ideate(
     ctx: typer.Context,
@@ -326,6 +351,8 @@ def ideate(
                            budget_usd=budget_usd, seed=settings.miner.seed if seed is None else seed,
                            background_file=bg_file)
             cls.config_model.model_validate(spec.config)
+        except ValidationError as e:
+            raise typer.BadParameter(argument_problems(e)) from None
         except ValueError as e:
             raise typer.BadParameter(str(e)) from e
         if dry_run:
