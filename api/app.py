@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from motivgraph import __version__
 from motivgraph.api import errors
-from motivgraph.api.deps import UNSUPPORTED_MEDIA_TYPE, JsonBody
+from motivgraph.api.deps import JsonBody
 from motivgraph.api.middleware import (
     LOOPBACK_HOSTS,
     AccessLogMiddleware,
@@ -127,29 +127,7 @@ def create_app(
     app.add_middleware(TrustedHostMiddleware, allowed=allowed_hosts(settings))
     app.add_middleware(AccessLogMiddleware)
     errors.document_statuses(app, keyed=keyed, open_paths=open_paths)
-    _document_415(app)
     return app
-
-
-def _document_415(app: FastAPI) -> None:
-    """Every operation with a request body also lists the 415 of JsonBody, with the ErrorResponse body."""
-    build = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema:
-            return app.openapi_schema
-        spec = build()
-        content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}}
-        for ops in spec.get("paths", {}).values():
-            for op in ops.values():
-                if isinstance(op, dict) and op.get("requestBody"):
-                    op.setdefault("responses", {}).setdefault(str(UNSUPPORTED_MEDIA_TYPE), {
-                        "description": "The body is declared as another media type than JSON (Content-Type); "
-                                       "send it as application/json.", "content": content})
-        app.openapi_schema = spec
-        return spec
-
-    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def set_compute_threads(n: int) -> None:

@@ -131,8 +131,8 @@ def install(app: FastAPI, redact: Redactor) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, e: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized", 413: "payload_too_large"}.get(
-            e.status_code, f"http_{e.status_code}")
+        code = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized", 413: "payload_too_large",
+                415: "unsupported_media_type"}.get(e.status_code, f"http_{e.status_code}")
         msg = redact(e.detail) if isinstance(e.detail, str) else "request failed"
         if e.status_code == 404 and msg == "Not Found":
             msg = f"No route {request.method} {request.url.path}; see /docs for the API"
@@ -145,6 +145,7 @@ _COMMON_STATUSES: dict[str, str] = {
     "401": "Missing or wrong X-API-Key (the server has a key).",
     "404": "Nothing has this id (the path names an unknown resource).",
     "413": "Request body larger than MOTIVGRAPH_API_MAX_BODY_BYTES.",
+    "415": "The body is declared as another media type than JSON (Content-Type); send it as application/json.",
     "422": "An argument is invalid or breaks a limit; `details` has one entry per field.",
 }
 
@@ -173,7 +174,7 @@ def document_statuses(app: FastAPI, *, keyed: bool, open_paths: tuple[str, ...])
                 responses = op.setdefault("responses", {})
                 wanted = ["400"]
                 if op.get("requestBody"):
-                    wanted += ["413", "422"]
+                    wanted += ["413", "415", "422"]
                 if op.get("parameters"):
                     wanted.append("422")
                 if any(p.get("in") == "path" for p in op.get("parameters", [])):

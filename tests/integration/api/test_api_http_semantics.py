@@ -79,7 +79,7 @@ def test_json_body_in_another_media_type_is_415(base_url: str, route: str, ctype
                    timeout=10)
     assert r.status_code == 415, r.text
     body = _error_body(r)
-    assert "application/json" in body["message"]
+    assert body["error"] == "unsupported_media_type" and "application/json" in body["message"]
     assert r.headers.get("x-request-id")
 
 
