@@ -113,7 +113,8 @@ def test_search_is_one_parameterised_read_per_type_with_cosine_scores(embedder: 
     assert [p["index"] for _, p in reads] == [VECTOR_INDEXES[lb] for lb in ("Problem", "Challenge", "Solution")]
     for text, params in reads:
         assert_parameterised(text, params, [EVIL])
-        assert params["k"] == 3 and params["min_score"] == -1.0 and len(params["vectors"]) == 2
+        assert params["limit"] == 3 and params["min_score"] == -1.0 and len(params["vectors"]) == 2
+        assert params["k"] == vec.settings.index.hnsw_ef_search == 128  # candidates searched, as FAISS's efSearch
         assert np.allclose(params["vectors"][1], queries[1], atol=1e-6)
 
     # the answer FAISS gives: exact cosine, best first across types, k overall
