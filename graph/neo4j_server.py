@@ -124,6 +124,21 @@ def _pid_alive(pid: int) -> bool:
     return stat not in ("Z", "X") and ENTRY_POINT.encode() in cmdline
 
 
+def _gone(pid: int) -> bool:
+    """True when no thread of process `pid` is left. A JVM's main thread turns zombie (no longer "alive") while its
+    other threads are still exiting, and those hold the process's sockets: a start on the same ports must wait for
+    this, not for `_pid_alive` to turn false. A child of ours is reaped here."""
+    with contextlib.suppress(ChildProcessError, OSError):
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        threads = len(os.listdir(f"/proc/{pid}/task"))
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X") and threads <= 1
+
+
 def _rss(pid: int) -> int | None:
     with contextlib.suppress(OSError, ValueError, IndexError):
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -320,8 +335,10 @@ class Neo4jServer:
         while time.monotonic() < deadline:
             if (proc is not None and proc.poll() is not None) or not _pid_alive(pid):
                 logs = self.home / "logs"
-                raise BackendUnavailable(f"Neo4j exited while starting (see {logs}):\n{_tail(logs / 'neo4j.log')}"
-                                         f"\n{_tail(self.console_log, 10)}")
+                how = f"exit status {proc.returncode}" if proc is not None and proc.returncode is not None else \
+                    f"pid {pid} gone"
+                raise BackendUnavailable(f"Neo4j exited while starting ({how}; see {logs}):\n"
+                                         f"{_tail(logs / 'neo4j.log')}\n{_tail(self.console_log, 10)}")
             if bolt_handshake(self.bolt_port):
                 self._check_login()
                 st = self.status()
@@ -357,9 +374,9 @@ class Neo4jServer:
             return False
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
-        while _pid_alive(pid) and time.monotonic() < deadline:
+        while not _gone(pid) and time.monotonic() < deadline:
             time.sleep(0.2)
-        if _pid_alive(pid):
+        if not _gone(pid):
             log.warning("Neo4j (pid %d) did not stop within %.0f s; killing it", pid, timeout)
             self.kill()
         self.pidfile.unlink(missing_ok=True)
@@ -373,10 +390,8 @@ class Neo4jServer:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 30
-        while _pid_alive(pid) and time.monotonic() < deadline:
+        while not _gone(pid) and time.monotonic() < deadline:  # until every thread is gone: the ports are free
             time.sleep(0.05)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)
 
     def status(self) -> Neo4jStatus:
         pid = self.pid()

@@ -16,8 +16,20 @@ Fault kinds:
                  on loopback) is down when the ingest starts; it comes up a seeded random time after the
                  ingest met the outage (its first transient pause);
 - json_kill      kill -9 of the ingest and the DB at a random point of a paper-JSON ingest
-                 (`motivgraph ingest papers.jsonl`, one record per corpus PDF, written by the offline parser).
-Used by tests/reliability/test_chaos.py (CI: 3 trials per kind) and bench/chaos.py (the full table).
+                 (`motivgraph ingest papers.jsonl`, one record per corpus PDF, written by the offline parser);
+- neo4j_kill     the ingest on Neo4j (MOTIVGRAPH_GRAPH_BACKEND=neo4j): kill -9 of the Neo4j server's JVM at a
+                 seeded point of the ingest's progress (after a seeded number of stored documents plus a seeded
+                 delay), then at once a restart on the same home; the same run rides out the outage (driver
+                 retries, then transient pauses and reconnects) or exits with a clear error, and a re-run finishes.
+
+The Neo4j kinds run on a private Neo4j 5.26 this harness starts on first use (graph/neo4j_server.py: home in the
+workdir, free loopback ports, 512 MB heap) and stops in `close()`; its MotivGraph nodes are wiped (the store's
+clear) before every run. They are compared with the embedded offline run, not with an uninterrupted Neo4j run:
+the uninterrupted Neo4j ingest (baseline 'neo4j', also run once) gives the same canonical export and ledger, which
+`neo4j_matches_embedded()` says and tests/reliability/test_neo4j_faults.py checks. A trial counts the Python
+tracebacks in the ingest log (a crash, where a clear error is due).
+Used by tests/reliability/test_chaos.py (CI: 3 trials per kind), test_neo4j_faults.py (the Neo4j kinds, and the
+API while Neo4j is down) and bench/chaos.py (the full table).
 """
 
 from __future__ import annotations
@@ -40,8 +52,14 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS_PDF = REPO.parent / "shared" / "corpus" / "pdf"
-FAULTS: tuple[str, ...] = ("kill_ingest", "kill_db", "kill_both", "db_mid_ingest", "llm_down_up", "json_kill")
-_MODE = {"llm_down_up": "llm", "json_kill": "json"}  # which uninterrupted run a fault is compared with
+NEO4J_FAULTS: tuple[str, ...] = ("neo4j_kill",)  # need a local Neo4j (Java 17/21 and Maven)
+FAULTS: tuple[str, ...] = ("kill_ingest", "kill_db", "kill_both", "db_mid_ingest", "llm_down_up", "json_kill",
+                           *NEO4J_FAULTS)
+# which uninterrupted run a fault is timed by; every kind is compared with the run of its input ('llm', 'json',
+# else the embedded 'offline' run: the Neo4j ingest must give the same export and ledger)
+_MODE = {"llm_down_up": "llm", "json_kill": "json", "neo4j_kill": "neo4j"}
+_COMPARED_WITH = {"neo4j": "offline"}
+NEO4J_PASSWORD = "chaos-neo4j-pw"
 _TIMESTAMP_KEY = re.compile(r"(_at|_time|timestamp)$")
 
 
@@ -61,8 +79,10 @@ class Trial:
     first_rc: int | None = None
     reruns: int = 0
     orphans: int = 0  # parser workers alive after their ingest was killed
+    tracebacks: int = 0  # Python tracebacks in the ingest log (a crash, not a clear error)
     pauses: int = 0  # transient-failure pauses the ingest logged (reconnects within a run)
     killed_at_s: float = 0.0
+    outage_s: float = 0.0  # neo4j_kill: from the kill until the restarted server answered
     seconds: float = 0.0
     note: str = ""
     diff: list[str] = field(default_factory=list)
@@ -120,9 +140,59 @@ class Chaos:
             for p in random.Random(corpus_seed).sample(pdfs, n_docs):
                 shutil.copy(p, self.corpus / p.name)
         self.baselines: dict[str, Baseline] = {}
+        self._neo4j: Any = None  # the private Neo4jServer of the neo4j kinds, started on first use
+
+    # -- the private Neo4j (neo4j kinds) -------------------------------------------------------------------------
+    def neo4j(self) -> Any:
+        """This instance's own Neo4j server (home in the workdir, free loopback ports), started on first use
+        and stopped by `close()`."""
+        from motivgraph.graph.neo4j_server import Neo4jServer
+
+        if self._neo4j is None:
+            self._neo4j = Neo4jServer(self.workdir / "neo4j-home", password=NEO4J_PASSWORD, bolt_port=_free_port(),
+                                      http_port=_free_port(), heap="512m", pagecache="128m")
+        if self._neo4j.pid() is None:
+            self._neo4j.start()
+        return self._neo4j
+
+    def close(self) -> None:
+        """Stop the private Neo4j, if one was started."""
+        if self._neo4j is not None:
+            self._neo4j.stop()
+
+    def neo4j_env(self) -> dict[str, str]:
+        server = self.neo4j()
+        return {"MOTIVGRAPH_GRAPH_BACKEND": "neo4j", "MOTIVGRAPH_NEO4J_URI": server.bolt_uri,
+                "MOTIVGRAPH_NEO4J_USER": server.user, "MOTIVGRAPH_NEO4J_PASSWORD": server.password,
+                "MOTIVGRAPH_NEO4J_DATABASE": "neo4j"}
+
+    def _settings(self, data_dir: Path, on_neo4j: bool) -> Any:
+        from motivgraph.settings import GraphSettings, Neo4jSettings, Settings
+
+        if not on_neo4j:
+            return Settings(data_dir=data_dir, graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
+        server = self.neo4j()
+        neo = Neo4jSettings(uri=server.bolt_uri, user=server.user, password=server.password, database="neo4j")
+        return Settings(data_dir=data_dir, graph=GraphSettings(backend="neo4j"), neo4j=neo,  # type: ignore[call-arg]
+                        _env_file=None)
+
+    def neo4j_matches_embedded(self) -> bool:
+        """The uninterrupted ingest on Neo4j gives the embedded offline run's canonical export and ledger."""
+        on_neo4j, embedded = self.baseline("neo4j"), self.baseline("offline")
+        return on_neo4j.export == embedded.export and on_neo4j.ledger == embedded.ledger
+
+    def wipe_neo4j(self) -> None:
+        """Delete every MotivGraph node of the private Neo4j (the store's clear), so each run starts empty."""
+        from motivgraph.graph import open_store
+
+        store = open_store(self._settings(self.workdir / "wipe", on_neo4j=True))
+        try:
+            store.clear()
+        finally:
+            store.close()
 
     # -- processes -----------------------------------------------------------------------------------------------
-    def env(self, data_dir: Path, llm_port: int | None = None) -> dict[str, str]:
+    def env(self, data_dir: Path, llm_port: int | None = None, on_neo4j: bool = False) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("MOTIVGRAPH_")}
         env.update({
             "PYTHONPATH": str(REPO),
@@ -142,6 +212,8 @@ class Chaos:
                 "MOTIVGRAPH_LLM_MAX_RETRIES": "1",
                 "MOTIVGRAPH_LLM_TIMEOUT_S": "30",
             })
+        if on_neo4j:
+            env.update(self.neo4j_env())
         return env
 
     def papers_jsonl(self) -> Path:
@@ -165,7 +237,7 @@ class Chaos:
 
     def start_ingest(self, env: dict[str, str], mode: str = "offline") -> subprocess.Popen[bytes]:
         log = open(Path(env["MOTIVGRAPH_DATA_DIR"]).parent / "ingest.log", "ab")  # noqa: SIM115 - owned by the child
-        source = self.papers_jsonl() if mode == "json" else self.corpus
+        source = self.papers_jsonl() if mode == "json" else self.corpus  # 'offline', 'llm', 'neo4j': the PDFs
         return subprocess.Popen(
             [sys.executable, "-m", "motivgraph", "ingest", str(source), "--concurrency", "1"],
             cwd=self.workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -215,15 +287,13 @@ class Chaos:
             raise TimeoutError("trial time cap reached") from None
 
     # -- results -------------------------------------------------------------------------------------------------
-    def snapshot(self, data_dir: Path) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def snapshot(self, data_dir: Path, on_neo4j: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
         from motivgraph.graph import open_store
         from motivgraph.graph.embedded import EmbeddedFalkorDB
         from motivgraph.graph.interchange import export_lines
         from motivgraph.ingest.ledger import Ledger
-        from motivgraph.settings import GraphSettings, Settings
 
-        s = Settings(data_dir=data_dir, graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
-        store = open_store(s, ensure_schema=False)
+        store = open_store(self._settings(data_dir, on_neo4j), ensure_schema=False)
         try:
             lines = list(export_lines(store))
         finally:
@@ -244,7 +314,8 @@ class Chaos:
         shutil.rmtree(data_dir.parent, ignore_errors=True)
 
     def baseline(self, mode: str) -> Baseline:
-        """The uninterrupted run ('offline', 'llm' or 'json'), computed once."""
+        """The uninterrupted run ('offline', 'llm', 'json', or 'neo4j': the offline run on the private Neo4j),
+        computed once."""
         if mode in self.baselines:
             return self.baselines[mode]
         data = self.workdir / f"baseline-{mode}" / "data"
@@ -252,16 +323,19 @@ class Chaos:
         data.parent.mkdir(parents=True)
         llm = None
         port = _free_port() if mode == "llm" else None
+        on_neo4j = mode == "neo4j"
         try:
             if port is not None:
                 llm = self.start_llm(port)
+            if on_neo4j:
+                self.wipe_neo4j()
             t0 = time.monotonic()
-            rc = self.wait(self.start_ingest(self.env(data, port), mode), time.monotonic() + self.trial_cap_s)
+            rc = self.wait(self.start_ingest(self.env(data, port, on_neo4j), mode), time.monotonic() + self.trial_cap_s)
             secs = time.monotonic() - t0
             if rc != 0:
                 log = (data.parent / "ingest.log").read_text(errors="replace")[-3000:]
                 raise RuntimeError(f"baseline ingest ({mode}) exited {rc}:\n{log}")
-            export, ledger = self.snapshot(data)
+            export, ledger = self.snapshot(data, on_neo4j)
             if mode == "llm" and not any('"extractor": "llm"' in line for line in export):
                 raise RuntimeError("the LLM baseline stored no LLM-extracted triple: the fake endpoint was not used")
         finally:
@@ -277,7 +351,9 @@ class Chaos:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; one of {', '.join(FAULTS)}")
         mode = _MODE.get(fault, "offline")
-        base = self.baseline(mode)
+        timing = self.baseline(mode)  # the uninterrupted run of the same kind: how long an ingest takes
+        base = self.baseline(_COMPARED_WITH.get(mode, mode))  # what the resumed graph must equal
+        on_neo4j = mode == "neo4j"
         rng = random.Random(f"{fault}:{seed}")
         res = Trial(fault, seed)
         data = self.workdir / f"trial-{fault}-{seed}" / "data"
@@ -286,12 +362,15 @@ class Chaos:
         t0 = time.monotonic()
         deadline = t0 + self.trial_cap_s
         port = _free_port() if mode == "llm" else None
-        env = self.env(data, port)
+        env = self.env(data, port, on_neo4j)
         llm: subprocess.Popen[bytes] | None = None
+        proc: subprocess.Popen[bytes] | None = None
         try:
+            if on_neo4j:
+                self.wipe_neo4j()
             proc = self.start_ingest(env, mode)
             if fault in ("kill_ingest", "kill_db", "kill_both", "json_kill"):
-                frac, est, started = rng.uniform(0.05, 0.95), base.seconds, t0
+                frac, est, started = rng.uniform(0.05, 0.95), timing.seconds, t0
                 for attempt in range(3):
                     if attempt:
                         # The ingest finished before the kill point (the machine is faster now than when the
@@ -325,6 +404,28 @@ class Chaos:
                         os.kill(pid, signal.SIGKILL)
                     else:
                         res.note = "DB not running at the kill point"
+            elif fault == "neo4j_kill":
+                # The kill point is seeded in the ingest's progress rather than in wall time (a Neo4j ingest's
+                # duration varies several-fold with the machine's load): once `after` documents are stored (0: while
+                # it starts and opens the store), plus a seeded delay. Then kill -9 of the server's JVM (its pid
+                # from the Neo4jServer) and at once a restart on the same home, which recovers from its transaction
+                # log: the ingest meets an outage as long as the restart takes.
+                server = self.neo4j()
+                after, delay = rng.randrange(len(list(self.corpus.glob("*.pdf")))), rng.uniform(0.0, 2.0)
+                while self.stored(data) < after and proc.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                end = time.monotonic() + delay
+                while time.monotonic() < end and proc.poll() is None:
+                    time.sleep(0.02)
+                res.killed_at_s = time.monotonic() - t0
+                if proc.poll() is not None:
+                    res.note = "ingest finished before the kill"
+                elif server.pid() is None:
+                    res.note = "Neo4j not running at the kill point"
+                server.kill()
+                killed = time.monotonic()
+                server.start()
+                res.outage_s = time.monotonic() - killed
             elif fault == "db_mid_ingest":
                 while self.stored(data) < 1 and proc.poll() is None and time.monotonic() < deadline:
                     time.sleep(0.05)
@@ -359,7 +460,8 @@ class Chaos:
                 res.note = (res.note + f"; still exit {rc} after {res.reruns} re-runs").strip("; ")
             log = (data.parent / "ingest.log").read_text(errors="replace")
             res.pauses = log.count("transient failure")
-            export, ledger = self.snapshot(data)
+            res.tracebacks = log.count("Traceback (most recent call last)")
+            export, ledger = self.snapshot(data, on_neo4j)
             res.identical = export == base.export
             res.ledger_same = ledger == base.ledger
             if not res.identical:
@@ -371,6 +473,9 @@ class Chaos:
             if llm is not None:
                 llm.kill()
                 llm.wait()
+            if proc is not None and proc.poll() is None:  # the harness failed mid-trial (e.g. Neo4j did not restart)
+                proc.kill()
+                proc.wait()
             res.seconds = time.monotonic() - t0
             if res.identical and res.orphans == 0:
                 self._cleanup(data)
