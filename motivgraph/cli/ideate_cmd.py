@@ -19,8 +19,8 @@ import click
 import typer
 import typer.core
 import typer.main
-from rich.markup import escape
 from pydantic import ValidationError
+from rich.markup import escape
 from rich.panel import Panel
 
 from motivgraph.cli.common import EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
@@ -289,7 +289,8 @@ def argument_problems(e: ValidationError) -> str:
             msg = str(err.get("msg", "invalid"))
             subject, _, rest = msg.partition(" should ")
             # "Input should be greater than or equal to 1" -> "--ideas should be greater than or equal to 1"
-            out.append(f"{name} should {rest}" if rest and subject in ("Input", "String", "Value") else f"{name}: {msg}")
+            plain = rest and subject in ("Input", "String", "Value")
+            out.append(f"{name} should {rest}" if plain else f"{name}: {msg}")
     return "; ".join(out)
 
 

@@ -6,8 +6,7 @@ import errno
 import logging
 import os
 import socket
-
-from enum import Enum
+from enum import StrEnum
 
 import typer
 
@@ -22,11 +21,10 @@ from motivgraph.cli.common import (
 )
 from motivgraph.errors import BackendUnavailable, ConfigError
 
-
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-class LogLevel(str, Enum):
+class LogLevel(StrEnum):
     debug = "debug"
     info = "info"
     warning = "warning"
