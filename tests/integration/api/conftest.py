@@ -9,7 +9,8 @@ colony optimisation (a similar challenge under a different problem) with a same-
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -115,21 +116,47 @@ PARENTS = [
 ]
 
 
-def build_graph(settings: Settings, embedder: Any) -> None:
-    """Write the test graph into the store `settings` points at and build both indexes."""
+def build_graph(settings: Settings, embedder: Any, papers: Sequence[PaperRecord] = PAPERS,
+                triples: Sequence[TripleIn] = TRIPLES, parents: Sequence[ParentIn] = PARENTS) -> None:
+    """Write a graph (by default the test graph) into the store `settings` points at and build both indexes."""
     from motivgraph.graph import open_store
     from motivgraph.graph.paper_index import PaperIndex
     from motivgraph.graph.vector_index import NodeIndex
 
     store = open_store(settings)
     try:
-        store.upsert_papers(PAPERS)
-        store.upsert_triples(TRIPLES)
-        store.add_parents(PARENTS)
+        store.upsert_papers(list(papers))
+        store.upsert_triples(list(triples))
+        store.add_parents(list(parents))
         NodeIndex.open(settings, store, embedder).rebuild()
         PaperIndex.open(settings, store, embedder).rebuild()
     finally:
         store.close()
+
+
+def drop_graph(settings: Settings) -> None:
+    from motivgraph.graph import open_store
+
+    store = open_store(settings)
+    try:
+        store.drop_graph()  # type: ignore[attr-defined]
+    finally:
+        store.close()
+
+
+@contextmanager
+def graph_service(settings: Settings, embedder: Any, papers: Sequence[PaperRecord], triples: Sequence[TripleIn],
+                  parents: Sequence[ParentIn] = ()) -> Iterator[Any]:
+    """A ToolService over a graph of the test's own (built with indexes), dropped afterwards."""
+    from motivgraph.api.services import ToolService
+
+    build_graph(settings, embedder, papers, triples, parents)
+    svc = ToolService(settings)
+    try:
+        yield svc
+    finally:
+        svc.close()
+        drop_graph(settings)
 
 
 def make_settings(root: Path, server_url: str, **api: Any) -> Settings:
@@ -147,13 +174,7 @@ def api_settings(tmp_path_factory: pytest.TempPathFactory, falkordb_server: Any,
     s = make_settings(tmp_path_factory.mktemp("api"), falkordb_server.url)
     build_graph(s, embedder)
     yield s
-    from motivgraph.graph import open_store
-
-    store = open_store(s)
-    try:
-        store.drop_graph()  # type: ignore[attr-defined]
-    finally:
-        store.close()
+    drop_graph(s)
 
 
 @pytest.fixture(scope="module")

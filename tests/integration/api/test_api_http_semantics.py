@@ -3,7 +3,6 @@ is refused at once (405), and a body in another media type than JSON is a 415 th
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ import httpx
 import pytest
 
 from motivgraph.settings import Settings
+from tests.uvicorn_support import served
 
 JSON_ROUTES = ["/tools/node_search", "/tools/random_nodes", "/tools/transfer_candidates", "/ideation/sessions"]
 
@@ -20,26 +20,14 @@ JSON_ROUTES = ["/tools/node_search", "/tools/random_nodes", "/tools/transfer_can
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`motivgraph serve`'s app on a loopback port, over an empty data dir (nothing here reaches the graph)."""
-    import uvicorn
-
     from motivgraph.api.services import ToolService
     from motivgraph.service import create_service_app
 
     settings = Settings(data_dir=Path(tmp_path_factory.mktemp("http_semantics")) / "data",
                         _env_file=None)  # type: ignore[call-arg]
     service = ToolService(settings)
-    server = uvicorn.Server(uvicorn.Config(create_service_app(service), host="127.0.0.1", port=0,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(1000):
-        if server.started:
-            break
-        time.sleep(0.02)
-    assert server.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(create_service_app(service)) as url:
+        yield url
     service.close()
 
 

@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 
 from motivgraph.graph.models import NodeIn, PaperRecord, TripleIn
-from tests.integration.api.conftest import asgi_client, make_settings
+from tests.integration.api.conftest import asgi_client, graph_service, make_settings
 
 pytestmark = pytest.mark.asyncio
 
@@ -22,36 +22,16 @@ FILE = "/srv/corpus/private-drafts/kestrel_tracking_v3.pdf"
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory, falkordb_server: Any, embedder: Any) -> Iterator[Any]:
-    from motivgraph.api.services import ToolService
-    from motivgraph.graph import open_store
-    from motivgraph.graph.paper_index import PaperIndex
-    from motivgraph.graph.vector_index import NodeIndex
-
     settings = make_settings(Path(tmp_path_factory.mktemp("paper_privacy")), falkordb_server.url)
-    store = open_store(settings)
-    try:
-        store.upsert_papers([PaperRecord(paper_id=PAPER_ID, title="Tracking raptors with solar tags",
-                                         abstract="Light tags follow kestrels for a season.", year=2025,
-                                         authors=["R. Falco"], source_path=FILE, sha256="ab" * 32)])
-        store.upsert_triples([TripleIn(
-            paper_id=PAPER_ID, index=0, problem=NodeIn(name="Studying bird migration"),
-            challenge=NodeIn(name="Tags too heavy for small raptors"),
-            solution=NodeIn(name="Solar-powered micro tags"))])
-        assert store.get_paper(PAPER_ID).source_path == FILE  # type: ignore[union-attr]  # the store keeps it
-        NodeIndex.open(settings, store, embedder).rebuild()
-        PaperIndex.open(settings, store, embedder).rebuild()
-    finally:
-        store.close()
-    svc = ToolService(settings)
-    try:
+    papers = [PaperRecord(paper_id=PAPER_ID, title="Tracking raptors with solar tags",
+                          abstract="Light tags follow kestrels for a season.", year=2025, authors=["R. Falco"],
+                          source_path=FILE, sha256="ab" * 32)]
+    triples = [TripleIn(paper_id=PAPER_ID, index=0, problem=NodeIn(name="Studying bird migration"),
+                        challenge=NodeIn(name="Tags too heavy for small raptors"),
+                        solution=NodeIn(name="Solar-powered micro tags"))]
+    with graph_service(settings, embedder, papers, triples) as svc:
+        assert svc.ctx.store.get_paper(PAPER_ID).source_path == FILE  # the store keeps it
         yield svc
-    finally:
-        svc.close()
-        store = open_store(settings)
-        try:
-            store.drop_graph()  # type: ignore[attr-defined]
-        finally:
-            store.close()
 
 
 @pytest_asyncio.fixture

@@ -17,7 +17,7 @@ import pytest
 from motivgraph.api.contract.models import TransferRequest
 from motivgraph.api.services.transfer import transfer_candidates
 from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
-from tests.integration.api.conftest import make_settings
+from tests.integration.api.conftest import graph_service, make_settings
 
 SIG = ("Detecting forged handwritten signatures on documents",
        "Telling a forged handwritten signature from a genuine one on a signed document.")
@@ -42,44 +42,25 @@ def _triple(paper: str, p: tuple[str, str], c: tuple[str, str], s: tuple[str, st
 
 @pytest.fixture(scope="module")
 def ctx(tmp_path_factory: pytest.TempPathFactory, falkordb_server: Any, embedder: Any) -> Iterator[Any]:
-    from motivgraph.api.services import ToolService
-    from motivgraph.graph import open_store
-    from motivgraph.graph.paper_index import PaperIndex
-    from motivgraph.graph.vector_index import NodeIndex
-
     settings = make_settings(Path(tmp_path_factory.mktemp("transfer_hier")), falkordb_server.url)
-    store = open_store(settings)
-    try:
-        store.upsert_papers([PaperRecord(paper_id=f"doi:10.7/{i}", title=f"paper {i}") for i in "abc"])
-        store.upsert_triples([
-            _triple("doi:10.7/a", ("Authentication of archival documents", "Establishing who signed old records."),
-                    SIG, ("Stroke dynamics compared with reference samples",
-                          "Compare pen pressure and stroke order with known genuine signatures.")),
-            _triple("doi:10.7/b", ("Security of retail payment systems", "Keeping shop payments safe."),
-                    CARD, ("Gradient boosted anomaly scoring of transactions",
-                           "Score each payment with boosted trees trained on past fraud labels.")),
-            _triple("doi:10.7/c", ("Cost control for insurers", "Keeping an insurer's payouts in check."),
-                    CLAIM, ("Graph analysis of claimant networks",
-                            "Link claimants, garages and doctors to expose rings that file claims together.")),
-        ])
-        store.add_parents([ParentIn(type="challenge", level=1, parent=NodeIn(name=PARENT[0], description=PARENT[1]),
-                                    children=[_key(SIG[0]), _key(CARD[0])])])
-        store.add_parents([ParentIn(type="challenge", level=2, parent=NodeIn(name=GRAND[0], description=GRAND[1]),
-                                    children=[_key(PARENT[0])])])
-        NodeIndex.open(settings, store, embedder).rebuild()
-        PaperIndex.open(settings, store, embedder).rebuild()
-    finally:
-        store.close()
-    svc = ToolService(settings)
-    try:
+    papers = [PaperRecord(paper_id=f"doi:10.7/{i}", title=f"paper {i}") for i in "abc"]
+    triples = [
+        _triple("doi:10.7/a", ("Authentication of archival documents", "Establishing who signed old records."),
+                SIG, ("Stroke dynamics compared with reference samples",
+                      "Compare pen pressure and stroke order with known genuine signatures.")),
+        _triple("doi:10.7/b", ("Security of retail payment systems", "Keeping shop payments safe."),
+                CARD, ("Gradient boosted anomaly scoring of transactions",
+                       "Score each payment with boosted trees trained on past fraud labels.")),
+        _triple("doi:10.7/c", ("Cost control for insurers", "Keeping an insurer's payouts in check."),
+                CLAIM, ("Graph analysis of claimant networks",
+                        "Link claimants, garages and doctors to expose rings that file claims together.")),
+    ]
+    parents = [ParentIn(type="challenge", level=1, parent=NodeIn(name=PARENT[0], description=PARENT[1]),
+                        children=[_key(SIG[0]), _key(CARD[0])]),
+               ParentIn(type="challenge", level=2, parent=NodeIn(name=GRAND[0], description=GRAND[1]),
+                        children=[_key(PARENT[0])])]
+    with graph_service(settings, embedder, papers, triples, parents) as svc:
         yield svc.ctx
-    finally:
-        svc.close()
-        store = open_store(settings)
-        try:
-            store.drop_graph()  # type: ignore[attr-defined]
-        finally:
-            store.close()
 
 
 def test_graph_has_the_hierarchy(ctx: Any) -> None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.integration.api.conftest import C_WSN, PARENT_ROUTING, QUANT
+from tests.uvicorn_support import served
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -46,21 +45,10 @@ ARTIFACTS = Path(os.environ.get("MOTIVGRAPH_TEST_ARTIFACTS", "test-artifacts"))
 
 @pytest.fixture(scope="module")
 def base_url(service: Any) -> Iterator[str]:
-    import uvicorn
-
     from motivgraph.api.app import create_app
 
-    server = uvicorn.Server(uvicorn.Config(create_app(service), host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(1000):
-        if server.started:
-            break
-        time.sleep(0.02)
-    assert server.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(create_app(service), lifespan="auto") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,6 @@ import json
 import os
 import shutil
 import sys
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,28 +20,16 @@ from mcp.shared.exceptions import MCPError
 from motivgraph.api.contract.tools import TOOLS
 from motivgraph.settings import Settings
 from tests.integration.api.conftest import C_WSN, QUANT
+from tests.uvicorn_support import served
 
 
 @pytest.fixture(scope="module")
 def http_url(service: Any) -> Iterator[str]:
     """The serve composition root's app (tool API + /mcp) under uvicorn on a loopback port."""
-    import uvicorn
-
     from motivgraph.service import create_service_app
 
-    server = uvicorn.Server(uvicorn.Config(create_service_app(service), host="127.0.0.1", port=0,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(1000):
-        if server.started:
-            break
-        time.sleep(0.02)
-    assert server.started, "uvicorn did not start"
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(create_service_app(service)) as url:
+        yield f"{url}/mcp"
 
 
 def _stdio_params(settings: Settings) -> StdioServerParameters:

@@ -8,7 +8,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import threading
 import time
 
 import httpx
@@ -20,6 +19,7 @@ from motivgraph.llm import reset_scripted_models
 from motivgraph.service import create_service_app as create_app
 from tests.integration.agents.soiq.soiq_support import build_graph, idea_dict, idea_text
 from tests.sse_support import parse_sse
+from tests.uvicorn_support import served
 
 
 def script_file(tmp_path, replies, name="script.json"):
@@ -116,50 +116,31 @@ async def test_http_no_llm_configured_names_the_setting(app_factory, settings):
         assert r.status_code == 503 and "MOTIVGRAPH_LLM_MODEL" in r.text
 
 
-def _serve(app):
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(500):
-        if server.started:
-            break
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    return server, thread, f"http://127.0.0.1:{port}"
-
-
 def test_session_survives_client_disconnect(app_factory):
     app = app_factory(session_script(delay=0.3))
-    server, thread, base = _serve(app)
-    try:
-        with httpx.Client(base_url=base, timeout=30) as c:
-            body = {"method": "soiq", "topic": "oversmoothing in deep GNNs", "ideas": 1}
-            sid = c.post("/ideation/sessions", json=body).json()["id"]
-            # read the first events of the stream, then drop the connection mid-session
-            with c.stream("GET", f"/ideation/sessions/{sid}/events") as resp:
-                seen = []
-                for line in resp.iter_lines():
-                    if line.startswith("event:"):
-                        seen.append(line.split(":", 1)[1].strip())
-                    if "tool_result" in seen:
-                        break
-            assert c.get(f"/ideation/sessions/{sid}").json()["status"] in ("queued", "running")
-            # the session finishes on its own
-            for _ in range(600):
-                st = c.get(f"/ideation/sessions/{sid}").json()
-                if st["status"] not in ("queued", "running"):
+    with served(app) as base, httpx.Client(base_url=base, timeout=30) as c:
+        body = {"method": "soiq", "topic": "oversmoothing in deep GNNs", "ideas": 1}
+        sid = c.post("/ideation/sessions", json=body).json()["id"]
+        # read the first events of the stream, then drop the connection mid-session
+        with c.stream("GET", f"/ideation/sessions/{sid}/events") as resp:
+            seen = []
+            for line in resp.iter_lines():
+                if line.startswith("event:"):
+                    seen.append(line.split(":", 1)[1].strip())
+                if "tool_result" in seen:
                     break
-                time.sleep(0.05)
-            assert st["status"] == "completed", st
-            assert st["ideas_accepted"] == 1
-            # a new stream replays the whole session and ends
-            full = c.get(f"/ideation/sessions/{sid}/events").text
-            assert "event: decision" in full and "event: end" in full
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+        assert c.get(f"/ideation/sessions/{sid}").json()["status"] in ("queued", "running")
+        # the session finishes on its own
+        for _ in range(600):
+            st = c.get(f"/ideation/sessions/{sid}").json()
+            if st["status"] not in ("queued", "running"):
+                break
+            time.sleep(0.05)
+        assert st["status"] == "completed", st
+        assert st["ideas_accepted"] == 1
+        # a new stream replays the whole session and ends
+        full = c.get(f"/ideation/sessions/{sid}/events").text
+        assert "event: decision" in full and "event: end" in full
 
 
 async def test_restart_marks_unfinished_interrupted_and_resume(app_factory, settings):
