@@ -11,10 +11,8 @@ lines. Runs on the real Neo4j of tests/neo4j_support.py.
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
 
 from bench.synthetic import FULL, TRIPLES_PER_PAPER, SyntheticGraph
-from motivgraph.cli import app
 from motivgraph.graph import open_store
 from motivgraph.graph.compare import compare_stores
 from motivgraph.graph.interchange import export_lines
@@ -25,7 +23,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.neo4j, pytest.mark.slow]
 PAPERS = 600
 
 
-def test_push_of_a_synthetic_graph_loses_nothing(store, settings, neo4j_settings, monkeypatch, tmp_path):
+def test_push_of_a_synthetic_graph_loses_nothing(store, neo4j_settings, push_to_neo4j):
     g = SyntheticGraph(scale=PAPERS / (FULL["triple"] // TRIPLES_PER_PAPER), seed=5)
     store.upsert_papers(g.papers)
     for batch in g.triple_batches(500):
@@ -35,16 +33,7 @@ def test_push_of_a_synthetic_graph_loses_nothing(store, settings, neo4j_settings
     source = store.stats()
     assert source.triples >= 3000 and sum(source.nodes.values()) >= 3000
 
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("MOTIVGRAPH_DATA_DIR", str(settings.data_dir))
-    monkeypatch.setenv("MOTIVGRAPH_GRAPH_BACKEND", "falkordb")
-    monkeypatch.setenv("MOTIVGRAPH_GRAPH_FALKORDB_URL", settings.graph.falkordb_url)
-    monkeypatch.setenv("MOTIVGRAPH_GRAPH_NAME", settings.graph.name)
-    neo = neo4j_settings.neo4j
-    monkeypatch.setenv("MOTIVGRAPH_NEO4J_PASSWORD", neo.password.get_secret_value())
-    res = CliRunner().invoke(app, ["graph", "push", "--neo4j-uri", neo.uri, "--neo4j-user", neo.user,
-                                   "--database", neo.database, "--replace", "--no-embeddings"])
-    assert res.exit_code == 0, res.output
+    push_to_neo4j("--no-embeddings")
 
     target = open_store(neo4j_settings)
     try:
