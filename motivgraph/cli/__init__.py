@@ -53,7 +53,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "graph": ("motivgraph.cli.graph_cmd", "Export, import, copy and count the graph."),
     "runs": ("motivgraph.cli.runs_cmd", "List ideation runs of every method and show one run's report."),
     "ingest": ("motivgraph.cli.ingest_cmd",
-               "Ingest PDFs into the graph (default: run). Also: `ingest status`, `ingest report`."),
+               "Ingest PDFs into the graph (default: run). Also: `ingest status`, `ingest report`, "
+               "`ingest --re-extract`."),
     "parents": ("motivgraph.cli.miner_cmd", "Hierarchical parent nodes for problems and challenges."),
     "method": ("motivgraph.cli.ideate_cmd",
                "Commands contributed by ideation methods (motivgraph method NAME COMMAND)."),

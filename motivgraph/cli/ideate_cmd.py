@@ -13,18 +13,20 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import typer
 import typer.core
 import typer.main
-from pydantic import ValidationError
 from rich.markup import escape
 from rich.panel import Panel
 
 from motivgraph.cli.common import EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
 from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -352,9 +354,11 @@ def ideate(
                            budget_usd=budget_usd, seed=settings.miner.seed if seed is None else seed,
                            background_file=bg_file)
             cls.config_model.model_validate(spec.config)
-        except ValidationError as e:
-            raise typer.BadParameter(argument_problems(e)) from None
-        except ValueError as e:
+        except ValueError as e:  # pydantic's ValidationError is one; imported only here, help screens stay light
+            from pydantic import ValidationError
+
+            if isinstance(e, ValidationError):
+                raise typer.BadParameter(argument_problems(e)) from None
             raise typer.BadParameter(str(e)) from e
         if dry_run:
             _print_plan(plan_run(settings, spec, None), cls.name)
