@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 EMBEDDING_PROPERTY = "embedding"
 VECTOR_INDEXES: dict[str, str] = {label: f"motivgraph_{label.lower()}_embedding" for label in NODE_LABELS}
-VECTOR_INDEX_NAMES: dict[str, str] = {name: name for name in VECTOR_INDEXES.values()}  # only these reach DDL
 FULLTEXT_INDEX = "motivgraph_node_text"
 log = logging.getLogger(__name__)
 _LABEL_OF_TYPE = {label.lower(): label for label in NODE_LABELS}
@@ -106,7 +105,7 @@ def config_drift(options: Any, dim: int) -> list[str]:
     model's dimension, or by hand), which would then answer with wrong scores or refuse the new vectors;
     such an index has to be dropped and made again. A key the server does not report (vector-1.0 indexes
     have no quantization) is not drift: that server cannot quantize."""
-    config = (options or {}).get("indexConfig") or {} if isinstance(options, dict) else {}
+    config = (options.get("indexConfig") or {}) if isinstance(options, dict) else {}
     drift = []
     for key, want in vector_config(dim).items():
         if key not in config:
@@ -118,10 +117,16 @@ def config_drift(options: Any, dim: int) -> list[str]:
     return drift
 
 
+def _literal(value: bool | int | str) -> str:
+    """A Cypher literal of an index option (values from vector_config only)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 def index_ddl(dim: int) -> list[str]:
     """CREATE … IF NOT EXISTS statements for the three vector indexes and the full-text index."""
-    config = ", ".join(f"`{k}`: {str(v).lower() if isinstance(v, bool) else repr(v) if isinstance(v, str) else v}"
-                       for k, v in vector_config(dim).items())
+    config = ", ".join(f"`{k}`: {_literal(v)}" for k, v in vector_config(dim).items())
     out = [
         f"CREATE VECTOR INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.{EMBEDDING_PROPERTY}) "
         f"OPTIONS {{indexConfig: {{{config}}}}}"
@@ -194,14 +199,15 @@ def push_embeddings(store: Any, embedder: Embedder, nodes: Iterable[NodeRecord],
             progress(report.nodes)  # nodes embedded so far
     dim = int(embedder.dim)
     ddl = index_ddl(dim)
-    existing = store._read(INDEX_STATES, {"names": list(VECTOR_INDEXES.values())})
-    drifted = [r["name"] for r in existing if config_drift(r.get("options"), dim)]
+    names = list(VECTOR_INDEXES.values())
+    options = {r["name"]: r.get("options") for r in store._read(INDEX_STATES, {"names": names})}
+    drifted = [name for name in names if name in options and config_drift(options[name], dim)]
 
     def run() -> None:
         with store.driver.session(database=store.database) as session:
-            for name in drifted:  # names from the fixed table, read back from SHOW INDEXES
+            for name in drifted:  # names of the fixed table (Cypher takes no index name as a parameter)
                 log.warning("dropping the vector index %s: it was created with other options; making it again", name)
-                session.run(f"DROP INDEX {VECTOR_INDEX_NAMES[name]} IF EXISTS").consume()
+                session.run(f"DROP INDEX {name} IF EXISTS").consume()
             for statement in ddl:
                 session.run(statement).consume()
 
@@ -263,7 +269,9 @@ class Neo4jNodeVectors:
             backend=stamp_backend(stamp),
         )
         dim = self._embedder.dim if self._embedder is not None else base["dim"]
-        drift = {n: d for n, r in states.items() if isinstance(dim, int) and (d := config_drift(r.get("options"), dim))}
+        drift: dict[str, list[str]] = {}
+        if isinstance(dim, int):
+            drift = {n: d for n, r in states.items() if (d := config_drift(r.get("options"), dim))}
         if drift:
             what = "; ".join(f"{n}: {', '.join(d)}" for n, d in drift.items())
             return IndexStatus(state="stale", **base,
