@@ -51,6 +51,7 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
 
 import numpy as np
 
+from bench.bench_api import time_calls
 from bench.bench_foundation import pct, say
 from bench.synthetic import FULL, TRIPLES_PER_PAPER, SyntheticGraph
 from motivgraph.embeddings.base import Embedder
@@ -300,17 +301,6 @@ def warm_up(stores: dict[str, Any], seed: int) -> None:
         store.ensure_schema()
 
 
-def time_calls(fn: Callable[[Any], Any], inputs: Sequence[Any], warm: int = 5) -> list[float]:
-    for x in inputs[:warm]:
-        fn(x)
-    out = []
-    for x in inputs:
-        t = time.perf_counter()
-        fn(x)
-        out.append((time.perf_counter() - t) * 1000)
-    return out
-
-
 def node_relation(store: Any, name: str) -> int:
     """What the node_relation service asks of the store for one name (api/services/node_relation.py)."""
     n = 0
@@ -343,14 +333,14 @@ def read_latencies(stores: dict[str, Any], g: SyntheticGraph, n: int, seed: int)
     problems = [node_key("problem", x.name) for x in rng.sample(g.nodes["problem"], min(n, len(g.nodes["problem"])))]
     out: dict[str, dict[str, list[float]]] = {}
     for name, store in stores.items():
-        out[name] = {
-            "round_trip": time_calls(lambda _i, s=store: s._read("RETURN 1 AS one"), list(range(n))),
-            "node_relation": time_calls(lambda nm, s=store: node_relation(s, nm), names),
-            "random_nodes": time_calls(lambda sd, s=store: s.random_nodes(10, seed=sd), seeds),
-            "page": time_calls(page_walk(store, n), list(range(n))),
-            "page_problem": time_calls(
-                lambda pk, s=store: s.page_triples(TripleFilter(problem=pk), limit=50), problems),
+        calls: dict[str, tuple[Callable[[Any], Any], list[Any]]] = {
+            "round_trip": (lambda _i, s=store: s._read("RETURN 1 AS one"), list(range(n))),
+            "node_relation": (lambda nm, s=store: node_relation(s, nm), names),
+            "random_nodes": (lambda sd, s=store: s.random_nodes(10, seed=sd), seeds),
+            "page": (page_walk(store, n), list(range(n))),
+            "page_problem": (lambda pk, s=store: s.page_triples(TripleFilter(problem=pk), limit=50), problems),
         }
+        out[name] = {what: time_calls(fn, inputs, warm=5) for what, (fn, inputs) in calls.items()}
         say(f"  reads on {name}: " + ", ".join(f"{k} {latency(v)}" for k, v in out[name].items()))
     return out
 
