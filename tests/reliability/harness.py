@@ -167,14 +167,13 @@ class Chaos:
                 "MOTIVGRAPH_NEO4J_DATABASE": "neo4j"}
 
     def _settings(self, data_dir: Path, on_neo4j: bool) -> Any:
-        from motivgraph.settings import GraphSettings, Neo4jSettings, Settings
+        from motivgraph.settings import GraphSettings, Settings
 
         if not on_neo4j:
             return Settings(data_dir=data_dir, graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
-        server = self.neo4j()
-        neo = Neo4jSettings(uri=server.bolt_uri, user=server.user, password=server.password, database="neo4j")
-        return Settings(data_dir=data_dir, graph=GraphSettings(backend="neo4j"), neo4j=neo,  # type: ignore[call-arg]
-                        _env_file=None)
+        from tests.neo4j_support import settings_for
+
+        return settings_for(self.neo4j(), data_dir)
 
     def neo4j_matches_embedded(self) -> bool:
         """The uninterrupted ingest on Neo4j gives the embedded offline run's canonical export and ledger."""

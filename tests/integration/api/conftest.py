@@ -20,6 +20,7 @@ import pytest_asyncio
 
 from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
 from motivgraph.settings import GraphSettings, Settings
+from tests.reprocess_support import drop_graph
 
 QUANT = "solution:model quantization for large language models"
 C_WSN = "challenge:energy efficient multi hop routing in large sensor networks"
@@ -130,16 +131,6 @@ def build_graph(settings: Settings, embedder: Any, papers: Sequence[PaperRecord]
         store.add_parents(list(parents))
         NodeIndex.open(settings, store, embedder).rebuild()
         PaperIndex.open(settings, store, embedder).rebuild()
-    finally:
-        store.close()
-
-
-def drop_graph(settings: Settings) -> None:
-    from motivgraph.graph import open_store
-
-    store = open_store(settings)
-    try:
-        store.drop_graph()  # type: ignore[attr-defined]
     finally:
         store.close()
 
