@@ -21,8 +21,6 @@ from motivgraph.cli.common import (
 )
 from motivgraph.errors import BackendUnavailable, ConfigError
 
-LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-
 
 class LogLevel(StrEnum):
     debug = "debug"
@@ -76,7 +74,8 @@ def serve(
 
     settings = load_settings()
     level = (log_level.value if log_level else logging.getLevelName(logging.getLogger().getEffectiveLevel())).upper()
-    if level not in LEVELS:  # the root callback configured logging from settings / --verbose; anything odd: default
+    # the root callback configured logging from settings / --verbose; a level outside LogLevel: the default
+    if level not in {lv.name.upper() for lv in LogLevel}:
         level = "WARNING"
     if log_level:
         from motivgraph.logging import setup_logging
