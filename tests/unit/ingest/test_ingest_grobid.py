@@ -124,7 +124,9 @@ def grobid() -> Iterator[FakeGrobid]:
 
 
 def _settings(url: str | None, **kw: object) -> IngestSettings:
-    base: dict[str, object] = {"grobid_url": url, "grobid_timeout_s": 0.5, "grobid_max_retries": 2}
+    # A generous timeout: on a loaded CI box a 0.5 s one expired mid-answer, the client retried and
+    # request counts drifted. Only the timeout test sets a short one, against a deliberately slow answer.
+    base: dict[str, object] = {"grobid_url": url, "grobid_timeout_s": 30.0, "grobid_max_retries": 2}
     base.update(kw)
     return IngestSettings(**base)  # type: ignore[arg-type]
 
