@@ -16,10 +16,13 @@ for folder in LAYER_FOLDERS:
     package_dir[f"motivgraph.{folder}"] = folder
     packages += [f"motivgraph.{folder}", *(f"motivgraph.{folder}.{p}" for p in find_packages(folder))]
 
-setup(
-    package_dir=package_dir,
-    packages=packages,
-    # the C source of the PDF parser's char loops is compiled on the user's machine (ingest/pdf_native.py)
-    package_data={"motivgraph.api": ["static/*"], "motivgraph.ingest": ["native/*.c"],
-                  "motivgraph.graph": ["neo4j_pom/pom.xml"]},
-)
+# Data-only folders (no __init__.py) ship as packages of their own: setuptools warns, file by file, about
+# any folder it installs as data of the parent package, which buried setup's output in warnings.
+DATA_FOLDERS = {
+    "motivgraph.api.static": ["*"],
+    "motivgraph.ingest.native": ["*.c"],  # the PDF parser's char loops, compiled on the user's machine
+    "motivgraph.graph.neo4j_pom": ["pom.xml"],
+}
+packages += list(DATA_FOLDERS)
+
+setup(package_dir=package_dir, packages=packages, package_data=DATA_FOLDERS)

@@ -20,12 +20,26 @@ LAYERS = ("graph", "ingest", "miner", "api", "agents")
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """(the wheel, the build's verbose output)."""
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                    "-w", str(out), str(REPO)], check=True, cwd=out, timeout=600)
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation",
+                        "-w", str(out), str(REPO)], check=True, cwd=out, timeout=600, capture_output=True, text=True)
     (whl,) = out.glob("motivgraph-*.whl")
-    return whl
+    return whl, r.stdout + r.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(build: tuple[Path, str]) -> Path:
+    return build[0]
+
+
+def test_build_prints_no_package_discovery_warnings(build: tuple[Path, str]) -> None:
+    """setup.py declares every folder it ships (data-only ones too): setuptools' per-folder warnings
+    ("… is absent from the `packages` configuration", "importable") used to fill setup's output."""
+    noisy = [ln.strip() for ln in build[1].splitlines()
+             if "absent from the `packages` configuration" in ln or "check.warn(importable)" in ln]
+    assert not noisy, "\n".join(noisy)
 
 
 def test_wheel_holds_only_the_motivgraph_namespace(wheel: Path) -> None:
