@@ -3,8 +3,9 @@
 Gates: non-obviousness (NB), soundness (S), clarity (C), each 0-9 per idea.
 Pairwise diversity D (0-9) comes from the evaluation's own eight-axis decomposition: for each axis the
 judge names the relation of the two ideas (same / variant / related / distinct); code maps the relations
-to a score, core axes (failure mode, causal diagnosis, intervention) counting double:
-    D = 9 * sum_a w_a * dist(rel_a) / (3 * sum_a w_a),   dist: same 0, variant 1, related 2, distinct 3.
+to a score, every axis counted once (the seed weights no axis above another; an earlier version counted
+the three core axes twice, which is not in the paper):
+    D = 9 * sum_a dist(rel_a) / (3 * |axes|),   dist: same 0, variant 1, related 2, distinct 3.
 Yield(NB>=k, S>=l, C>=m, D>=tau) = size of the largest set of gate-passing ideas whose every pair has
 D >= tau: an exact maximum clique (networkx), not a greedy pick.
 """
@@ -26,7 +27,7 @@ AXES = (
     "evaluation_paradigm",
     "assumption_class",
 )
-CORE_AXES = ("failure_mode", "causal_diagnosis", "intervention")
+CORE_AXES = ("failure_mode", "causal_diagnosis", "intervention")  # named in reports; weighted like the rest
 RELATION_DISTANCE = {"same": 0, "variant": 1, "related": 2, "distinct": 3}
 
 
@@ -41,7 +42,10 @@ class Gates:
 
 
 def axis_weight(axis: str) -> int:
-    return 2 if axis in CORE_AXES else 1
+    """Every axis counts once (IDEAgent seed, Evaluation: one 0-9 pairwise score from the eight axes)."""
+    if axis not in AXES:
+        raise ValueError(f"unknown axis {axis!r}; axes: {', '.join(AXES)}")
+    return 1
 
 
 def pair_diversity(relations: Mapping[str, str]) -> float:
@@ -95,13 +99,14 @@ def greedy_clique(g: nx.Graph, order: Sequence[str]) -> list[str]:
 
 
 def yield_(ideas: Sequence[str], gates: Mapping[str, Gates], diversity: Mapping[frozenset[str], float], *,
-           k: float = 6, l: float = 6, m: float = 6, tau: float = 6) -> int:  # noqa: E741
+           k: float = 7, l: float = 7, m: float = 6, tau: float = 7) -> int:  # noqa: E741
+    """Defaults: IDEAgent's main table (NB >= 7, S >= 7, C >= 6, D >= 7); EvalConfig passes its own."""
     return len(max_clique(diversity_graph(ideas, gates, diversity, k, l, m, tau)))
 
 
 def yield_surface(ideas: Sequence[str], gates: Mapping[str, Gates], diversity: Mapping[frozenset[str], float], *,
                   ks: Sequence[float] = tuple(range(10)), ls: Sequence[float] = tuple(range(10)),
-                  m: float = 0, tau: float = 6) -> list[list[int]]:
+                  m: float = 0, tau: float = 7) -> list[list[int]]:
     """Yield over the (k, l) grid at fixed clarity gate m and diversity threshold tau: rows k, columns l."""
     return [[yield_(ideas, gates, diversity, k=k, l=l, m=m, tau=tau) for l in ls] for k in ks]  # noqa: E741
 

@@ -18,11 +18,15 @@ from motivgraph.agents.evaluation.metrics.yield_ import (
 def test_pair_diversity_from_axis_relations_by_hand() -> None:
     assert pair_diversity({a: "same" for a in AXES}) == 0.0
     assert pair_diversity({a: "distinct" for a in AXES}) == 9.0
-    # core axes distinct (weight 2 x 3 = 6 each -> 18), the five others same: 9 * 18 / (3 * 11) = 54/11
+    # every axis counts once (IDEAgent seed; the core axes are not doubled): the three core axes distinct
+    # (3 x 3 = 9), the five others same: 9 * 9 / (3 * 8) = 27/8 (doubling them gave 54/11)
     rel = {a: "same" for a in AXES} | {"failure_mode": "distinct", "causal_diagnosis": "distinct",
                                        "intervention": "distinct"}
-    assert pair_diversity(rel) == pytest.approx(54 / 11)
-    # all 'related' (2): 9 * 2*11 / 33 = 6
+    assert pair_diversity(rel) == pytest.approx(27 / 8)
+    # any three axes distinct give the same score: no axis weighs more than another
+    other = {a: "same" for a in AXES} | {a: "distinct" for a in AXES[-3:]}
+    assert pair_diversity(other) == pytest.approx(27 / 8)
+    # all 'related' (2): 9 * 2*8 / 24 = 6
     assert pair_diversity({a: "related" for a in AXES}) == pytest.approx(6.0)
 
 
@@ -48,7 +52,7 @@ def test_yield_is_the_maximum_clique_where_greedy_is_not() -> None:
     assert "f" not in g  # gate-failing ideas never count
     assert greedy_clique(g, ["a", "b", "c", "d", "e"]) == ["a", "b"]  # greedy by quality: size 2
     assert max_clique(g) == ["c", "d", "e"]
-    assert yield_(ideas, gates, div) == 3
+    assert yield_(ideas, gates, div) == 3  # the defaults: IDEAgent's main table, NB>=7 S>=7 C>=6 D>=7
     # with the NB gate lowered f joins: c, d, e, f are pairwise diverse
     assert yield_(ideas, gates, div, k=3) == 4
 
@@ -70,3 +74,11 @@ def test_yield_surface_rows_k_columns_l() -> None:
 
 def test_topics_with_yield_counts() -> None:
     assert topics_with_yield([0, 1, 3, 2, 1]) == {1: 4, 2: 2, 3: 1}
+
+
+def test_yield_defaults_are_ideagents_main_table() -> None:
+    """NB >= 7, S >= 7, C >= 6, D >= 7: an idea at 6/9 non-obviousness fails, a pair at D = 6.5 is not diverse."""
+    ideas = ["x", "y"]
+    assert yield_(ideas, {"x": Gates(6, 9, 9), "y": Gates(9, 9, 9)}, {frozenset(ideas): 9.0}) == 1
+    assert yield_(ideas, {"x": Gates(7, 7, 6), "y": Gates(7, 7, 6)}, {frozenset(ideas): 7.0}) == 2
+    assert yield_(ideas, {"x": Gates(7, 7, 6), "y": Gates(7, 7, 6)}, {frozenset(ideas): 6.5}) == 1
