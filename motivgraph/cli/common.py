@@ -8,6 +8,7 @@ but something failed (e.g. some import lines invalid), 2 usage error (typer), 3 
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,10 @@ from motivgraph.errors import (
 if TYPE_CHECKING:
     from motivgraph.settings import Settings
 
-console = Console()
+# Piped or redirected, Rich would lay tables out for 80 columns and cut ids and titles mid-word; a file or a
+# pipe has no width, so output is as wide as its content unless the user sets COLUMNS.
+PIPED_WIDTH = 1000
+console = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else PIPED_WIDTH)
 err_console = Console(stderr=True, soft_wrap=True)  # one message, one line: greppable, never cut mid-path
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_STOPPED = 1, 3, 4, 5

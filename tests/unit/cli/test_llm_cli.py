@@ -67,3 +67,18 @@ def test_usage_json_before_any_call_is_an_empty_list(env: dict[str, str]) -> Non
     assert res.exit_code == 0 and json.loads(res.stdout) == []
     res = runner.invoke(app, ["llm", "usage"], env=env)
     assert res.exit_code == 0 and "No LLM calls recorded yet" in res.stdout
+
+
+def test_piped_table_is_not_cut_to_80_columns(env: dict[str, str], tmp_path: Path) -> None:
+    """Piped into a file or another program, a table keeps whole cells (Rich lays out 80 columns without a tty)."""
+    import os
+    import subprocess
+    import sys
+
+    model = "vllm:" + "a-very-long-model-name-" * 5 + "end"
+    run_env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "MOTIVGRAPH_LLM_ROLES")}
+    run_env.update(env, MOTIVGRAPH_LLM_MODEL=model)
+    r = subprocess.run([sys.executable, "-m", "motivgraph", "llm", "roles"], env=run_env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert any(model in line for line in r.stdout.splitlines()), r.stdout
