@@ -78,6 +78,15 @@ _AFFIL = re.compile(
     r"center|centre|faculty|usa\b|u\.s\.a|germany|china|japan|france|canada|\bwa\b|\bca\b|\bny\b|\d{3,})",
     re.I,
 )
+# Words of departments, disciplines and organisations, never of a person's name: an affiliation line such as
+# "Computer Science" has no address or institution word for _AFFIL to catch, yet is capitalised like a name.
+_ORG_WORDS = frozenset({
+    "science", "sciences", "engineering", "computer", "computing", "informatics", "mathematics", "mathematical",
+    "statistics", "physics", "chemistry", "biology", "medicine", "medical", "technology", "technologies", "academy",
+    "hospital", "labs", "group", "systems", "ltd", "gmbh", "llc", "foundation", "ministry", "campus", "studies",
+    "program", "programme", "division", "unit", "intelligence", "analytics", "electrical", "mechanical",
+    "electronics", "robotics", "applied", "way", "road", "avenue", "boulevard",
+})
 _NUM_PREFIX = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.?|[A-H]\.)\s+")
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10,
           "XI": 11, "XII": 12, "XIII": 13, "XIV": 14, "XV": 15}
@@ -572,7 +581,7 @@ def _authors(page0: list[Line], after: int, stop: int, body_size: float) -> list
             toks = p.split()
             if 2 <= len(toks) <= 4 and all(tok[:1].isupper() for tok in toks) and not any(
                 ch.isdigit() for ch in p
-            ):
+            ) and not any(tok.lower() in _ORG_WORDS for tok in toks) and p not in names:
                 names.append(p)
         if len(names) >= 12:
             break

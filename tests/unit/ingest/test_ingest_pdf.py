@@ -127,3 +127,19 @@ def test_bad_input_raises_parse_error_with_reason(tmp_path: Path, make, reason: 
     bad = make(tmp_path, src)
     with pytest.raises(ParseError, match=reason):
         parse_pdf(bad)
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (("Ada Lovelace, Alan Turing", "Computer Science", "Data Science and Engineering"),
+         ["Ada Lovelace", "Alan Turing"]),
+        (("Grace Hopper and Edsger Dijkstra", "Electrical Engineering and Computer Sciences",
+          "Applied Mathematics Group", "One Harbour Way"), ["Grace Hopper", "Edsger Dijkstra"]),
+        (("Barbara Liskov", "Barbara Liskov"), ["Barbara Liskov"]),
+    ],
+)
+def test_affiliation_lines_are_not_authors(tmp_path: Path, lines: tuple[str, ...], expected: list[str]) -> None:
+    """Department, discipline and street lines under the names are capitalised like names but are not people."""
+    paper = parse_pdf(write_paper(tmp_path / "p.pdf", author_lines=lines))
+    assert paper.authors == expected
