@@ -5,8 +5,11 @@
 
 Topics come from a JSONL file (topic text + background papers, e.g. eval/topics.jsonl; the
 `target_papers` there are never read) and are embedded once with the graph's embedding model. The
-output directory holds the checkpoint (resumed automatically when the command is run again), the
-controller for `ideate --method mindflow --controller DIR`, the JSONL log and the PNG plot.
+output directory (default: an entry of the controller store, store.py, keyed by the ideator and
+embedding model) holds the checkpoint (resumed automatically when the command is run again), the
+controller (which `ideate --method mindflow` finds in the store for its model, or takes from
+`--controller DIR`), the JSONL log and the PNG plot. The controller file records the model, the
+embedding model, the topics, the reward, the steps and the seed it was trained with (`show`).
 """
 
 from __future__ import annotations
@@ -51,7 +54,9 @@ def train(
     lr: float = typer.Option(0.05, "--lr", help="Learning rate (Adam)."),
     budget_usd: float | None = typer.Option(None, "--budget-usd", help="Stop cleanly once this much is spent."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print calls, tokens and dollars; call no model."),
-    out: Path | None = typer.Option(None, "--out", help="Output dir (default <data_dir>/mindflow/<topics stem>)."),
+    out: Path | None = typer.Option(None, "--out", help="Output dir (default: the controller store, "
+                                    "<data_dir>/mindflow/controllers/<ideator>--<embedding model>/<topics>-<key>, "
+                                    "which ideate --method mindflow searches)."),
     seed: int = typer.Option(0, "--seed", help="Seeds split, sampling, presentation order and coins."),
     layers: int = typer.Option(4, "--layers", help="Supernet layers L."),
     threshold: float = typer.Option(0.25, "--threshold", help="Per-layer cumulative-probability threshold."),
@@ -77,12 +82,11 @@ def train(
             items = load_topics(topics)
         else:
             items = [Topic(f"graph-{i}", f"a problem drawn from the graph ({i + 1})") for i in range(from_graph)]
-        out_dir = out or settings.data_dir / "mindflow" / (topics.stem if topics else "graph")
         if dry_run:
             _dry_run(settings, fcfg, tcfg, items)
             return
-        outcome = asyncio.run(_train(settings, fcfg, tcfg, items if topics else [], out_dir, budget_usd, no_tools,
-                                     from_graph))
+        outcome = asyncio.run(_train(settings, fcfg, tcfg, items if topics else [], out, budget_usd, no_tools,
+                                     from_graph, topics.stem if topics else "graph"))
     except MotivGraphError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2) from None
@@ -150,43 +154,35 @@ async def _graph_topics(tools: Any, items: list[Any], n: int, seed: int) -> tupl
     return items, graph
 
 
-async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any], out_dir: Path,
-                 budget_usd: float | None, no_tools: bool, from_graph: int = 0) -> str:
-    from motivgraph.agents.core.llm import PlatformLLMClient, RoleLLM
-    from motivgraph.agents.core.toolbox import Toolbox
-    from motivgraph.agents.mindflow.controller import Controller
-    from motivgraph.agents.mindflow.executor import llm_executor
-    from motivgraph.agents.mindflow.llmcall import role_ask
-    from motivgraph.agents.mindflow.operators import resolve_operators
-    from motivgraph.agents.mindflow.topics import embed_topics
-    from motivgraph.agents.mindflow.tournament import LLMJudge
-    from motivgraph.agents.mindflow.train import Trainer
-    from motivgraph.embeddings import get_embedder
+def store_entry(settings: Any, model: str, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any], stem: str) -> Path:
+    """The store entry `train` writes to without --out: keyed by the ideator and embedding model, named
+    by the topics and every setting but the step count, so re-running the command (with more steps)
+    resumes the same checkpoint and other settings do not overwrite it."""
+    from motivgraph.agents.mindflow.store import content_key, entry_dir
+
+    key = content_key(sorted((t.id, t.text) for t in items), fcfg.model_dump(mode="json"),
+                      tcfg.model_dump(mode="json", exclude={"steps", "val_every", "parallel_flows"}))
+    return entry_dir(settings.data_dir, model, settings.embedding.model, f"{stem}-{key}")
+
+
+async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any], out_dir: Path | None,
+                 budget_usd: float | None, no_tools: bool, from_graph: int = 0, stem: str = "graph") -> str:
+    from motivgraph.agents.core.llm import PlatformLLMClient
+    from motivgraph.agents.mindflow.protocol import IDEATOR_ROLE, JUDGE_ROLE, train_controller
 
     tools = None if no_tools else _tool_client(settings)
     client = PlatformLLMClient(settings, budget_usd=budget_usd)
     try:
-        for role in ("mindflow.ideator", "mindflow.judge"):
+        for role in (IDEATOR_ROLE, JUDGE_ROLE):
             # bind both roles' models now: a config error surfaces before any spend, and a local model
             # server is reached while idle rather than from a busy moment mid-step
             client.require(role)
         items, graph = await _graph_topics(tools, items, from_graph, tcfg.seed)
-        embedder = get_embedder(settings.embedding)
-        embed_topics(items, embedder)  # once, with the graph's own model
-        ideator, judge = role_ask(RoleLLM(client, "mindflow.ideator")), role_ask(RoleLLM(client, "mindflow.judge"))
-        boxes: dict[str, Toolbox] = {}
-
-        def toolbox_for(topic: Any) -> Any:
-            if tools is None:
-                return None
-            return boxes.setdefault(topic.id, Toolbox(tools, topic=topic.text, seed=tcfg.seed))
-
-        def executor(topic: Any, plan: Any) -> Any:
-            return llm_executor(ideator, fcfg, toolbox=toolbox_for(topic),
-                                graph_text=lambda t: graph.get(t.id, ""))(topic, plan)
-
-        ctrl = Controller(resolve_operators(fcfg), embedder.dim, fcfg, seed=tcfg.seed,
-                          embedding_model=settings.embedding.model)
+        if out_dir is None:
+            out_dir = store_entry(settings, str(client.model_id(IDEATOR_ROLE)), fcfg, tcfg, items,
+                                  stem if not from_graph else f"graph{from_graph}")
+            typer.echo(f"controller store entry (for {client.model_id(IDEATOR_ROLE)} / {settings.embedding.model}; "
+                       f"ideate --method mindflow picks the newest one for this model): {out_dir}")
 
         def show(rec: dict[str, Any]) -> None:
             probs = " ".join(f"{k[:5]}={v:.2f}" for k, v in rec.get("op_probs", {}).items())
@@ -197,12 +193,10 @@ async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list
             else:
                 typer.echo(f"{rec['type']} @ step {rec['step']}: reward {rec['reward']:.3f}  {probs}")
 
-        trainer = Trainer(ctrl, tcfg, items, executor, lambda t: LLMJudge(judge, t.text,
-                                                                          t.background(3, 300)),
-                          out_dir, on_event=show)
-        if trainer.val_reuses_train:
-            typer.echo("note: a single topic — validation reuses the training topic")
-        res = await trainer.run()
+        res, reuses = await train_controller(settings, client, fcfg, tcfg, items, out_dir, tools=tools, graph=graph,
+                                             on_event=show)
+        if reuses:
+            typer.echo("note: a single topic — validation reused the training topic")
     finally:
         if tools is not None:
             await tools.aclose()
@@ -212,7 +206,8 @@ async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list
     lines = [f"{'resumed at step ' + str(res.resumed_from) + '; ' if res.resumed_from else ''}"
              f"stopped: {res.stopped} after {res.steps_done} steps",
              f"validation reward: untrained prior {res.prior_val}, controller {res.final_val} ({gain})",
-             f"controller: {res.out_dir / 'controller.npz'}  (ideate --method mindflow --controller {res.out_dir})",
+             f"controller: {res.out_dir / 'controller.npz'}  (ideate --method mindflow --controller {res.out_dir}; "
+             "without --controller ideate picks the newest stored one for its model)",
              f"log: {res.out_dir / 'train_log.jsonl'}  plot: {res.out_dir / 'training.png'}"]
     if res.message:
         lines.append(res.message)
@@ -235,6 +230,13 @@ def show(
         raise typer.Exit(2) from None
     typer.echo(f"operators: {', '.join(ctrl.operators)}; layers {ctrl.cfg.layers}; threshold {ctrl.cfg.threshold}; "
                f"trained {ctrl.steps_trained} steps; embeddings {ctrl.embedding_model or '?'} ({ctrl.embed_dim}-dim)")
+    tr = ctrl.training
+    if tr:
+        reward = tr.get("reward", {})
+        typer.echo(f"trained for ideator {tr.get('ideator_model') or '?'} on {tr.get('topics', {}).get('count', '?')} "
+                   f"topics (train {', '.join(tr.get('topics', {}).get('train_ids', []))}); seed {tr.get('seed')}; "
+                   f"reward {reward.get('formula', '?')} with K={reward.get('group')}, "
+                   f"lambda={reward.get('cost_lambda')}, cost {reward.get('cost_mode')}")
     if topic:
         from motivgraph.embeddings import get_embedder
 

@@ -41,6 +41,9 @@ class Controller:
         self.embed_dim = int(embed_dim)
         self.embedding_model = embedding_model
         self.steps_trained = 0
+        # what it was trained with: ideator/embedding model, topics, reward, steps, seed (train.Trainer
+        # fills it; empty for the untrained prior). Stored in the file so a controller says what it is.
+        self.training: dict[str, Any] = {}
         n, layers = len(self.operators), self.cfg.layers
         self.hist_dim = (layers - 1) * n
         self.f_dim = self.embed_dim + self.hist_dim + 1
@@ -169,7 +172,7 @@ class Controller:
     def meta(self) -> dict[str, Any]:
         return {"format": FORMAT, "operators": list(self.operators), "embed_dim": self.embed_dim,
                 "embedding_model": self.embedding_model, "flow": self.cfg.model_dump(mode="json"),
-                "steps_trained": self.steps_trained}
+                "steps_trained": self.steps_trained, "training": self.training}
 
     def to_bytes(self) -> bytes:
         buf = io.BytesIO()
@@ -208,6 +211,7 @@ class Controller:
                                   f"{ctrl.params[k].shape if k in ctrl.params else 'none'}")
             ctrl.params[k] = v.astype(np.float64)
         ctrl.steps_trained = int(meta.get("steps_trained", 0))
+        ctrl.training = dict(meta.get("training") or {})
         return ctrl
 
 

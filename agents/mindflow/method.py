@@ -4,12 +4,14 @@ Per idea: the controller picks a flow for the topic (greedy for the first idea; 
 sampled so they differ), the flow runs on the topic's background, the first candidate becomes the
 idea record, and `ctx.ground` checks its kg: links and citations. The flow trace (operators, order,
 tokens per step) is emitted as `flow_step` / `flow` events (transcript.jsonl, SSE), stored in the
-idea's `extra.flow` and listed in summary.md. Without `--controller` the untrained prior (uniform
-over the operators) is used, and the run says so.
+idea's `extra.flow` and listed in summary.md. The controller: `--controller` when given, else the
+newest one stored for the ideator's model (store.py, written by `mindflow train`), else the
+untrained prior (uniform over the operators) -- and the run says which, in its first phase event.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,6 +27,7 @@ from motivgraph.agents.mindflow.executor import execute_flow
 from motivgraph.agents.mindflow.flow import StepTrace
 from motivgraph.agents.mindflow.llmcall import role_ask
 from motivgraph.agents.mindflow.operators import OpEnv, resolve_operators
+from motivgraph.errors import MotivGraphError
 
 if TYPE_CHECKING:
     import typer
@@ -35,7 +38,8 @@ PRIOR = "untrained prior"
 class MindflowConfig(MethodConfig):
     ideas: int = Field(1, ge=1, le=10, description="Ideas to generate (one flow each).")
     controller: str | None = Field(
-        None, description="Trained controller (controller.npz or a training directory); none: the untrained prior.")
+        None, description="Trained controller (controller.npz or a training directory); none: the newest one "
+                          "stored for the ideator's model (mindflow train), else the untrained prior.")
     sampling: Literal["greedy", "sample"] = Field(
         "greedy", description="greedy: the first idea's flow by descending probability, later ideas sampled; "
                               "sample: every flow sampled.")
@@ -85,17 +89,37 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
             fc.threshold = self.config.threshold
         return fc
 
-    def controller(self) -> tuple[Controller, str]:
-        """(controller, label): the trained one from config.controller, else the untrained prior."""
-        if self.config.controller:
-            ctrl = Controller.load(self.config.controller)
+    def controller(self, settings: Any | None = None, model: str | None = None) -> tuple[Controller, str, list[str]]:
+        """(controller, label, notes): config.controller when given, else the newest stored controller
+        for `model` (the ideator's model id) and the settings' embedding model, else the untrained
+        prior. `notes` say why (no stored controller; a controller recorded for another model)."""
+        notes: list[str] = []
+        path = self.config.controller
+        source = "given"
+        if not path and settings is not None and model:
+            from motivgraph.agents.mindflow.store import find
+
+            found = find(settings.data_dir, model, settings.embedding.model)
+            path = str(found.path) if found.path is not None else None
+            source = "stored for this model"
+            notes.append(found.note)
+        if path:
+            ctrl = Controller.load(path)
             overrides: dict[str, Any] = {"finalize": self.config.finalize}
             if self.config.threshold is not None:
                 overrides["threshold"] = self.config.threshold
             ctrl.cfg = ctrl.cfg.model_copy(update=overrides)
-            return ctrl, f"trained controller {self.config.controller} ({ctrl.steps_trained} steps)"
+            trained_for = str(ctrl.training.get("ideator_model") or "")
+            if model and trained_for and trained_for != model:
+                # a given controller is used as asked, but never silently: its flows were rewarded for another model
+                notes.append(f"WARNING: controller {path} was trained for ideator {trained_for}, this run uses "
+                             f"{model}; train one for {model} (`motivgraph method mindflow train`) or pass a "
+                             "controller trained for it")
+            topics = ctrl.training.get("topics", {}).get("count")
+            what = f"{ctrl.steps_trained} steps" + (f" on {topics} topics" if topics else "")
+            return ctrl, f"trained controller {path} ({what}; {source})", notes
         fc = self._flow_config()
-        return Controller(resolve_operators(fc), 1, fc), PRIOR
+        return Controller(resolve_operators(fc), 1, fc), PRIOR, notes
 
     @staticmethod
     def _embedding(ctx: RunContext, ctrl: Controller, label: str) -> np.ndarray:
@@ -111,10 +135,22 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
 
     async def run(self, ctx: RunContext) -> list[IdeaRecord]:
         state = ctx.load_checkpoint() or MindflowState()
-        ctrl, label = self.controller()
-        note = (f"MindFlow controller: {label}" + (" — uniform over the operators; train one with "
-                "`motivgraph method mindflow train --topics FILE` and pass --controller" if label == PRIOR else ""))
-        ctx.emit({"type": "phase", "phase": note, "controller": label, "prior": label == PRIOR})
+        try:
+            model: str | None = ctx.llm("ideator").model_id
+        except MotivGraphError:  # no model for the role: the run fails on its first call with the fix
+            model = None
+        ctrl, label, notes = self.controller(ctx.settings, model)
+        if label == PRIOR:
+            note = ("MindFlow controller: untrained prior — not trained: every flow comes from a uniform choice over "
+                    "the operators, whatever the topic (" + "; ".join(notes or ["no controller given"]) + "); train "
+                    "one for this model with "
+                    "`motivgraph method mindflow train --topics FILE` or pass --controller")
+        else:
+            note = f"MindFlow controller: {label}" + "".join(f" — {n}" for n in notes if n.startswith("WARNING"))
+        ctx.emit({"type": "phase", "phase": note, "controller": label, "prior": label == PRIOR, "notes": notes})
+        for n in notes:
+            if n.startswith("WARNING"):
+                ctx.emit({"type": "warning", "text": n})
         emb = self._embedding(ctx, ctrl, label)
         bg = ctx.background
         graph = "\n".join(f"- {n.get('type')}: {n.get('name')} — {str(n.get('description', ''))[:160]}"
@@ -164,7 +200,15 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
         return "\n".join(lines)
 
     def estimate(self, plan: CostPlan, *, topic: str, background_tokens: int = 0) -> None:
-        ctrl, label = self.controller()
+        settings = getattr(plan, "settings", None)
+        model = None
+        if settings is not None:
+            from motivgraph.llm.factory import resolve_spec
+
+            with contextlib.suppress(MotivGraphError):
+                model = resolve_spec(settings.llm, "mindflow.ideator", settings.data_dir).model_id
+        ctrl, label, notes = self.controller(settings, model)
+        plan.notes += [f"MindFlow: {n}" for n in notes]
         emb = np.zeros(ctrl.embed_dim)
         # prompts carry at most `background_papers` abstracts cut to `abstract_chars`, not the whole background
         background_tokens = min(background_tokens,

@@ -20,6 +20,7 @@ and `training.png` at the end.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import json
 import logging
@@ -88,7 +89,7 @@ def _flow_tokens(r: FlowResult | None) -> int:
 class Trainer:
     def __init__(self, controller: Controller, cfg: TrainConfig, topics: Sequence[Topic], executor: Executor,
                  judge_for: JudgeFactory, out_dir: str | Path, *,
-                 on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_event: Callable[[dict[str, Any]], None] | None = None, model: str = "") -> None:
         if not topics:
             raise ConfigError("MindFlow training needs at least one topic")
         self.ctrl = controller
@@ -97,6 +98,7 @@ class Trainer:
         self.execute = executor
         self.judge_for = judge_for
         self.out = Path(out_dir)
+        self.model = model  # the ideator model the flows ran on (recorded in the controller file)
         self.on_event = on_event or (lambda ev: None)
         self.opt = make_optimizer(cfg.optimizer, cfg.lr)
         self.step = 0
@@ -120,9 +122,25 @@ class Trainer:
                 "train_ids": self.train_ids, "val_ids": self.val_ids, "prior_val": self.prior_val,
                 "last_val": self.last_val, "val_history": self.val_history, "spent_usd": self.spent_usd}
 
+    def provenance(self) -> dict[str, Any]:
+        """What the controller was trained with, stored in controller.npz: a controller from another
+        model, other topics or another reward is then recognisable without the training directory."""
+        ids = sorted(self.topics)
+        digest = hashlib.sha256("\n".join(f"{i}\t{self.topics[i].text}" for i in ids).encode()).hexdigest()
+        cfg = self.cfg
+        return {"ideator_model": self.model, "embedding_model": self.ctrl.embedding_model,
+                "topics": {"count": len(ids), "sha256": digest, "train_ids": list(self.train_ids),
+                           "val_ids": [] if self.val_reuses_train else list(self.val_ids),
+                           "titles": {i: self.topics[i].text[:200] for i in ids}},
+                "reward": {"formula": "r = 1 - Rank/(K-1) - lambda*C(G); A = r - mean(r)", "group": cfg.group,
+                           "cost_lambda": cfg.cost_lambda, "cost_mode": cfg.cost_mode,
+                           "normalize_advantage": cfg.normalize_advantage, "entropy_bonus": cfg.entropy_bonus},
+                "steps": self.step, "seed": cfg.seed, "train": cfg.model_dump(mode="json")}
+
     def save(self) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
         self.ctrl.steps_trained = self.step
+        self.ctrl.training = self.provenance()
         buf = io.BytesIO()
         arrays = {f"p_{k}": v for k, v in self.ctrl.params.items()}
         arrays |= {f"o_{k}": v for k, v in self.opt.state().items()}
