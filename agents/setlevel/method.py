@@ -4,32 +4,60 @@ answer. Grounded like the other methods: the run's background (graph triples and
 background file) is shown as numbered documents, the cards' Document references become citations of
 those papers, and `ctx.ground` checks kg: links and citations.
 
-Resumable: the cards are checkpointed as soon as the call returns; a resumed run only re-grounds them.
+Scorer and selector: every set goes through the schema gate (schema.py: K valid cards, each field
+real text, taxonomy labels on the gap and method; an invalid set earns 0 with the reason named), and
+with `--sets N` N sets are drawn independently, each scored by R_set (reward.py) and the best kept; the
+others are recorded with their scores (sets.json and the summary). When no set is valid the run's cards
+are rejected and the headline reason says so.
+
+Resumable: every set is checkpointed as soon as its call returns, and again once scored.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, RunContext
 from motivgraph.agents.core.background import BackgroundPaper, TopicBackground
 from motivgraph.agents.setlevel import prompts
+from motivgraph.agents.setlevel.reward import SetScore, score_set
+from motivgraph.agents.setlevel.schema import (
+    METHOD_PARADIGMS,
+    OPPORTUNITY_PATTERNS,
+    SetGate,
+    gate_set,
+    split_label,
+)
 
 
 class SetlevelConfig(MethodConfig):
-    ideas: int = Field(3, ge=1, le=10, description="Idea cards to write in the one call (K).")
+    ideas: int = Field(3, ge=1, le=10, description="Idea cards to write in the one call (K; the set-level "
+                       "seed uses 3). A set with fewer than K valid cards is schema-invalid (reward 0).")
+    sets: int = Field(1, ge=1, le=10, description="Candidate sets drawn independently; each is scored by R_set "
+                      "(impact and distance judges) and the best is kept, the others recorded with their scores.")
+    score: bool = Field(False, description="Judge and record R_set also for a single set (always on with "
+                        "--sets above 1, where it picks the set).")
+    gold_idea: str | None = Field(None, min_length=20, description="The idea R_set's impact judge compares "
+                                  "each card with; default: the first source document.")
+    min_field_words: int = Field(4, ge=1, le=50, description="Content words every card field needs (field-label "
+                                 "words do not count), so placeholders and label echoes are rejected.")
+    valid_bonus: float = Field(0.05, ge=0, le=1, description="R_set's bonus for a schema-valid set (the seed's "
+                               "epsilon).")
     max_documents: int = Field(8, ge=1, le=30, description="Background papers shown as source documents.")
     chars_per_document: int = Field(1200, ge=200, le=6000, description="Characters of each document's text.")
 
 
 class IdeaCard(BaseModel):
-    title: str = Field(min_length=3, max_length=300)
-    problem_gap: str = Field(min_length=10)
-    core_claim: str = Field(min_length=10)
-    method: str = Field(min_length=10)
-    inspiration: str = Field(min_length=10)
+    # No length limits here: a thin field is the schema gate's to reject with a reason, not a parse error
+    # that would lose the whole set.
+    title: str = Field("", max_length=300)
+    problem_gap: str = ""
+    core_claim: str = ""
+    method: str = ""
+    inspiration: str = ""
     documents: list[int] = Field(default_factory=list, description="Document numbers the card draws on.")
 
     @field_validator("documents", mode="before")
@@ -49,8 +77,14 @@ class IdeaCards(BaseModel):
     cards: list[IdeaCard] = Field(min_length=1)
 
 
+class CandidateSet(BaseModel):
+    cards: list[IdeaCard]
+    score: SetScore | None = None  # None until judged (or when R_set is not asked for)
+
+
 class SetlevelState(BaseModel):
-    cards: list[IdeaCard] = Field(default_factory=list)
+    cards: list[IdeaCard] = Field(default_factory=list)  # checkpoints written before --sets: one set
+    sets: list[CandidateSet] = Field(default_factory=list)
 
 
 class SetlevelExtra(BaseModel):
@@ -59,6 +93,11 @@ class SetlevelExtra(BaseModel):
     core_claim: str
     inspiration: str
     sources: list[dict[str, str | int | None]] = Field(default_factory=list)
+    opportunity_pattern: str | None = None
+    method_paradigm: str | None = None
+    set_index: int = 1
+    r_set: float | None = None
+    rejection: str | None = None
 
 
 _DOC_RE = re.compile(r"Document\s+(\d+)", re.I)
@@ -86,59 +125,161 @@ def card_sources(card: IdeaCard, papers: list[BackgroundPaper]) -> list[int]:
     return sorted(n for n in nums if 1 <= n <= len(papers))
 
 
+def card_fields(card: IdeaCard) -> dict[str, str]:
+    return {"title": card.title, "problem_gap": card.problem_gap, "core_claim": card.core_claim,
+            "method": card.method, "inspiration": card.inspiration}
+
+
+def anchor_text(bg: TopicBackground, cfg: SetlevelConfig) -> tuple[str, str]:
+    """(what the impact judge compares cards with, where it came from)."""
+    if cfg.gold_idea:
+        return cfg.gold_idea, "gold_idea (config)"
+    if bg.papers:
+        p = bg.papers[0]
+        body = (p.abstract or p.introduction or p.conclusion or "").strip()[: cfg.chars_per_document]
+        return f"{p.title}\n{body}", f"Document 1: {p.title} (no gold idea configured)"
+    raise ValueError("R_set needs an idea to judge impact against: give gold_idea in the setlevel config "
+                     "or a background with at least one paper")
+
+
+def best_set(sets: list[CandidateSet], gates: list[SetGate]) -> int:
+    """Index of the set to keep: the highest R_set among valid sets (ties: the earlier draw); without
+    scores the first valid set; with no valid set the first."""
+    valid = [n for n, g in enumerate(gates) if g.valid]
+    if not valid:
+        return 0
+
+    def r(n: int) -> float:
+        sc = sets[n].score
+        return sc.r_set if sc is not None else 0.0
+
+    return max(valid, key=lambda n: (r(n), -n))
+
+
 class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
     name = "setlevel"
-    summary = "One call writes K idea cards (gap, claim, method, inspiration), most promising first."
+    summary = ("One call writes K idea cards (gap, claim, method, inspiration), most promising first; "
+               "schema-gated, and with --sets N the best of N sets by R_set.")
     config_model = SetlevelConfig
     state_model = SetlevelState
-    roles = ("writer",)
+    roles = ("writer", "judge")  # judge: R_set's impact and distance judgments
     extra_model = SetlevelExtra
 
     def prompt_templates(self) -> dict[str, str]:
         return {"system": prompts.SYSTEM, "user": prompts.USER}
 
-    def messages(self, bg: TopicBackground, topic: str) -> list[tuple[str, str]]:
+    def messages(self, bg: TopicBackground, topic: str, draw: int = 1) -> list[tuple[str, str]]:
         triples = ""
         if bg.triples:
             triples = "\nKnowledge-graph triples (problem → challenge → solution):\n" + "\n".join(
                 f"- {t.problem} → {t.challenge} → {t.solution}" for t in bg.triples[:20]) + "\n"
-        return [("system", prompts.SYSTEM),
+        # Independent draws must differ in their request, or the LLM cache would replay the first one.
+        draw_line = f"\n(Independent draw {draw} of {self.config.sets}.)" if self.config.sets > 1 else ""
+        system = prompts.SYSTEM.format(opportunities=", ".join(OPPORTUNITY_PATTERNS),
+                                       paradigms=", ".join(METHOD_PARADIGMS))
+        return [("system", system),
                 ("human", prompts.USER.format(topic=topic, documents=documents_text(bg, self.config),
-                                              triples=triples, k=self.config.ideas))]
+                                              triples=triples, k=self.config.ideas) + draw_line)]
+
+    def _gate(self, cs: CandidateSet) -> SetGate:
+        return gate_set([card_fields(c) for c in cs.cards], k=self.config.ideas,
+                        min_words=self.config.min_field_words)
 
     async def run(self, ctx: RunContext) -> list[IdeaRecord]:
-        from langchain_core.messages import HumanMessage, SystemMessage
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
+        cfg = self.config
         state = ctx.load_checkpoint() or SetlevelState()
-        if not state.cards:
-            ctx.emit({"type": "phase", "phase": f"writing {self.config.ideas} idea cards"})
-            msgs = self.messages(ctx.background, ctx.topic)
-            reply = await ctx.llm("writer").structured(
-                [SystemMessage(content=msgs[0][1]), HumanMessage(content=msgs[1][1])], IdeaCards)
-            state.cards = reply.cards[: self.config.ideas]
-            ctx.save_checkpoint(state)
-            ctx.emit({"type": "message", "agent": "writer", "role": "assistant",
-                      "content": "\n\n".join(f"{i}. {c.title}\n{c.core_claim}" for i, c in enumerate(state.cards, 1))})
-        papers = ctx.background.papers[: self.config.max_documents]
+        if state.cards and not state.sets:  # a checkpoint of the one-set method
+            state.sets, state.cards = [CandidateSet(cards=state.cards)], []
+        scoring = cfg.sets > 1 or cfg.score
+        anchor, anchor_source = anchor_text(ctx.background, cfg) if scoring else ("", "")
+        judge = ctx.llm("judge")
+        kinds = {"system": SystemMessage, "human": HumanMessage, "ai": AIMessage}
+
+        async def ask(msgs: list[tuple[str, str]], schema: type[Any]) -> Any:
+            return await judge.structured([kinds[r](content=c) for r, c in msgs], schema)
+
+        for draw in range(1, cfg.sets + 1):
+            if len(state.sets) < draw:
+                ctx.emit({"type": "phase", "phase": f"writing {cfg.ideas} idea cards (set {draw} of {cfg.sets})"})
+                ctx.scope = {"set": draw}
+                msgs = self.messages(ctx.background, ctx.topic, draw)
+                reply = await ctx.llm("writer").structured(
+                    [SystemMessage(content=msgs[0][1]), HumanMessage(content=msgs[1][1])], IdeaCards)
+                state.sets.append(CandidateSet(cards=reply.cards))
+                ctx.save_checkpoint(state)
+                ctx.emit({"type": "message", "agent": "writer", "role": "assistant", "content": "\n\n".join(
+                    f"{i}. {c.title}\n{c.core_claim}" for i, c in enumerate(reply.cards, 1))})
+            cs = state.sets[draw - 1]
+            gate = self._gate(cs)
+            if scoring and cs.score is None:
+                ctx.scope = {"set": draw}
+                cs.score = await score_set(ask, ctx.topic, [card_fields(c) for c in cs.cards[: cfg.ideas]],
+                                           anchor, valid=gate.valid, reason=gate.reason, bonus=cfg.valid_bonus)
+                ctx.save_checkpoint(state)
+            ctx.emit({"type": "set", "set": draw, "valid": gate.valid, "reason": gate.reason,
+                      "r_set": cs.score.r_set if cs.score else None})
+        ctx.scope = {}
+        gates = [self._gate(cs) for cs in state.sets]
+        chosen = best_set(state.sets, gates)
+        self._record = {"chosen": chosen + 1, "anchor": anchor_source or None, "sets": [
+            {"set": n + 1, "valid": g.valid, "reason": g.reason,
+             **(cs.score.model_dump(mode="json") if cs.score else {"r_set": None}),
+             "labels": [[c.opportunity, c.paradigm] for c in g.cards]}
+            for n, (cs, g) in enumerate(zip(state.sets, gates, strict=True))]}
+        ctx.run.write_json("sets.json", self._record)
+        self._no_valid = None if any(g.valid for g in gates) else (
+            f"no schema-valid set of {cfg.ideas} cards in {cfg.sets} draw(s): " + "; ".join(
+                f"set {n}: {g.reason}" for n, g in enumerate(gates, 1)))
+
+        cs, gate = state.sets[chosen], gates[chosen]
+        score = cs.score.r_set if cs.score else (0.0 if not gate.valid else None)
+        papers = ctx.background.papers[: cfg.max_documents]
         ideas: list[IdeaRecord] = []
-        for rank, card in enumerate(state.cards, 1):
+        for rank, (card, check) in enumerate(zip(cs.cards[: cfg.ideas], gate.cards, strict=False), 1):
             ctx.scope = {"idea": rank}
             srcs = card_sources(card, papers)
             # Document N -> the paper's citation, so grounding can match it against the background papers.
             inspiration = _DOC_RE.sub(lambda m: cite(papers[int(m.group(1)) - 1])
                                       if 1 <= int(m.group(1)) <= len(papers) else m.group(0), card.inspiration)
-            extra = SetlevelExtra(rank=rank, problem_gap=card.problem_gap, core_claim=card.core_claim,
+            rejection = None
+            if not gate.valid:  # the set is the unit: an invalid set delivers no accepted card
+                rejection = "; ".join(check.reasons) or f"its set is schema-invalid ({gate.reason})"
+            # The taxonomy labels are recorded in their own fields; the idea's prose goes without them.
+            gap, method = split_label(card.problem_gap)[1], split_label(card.method)[1]
+            extra = SetlevelExtra(rank=rank, problem_gap=gap, core_claim=card.core_claim,
                                   inspiration=inspiration,
                                   sources=[{"document": n, "title": papers[n - 1].title,
-                                            "paper_id": papers[n - 1].paper_id} for n in srcs])
-            idea = ctx.new_idea(title=card.title, motivation=card.problem_gap, method=card.method,
-                                abstract=card.core_claim, related_work=inspiration, extra=extra)
+                                            "paper_id": papers[n - 1].paper_id} for n in srcs],
+                                  opportunity_pattern=check.opportunity, method_paradigm=check.paradigm,
+                                  set_index=chosen + 1, r_set=score, rejection=rejection)
+            idea = ctx.new_idea(title=card.title or f"Card {rank}", motivation=gap, method=method,
+                                abstract=card.core_claim, related_work=inspiration, extra=extra,
+                                status="rejected" if rejection else "accepted")
             ideas.append(await ctx.ground(idea))
         ctx.scope = {}
         ctx.write_ideas(ideas)
         return ideas
 
+    def no_idea_detail(self) -> str:
+        return getattr(self, "_no_valid", None) or "no card was written"
+
+    def summary_section(self, ideas: list[IdeaRecord]) -> str:
+        rec = getattr(self, "_record", None)
+        if not rec:
+            return ""
+        lines = [f"- Sets drawn: {len(rec['sets'])}; kept: set {rec['chosen']}"
+                 + (f"; impact anchor: {rec['anchor']}" if rec["anchor"] else "")]
+        for s in rec["sets"]:
+            r = "not scored" if s["r_set"] is None else f"R_set {s['r_set']:.3f}"
+            lines.append(f"- Set {s['set']}: {r}" + ("" if s["valid"] else f" -- {s['reason']}"))
+        return "\n".join(lines)
+
     def estimate(self, plan: CostPlan, *, topic: str, background_tokens: int = 0) -> None:
-        k = self.config.ideas
+        k, n = self.config.ideas, self.config.sets
         doc_tokens = min(background_tokens, self.config.max_documents * self.config.chars_per_document // 4)
-        plan.add("writer", calls=1, input_tokens=450 + doc_tokens, output_tokens=420 * k)
+        plan.add("writer", calls=n, input_tokens=n * (650 + doc_tokens), output_tokens=n * 440 * k)
+        if n > 1 or self.config.score:  # per set: 2 impact calls per card, 1 similarity call per pair
+            calls = n * (2 * k + k * (k - 1) // 2)
+            plan.add("judge", calls=calls, input_tokens=calls * 700, output_tokens=calls * 120)

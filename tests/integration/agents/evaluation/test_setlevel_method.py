@@ -18,11 +18,16 @@ def _background(tmp_path: Path) -> Path:
     return f
 
 
-def _cards(k: int) -> str:
-    return json.dumps({"cards": [
-        {"title": f"Card {i}", "problem_gap": f"Gap {i}: nobody links A and B.", "core_claim": f"We claim {i} holds.",
-         "method": f"Method {i}: combine the two.", "inspiration": f"Document {i} leaves X open and Document 9 "
-         "does not exist.", "documents": [f"Document {i}", 2]} for i in range(1, k + 1)]})
+def _card(i: int, **over: object) -> dict[str, object]:
+    return {"title": f"Card {i}", "problem_gap": f"[Bridge Opportunity] Gap {i}: nobody links shaping and curricula.",
+            "core_claim": f"We claim variant {i} learns sparse tasks faster than either alone.",
+            "method": f"[Method Combination] Method {i}: combine the two schedules and compare them.",
+            "inspiration": f"Document {i} leaves X open and Document 9 does not exist.",
+            "documents": [f"Document {i}", 2]} | over
+
+
+def _cards(k: int, **over: object) -> str:
+    return json.dumps({"cards": [_card(i, **over) for i in range(1, k + 1)]})
 
 
 async def test_setlevel_writes_k_cards_in_one_call(settings, tmp_path: Path) -> None:
@@ -80,4 +85,57 @@ def test_setlevel_dry_run_prices_one_call(settings, tmp_path: Path) -> None:
     spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 5},
                    background_file=str(_background(tmp_path)))
     plan = dry_run(settings, spec, None)
-    assert plan.roles["setlevel.writer"].calls == 1 and plan.roles["setlevel.writer"].output_tokens == 5 * 420
+    assert plan.roles["setlevel.writer"].calls == 1 and plan.roles["setlevel.writer"].output_tokens == 5 * 440
+    assert "setlevel.judge" not in plan.roles or plan.roles["setlevel.judge"].calls == 0  # one set: not judged
+    spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 3, "sets": 2},
+                   background_file=str(_background(tmp_path)))
+    plan = dry_run(settings, spec, None)
+    # per set: 1 writer call; 2 impact calls per card (both orders) + 1 similarity call per pair
+    assert plan.roles["setlevel.writer"].calls == 2 and plan.roles["setlevel.judge"].calls == 2 * (6 + 3)
+
+
+def _judge(messages: list) -> str:  # type: ignore[type-arg]
+    """Impact: the card always beats the anchor (q = 1). Similarity: cards titled 'Dup' are paraphrases."""
+    text = messages[-1].content
+    if "=== Idea A ===" in text:
+        a = text.split("=== Idea B ===")[0]
+        return json.dumps({"winner": "A" if "problem_gap:" in a else "B"})
+    s = 5 if text.count("title: Dup") == 2 else 1
+    return json.dumps({"problem_gap": s, "core_claim": s, "method": s})
+
+
+async def test_setlevel_keeps_the_best_of_n_sets_by_r_set(settings, tmp_path: Path) -> None:
+    dup = json.dumps({"cards": [_card(i, title="Dup") for i in (1, 2, 3)]})  # valid but one idea thrice
+    echo = _cards(3, core_claim="Core Claim")  # label echoes: schema-invalid
+    model = ScriptedChatModel(rules=[("Independent draw 1 of 3", dup), ("Independent draw 2 of 3", echo),
+                                     ("Independent draw 3 of 3", _cards(3)), ("=== (Idea A|Card 1) ===", _judge)])
+    spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 3, "sets": 3},
+                   background_file=str(_background(tmp_path)))
+    run = create_run(settings.runs_dir, spec)
+    out = await run_method(settings, run, llm=PlatformLLMClient(settings, model=model), tool_client=None)
+    assert out.status == "completed" and [i.status for i in out.ideas] == ["accepted"] * 3
+    sets = json.loads((run.path / "sets.json").read_text())
+    r = [s["r_set"] for s in sets["sets"]]
+    # set 1: 1 + 1*0 + 1*0 + 0.05; set 2: invalid -> 0, no judge asked; set 3: 1 + 1 + 1 + 0.05
+    assert r == pytest.approx([1.05, 0.0, 3.05])
+    assert sets["chosen"] == 3 and sets["sets"][1]["reason"].startswith("schema_invalid: 3 of 3 card(s) invalid")
+    assert sets["sets"][1]["quality"] == [] and sets["anchor"].startswith("Document 1: Paper number 1")
+    x = out.ideas[0].extra_as(SetlevelExtra)
+    assert (x.set_index, x.r_set, x.opportunity_pattern, x.method_paradigm) == (
+        3, pytest.approx(3.05), "Bridge Opportunity", "Method Combination")
+    judged = [c for c in model.calls if "=== Idea A ===" in c[-1].content or "=== Card 1 ===" in c[-1].content]
+    assert len(judged) == 2 * (6 + 3)  # the invalid set cost no judge call
+    assert "R_set 3.050" in (run.path / "summary.md").read_text()
+
+
+async def test_setlevel_with_no_valid_set_rejects_its_cards_and_says_why(settings, tmp_path: Path) -> None:
+    model = ScriptedChatModel([_cards(3, core_claim="Core Claim"), _cards(2)])
+    spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 3},
+                   background_file=str(_background(tmp_path)))
+    run = create_run(settings.runs_dir, spec)
+    out = await run_method(settings, run, llm=PlatformLLMClient(settings, model=model), tool_client=None)
+    assert out.status == "completed" and [i.status for i in out.ideas] == ["rejected"] * 3
+    assert out.ideas[1].extra_as(SetlevelExtra).rejection == "core_claim only echoes field labels ('Core Claim')"
+    reason = json.loads((run.path / "status.json").read_text())["reason"]
+    assert reason.startswith("no_valid_idea: no schema-valid set of 3 cards in 1 draw(s): set 1: schema_invalid:")
+    assert len(model.calls) == 1  # one set, not scored: no judge call

@@ -1,0 +1,158 @@
+"""The set-level schema gate and the idea-type taxonomy.
+
+A set is schema-valid only when it holds K valid cards. A card is valid when every field says something
+of its own -- not empty, not a few words, not a placeholder or template slot, not just a field label
+(its own or another's) -- and its problem gap and method open with a bracketed label from the taxonomy
+(an opportunity pattern and a method paradigm). An invalid set earns reward 0 with the reason named.
+
+The taxonomy is two axes of seven labels plus "Other". The seed names the axes and a few of the labels
+(Bridge Opportunity, Evidence Gap, Empirical Mapping) and says what kinds of move a method is
+(combining ideas, extending to a new setting, deriving formally, building an artifact); the full list
+of its source (TasteGap) is not in the seed, so the remaining labels are ours, in the same spirit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+OPPORTUNITY_PATTERNS = (
+    "Bridge Opportunity",      # two lines of work that never meet
+    "Evidence Gap",            # a belief the field holds without the evidence for it
+    "Assumption Challenge",    # a shared assumption that may be wrong
+    "Unresolved Tension",      # results or goals that contradict each other
+    "Setting Transfer",        # something that works in one setting, untried in another
+    "Missing Resource",        # no data, benchmark or tool to study the question
+    "Scaling Bottleneck",      # a method that stops working at size, cost or speed
+    "Other",
+)
+METHOD_PARADIGMS = (
+    "Empirical Mapping",       # measure a space systematically
+    "Method Combination",      # combine ideas from the sources
+    "Setting Extension",       # carry a method to a new setting
+    "Formal Derivation",       # derive or prove
+    "Artifact Construction",   # build a dataset, benchmark or tool
+    "Mechanistic Analysis",    # open the box: why something works
+    "Intervention Design",     # a new training, inference or control procedure
+    "Other",
+)
+
+# The card's fields and the words their labels are written with (what a label-echo is made of).
+FIELDS = ("title", "problem_gap", "core_claim", "method", "inspiration")
+FIELD_LABEL_WORDS = frozenset({"title", "problem", "gap", "core", "claim", "method", "methods", "inspiration",
+                               "idea", "card", "field", "text", "here", "the", "a", "an", "of", "and", "this",
+                               "your", "our", "sources", "source", "document", "documents", "n", "opportunity",
+                               "pattern", "paradigm", "label"})
+
+_LABEL_RE = re.compile(r"^\s*\[([^\]]{1,60})\]\s*")
+_PLACEHOLDER_RE = re.compile(
+    r"(lorem ipsum|\btbd\b|\btodo\b|\bplaceholder\b|\bn/a\b|\binsert\b[^.]{0,40}\bhere\b|"
+    r"\byour\b[^.]{0,40}\bhere\b|<[a-z_ ]{1,40}>|\{[a-z_ ]{1,40}\}|^[\W_]*$|\bxxx+\b)", re.I)
+_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def _norm_label(s: str) -> str:
+    return re.sub(r"[^a-z]+", " ", s.lower()).strip()
+
+
+def match_label(text: str, allowed: Sequence[str]) -> str | None:
+    """The allowed label `text` names (case, spaces, hyphens and underscores ignored), else None."""
+    key = _norm_label(text)
+    for lab in allowed:
+        if _norm_label(lab) == key:
+            return lab
+    return None
+
+
+def split_label(text: str) -> tuple[str | None, str]:
+    """(the bracketed label the field opens with, the rest of the field) -- (None, text) without one."""
+    m = _LABEL_RE.match(text or "")
+    if not m:
+        return None, (text or "").strip()
+    return m.group(1).strip(), text[m.end():].strip()
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in _WORD_RE.findall(text.lower()) if w not in FIELD_LABEL_WORDS]
+
+
+@dataclass(frozen=True)
+class CardCheck:
+    """One card through the gate: its labels (validated) and why it is invalid (empty when valid)."""
+
+    opportunity: str | None
+    paradigm: str | None
+    reasons: tuple[str, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.reasons
+
+
+def check_fields(fields: dict[str, str], *, min_words: int) -> list[str]:
+    """Why these card fields are not a real card (empty list: they are). `min_words` content words are
+    required of every field but the title (which needs one): words of the field labels do not count,
+    so "Problem Gap: the core claim" is an echo, not a field."""
+    reasons: list[str] = []
+    for name in FIELDS:
+        raw = (fields.get(name) or "").strip()
+        need = 1 if name == "title" else min_words
+        if not raw:
+            reasons.append(f"{name} is empty")
+            continue
+        if _PLACEHOLDER_RE.search(raw):
+            reasons.append(f"{name} is a placeholder or template slot ({raw[:60]!r})")
+            continue
+        words = _content_words(raw)
+        if not words:
+            reasons.append(f"{name} only echoes field labels ({raw[:60]!r})")
+        elif len(words) < need:
+            reasons.append(f"{name} is too short ({len(words)} content word(s); at least {need} needed)")
+    bodies = {n: " ".join(_content_words(fields.get(n) or "")) for n in ("problem_gap", "core_claim", "method")}
+    seen: dict[str, str] = {}
+    for n, b in bodies.items():
+        if b and b in seen:
+            reasons.append(f"{n} repeats {seen[b]} word for word")
+        seen.setdefault(b, n)
+    return reasons
+
+
+def check_card(fields: dict[str, str], *, min_words: int) -> CardCheck:
+    """The gate for one card: fields (with the taxonomy labels taken off the gap and method) and labels."""
+    reasons: list[str] = []
+    opp_raw, gap = split_label(fields.get("problem_gap", ""))
+    par_raw, method = split_label(fields.get("method", ""))
+    opportunity = match_label(opp_raw, OPPORTUNITY_PATTERNS) if opp_raw else None
+    paradigm = match_label(par_raw, METHOD_PARADIGMS) if par_raw else None
+    if opp_raw is None:
+        reasons.append("problem_gap does not open with a bracketed opportunity pattern label")
+    elif opportunity is None:
+        reasons.append(f"unknown opportunity pattern [{opp_raw}] (allowed: {', '.join(OPPORTUNITY_PATTERNS)})")
+    if par_raw is None:
+        reasons.append("method does not open with a bracketed method paradigm label")
+    elif paradigm is None:
+        reasons.append(f"unknown method paradigm [{par_raw}] (allowed: {', '.join(METHOD_PARADIGMS)})")
+    reasons += check_fields({**fields, "problem_gap": gap, "method": method}, min_words=min_words)
+    return CardCheck(opportunity, paradigm, tuple(reasons))
+
+
+@dataclass(frozen=True)
+class SetGate:
+    valid: bool
+    reason: str | None  # `schema_invalid: ...` when not valid
+    cards: tuple[CardCheck, ...]
+
+
+def gate_set(cards: Sequence[dict[str, str]], *, k: int, min_words: int) -> SetGate:
+    """The schema gate of a set: the first K cards must all be valid and there must be K of them."""
+    checks = tuple(check_card(c, min_words=min_words) for c in cards[:k])
+    problems = []
+    if len(cards) < k:
+        problems.append(f"{len(cards)} card(s) written, {k} required")
+    bad = [f"card {n}: {'; '.join(c.reasons)}" for n, c in enumerate(checks, 1) if not c.valid]
+    if bad:
+        problems.append(f"{len(bad)} of {len(checks)} card(s) invalid ({' | '.join(bad)})")
+    if problems:
+        return SetGate(False, "schema_invalid: " + "; ".join(problems), checks)
+    return SetGate(True, None, checks)
