@@ -127,7 +127,7 @@ def ideagent_tally(cfg: IdeagentConfig, *, capacity: int, topic: str, background
     _ideator_cost(t, "ideator", rev_in, tool_calls, TOOL_RESULT[scenario], b * extra)
     t.add("stenographer", drafts, count_tokens(P.STENOGRAPHER) + count_tokens(P.render_idea(parent.idea)), SIG_OUT)
     t.add("quality", drafts, count_tokens(P.QUALITY) + idea_msg, QUALITY_OUT)
-    t.add("soundness", drafts * cfg.panel_size, count_tokens(P.soundness_prompt(1, cfg.panel_size)) + idea_msg,
+    t.add("soundness", drafts * cfg.panel_size, count_tokens(P.SOUNDNESS) + idea_msg,
           SOUND_OUT)
     t.add("diversity", drafts, count_tokens(P.DIVERSITY) + count_tokens(P.diversity_message(
         _sig(7), a, cfg.signature_chars, None)), DIV_OUT)

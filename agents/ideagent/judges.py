@@ -138,8 +138,18 @@ def msgs(system: str, user: str) -> list[BaseMessage]:
 class Judges:
     """The five evaluating roles (stenographer, quality, soundness panel, diversity, critic)."""
 
-    def __init__(self, llm: RoleLLM, cfg: IdeagentConfig, background: str, roles: Roles | None = None) -> None:
+    def __init__(self, llm: RoleLLM, cfg: IdeagentConfig, background: str, roles: Roles | None = None, *,
+                 sample_seed: int = 0) -> None:
+        """`sample_seed`: the run's seed; the soundness samples of a run with another seed are new draws."""
         self.llm, self.cfg, self.background, self.roles = llm, cfg, background, roles or Roles()
+        self.sample_seed = sample_seed
+
+    def panel_seeds(self) -> list[int]:
+        """One request seed per soundness sample: M consecutive integers, disjoint between run seeds.
+        The seed is part of the LLM cache key, so the M identical requests stay M samples (the cache
+        would otherwise answer all of them with the first reply) and a resumed run replays each one."""
+        m = self.cfg.panel_size
+        return [self.sample_seed * m + j for j in range(m)]
 
     async def signature(self, idea: dict[str, Any]) -> Signature:
         return await self.llm.structured(self.roles.stenographer, msgs(P.STENOGRAPHER, P.render_idea(idea)), Signature)
@@ -149,11 +159,11 @@ class Judges:
                                          QualityVerdict)
 
     async def panel(self, idea: dict[str, Any]) -> list[SoundnessJudgment]:
-        m = self.cfg.panel_size
+        """M independent samples of one soundness prompt, each with its own seed."""
         user = P.idea_message(idea, self.background)
         return await gather_all(*(
-            self.llm.structured(self.roles.soundness, msgs(P.soundness_prompt(j, m), user), SoundnessJudgment)
-            for j in range(1, m + 1)))
+            self.llm.structured(self.roles.soundness, msgs(P.SOUNDNESS, user), SoundnessJudgment, seed=seed)
+            for seed in self.panel_seeds()))
 
     async def diversity(self, sig: Signature, archive: Archive, exclude_lineage: str | None) -> tuple[
             DiversityVerdict, Duplicates]:

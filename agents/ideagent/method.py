@@ -88,7 +88,7 @@ class IdeagentMethod(Method[IdeagentMethodConfig, SearchState]):
 
     def prompt_templates(self) -> dict[str, str]:
         return {"ideator": P.IDEATOR_SYSTEM, "stenographer": P.STENOGRAPHER, "quality": P.QUALITY,
-                "soundness": P.soundness_prompt(1, 5), "diversity": P.DIVERSITY, "family": P.FAMILY,
+                "soundness": P.SOUNDNESS, "diversity": P.DIVERSITY, "family": P.FAMILY,
                 "critic": P.CRITIC, "pairwise": P.PAIRWISE}
 
     def capacity(self, ctx_settings: Any) -> int:
@@ -109,7 +109,7 @@ class IdeagentMethod(Method[IdeagentMethodConfig, SearchState]):
 
         search = IdeagentSearch(llm=llm, cfg=cfg, topic=ctx.topic, background=background_text(
             ctx, cfg.background_tokens), capacity=self.capacity(ctx.settings), writer=writer, roles=roles,
-            emit=ctx.emit, checkpoint=checkpoint, tools_note=writer.tools_note())
+            emit=ctx.emit, checkpoint=checkpoint, tools_note=writer.tools_note(), sample_seed=ctx.seed)
         state = ctx.load_checkpoint()
         ctx.emit({"type": "phase", "phase": "ideagent", "seeds": cfg.seeds, "capacity": search.capacity,
                   "tool_mode": mode if toolbox else None, "resume_at_seed": state.next_seed if state else 0})

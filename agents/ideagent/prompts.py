@@ -124,13 +124,15 @@ QUALITY = (
 )
 
 
-def soundness_prompt(j: int, m: int) -> str:
-    lens = SOUNDNESS_LENSES[(j - 1) % len(SOUNDNESS_LENSES)]
-    return (
-        f"ROLE: soundness panelist {j} of {m}.\nJudge, independently of the other panelists, whether the research "
-        f"idea is logically and mathematically sound. Focus: {lens}\nScore 0-9: 0-3 a flaw that breaks the idea, "
-        "4-5 serious gaps, 6-7 sound with minor gaps, 8-9 rigorous. Give a short rationale."
-    )
+# One prompt for every panelist: the M judgments are independent samples of it (each call sends its own
+# seed), not M differently-worded prompts -- the seed's panel draws M rollouts to average out one
+# rollout's bias, and identical prompts keep the samples exchangeable.
+SOUNDNESS = (
+    "ROLE: soundness panelist.\nJudge whether the research idea is logically and mathematically sound. Check "
+    + " ".join(f"({i}) {lens}" for i, lens in enumerate(SOUNDNESS_LENSES, 1))
+    + "\nScore 0-9: 0-3 a flaw that breaks the idea, 4-5 serious gaps, 6-7 sound with minor gaps, 8-9 rigorous. "
+    "Give a short rationale naming the weakest point."
+)
 
 
 DIVERSITY = (

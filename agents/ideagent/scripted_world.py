@@ -41,17 +41,25 @@ def _h(tag: str, salt: str) -> int:
     return int(hashlib.sha256(f"{salt}:{tag}".encode()).hexdigest()[:8], 16)
 
 
+def revision_delta(tag: str, salt: str) -> int:
+    """How much a revision (tags ending in .d1/.d2) moves one score against its seed draft: drawn per
+    tag and score from -10 to +17, so a revision may raise N or C, leave it, or lower it -- a repair or
+    refinement succeeds when the draws say so, not by construction (0 for first drafts)."""
+    k = int(tag[-1]) if tag[-1:].isdigit() and not tag.endswith(".d0") else 0
+    return sum(_h(f"{tag}#{i}", f"rev{salt}") % 28 - 10 for i in range(k))
+
+
 def default_scores(tag: str) -> dict[str, Any]:
-    """Deterministic scores for an unplanned tag: first drafts spread over the gate, revisions
-    (tags ending in .d1/.d2) somewhat stronger, so repairs and refinements can succeed."""
-    revision = 0 if tag.endswith(".d0") else 8 * int(tag[-1]) if tag[-1:].isdigit() else 0
-    n = 45 + _h(tag, "N") % 45 + revision
-    c = 55 + _h(tag, "C") % 35 + revision
+    """Deterministic scores for an unplanned tag: first drafts spread over the gate; a revision's N
+    and C are its seed draft's moved by `revision_delta` (up or down)."""
+    root = tag[:-1] + "0" if tag[-1:].isdigit() and re.search(r"\.d\d$", tag) else tag
+    n = 45 + _h(root, "N") % 45 + revision_delta(tag, "N")
+    c = 55 + _h(root, "C") % 35 + revision_delta(tag, "C")
     base = 5 + _h(tag, "S") % 4
     panel = [min(9, base + (i % 2)) for i in range(5)]
     if _h(tag, "disputed") % 7 == 0:
         panel[0] = 3
-    return {"N": min(n, 98), "C": min(c, 98), "F": 40 + _h(tag, "F") % 50, "panel": panel,
+    return {"N": max(0, min(n, 98)), "C": max(0, min(c, 98)), "F": 40 + _h(tag, "F") % 50, "panel": panel,
             "D": 50 + _h(tag, "D") % 50, "wins": [True, _h(tag, "W") % 3 != 0]}
 
 
@@ -69,7 +77,10 @@ def _idea(tag: str, topic_hint: str = "") -> dict[str, str]:
 
 
 class World:
-    """Reply callable (see module docstring)."""
+    """Reply callable (see module docstring). It takes the request's params (`takes_params`): the
+    soundness panel's M identical requests differ only in their seed, which picks the sample."""
+
+    takes_params = True
 
     def __init__(self, plan: dict[str, Any] | None = None, panel_size: int = 5, use_tools: bool = True) -> None:
         plan = plan or {}
@@ -78,11 +89,13 @@ class World:
         self.scores: dict[str, dict[str, Any]] = dict(plan.get("scores", {}))
         self.panel_size = panel_size
         self.roles_seen: list[str] = []
+        self._seed: int | None = None  # the current request's seed (answers are computed synchronously)
 
     def spec(self, tag: str) -> dict[str, Any]:
         return {**default_scores(tag), **self.scores.get(tag, {})}
 
-    def __call__(self, messages: list[BaseMessage]) -> str | AIMessage:
+    def __call__(self, messages: list[BaseMessage], params: dict[str, Any] | None = None) -> str | AIMessage:
+        self._seed = (params or {}).get("seed")
         system = next((content_text(m.content) for m in messages if isinstance(m, SystemMessage)), "")
         user = content_text(messages[-1].content) if messages else ""
         m = _ROLE.search(system)
@@ -122,9 +135,10 @@ class World:
             return {"non_obviousness": s["N"], "clarity": s["C"], "feasibility": s["F"],
                     "rationale": "scripted quality judgment"}
         if role.startswith("soundness panelist"):
-            j = int(re.search(r"panelist (\d+)", role).group(1))  # type: ignore[union-attr]
+            # the panel sends M consecutive seeds: modulo M they are each sample index once, whatever the base
             panel = self.spec(self._tag(user))["panel"]
-            return {"score": int(panel[(j - 1) % len(panel)]), "rationale": f"scripted panelist {j}"}
+            j = int(self._seed or 0) % len(panel)
+            return {"score": int(panel[j]), "rationale": f"scripted sample {j + 1} (seed {self._seed})"}
         if role.startswith("diversity judge (rejection"):
             tag = self._sig_tag(user.split("\n\n")[0])
             return {"family": self.spec(tag).get("family"), "pattern": f"failure pattern of {tag}"}
@@ -183,6 +197,4 @@ class World:
 _DEFAULT = World()
 
 
-def reply(messages: list[BaseMessage]) -> str | AIMessage:
-    """Reply callable of the default world (script files: {"call": "...scripted_world:reply"})."""
-    return _DEFAULT(messages)
+reply = _DEFAULT  # the default world's reply callable (script files: {"call": "...scripted_world:reply"})

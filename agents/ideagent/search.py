@@ -74,10 +74,10 @@ class IdeagentSearch:
     def __init__(self, *, llm: RoleLLM, cfg: IdeagentConfig, topic: str, background: str, capacity: int,
                  writer: IdeaWriter | None = None, roles: Roles | None = None, emit: Emit | None = None,
                  checkpoint: Callable[[SearchState], Awaitable[None] | None] | None = None,
-                 tools_note: str = "") -> None:
+                 tools_note: str = "", sample_seed: int = 0) -> None:
         self.cfg, self.topic, self.background, self.capacity = cfg, topic, background, capacity
         self.roles = roles or Roles()
-        self.judges = Judges(llm, cfg, background, self.roles)
+        self.judges = Judges(llm, cfg, background, self.roles, sample_seed=sample_seed)
         self.writer = writer or StructuredWriter(llm, self.roles.ideator)
         self.emit: Emit = emit or (lambda e: None)
         self._checkpoint = checkpoint

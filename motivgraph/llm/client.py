@@ -326,8 +326,11 @@ class LLMClient:
         """Budget check, concurrency slot, rate limit, timeout, retries, accounting: one paid call."""
         self._check_budget(role)
         params = {**params, **self._fit_reply(role, b, msgs, tool_schemas)}
-        if self.sample is not None and "seed" in type(b.model).model_fields:  # OpenAI-compatible models take one
-            params.setdefault("seed", self.sample)
+        if "seed" in type(b.model).model_fields:  # OpenAI-compatible models take one
+            if self.sample is not None:  # a request's own seed (one sample of several) wins over the run's
+                params.setdefault("seed", self.sample)
+        else:
+            params.pop("seed", None)  # the provider takes none; a request's seed still told the cache keys apart
         runnable: Any = b.model
         if tool_schemas:
             try:
@@ -496,13 +499,15 @@ class LLMClient:
         return msgs, kwargs
 
     async def structured(self, role: str, messages: Messages, schema: type[M], *, reask: bool = True,
-                         method: str | None = None) -> M:
+                         method: str | None = None, seed: int | None = None) -> M:
         """A `schema` instance from the model: parse (repairing broken JSON) and validate; on
         failure ask once more quoting the problems; then StructuredOutputError (with `.raw` and
         `.problems` attributes holding the replies and what was wrong with them). `method`
-        overrides the structured method for this call (benchmarks compare them)."""
+        overrides the structured method for this call (benchmarks compare them). `seed` makes the
+        call one independent sample of several identical requests: it is part of the cache key and
+        sent to providers that take a seed."""
         async def attempt(used: str) -> M:
-            return await self._structured(role, messages, schema, reask=reask, method=used)
+            return await self._structured(role, messages, schema, reask=reask, method=used, seed=seed)
 
         return await self.with_structured_fallback(role, attempt, method)
 
@@ -536,8 +541,11 @@ class LLMClient:
         cause = e.__cause__
         return method != "text" and cause is not None and status_code(cause) in (400, 422)
 
-    async def _structured(self, role: str, messages: Messages, schema: type[M], *, reask: bool, method: str) -> M:
+    async def _structured(self, role: str, messages: Messages, schema: type[M], *, reask: bool, method: str,
+                          seed: int | None = None) -> M:
         msgs, kwargs = self._structured_call(role, messages, schema, method)
+        if seed is not None:
+            kwargs["seed"] = seed
         raws: list[str] = []
         problems: list[str] = []
         for turn in range(2 if reask else 1):
@@ -555,6 +563,8 @@ class LLMClient:
                     spec = self._model(role).spec
                     _, kwargs = self._structured_call(role, messages, schema, method,
                                                       budget_tokens=max(1, spec.max_tokens // 2))
+                    if seed is not None:
+                        kwargs["seed"] = seed
         err = StructuredOutputError(
             f"LLM {role} gave no valid {schema.__name__} after {len(raws)} replies: {problems[-1]}"
         )

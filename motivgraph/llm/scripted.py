@@ -6,6 +6,8 @@ A script is a queue of replies, consumed one per call. A reply is any of:
   - an exception instance or class            -> raised (see `rate_limit_error`, `server_error`)
   - Delay(seconds, reply)                     -> waits (asyncio.sleep in async calls), then `reply`
   - a callable(messages) -> reply             -> computes the reply from the incoming messages
+                                                (with `takes_params = True`: callable(messages, params),
+                                                params being the request's, e.g. its `seed`)
   - a dict (the JSON form, used by script files):
       {"content": "...", "tool_calls": [{"name": "t", "args": {...}, "id": "c1"}]}
       {"error": "rate_limit" | "server" | "timeout" | "connection", "retry_after": 2, "status": 503}
@@ -138,6 +140,9 @@ class ScriptedChatModel(BaseChatModel):
 
     model_name: str = "scripted"
     latency_s: float = 0.0
+    # Declared like an OpenAI-compatible model's, so the client sends a request's sample seed here too;
+    # a reply callable marked `takes_params` reads it from the params (independent panel samples).
+    seed: int | None = None
     report_usage: bool = True
 
     _queue: deque = PrivateAttr(default_factory=deque)
@@ -251,7 +256,8 @@ class ScriptedChatModel(BaseChatModel):
             f"(last message: {last[:160]!r}); add replies, rules or a default"
         )
 
-    def _resolve(self, reply: Reply, messages: list[BaseMessage]) -> tuple[float, AIMessage]:
+    def _resolve(self, reply: Reply, messages: list[BaseMessage],
+                 params: dict[str, Any] | None = None) -> tuple[float, AIMessage]:
         delay = self.latency_s
         for _ in range(10):  # callables/delays may nest; ten levels is far more than any script needs
             if isinstance(reply, Delay):
@@ -264,7 +270,8 @@ class ScriptedChatModel(BaseChatModel):
             elif isinstance(reply, dict):
                 reply = reply_from_json(reply)
             elif callable(reply) and not isinstance(reply, BaseMessage):
-                reply = reply(messages)
+                # a callable marked `takes_params` also sees the request's params (e.g. a sample `seed`)
+                reply = reply(messages, params) if getattr(reply, "takes_params", False) else reply(messages)
             else:
                 break
         if isinstance(reply, str):
@@ -312,7 +319,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> ChatResult:
         tools = self._enter(kwargs)
         try:
-            delay, msg = self._resolve(self._next_reply(messages), messages)
+            delay, msg = self._resolve(self._next_reply(messages), messages, kwargs)
             if delay > 0:
                 time.sleep(delay)
             return self._finish(msg, messages, tools)
@@ -328,7 +335,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> ChatResult:
         tools = self._enter(kwargs)
         try:
-            delay, msg = self._resolve(self._next_reply(messages), messages)
+            delay, msg = self._resolve(self._next_reply(messages), messages, kwargs)
             if delay > 0:
                 await asyncio.sleep(delay)
             return self._finish(msg, messages, tools)

@@ -206,13 +206,39 @@ async def test_inherited_lineage_is_refined_under_the_incumbents_lineage(tmp_pat
     assert st.drafts[-1].lineage == "L00" and st.drafts[-1].parent == "s01.d0"
 
 
-async def test_soundness_panel_prompts_are_distinct_and_sized(tmp_path):
-    run = Run(tmp_path, {"drafts": {"s00.d0": "a"}, "scores": {"a": GOOD}}, seeds=1, panel_size=3, invalid_votes=2)
-    run.world.scores["a"] = {**GOOD, "panel": [8, 8, 8]}
-    st = await run()
-    panel = [r for r in run.world.roles_seen if r.startswith("soundness")]
-    assert sorted(panel) == ["soundness panelist 1 of 3", "soundness panelist 2 of 3", "soundness panelist 3 of 3"]
-    assert st.drafts[0].scores is not None and st.drafts[0].scores.soundness.judgments == [8, 8, 8]
+def soundness_calls(run: Run) -> list[tuple[str, Any]]:
+    """(prompt, seed sent) of every real soundness call the model received."""
+    return [(str(c[0].content) + str(c[-1].content), kw.get("seed")) for c, kw in zip(
+        run.model.calls, run.model.call_kwargs, strict=True) if "ROLE: soundness" in str(c[0].content)]
+
+
+async def test_soundness_panel_is_independent_seeded_samples_of_one_prompt(tmp_path):
+    """M samples of one identical prompt, told apart by their seeds, so the LLM cache (on here) keeps them
+    M real calls; the same run seed replays them from the cache, another run seed draws new ones."""
+    plan = {"drafts": {"s00.d0": "a"}, "scores": {"a": {**GOOD, "panel": [9, 6, 3]}}}
+
+    def run_with(sample_seed: int) -> Run:
+        run = Run(tmp_path, plan, seeds=1, panel_size=3, invalid_votes=2, extra_drafts_per_seed=0)
+        run.settings.llm.cache = True
+        run.llm = LLMClient(run.settings, model=run.model)
+        run.search = IdeagentSearch(llm=run.llm, cfg=run.cfg, topic="t", background="bg", capacity=2,
+                                    sample_seed=sample_seed)
+        return run
+
+    first = run_with(0)
+    st = await first()
+    calls = soundness_calls(first)
+    assert len(calls) == 3 and len({p for p, _ in calls}) == 1  # one prompt ...
+    assert sorted(seed for _, seed in calls) == [0, 1, 2]  # ... three samples
+    s = st.drafts[0].scores
+    assert s is not None and sorted(s.soundness.judgments) == [3, 6, 9] and s.soundness.disputed
+    again = run_with(0)
+    st2 = await again()
+    assert soundness_calls(again) == []  # replayed from the cache, sample by sample
+    assert st2.drafts[0].scores is not None and sorted(st2.drafts[0].scores.soundness.judgments) == [3, 6, 9]
+    other = run_with(1)
+    await other()
+    assert sorted(seed for _, seed in soundness_calls(other)) == [3, 4, 5]  # another run seed: new samples
 
 
 async def test_default_world_runs_ten_seeds_with_invariants(tmp_path):
