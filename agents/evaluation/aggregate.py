@@ -10,7 +10,7 @@ from motivgraph.agents.evaluation.collect import TopicEvidence
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.generate import Delivery
 from motivgraph.agents.evaluation.judges import PAIR_DIMENSIONS
-from motivgraph.agents.evaluation.metrics.agreement import cohen_kappa
+from motivgraph.agents.evaluation.metrics.agreement import OrderPair, cohen_kappa, order_consistency
 from motivgraph.agents.evaluation.metrics.cost import Cost, from_usage
 from motivgraph.agents.evaluation.metrics.creative_utility import creative_utility
 from motivgraph.agents.evaluation.metrics.elo import bootstrap_leagues, elo_ratings
@@ -114,6 +114,9 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
                 y = yield_(ids, gates, div, k=config.gate_k, l=config.gate_l, m=config.gate_m, tau=config.tau)
                 trow["yield"] = y
                 yields[m].append(y)
+                if config.gate_k_alt is not None:
+                    trow["yield_nb_alt"] = yield_(ids, gates, div, k=config.gate_k_alt, l=config.gate_l,
+                                                  m=config.gate_m, tau=config.tau)
                 surfaces[m].append(yield_surface(ids, gates, div, ks=SURFACE_GRID, ls=SURFACE_GRID,
                                                  m=config.surface_m, tau=config.tau))
             if config.on("cu") and all(r.get("cu_quality") is not None for r in q) and q:
@@ -130,6 +133,7 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
                     trow["cu_distance"] = _avg(off) if off else None
             topics.append(trow)
             for k in ("diversity", "diversity_motivation", "diversity_method", "pair_diversity", "yield",
+                      "yield_nb_alt",
                       "creative_utility", "cu_distance"):
                 add(per_topic, m, k, trow.get(k))
 
@@ -145,6 +149,12 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
         for d, per in elo.items():
             for m, e in per.items():
                 est[m][f"elo_{d}"] = e
+        # matches played (every dimension), per method: what the ELO intervals are resampled from
+        for m in methods:
+            n_m = sum(1 for ls in leagues.values() for _, ms in ls for x in ms
+                      if group_of.get(x.a) == m or group_of.get(x.b) == m)
+            est[m]["elo_matches"] = Estimate(n_m, n_m, n_m, n_m)
+        meta["elo_matches"] = {d: sum(len(ms) for _, ms in ls) for d, ls in leagues.items()}
     # delivery, shortfalls and cost
     shortfalls, cost_rows = [], []
     n_ideas_total = sum(len(d.ideas) for d in deliveries) or 1
@@ -184,9 +194,40 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
                     for i in range(len(SURFACE_GRID))]
             surf[m] = {"ks": list(SURFACE_GRID), "ls": list(SURFACE_GRID), "grid": grid, "m": config.surface_m,
                        "tau": config.tau}
+    order = order_consistency(order_pairs(evidence), bias_share=config.order_bias_share,
+                              bias_min=config.order_bias_min)
+    for r in order:
+        if r["order_biased"]:
+            side = "first" if r["slot_a_share"] >= 0.5 else "second"
+            notes.append(f"WARNING order bias: judge {r['judge']} named the {side}-shown idea in "
+                         f"{max(r['slot_a_share'], 1 - r['slot_a_share']):.0%} of {r['decisive']} decisive "
+                         f"{r['kind']} verdicts on {r['dimension']}; {r['flipped']} of {r['pairs']} pairs flipped "
+                         "with the order and count as ties (no signal), so its numbers there do not compare methods")
     return EvalResults(meta=meta, methods=methods, ideas=ideas, topics=topics, estimates=est, surfaces=surf,
                        yield_counts=yield_counts, cost=cost_rows, kappa=kappa_rows(evidence, judge_names),
-                       shortfalls=shortfalls, notes=notes)
+                       shortfalls=shortfalls, notes=notes, order=order, replies=list(meta.get("replies") or []),
+                       protocol=list(meta.get("protocol") or []))
+
+
+_SLOT = {1.0: "A", 0.0: "B", 0.5: "tie"}
+
+
+def order_pairs(evidence: list[TopicEvidence]) -> list[OrderPair]:
+    """Every question a judge answered in both orders, as the slots it named (agreement.OrderPair)."""
+    out: list[OrderPair] = []
+    for ev in evidence:
+        for dim, log in ev.pair_votes.items():  # ELO matches: scores of the first-shown idea per order
+            out += [OrderPair("pairwise", dim, j, _SLOT[ab], _SLOT[ba]) for j, ab, ba in log]
+        for votes in ev.votes.values():  # reference comparisons: the idea's verdict per order
+            cells: dict[tuple[str, str, str], dict[bool, str]] = {}
+            for v in votes:
+                slot = "tie" if v.winner == "tie" else ("A" if (v.winner == "idea") == v.idea_first else "B")
+                cells.setdefault((v.judge, v.reference, v.dimension), {})[v.idea_first] = slot
+            out += [OrderPair("reference", d, j, c[True], c[False]) for (j, _, d), c in cells.items()
+                    if True in c and False in c]
+        for j, ab, ba in ev.div_relations:  # diversity: one relation per axis, the same in both orders
+            out += [OrderPair("diversity", axis, j, ab[axis], ba[axis], slotted=False) for axis in ab if axis in ba]
+    return out
 
 
 def kappa_rows(evidence: list[TopicEvidence], judges: list[str]) -> list[dict[str, Any]]:

@@ -64,6 +64,8 @@ class TopicEvidence:
     pair_div: dict[frozenset[str], list[float]] = field(default_factory=dict)  # per judge and order
     leagues: dict[str, tuple[list[str], list[Match]]] = field(default_factory=dict)
     pair_votes: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)  # dim -> (judge, ab, ba)
+    # diversity pairs in both orders: (judge, relations with a shown first, relations with b shown first)
+    div_relations: list[tuple[str, dict[str, str], dict[str, str]]] = field(default_factory=list)
     diversity: dict[str, dict[str, float]] = field(default_factory=dict)  # method -> field -> value
     novelty: dict[str, dict[str, float]] = field(default_factory=dict)  # idea -> field -> value
     emb_distance: dict[str, np.ndarray] = field(default_factory=dict)  # method -> K x K cosine distance
@@ -152,6 +154,9 @@ class Collector:
                 self.panel.ask("diversity", diversity_prompt(a.text, sa, b.text, sb), AxisRelations, key),
                 self.panel.ask("diversity", diversity_prompt(b.text, sb, a.text, sa), AxisRelations,
                                {**key, "a": b.idea_id, "b": a.idea_id}))
+            for judge, x, y in zip(self.panel.names, ab, ba, strict=True):
+                if x is not None and y is not None:
+                    ev.div_relations.append((judge, x.model_dump(), y.model_dump()))
             vals = [pair_diversity(r.model_dump()) for r in ab + ba if r is not None]
             if vals:
                 ev.pair_div[frozenset((a.idea_id, b.idea_id))] = vals

@@ -13,9 +13,15 @@ class EvalConfig(BaseModel):
     methods: list[str] = Field(min_length=1, description="Registered ideation methods to compare.")
     method_configs: dict[str, dict[str, Any]] = Field(default_factory=dict,
                                                       description="Per-method config (JSON), as for ideate.")
-    n_ideas: int = Field(2, ge=1, le=50, description="Ideas every method must deliver per topic.")
+    n_ideas: int = Field(10, ge=1, le=50, description="Ideas every method must deliver per topic. 10: IDEAgent's "
+                         "set per topic (B = 10 seeds, 45 judged pairs; IDEAgent review, Stage I / cost), so Yield can "
+                         "reach the table's >= 2 / >= 3 rows and Creative Utility is taken over a set larger than the "
+                         "set-level paper's K = 3 (set-level-ideation, Section 4). Below 3, Yield and CU say little "
+                         "(the report says so).")
     ideas_field: str = Field("ideas", description="The method config field that sets how many ideas to write.")
-    max_runs: int = Field(3, ge=1, le=20, description="Runs per method and topic to reach n_ideas accepted ideas.")
+    max_runs: int = Field(5, ge=1, le=20, description="Runs per method and topic to reach n_ideas accepted ideas "
+                          "(each later run asks only for the ideas still missing; 5 lets a method that keeps about "
+                          "half of what it writes reach the default 10).")
     graph: Literal["per-topic", "current", "file"] = Field(
         "per-topic", description="Methods ground on: a graph built per topic from its background papers "
         "(paper-JSON ingest + the miner, cached; tool-using methods get that graph, the others the same papers "
@@ -26,8 +32,21 @@ class EvalConfig(BaseModel):
                                     "to the methods.")
     judges: list[str] = Field(default_factory=list, description="Panel models (provider:model); empty: the judge "
                               "role's model (MOTIVGRAPH_LLM_ROLES.judge, else the default model).")
+    panel_size: int = Field(3, ge=1, le=9, description="Judges on the panel, each voting in both presentation "
+                            "orders: MindFlow uses three judges x two orders = six votes per dimension (mindflow, "
+                            "Section 5.2). With fewer distinct models in `judges`, the panel is filled with "
+                            "independent seeded samples of the named judge(s), and the report says so.")
+    order_bias_share: float = Field(0.9, gt=0.5, le=1, description="A judge is flagged order-biased on a judged "
+                                    "dimension when at least this share of its decisive verdicts name the same "
+                                    "slot (A or B); a judge free of position bias names each slot half the time, "
+                                    "since every pair is asked in both orders.")
+    order_bias_min: int = Field(6, ge=2, description="Decisive verdicts needed before a judge can be flagged "
+                                "order-biased on a dimension (fewer: too little to tell).")
     metrics: list[str] = Field(default_factory=lambda: list(METRICS), description=f"Any of {', '.join(METRICS)}.")
-    elo_rounds: int = Field(0, ge=0, le=50, description="Swiss rounds (at least ceil(log2 N) are played).")
+    elo_rounds: int = Field(5, ge=0, le=50, description="Swiss rounds per dimension, at least ceil(log2 N) (the "
+                            "SoIQ seed names no count): 5 gives every idea five matches, each judged in both "
+                            "orders by every panel judge, so the bootstrap over matches behind the ELO interval "
+                            "has material (ceil(log2 N) alone is 1-3 matches per idea at small N).")
     elo_k: float = Field(32.0, gt=0, le=400, description="ELO K-factor.")
     elo_start: float = Field(1000.0, description="ELO start rating.")
     n_boot: int = Field(1000, ge=10, le=100000, description="Bootstrap resamples for confidence intervals.")
@@ -35,10 +54,15 @@ class EvalConfig(BaseModel):
                                              "significance, timeliness).")
     w_ps: tuple[float, float, float] = Field((1.0, 1.0, 1.0), description="MOScore_PS weights (technical "
                                              "novelty, effectiveness, feasibility).")
-    gate_k: float = Field(6, ge=0, le=9, description="Yield: non-obviousness gate.")
-    gate_l: float = Field(6, ge=0, le=9, description="Yield: soundness gate.")
-    gate_m: float = Field(6, ge=0, le=9, description="Yield: clarity gate.")
-    tau: float = Field(6, ge=0, le=9, description="Yield: pairwise diversity threshold.")
+    gate_k: float = Field(7, ge=0, le=9, description="Yield: non-obviousness gate NB (IDEAgent main table: NB >= 7, "
+                          "its headline rows; see gate_k_alt).")
+    gate_k_alt: float | None = Field(6, ge=0, le=9, description="Yield: a second non-obviousness gate reported "
+                                     "beside gate_k with the same S/C/D gates (IDEAgent's main table also gives "
+                                     "Yield at NB >= 6); none: not reported.")
+    gate_l: float = Field(7, ge=0, le=9, description="Yield: soundness gate S (IDEAgent main table: S >= 7).")
+    gate_m: float = Field(6, ge=0, le=9, description="Yield: clarity gate C (IDEAgent main table: C >= 6).")
+    tau: float = Field(7, ge=0, le=9, description="Yield: pairwise diversity threshold D (IDEAgent main table and "
+                       "Yield surfaces: D >= 7).")
     surface_m: float = Field(0, ge=0, le=9, description="Clarity gate held fixed on the Yield surfaces.")
     cu_gamma: float = Field(0.9, gt=0, le=1, description="Creative Utility patience discount.")
     cu_distance: Literal["judge", "embedding"] = Field("judge", description="Creative Utility distance.")

@@ -80,18 +80,24 @@ def paper_json_available() -> bool:
 
 
 def default_panel(settings: Settings, config: EvalConfig, budget_usd: float | None, run_id: str) -> list[Judge]:
-    """One judge per configured panel model (or the judge role's model), each its own client."""
+    """The protocol's panel (protocol.panel_seats): every named judge model, filled to `panel_size` with
+    independent seeded samples of them; each seat its own client (its own sample, so its own cache keys)."""
     from motivgraph.agents.core import PlatformLLMClient
+    from motivgraph.agents.evaluation.protocol import panel_seats
     from motivgraph.settings import RoleOverride
 
-    if not config.judges:
-        client = PlatformLLMClient(settings, budget_usd=budget_usd, run_id=run_id)
-        return [Judge(_judge_name(client), client)]
     judges = []
-    for model in config.judges:
-        llm = settings.llm.model_copy(update={"roles": {**settings.llm.roles, "judge": RoleOverride(model=model)}})
-        s = settings.model_copy(update={"llm": llm})
-        judges.append(Judge(model, PlatformLLMClient(s, budget_usd=budget_usd, run_id=run_id)))
+    for seat in panel_seats(settings, config):
+        s = settings
+        if seat.model is not None:
+            llm = settings.llm.model_copy(update={"roles": {**settings.llm.roles,
+                                                            "judge": RoleOverride(model=seat.model)}})
+            s = settings.model_copy(update={"llm": llm})
+        client = PlatformLLMClient(s, budget_usd=budget_usd, run_id=run_id)
+        client.sample = seat.sample
+        suffix = "" if seat.sample is None else seat.name[seat.name.rindex("#"):]  # '#s1': which extra sample
+        name = seat.name if seat.model is not None else _judge_name(client) + suffix
+        judges.append(Judge(name, client))
     return judges
 
 
@@ -263,10 +269,30 @@ class Evaluation:
             u = add_usage(u, d.usage)
         return add_usage(u, self.judge_usage())
 
+    def protocol(self, mode: str) -> list[tuple[str, str]]:
+        """The protocol rows (protocol.py) with the panel as it actually sits, and its warnings noted."""
+        from motivgraph.agents.evaluation.protocol import ORDERS, protocol_rows
+
+        rows = protocol_rows(self.settings, self.config, len(self.topics), mode)
+        names = self.panel.names
+        rows = [(k, f"{len(names)}: {', '.join(names)} (panel of at least {self.config.panel_size}; MindFlow "
+                    "Section 5.2 uses three judges)") if k == "judges" else
+                (k, f"{len(names) * ORDERS} per compared pair ({len(names)} judges x {ORDERS} orders; MindFlow: "
+                    "3 x 2 = 6)") if k == "votes per pairwise dimension" else (k, v) for k, v in rows]
+        if len(names) < self.config.panel_size:
+            rows.append(("warning", f"WARNING the panel has {len(names)} judge(s), fewer than the protocol's "
+                                    f"{self.config.panel_size}"))
+        return rows
+
     async def _execute(self) -> EvalResults:
         cfg = self.config
         mode = await self.prepare_views()
         self.check_leaks()
+        protocol = self.protocol(mode)
+        for k, v in protocol:
+            if k == "warning" or (k == "panel fill" and "WARNING" in v):
+                self.notes.append(v)
+                self.emit({"type": "warning", "text": v})
         gen = Generator(self.settings, cfg, self.run.id, self.state, llm_factory=self.llm_factory,
                         views=self.view, save_state=self.save_state, spent=self.spent, emit=self.emit)
         total = len(self.topics) * len(cfg.methods)
@@ -282,7 +308,8 @@ class Evaluation:
                     self.deliveries.append(d)
                     done += 1
                     self.emit({"type": "progress", "phase": "generate", "done": done, "total": total,
-                               "method": m, "topic_id": t.topic_id, "ideas": len(d.ideas)})
+                               "method": m, "topic_id": t.topic_id, "ideas": len(d.ideas),
+                               "requested": cfg.n_ideas})
             finally:
                 if t.topic_id in self.graphs:  # one topic's graph server up at a time
                     from motivgraph.agents.evaluation.topic_graph import stop_embedded
@@ -313,7 +340,9 @@ class Evaluation:
                 f"{k} {v}" for k, v in sorted(self.panel.failures.items())) + " (see judgments.jsonl)")
         meta = {"eval_id": self.run.id, "n_topics": len(self.topics), "n_ideas": cfg.n_ideas,
                 "judges": self.panel.names, "elo_start": cfg.elo_start, "elo_k": cfg.elo_k,
-                "graph": mode, "finished_at": now_iso(), "config": cfg.model_dump(mode="json")}
+                "graph": mode, "finished_at": now_iso(), "config": cfg.model_dump(mode="json"),
+                "protocol": [{"item": k, "value": v} for k, v in protocol],
+                "unusable": dict(sorted(self.panel.failures.items())), "replies": self.panel.reply_rows()}
         res = aggregate(cfg, evidence, self.deliveries, self.judge_usage(), self.panel.names, meta, self.notes)
         self.emit({"type": "phase", "phase": "report"})
         write_report(res, self.run.path)

@@ -209,6 +209,9 @@ class Panel:
         self.judges = list(judges)
         self.log = log or JudgmentLog(None)
         self.failures: dict[str, int] = {}  # unusable replies per kind of judgment
+        # per (kind, judge): questions asked and replies left unusable (counted as such, never a verdict)
+        self.asked: dict[tuple[str, str], int] = {}
+        self.unusable: dict[tuple[str, str], int] = {}
 
     @property
     def names(self) -> list[str]:
@@ -219,10 +222,13 @@ class Panel:
         """One judge's answer, or None when its replies stayed unusable (after the client's re-ask): the
         judgment is logged as failed and counted, and the metric goes on without it. Transport
         errors, timeouts and the budget stop are not swallowed."""
+        cell = (kind, judge.name)
+        self.asked[cell] = self.asked.get(cell, 0) + 1
         try:
             out = await judge.client.structured(METRIC_ROLE[kind], messages, schema)
         except StructuredOutputError as e:
             self.failures[kind] = self.failures.get(kind, 0) + 1
+            self.unusable[cell] = self.unusable.get(cell, 0) + 1
             self.log.write({"kind": kind, "judge": judge.name, **key, "failed": str(e)[:500]})
             return None
         self.log.write({"kind": kind, "judge": judge.name, **key, "result": out.model_dump(mode="json")})
@@ -231,6 +237,11 @@ class Panel:
     async def ask(self, kind: str, messages: list[Any], schema: type[M], key: dict[str, Any]) -> list[M | None]:
         """The same question to every judge; one answer (or None) per judge, in panel order."""
         return list(await asyncio.gather(*(self.ask_one(j, kind, messages, schema, key) for j in self.judges)))
+
+    def reply_rows(self) -> list[dict[str, Any]]:
+        """Per kind of judgment and judge: asked, usable, unusable (for the report)."""
+        return [{"kind": k, "judge": j, "asked": n, "usable": n - self.unusable.get((k, j), 0),
+                 "unusable": self.unusable.get((k, j), 0)} for (k, j), n in sorted(self.asked.items())]
 
     def usage(self) -> dict[str, dict[str, Any]]:
         """Usage per metric role summed over the panel's clients (distinct clients only)."""

@@ -39,7 +39,7 @@ SECTIONS: list[tuple[str, str, str, list[str]]] = [
      ["score_novelty", "score_experiment", "score_motivation"]),
     ("elo", "Swiss tournament ELO", "Per-topic Swiss tournaments among all methods' ideas, both presentation "
      "orders; a method's ELO is the mean rating of its ideas (SoIQ seed). Intervals: bootstrap over matches.",
-     [f"elo_{d}" for d in ELO_DIMS]),
+     [f"elo_{d}" for d in ELO_DIMS] + ["elo_matches"]),
     ("reference", "Reference-based pairwise vs target papers",
      "Win rate against the topic's target papers on six dimensions, every judge in both orders, and "
      "MOScore_PD / MOScore_PS with the configured weights (MindFlow seed).",
@@ -51,8 +51,10 @@ SECTIONS: list[tuple[str, str, str, list[str]]] = [
       "novelty_method"]),
     ("yield", "Quality gates, pairwise diversity and Yield",
      "Gates 0-9 (non-obviousness, soundness, clarity), eight-axis pairwise diversity 0-9 and Yield = "
-     "largest set of gate-passing, pairwise-diverse ideas per topic (IDEAgent seed).",
-     ["gate_non_obviousness", "gate_soundness", "gate_clarity", "gate_pass_rate", "pair_diversity", "yield"]),
+     "largest set of gate-passing, pairwise-diverse ideas per topic (IDEAgent seed; gates in the Protocol "
+     "section; yield_nb_alt: the same with the second non-obviousness gate).",
+     ["gate_non_obviousness", "gate_soundness", "gate_clarity", "gate_pass_rate", "pair_diversity", "yield",
+      "yield_nb_alt"]),
     ("creative-utility", "Creative Utility",
      "CU with gamma 0.9 in greedy order; quality = strict win rate against the target papers (set-level seed).",
      ["creative_utility", "cu_quality", "cu_distance"]),
@@ -80,6 +82,9 @@ class EvalResults:
     kappa: list[dict[str, Any]] = field(default_factory=list)
     shortfalls: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    order: list[dict[str, Any]] = field(default_factory=list)  # order consistency per kind, dimension, judge
+    replies: list[dict[str, Any]] = field(default_factory=list)  # asked / usable / unusable per kind and judge
+    protocol: list[dict[str, Any]] = field(default_factory=list)  # every protocol choice: {item, value}
 
 
 def _long_table(name: str, res: EvalResults, metrics: Sequence[str]) -> Table:
@@ -119,6 +124,9 @@ def build_tables(res: EvalResults) -> dict[str, Table]:
     tables["agreement"] = Table("agreement", ["dimension", "judge_a", "judge_b", "n", "kappa"], res.kappa)
     tables["shortfalls"] = Table("shortfalls", ["method", "topic_id", "requested", "delivered", "reason"],
                                  res.shortfalls)
+    tables["protocol"] = Table("protocol", ["item", "value"], res.protocol)
+    tables["order-consistency"] = Table("order-consistency", ORDER_COLUMNS, res.order)
+    tables["replies"] = Table("replies", ["kind", "judge", "asked", "usable", "unusable"], res.replies)
     return tables
 
 
@@ -274,7 +282,10 @@ def _img(p: Path, out: Path) -> str:
     return f'<img alt="{html.escape(rel)}" data-file="{html.escape(rel)}" src="data:image/png;base64,{data}">'
 
 
-REPORT_SECTIONS = ["summary"] + [s[0] for s in SECTIONS] + ["cost", "agreement", "shortfalls"]
+REPORT_SECTIONS = ["protocol", "summary"] + [s[0] for s in SECTIONS] + ["order-consistency", "replies", "cost",
+                                                                         "agreement", "shortfalls"]
+ORDER_COLUMNS = ["kind", "dimension", "judge", "pairs", "consistent", "flipped", "consistency", "decisive",
+                 "slot_a_share", "order_biased"]
 
 
 PLOTTED = ("elo", "yield", "diversity", "cost")
@@ -298,6 +309,9 @@ def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, lis
                  f"generated {meta.get('finished_at', '')}") + "</p>"]
     for n in res.notes:
         parts.append(f"<p class='note'>{html.escape(n)}</p>")
+    parts.append("<section id='protocol'><h2>Protocol</h2><p class='note'>Every choice this evaluation made: "
+                 "judges, presentation orders, thresholds per metric, ideas per topic, ELO rounds and matches, "
+                 "grounding.</p>" + _html_table(tables["protocol"]) + "</section>")
     parts.append("<section id='summary'><h2>Summary</h2><p class='note'>Headline numbers per method "
                  "(point values; intervals in the sections below).</p>" + _html_table(tables["methods"]))
     parts.append("</section>")
@@ -308,6 +322,15 @@ def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, lis
             parts.append("<h3>Topics with Yield &ge; 1 / 2 / 3</h3>" + _html_table(tables["yield-counts"]))
         parts.extend(_plots_html(sid, plots, out))
         parts.append("</section>")
+    parts.append("<section id='order-consistency'><h2>Order consistency</h2><p class='note'>Every question "
+                 "asked in both presentation orders, per judged dimension and judge: the share of pairs whose two "
+                 "verdicts agree (the same idea wins, or a tie twice; for diversity, the same relation). A pair "
+                 "that flipped (the same slot won both times) counts as a tie: no signal. order_biased: the judge "
+                 "named one slot in most of its decisive verdicts.</p>" + _html_table(tables["order-consistency"])
+                 + "</section>")
+    parts.append("<section id='replies'><h2>Judge replies</h2><p class='note'>Questions asked per kind and "
+                 "judge; an unusable reply (unparseable after the re-ask) is counted here and left out of every "
+                 "metric, never turned into a verdict.</p>" + _html_table(tables["replies"]) + "</section>")
     parts.append("<section id='cost'><h2>Cost</h2><p class='note'>Calls, tokens and USD per method: generation "
                  "(the method's own run) and each evaluation metric (judge role).</p>" + _html_table(tables["cost"]))
     parts.extend(_plots_html("cost", plots, out))
@@ -327,6 +350,8 @@ def render_summary(res: EvalResults, tables: dict[str, Table]) -> str:
              f"Topics: {res.meta.get('n_topics')}; methods: {', '.join(res.methods)}; "
              f"ideas per topic: {res.meta.get('n_ideas')}; judges: {', '.join(res.meta.get('judges', []))}.", ""]
     lines += [f"- {n}" for n in res.notes]
+    if res.protocol:
+        lines += ["", "Protocol:", ""] + [f"- {r['item']}: {r['value']}" for r in res.protocol]
     lines += ["", "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
     lines += ["| " + " | ".join(c or "–" for c in row) + " |" for row in t.cells()]
     lines += ["", "Full report: `report.html`; per idea: `ideas.csv`; per topic: `topics.csv`; "

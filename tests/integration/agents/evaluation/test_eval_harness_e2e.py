@@ -73,7 +73,11 @@ async def test_known_preference_orders_elo_win_rates_and_yield_and_flip_reverses
     assert wr == {"q_high": 1.0, "q_mid": 0.5, "q_low": 0.0}  # reference is QUALITY 2: win, tie, loss
     assert _est(res, "moscore_pd")["q_high"] == pytest.approx(1.0)
     y = _est(res, "yield")
-    assert y == {"q_high": 2.0, "q_mid": 1.0, "q_low": 0.0}
+    # IDEAgent's main-table gates (NB >= 7, S >= 7, C >= 6, D >= 7): the mid writer's ideas score 6/9 and fail
+    assert y == {"q_high": 2.0, "q_mid": 0.0, "q_low": 0.0}
+    # a judge that prefers the better idea whatever its slot: every pair agrees across the two orders
+    assert res.order and all(r["consistency"] == 1.0 and not r["order_biased"] for r in res.order)
+    assert {r["kind"] for r in res.order} == {"pairwise", "reference", "diversity"}
     cu = _est(res, "creative_utility")
     assert cu["q_high"] == pytest.approx(1.0) and cu["q_low"] == pytest.approx(0.0)
     assert check_report(run.path) == []

@@ -1,0 +1,165 @@
+"""The evaluation's protocol, decided once from the config and settings: who judges (the panel's seats),
+whether a judge shares a generator's model, and every choice as lines a person reads (the dry run prints
+them, the report lists them). No model is called here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from motivgraph.agents.evaluation.config import EvalConfig
+from motivgraph.agents.evaluation.metrics.elo import rounds_for
+from motivgraph.llm.factory import split_model
+from motivgraph.settings import Settings
+
+ORDERS = 2  # every pairwise question is asked in both presentation orders (fixed, not configurable)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One judge of the panel: its report name, its model (provider:model or None = the judge role's
+    model) and which sample of that model it draws (None: the model's ordinary sample)."""
+
+    name: str
+    model: str | None
+    sample: int | None
+
+
+def judge_models(settings: Settings, config: EvalConfig) -> list[str | None]:
+    """The distinct judge models named (None: the judge role's model, from settings)."""
+    named = list(dict.fromkeys(config.judges))
+    return list(named) if named else [None]
+
+
+def _label(settings: Settings, model: str | None) -> str:
+    return model if model is not None else _role_model(settings, "judge") or "judge"
+
+
+def _role_model(settings: Settings, role: str | None) -> str | None:
+    override = settings.llm.roles.get(role) if role else None
+    return (override.model if override and override.model else None) or settings.llm.model
+
+
+def panel_seats(settings: Settings, config: EvalConfig) -> list[Seat]:
+    """At least `panel_size` seats: every named model once, then (when fewer distinct models are named)
+    further seeded samples of them in turn, so a one-model panel is still three independent judges."""
+    models = judge_models(settings, config)
+    seats = [Seat(_label(settings, m), m, None) for m in models]
+    k = 0
+    while len(seats) < config.panel_size:
+        m = models[k % len(models)]
+        k += 1
+        sample = config.seed * 1000 + k  # one fixed sample per extra seat: a resumed evaluation re-asks the same
+        seats.append(Seat(f"{_label(settings, m)}#s{k}", m, sample))
+    return seats
+
+
+def generator_models(settings: Settings, config: EvalConfig) -> dict[str, set[str]]:
+    """Per method: the models its roles write with (from settings, as a run would bind them)."""
+    from motivgraph.agents.core import get_method
+    from motivgraph.agents.core.llm import model_role
+
+    out: dict[str, set[str]] = {}
+    for m in config.methods:
+        if m in config.run_ids:  # existing runs: their models are whatever they were run with
+            continue
+        roles = getattr(get_method(m), "roles", ()) or ()
+        models = {x for r in roles if (x := _role_model(settings, model_role(f"{m}.{r}"))) is not None}
+        if not roles and settings.llm.model:
+            models.add(settings.llm.model)
+        out[m] = models
+    return out
+
+
+def _same_model(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    return ":" in a and ":" in b and split_model(a)[1] == split_model(b)[1]
+
+
+def shared_model_warnings(settings: Settings, config: EvalConfig) -> list[str]:
+    """One warning per judge model that also writes a method's ideas (a judge grading its own model's
+    ideas favours them; IDEAgent and MindFlow judge with models distinct from the generator's)."""
+    gens = generator_models(settings, config)
+    out = []
+    for m in judge_models(settings, config):
+        label = _label(settings, m)
+        same = sorted(meth for meth, ms in gens.items() if any(_same_model(label, g) for g in ms))
+        if same:
+            out.append(f"WARNING judge model {label} also generates the ideas of {', '.join(same)}: a judge "
+                       "rating its own model's ideas may favour them; name distinct judges with --judges")
+    return out
+
+
+def panel_note(settings: Settings, config: EvalConfig, seats: list[Seat]) -> str | None:
+    """What the report says when the panel was filled with samples of the named judge(s)."""
+    extra = [s for s in seats if s.sample is not None]
+    if not extra:
+        return None
+    temp = settings.llm.temperature
+    note = (f"judge panel of {len(seats)}: {len(seats) - len(extra)} distinct model(s) named, filled with "
+            f"{len(extra)} independent seeded sample(s) of them ({', '.join(s.name for s in extra)})")
+    if temp == 0:
+        note += "; WARNING the temperature is 0, so the samples are likely identical copies of one judge"
+    return note
+
+
+def protocol_rows(settings: Settings, config: EvalConfig, n_topics: int, graph: str | None = None) -> list[
+        tuple[str, str]]:
+    """Every protocol choice as (item, what it is and where it comes from)."""
+    seats = panel_seats(settings, config)
+    n = config.n_ideas
+    per_topic = n * len(config.methods)
+    rounds = rounds_for(per_topic, config.elo_rounds) if per_topic > 1 else 0
+    rows: list[tuple[str, str]] = [
+        ("judges", f"{len(seats)}: " + ", ".join(s.name for s in seats)
+         + f" (panel of at least {config.panel_size}; MindFlow Section 5.2 uses three judges)"),
+        ("orders", f"{ORDERS}: every pairwise question (ELO matches, reference comparisons, diversity pairs) is asked "
+         "in both presentation orders; a verdict that flips with the order counts as a tie (no signal)"),
+        ("votes per pairwise dimension", f"{len(seats) * ORDERS} per compared pair ({len(seats)} judges x {ORDERS} "
+         "orders; MindFlow: 3 x 2 = 6)"),
+        ("ideas per topic", f"{n} per method ({per_topic} per topic); "
+         + ("Yield and Creative Utility over fewer than 3 ideas say little (Yield is capped at the set size)"
+            if n < 3 else "IDEAgent judges a set of 10 per topic; the set-level paper's CU uses K = 3")),
+        ("Yield gates", f"NB >= {config.gate_k:g}, S >= {config.gate_l:g}, C >= {config.gate_m:g}, "
+         f"D >= {config.tau:g} (IDEAgent main table)"
+         + (f"; also at NB >= {config.gate_k_alt:g}" if config.gate_k_alt is not None else "")),
+        ("Yield diversity", "eight axes, each counted once, relation same/variant/related/distinct -> 0-9"),
+        ("Yield surface", f"NB x S grid 0-9 at C >= {config.surface_m:g}, D >= {config.tau:g}"),
+        ("reference win rates", "six dimensions (problem novelty, significance, timeliness; technical novelty, "
+         "effectiveness, feasibility) against the target papers; MOScore weights PD "
+         f"{', '.join(f'{w:g}' for w in config.w_pd)}, PS {', '.join(f'{w:g}' for w in config.w_ps)} (MindFlow)"),
+        ("Creative Utility", f"gamma {config.cu_gamma:g}, greedy order, quality = strict win rate against the "
+         f"targets, distance = {config.cu_distance} (set-level paper, Section 4)"),
+        ("ELO", f"Swiss tournament per topic and dimension, {rounds} round(s) (requested {config.elo_rounds}, at "
+         f"least ceil(log2 {per_topic})), ~{rounds * (per_topic // 2)} match(es) per topic and dimension; "
+         f"K {config.elo_k:g}, start {config.elo_start:g}; interval: bootstrap over matches "
+         f"({max(10, config.n_boot // 2)} resamples)"),
+        ("order bias", f"a judge naming the same slot in >= {config.order_bias_share:.0%} of at least "
+         f"{config.order_bias_min} decisive verdicts on a dimension is flagged order-biased"),
+        ("intervals", f"95% percentile bootstrap, {config.n_boot} resamples, seed {config.seed}"),
+        ("graph grounding", {"per-topic": "a graph per topic built from its background papers",
+                             "current": "your current graph",
+                             "file": "the background papers as a file (no graph)"}.get(graph or config.graph,
+                                                                                     graph or config.graph)),
+        ("topics", str(n_topics)),
+        ("metrics", ", ".join(config.metrics)),
+    ]
+    note = panel_note(settings, config, seats)
+    if note:
+        rows.append(("panel fill", note))
+    for w in shared_model_warnings(settings, config):
+        rows.append(("warning", w))
+    return rows
+
+
+def hours(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "unknown"
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
+def as_dict(rows: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    return [{"item": k, "value": v} for k, v in rows]
