@@ -1,6 +1,7 @@
-"""Per-topic graphs: each evaluation topic's background papers ingested (paper-JSON ingest and the miner,
-the same pipeline as `motivgraph ingest papers.jsonl`) into a graph of its own, so graph-grounded methods
-ground on exactly the literature every other method sees, and on nothing else.
+"""Evaluation graphs (the shared corpus graph of corpus_graph.py is built by this same code). Per-topic graphs:
+each evaluation topic's background papers ingested (paper-JSON ingest and the miner, the same pipeline as
+`motivgraph ingest papers.jsonl`) into a graph of its own, so graph-grounded methods ground on exactly the
+literature every other method sees, and on nothing else.
 
 Where: `<cache root>/<key[:24]>/` is a data directory of its own (ledger, miner decisions, FAISS indexes,
 and the embedded FalkorDB files when no external server is configured); with `graph.falkordb_url` set, the
@@ -78,14 +79,15 @@ def graph_key(topic: EvalTopic, extractor: str, settings: Settings) -> str:
     return hashlib.sha256(_canonical(payload).encode("utf-8")).hexdigest()
 
 
-def topic_settings(settings: Settings, root: Path) -> Settings:
-    """Settings for the topic's own data dir: same models and LLM settings, its own graph, no S2."""
+def topic_settings(settings: Settings, root: Path, *, s2: bool = False) -> Settings:
+    """Settings for the topic's own data dir: same models and LLM settings, its own graph; Semantic Scholar
+    only with `s2` (literature_search then asks it first; the evaluation drops results after the cutoff)."""
     root = Path(root).expanduser().resolve()
     name = "eval-" + hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:16]
     return settings.model_copy(update={
         "data_dir": root,
         "graph": settings.graph.model_copy(update={"name": name}),
-        "s2": settings.s2.model_copy(update={"enabled": False}),
+        "s2": settings.s2.model_copy(update={"enabled": bool(s2 and settings.s2.enabled)}),
     })
 
 
@@ -137,11 +139,11 @@ def _wipe(s: Settings) -> None:
         shutil.rmtree(s.data_dir / sub, ignore_errors=True)
 
 
-async def _ingest(topic: EvalTopic, s: Settings, budget_usd: float | None) -> dict[str, Any]:
+async def _ingest(topic: EvalTopic, s: Settings, budget_usd: float | None, progress: Any = None) -> dict[str, Any]:
     from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
 
     src = _write_records(topic, s.data_dir / "background.jsonl")
-    run = await run_ingest_command(IngestRequest(paths=[str(src)], budget_usd=budget_usd), s)
+    run = await run_ingest_command(IngestRequest(paths=[str(src)], budget_usd=budget_usd), s, progress=progress)
     sm = run.summary
     if isinstance(run.stopped, BudgetExceeded):  # the evaluation stops (resumable), the ledger keeps what is done
         raise BudgetExceeded(f"{topic.topic_id}: building its graph reached the budget: {run.stopped}")
@@ -156,11 +158,12 @@ async def _ingest(topic: EvalTopic, s: Settings, budget_usd: float | None) -> di
 
 
 async def build_topic_graph(settings: Settings, topic: EvalTopic, cache_root: Path, *,
-                            budget_usd: float | None = None) -> TopicGraph:
-    """The topic's graph, built on first use and reused while its key holds (see module doc)."""
+                            budget_usd: float | None = None, progress: Any = None, s2: bool = False) -> TopicGraph:
+    """The topic's graph, built on first use and reused while its key holds (see module doc). `progress`: the
+    ingest's progress hooks (start(total, parser), advance(outcome)) while papers are ingested."""
     extractor = await asyncio.to_thread(extractor_id, settings)
     key = graph_key(topic, extractor, settings)
-    s = topic_settings(settings, Path(cache_root) / key[:24])
+    s = topic_settings(settings, Path(cache_root) / key[:24], s2=s2)
     s.data_dir.mkdir(parents=True, exist_ok=True)
     marker = s.data_dir / "eval-graph.json"
     want = expected_ids(topic)
@@ -171,7 +174,7 @@ async def build_topic_graph(settings: Settings, topic: EvalTopic, cache_root: Pa
         return tg
     for attempt in range(2):
         if not cached or attempt:
-            tg.summary = await _ingest(topic, s, budget_usd)
+            tg.summary = await _ingest(topic, s, budget_usd, progress)
             tg.built = True
         tg.papers, tg.triples = await asyncio.to_thread(_contents, s)
         missing = want - {p.paper_id for p in tg.papers}
