@@ -58,6 +58,19 @@ class TopicBackground(BaseModel):
     papers: list[BackgroundPaper] = Field(default_factory=list)
     nodes: list[dict[str, Any]] = Field(default_factory=list, description="Graph nodes {key, type, name, description}.")
     triples: list[BackgroundTriple] = Field(default_factory=list)
+    searched: bool = Field(False, description="True when a graph search was made for this background.")
+    note: str | None = Field(None, description="Why the graph search could not answer, when it could not.")
+
+    def empty_warning(self) -> str | None:
+        """A graph background that finds nothing says so: the text of the run's warning (None when the search
+        found something, or no graph search was made)."""
+        if not self.searched or self.nodes or self.papers or self.triples:
+            return None
+        why = f"the graph could not answer ({self.note})" if self.note else (
+            "node_search and literature_search returned no node and no paper for it")
+        return (f"the graph background for {self.topic!r} is empty: {why}. The method runs from the topic text "
+                "alone, ungrounded. Ingest papers on this topic (motivgraph ingest PAPERS), rebuild the indexes "
+                "(motivgraph reindex) if the graph is new, or give a background file (--background FILE).")
 
     def as_text(self, *, max_papers: int = 10, chars_per_paper: int = 1200) -> str:
         """A prompt-ready block: triples first (compact), then papers (title + abstract/intro)."""
@@ -152,7 +165,7 @@ class TopicBackground(BaseModel):
         )
         from motivgraph.api.contract.tools import LITERATURE_SEARCH, NODE_RELATION, NODE_SEARCH
 
-        bg = cls(topic=topic, source="graph")
+        bg = cls(topic=topic, source="graph", searched=True)
         hits = (await client.call(NODE_SEARCH, NodeSearchRequest(query=topic, k=nodes))).hits
         bg.nodes = [{"key": h.key, "type": h.type, "name": h.name, "description": h.description} for h in hits]
         names = [h.name for h in hits[:relations]]

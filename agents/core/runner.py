@@ -101,7 +101,7 @@ async def load_background(spec: RunSpec, tool_client: Any | None, from_graph: bo
         return await TopicBackground.from_graph(tool_client, spec.topic)
     except MotivGraphError as e:  # an empty or unindexed graph: the method still runs from the topic
         log.info("no graph background for %r: %s", spec.topic, e)
-        return TopicBackground(topic=spec.topic)
+        return TopicBackground(topic=spec.topic, searched=True, note=str(e))
 
 
 def _summary(ctx: RunContext, status: str, ideas: list[IdeaRecord], repro: dict[str, Any], extra: str, *,
@@ -158,6 +158,9 @@ async def run_method(
     try:
         ctx.background = await load_background(spec, tool_client, cls.graph_background)
         run.write_json("background.json", ctx.background.model_dump(mode="json"))
+        empty = ctx.background.empty_warning()
+        if empty is not None:  # a graph background that finds nothing says so (the CLI shows warnings)
+            ctx.emit({"type": "warning", "text": empty})
         ctx.emit({"type": "status", "status": RUNNING, "method": cls.name, "resumed": resumed,
                   "tools": tool_client is not None, "background": ctx.background.source,
                   "background_papers": len(ctx.background.papers), "budget_usd": spec.budget_usd})

@@ -90,6 +90,9 @@ class DialoguePrinter:
             console.print(f"[dim]{agent} context trimmed {ev['tokens_before']} → {ev['tokens_after']} tokens[/dim]")
         elif kind == "idea_invalid":
             console.print(f"[red]no valid idea: {escape(str(ev.get('error')))}[/red]")
+        elif kind == "warning":
+            text = str(ev.get("text") or ev.get("message") or "")
+            console.print(f"[bold yellow]warning:[/bold yellow] {escape(text)}")
         elif kind == "resumed":
             console.print(f"[yellow]resumed at stage {ev.get('stage')}, round {ev.get('round')}[/yellow]")
         elif kind == "status" and ev.get("status") in ("failed", "stopped", "interrupted"):
