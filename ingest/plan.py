@@ -61,7 +61,12 @@ class PdfInput:
     needs_parser = True
 
     def keys(self, path: Path) -> list[DocKey]:
-        return [DocKey(sha256_file(path), path.stat().st_size)]
+        size = path.stat().st_size
+        if size == 0:
+            # Every empty file has the same sha256: keyed by content, all but one were listed as "duplicates"
+            # of the first and never reported. Each is its own (failed) document, keyed by its path.
+            return [DocKey(f"empty:{path_to_text(path)}", 0)]
+        return [DocKey(sha256_file(path), size)]
 
     async def load(self, item: WorkItem, parser: DocumentParser | None, settings: Settings) -> Paper:
         if not item.path.exists():

@@ -8,6 +8,7 @@ name that is not valid UTF-8 is walked like any other (see `motivgraph.fsutil.pa
 
 from __future__ import annotations
 
+import errno
 import glob
 import hashlib
 import logging
@@ -69,7 +70,9 @@ def walk(paths: Iterable[str | Path], suffixes: Collection[str] = DEFAULT_SUFFIX
                 res.missing.append(str(p))
             return
         except OSError as e:
-            if p.name.lower().endswith(wanted):
+            if e.errno == errno.ELOOP:  # a link that leads back to itself: nothing to read, not a failure
+                res.skipped.append((path_to_text(p), "symbolic link loop"))
+            elif p.name.lower().endswith(wanted):
                 res.unreadable.append((p, f"cannot stat: {_reason(e)}"))
             return
         if stat.S_ISDIR(st.st_mode):
@@ -90,6 +93,9 @@ def walk(paths: Iterable[str | Path], suffixes: Collection[str] = DEFAULT_SUFFIX
 
         def onerror(e: OSError) -> None:
             where = Path(e.filename) if e.filename else root
+            if e.errno == errno.ELOOP:
+                res.skipped.append((path_to_text(where), "symbolic link loop"))
+                return
             res.unreadable.append((where.resolve() if where.is_absolute() else where, f"cannot list: {_reason(e)}"))
 
         for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=True):

@@ -149,7 +149,7 @@ def _summary_table(s: IngestSummary) -> Table:
     rows: list[tuple[str, Any]] = [("parser", s.parser or "–"), *_found_rows(s),
         (f"other files skipped (not {' or '.join(_KIND_FILES.get(k, k) for k in _input_kind_names())})",
          s.non_pdf_skipped),
-        ("special files / dangling links skipped", len(s.skipped)),
+        ("special files, dangling links, link loops skipped", len(s.skipped)),
         ("duplicates (same file sha256 / record id)", s.duplicates),
         ("already stored (skipped)", s.already_done),
         ("failed earlier (skipped; --retry-failed)", s.skipped_failed),

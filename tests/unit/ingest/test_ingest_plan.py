@@ -49,6 +49,29 @@ async def test_plan_writes_nothing_and_execute_follows_it(tmp_path: Path) -> Non
     assert limited.to_process == 0
 
 
+async def test_each_empty_file_is_its_own_failure_and_link_loops_are_skipped(tmp_path: Path) -> None:
+    """Two empty PDFs share a sha256; keyed by content, the second was a silent "duplicate" of the first.
+    A link that leads back to itself (ELOOP) is listed as skipped, never recorded as an unreadable input."""
+    inp = tmp_path / "in"
+    (inp / "sub").mkdir(parents=True)
+    (inp / "empty1.pdf").write_bytes(b"")
+    (inp / "empty2.pdf").write_bytes(b"")
+    (inp / "loop.pdf").symlink_to("loop.pdf")
+    (inp / "sub" / "up").symlink_to("up")
+    write_paper(inp / "real.pdf")
+    s = _settings(tmp_path)
+    p = await plan_async([inp], s)
+    assert p.duplicates == [] and p.unreadable == []
+    assert sorted(why for _, why in p.skipped) == ["symbolic link loop", "symbolic link loop"]
+    assert p.found == 3 and p.to_process == 3
+    summary = await execute(p, Sink())
+    assert summary.ok == 1 and summary.failed == 2
+    led = Ledger.for_data_dir(s.data_dir)
+    failed = sorted(Path(r.path).name for r in led.rows(state="failed"))
+    led.close()
+    assert failed == ["empty1.pdf", "empty2.pdf"]
+
+
 class JsonLinesKind:
     """A record input as another issue adds it: one Paper per JSON line, keyed by a stable record id."""
 
