@@ -784,4 +784,6 @@ def parse_pdf(
         sha256=sha256,
         source_path=source_path or str(p),
         text_repairs=sum(repairs, Repairs()).as_dict(),
+        notes=[f"only the first {max_pages} of {n_pages} pages were read (setting MOTIVGRAPH_INGEST_MAX_PAGES)"]
+        if n_pages > max_pages else [],
     )

@@ -104,6 +104,8 @@ def test_page_cap(tmp_path: Path) -> None:
     p = parse_pdf(big, max_pages=3)
     assert p.page_count and p.page_count > 250
     assert p.section("introduction")  # the first pages are enough for title and Introduction
+    assert p.notes == [f"only the first 3 of {p.page_count} pages were read (setting MOTIVGRAPH_INGEST_MAX_PAGES)"]
+    assert parse_pdf(write_paper(tmp_path / "short.pdf"), max_pages=3).notes == []
 
 
 def _write(path: Path, data: bytes) -> Path:
