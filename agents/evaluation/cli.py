@@ -93,8 +93,47 @@ class ProgressPrinter:
         elif kind == "progress" and ev.get("phase") in self.tasks:
             desc = f"{ev['phase']} {ev.get('method', '')} {ev.get('topic_id', '')}".strip()
             self.progress.update(self.tasks[ev["phase"]], completed=ev.get("done", 0), description=escape(desc))
+            if ev["phase"] == "generate" and "ideas" in ev:  # what was accepted, not what was asked for
+                self.progress.console.print(f"[dim]{escape(accepted_line(ev))}[/dim]")
         elif kind == "child":
-            self.progress.console.print(f"[dim]run {escape(ev['run_id'])}: {ev['need']} idea(s)[/dim]")
+            self.progress.console.print(f"[dim]run {escape(ev['run_id'])}: asking for {ev['need']} more "
+                                        f"idea(s)[/dim]")
+
+
+def accepted_line(ev: dict[str, Any]) -> str:
+    """'stateless T1: 0 ideas accepted (of 2 requested)': the delivered count, whatever was asked."""
+    n = int(ev.get("ideas") or 0)
+    req = ev.get("requested")
+    of = f" (of {req} requested)" if req is not None else ""
+    return f"{ev.get('method', '')} {ev.get('topic_id', '')}: {n} idea{'' if n == 1 else 's'} accepted{of}"
+
+
+def _print_protocol(rows: list[tuple[str, str]]) -> None:
+    from rich.table import Table
+
+    table = Table(title="protocol")
+    table.add_column("item", justify="left")
+    table.add_column("value", justify="left")
+    for k, v in rows:
+        table.add_row(escape(k), escape(v))
+    Console(width=max(console.width, 150)).print(table)
+
+
+def _print_time(settings: Any, cfg: Any, est: Any, measure_speed: bool) -> None:
+    """The time the estimate's tokens take: local models timed (or their recorded timing), hosted on a basis."""
+    from motivgraph.agents.evaluation import speed
+
+    speeds: dict[str, Any] = {}
+    for model, role in speed.local_models(settings, ["judge", None]):
+        sp = None if measure_speed else speed.recorded(settings, model)
+        if sp is None:
+            err_console.print(f"[dim]timing {escape(model)}: two short completions (prompt and reply speed)[/dim]")
+            sp = speed.measure(settings, role)
+        speeds[model] = sp
+    seconds, basis = speed.time_lines(settings, est, speeds)
+    console.print(f"time: about {speed.hours(seconds)} of model time", highlight=False, soft_wrap=True)
+    for b in basis:
+        console.print(f"  basis: {escape(b)}", highlight=False, soft_wrap=True)
 
 
 def _print_estimate(est: Any, title: str) -> None:
@@ -120,7 +159,11 @@ def eval_command(
                                        "background_papers, target_papers)."),
     topic: list[str] = typer.Option([], "--topic", help="A topic string (repeatable); background from your graph."),
     methods: str | None = typer.Option(None, "--methods", help="Comma-separated registered methods."),
-    ideas: int = typer.Option(2, "--ideas", min=1, max=50, help="Ideas every method must deliver per topic."),
+    ideas: int | None = typer.Option(None, "--ideas", min=1, max=50, help="Ideas every method must deliver per "
+                                     "topic (default 10: IDEAgent's set per topic; fewer than 3 make Yield and CU "
+                                     "say little)."),
+    panel_size: int | None = typer.Option(None, "--panel-size", min=1, max=9, help="Judges on the panel (default "
+                                          "3, MindFlow's; fewer distinct --judges: filled with seeded samples)."),
     config: list[str] = typer.Option([], "--config", help="METHOD=JSON config for one method (repeatable)."),
     runs: list[str] = typer.Option([], "--runs", help="METHOD=RUN_ID,RUN_ID: evaluate existing runs instead of "
                                    "generating (repeatable)."),
@@ -135,16 +178,21 @@ def eval_command(
     metrics: str | None = typer.Option(None, "--metrics", help="Subset of metrics, comma-separated."),
     elo_k: float = typer.Option(32.0, "--elo-k", help="ELO K-factor."),
     elo_start: float = typer.Option(1000.0, "--elo-start", help="ELO start rating."),
-    elo_rounds: int = typer.Option(0, "--elo-rounds", help="Swiss rounds (at least ceil(log2 N))."),
-    n_boot: int = typer.Option(1000, "--n-boot", help="Bootstrap resamples."),
+    elo_rounds: int | None = typer.Option(None, "--elo-rounds", help="Swiss rounds (default 5; at least "
+                                          "ceil(log2 N))."),
+    n_boot: int | None = typer.Option(None, "--n-boot", help="Bootstrap resamples (default 1000)."),
     w_pd: str | None = typer.Option(None, "--w-pd", help="MOScore_PD weights, e.g. 0.5,0.25,0.25."),
     w_ps: str | None = typer.Option(None, "--w-ps", help="MOScore_PS weights."),
     gates: str | None = typer.Option(None, "--gates", help="Yield gates k,l,m (non-obviousness, soundness, "
-                                     "clarity), default 6,6,6."),
-    tau: float = typer.Option(6.0, "--tau", help="Yield pairwise diversity threshold."),
+                                     "clarity), default 7,7,6 (IDEAgent's main table)."),
+    tau: float | None = typer.Option(None, "--tau", help="Yield pairwise diversity threshold (default 7, "
+                                     "IDEAgent's)."),
     cu_distance: str = typer.Option("judge", "--cu-distance", help="judge | embedding."),
     budget_usd: float | None = typer.Option(None, "--budget-usd", min=0, help="Budget for the whole evaluation."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print the cost estimate; call no model."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the protocol, the cost and a time estimate; no "
+                                 "evaluation runs (a local model is timed once by two short completions)."),
+    measure_speed: bool = typer.Option(False, "--measure-speed", help="With --dry-run: time the local model again "
+                                       "instead of using its recorded timing."),
     resume: str | None = typer.Option(None, "--resume", help="Continue an unfinished evaluation."),
     list_: bool = typer.Option(False, "--list", help="List evaluations."),
     check: str | None = typer.Option(None, "--check", help="Check an evaluation's report (sections, plots, "
@@ -162,11 +210,15 @@ def eval_command(
             console.print(f"{e['id']}  {e['status']}  {escape(str(e['topic']))}  report={rep}")
         return
     if check:
-        from motivgraph.agents.evaluation.report_check import check_report
+        from motivgraph.agents.evaluation.report_check import check_report, order_bias_warnings
 
-        problems = check_report(RunDir.open(settings.runs_dir, check).path)
+        out = RunDir.open(settings.runs_dir, check).path
+        problems = check_report(out)
         for p in problems:
             err_console.print(f"[red]{escape(p)}[/red]")
+        # an order-biased judge is a finding the report states, not a broken report: a warning, exit 0
+        for w in order_bias_warnings(out):
+            err_console.print(f"[yellow]warning:[/yellow] {escape(w)}")
         if problems:
             raise typer.Exit(EXIT_FAILED)
         console.print("report OK: every section, every plot drawing data, every table equal to its CSV")
@@ -181,7 +233,10 @@ def eval_command(
         tlist = _topics(topics, topic)
         if not methods:
             raise ConfigError("--methods is required (comma-separated registered methods)")
-        kw: dict[str, Any] = {}
+        # only what the user gave: everything else is the protocol's default (EvalConfig, with its sources)
+        kw: dict[str, Any] = {k: v for k, v in (("n_ideas", ideas), ("panel_size", panel_size),
+                                                ("elo_rounds", elo_rounds), ("n_boot", n_boot), ("tau", tau))
+                              if v is not None}
         for name, val in (("w_pd", _floats3(w_pd, "--w-pd")), ("w_ps", _floats3(w_ps, "--w-ps"))):
             if val is not None:
                 kw[name] = val
@@ -193,12 +248,12 @@ def eval_command(
         except json.JSONDecodeError as e:
             raise typer.BadParameter(f"--config: not JSON ({e.msg})") from None
         cfg = EvalConfig(
-            methods=[m.strip() for m in methods.split(",") if m.strip()], n_ideas=ideas, method_configs=method_configs,
+            methods=[m.strip() for m in methods.split(",") if m.strip()], method_configs=method_configs,
             run_ids={k: [x for x in v.split(",") if x] for k, v in _pairs(runs, "--runs").items()},
             graph=graph if topics else "current", allow_target_leak=allow_target_leak,
             graph_cache=str(graph_cache) if graph_cache else None,
             judges=[j.strip() for j in (judges or "").split(",") if j.strip()],
-            elo_k=elo_k, elo_start=elo_start, elo_rounds=elo_rounds, n_boot=n_boot, tau=tau,
+            elo_k=elo_k, elo_start=elo_start,
             cu_distance=cu_distance, budget_usd=budget_usd,
             **({"metrics": [x.strip() for x in metrics.split(",") if x.strip()]} if metrics else {}), **kw)
         from motivgraph.agents.core.registry import get_method
@@ -207,14 +262,17 @@ def eval_command(
             get_method(m)  # unknown method: a clear error naming the registered ones
     if dry_run:
         from motivgraph.agents.evaluation.estimate import estimate_eval
+        from motivgraph.agents.evaluation.protocol import protocol_rows
 
         est = estimate_eval(settings, cfg, tlist)
+        _print_protocol(protocol_rows(settings, cfg, len(tlist)))
         _print_estimate(est, f"dry run: {len(tlist)} topic(s) × {len(cfg.methods)} method(s) × {cfg.n_ideas} "
-                             "idea(s) (no model called)")
+                             "idea(s) (no evaluation run)")
+        _print_time(settings, cfg, est, measure_speed)
         return
     if not resume:
         run = create_eval(settings, cfg, tlist, source=str(topics) if topics else "topic strings")
-    console.print(f"evaluation {run.id}: {run.path}")
+    err_console.print(f"evaluation {run.id}: {run.path}", highlight=False)  # a note: results alone on stdout
     try:
         asyncio.run(_execute(settings, run))
     except BudgetExceeded as e:
@@ -253,7 +311,7 @@ async def _execute(settings: Any, run: Any) -> None:
         return InProcessToolClient(settings)
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console) as progress:
+                  console=err_console) as progress:  # progress and notes on stderr, results on stdout
         ev = Evaluation(settings, run, llm_factory=lambda: PlatformLLMClient(settings), tool_client_factory=tools,
                         listener=ProgressPrinter(progress))
         await ev.execute()

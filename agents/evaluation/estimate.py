@@ -121,7 +121,10 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     if config.graph == "per-topic" and any(t.background for t in topics):
         _graph_line(settings, config, topics, out)
     prices = settings.llm.prices
-    judge_models = config.judges or [model_name(settings, "judge")]
+    from motivgraph.agents.evaluation.protocol import panel_seats
+
+    seats = panel_seats(settings, config)  # the protocol's panel: every seat asks every judged question
+    judge_models = [s.model or model_name(settings, "judge") for s in seats]
     n, m = config.n_ideas, len(config.methods)
     # generation, per method (the method's own estimate)
     for method in config.methods:
@@ -143,27 +146,28 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
         out.lines.append(line)
     # judging, per metric
     ideas_per_topic = n * m
-    for jm in judge_models:
+    for seat_no, jm in enumerate(judge_models):
         name = split_model(jm)[1] if ":" in jm else jm
+        label = name + seats[seat_no].name[len(seats[seat_no].name.split("#")[0]):]  # '#s1': a further sample
         acc: dict[str, Line] = {}
 
-        def add(kind: str, calls: int, tokens_in_each: int, name: str = name,
+        def add(kind: str, calls: int, tokens_in_each: int, name: str = name, label: str = label,
                 acc: dict[str, Line] = acc) -> None:
-            ln = acc.setdefault(kind, Line(f"eval.{kind} ({name})", name))
+            ln = acc.setdefault(kind, Line(f"eval.{kind} ({label})", name))
             ln.calls += calls
             ln.input_tokens += calls * tokens_in_each
             ln.output_tokens += calls * REPLY_TOKENS[kind]
 
         for t in topics:
             refs = len(t.targets)
-            if jm == judge_models[0]:
+            if seat_no == 0:  # references are extracted once, by the first judge
                 for p in t.targets:
                     add("extract", 1, _overhead("extract") + count_tokens(p.text()))
             if config.on("scores"):
                 add("score", ideas_per_topic, _overhead("score") + idea_tokens)
             if config.on("gates") or config.on("yield"):
                 add("gates", ideas_per_topic, _overhead("gates") + idea_tokens)
-            if jm == judge_models[0] and (config.on("yield") or config.on("cu")):
+            if seat_no == 0 and (config.on("yield") or config.on("cu")):  # decompositions: the first judge
                 add("signature", ideas_per_topic, _overhead("signature") + idea_tokens)
             if config.on("yield") or config.on("cu"):
                 add("diversity", m * math.comb(n, 2) * 2, _overhead("diversity") + 2 * idea_tokens + 2 * 200)

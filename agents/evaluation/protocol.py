@@ -5,7 +5,6 @@ them, the report lists them). No model is called here.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,8 +130,9 @@ def protocol_rows(settings: Settings, config: EvalConfig, n_topics: int, graph: 
         ("reference win rates", "six dimensions (problem novelty, significance, timeliness; technical novelty, "
          "effectiveness, feasibility) against the target papers; MOScore weights PD "
          f"{', '.join(f'{w:g}' for w in config.w_pd)}, PS {', '.join(f'{w:g}' for w in config.w_ps)} (MindFlow)"),
-        ("Creative Utility", f"gamma {config.cu_gamma:g}, greedy order, quality = strict win rate against the "
-         f"targets, distance = {config.cu_distance} (set-level paper, Section 4)"),
+        ("Creative Utility", f"gamma {config.cu_gamma:g}, greedy order, quality = "
+         f"{getattr(config, 'cu_quality', 'strict win rate against the targets')}, distance = {config.cu_distance} "
+         "(set-level paper, Section 4)"),
         ("ELO", f"Swiss tournament per topic and dimension, {rounds} round(s) (requested {config.elo_rounds}, at "
          f"least ceil(log2 {per_topic})), ~{rounds * (per_topic // 2)} match(es) per topic and dimension; "
          f"K {config.elo_k:g}, start {config.elo_start:g}; interval: bootstrap over matches "
@@ -153,12 +153,6 @@ def protocol_rows(settings: Settings, config: EvalConfig, n_topics: int, graph: 
     for w in shared_model_warnings(settings, config):
         rows.append(("warning", w))
     return rows
-
-
-def hours(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "unknown"
-    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 
 def as_dict(rows: list[tuple[str, str]]) -> list[dict[str, Any]]:

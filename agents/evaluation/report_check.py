@@ -104,3 +104,18 @@ def check_report(out: Path) -> list[str]:
         if rows != read_csv(csv_path):
             problems.append(f"table {name}: HTML cells differ from {csv_path.name}")
     return problems
+
+
+def order_bias_warnings(out: Path) -> list[str]:
+    """Judges the report flags as order-biased (tables/order-consistency.csv), one line each."""
+    path = out / "tables" / "order-consistency.csv"
+    if not path.exists():
+        return []
+    rows = read_csv(path)
+    if not rows:
+        return []
+    head = rows[0]
+    return [f"judge {r[head.index('judge')]} is order-biased on {r[head.index('kind')]} "
+            f"{r[head.index('dimension')]} (slot-A share {r[head.index('slot_a_share')]} of "
+            f"{r[head.index('decisive')]} decisive verdicts): its comparisons there carry no signal"
+            for r in rows[1:] if r[head.index("order_biased")] == "true"]

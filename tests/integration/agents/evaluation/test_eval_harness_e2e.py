@@ -224,6 +224,11 @@ async def test_unusable_judge_replies_are_left_out_not_fatal(settings, embedder,
     failed = [json.loads(x) for x in (run.path / "judgments.jsonl").read_text().splitlines()]
     assert sum(1 for x in failed if x["kind"] == "signature" and "failed" in x) == 4
     assert check_report(run.path) == []
+    # counted as unusable in the report's replies table, never turned into a verdict
+    with (run.path / "tables" / "replies.csv").open() as fh:
+        replies = {(r["kind"], r["judge"]): r for r in csv.DictReader(fh)}
+    assert (replies[("signature", "j")]["asked"], replies[("signature", "j")]["unusable"]) == ("4", "4")
+    assert replies[("signature", "j")]["usable"] == "0" and replies[("score", "j")]["unusable"] == "0"
 
 
 def test_an_evaluation_whose_process_died_is_listed_as_interrupted_with_its_resume_command(settings,
