@@ -89,7 +89,8 @@ class DocOutcome:
     state: str
     reason: str | None = None
     error: str | None = None
-    parsed: bool = False  # parsed in this run (False: came from the cache)
+    parsed: bool = False  # parsed in this run
+    from_parse_cache: bool = False  # its parse came from the parsed cache
     pages: int = 0
     notes: list[str] = field(default_factory=list)  # Paper.notes (e.g. "abstract only: ...")
     paper_id: str | None = None
@@ -113,6 +114,7 @@ class IngestSummary:
     missing: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path text, why): FIFOs, dangling links
     duplicates: int = 0
+    copies: list[tuple[str, str]] = field(default_factory=list)  # (copy, first): which document each duplicate is
     already_done: int = 0
     skipped_failed: int = 0
     to_process: int = 0
@@ -345,7 +347,8 @@ async def execute(
     summary = IngestSummary(
         found=p.found, found_by_kind=dict(p.found_by_kind), documents_by_kind=dict(p.documents_by_kind),
         non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
-        duplicates=len(p.duplicates), already_done=p.already_done, skipped_failed=p.skipped_failed,
+        duplicates=len(p.duplicates), copies=list(p.copies), already_done=p.already_done,
+        skipped_failed=p.skipped_failed,
         to_process=p.to_process,
     )
     kinds = {k.name: k for k in input_kinds().values()}
@@ -363,7 +366,8 @@ async def execute(
                 doc_parser = parser
             summary.parser = doc_parser.description
         else:
-            summary.parser = "none needed (all parsed papers cached)" if p.todo else "none needed"
+            parsable = any(kinds[i.kind].needs_parser for i in p.todo)
+            summary.parser = "none needed (all parsed papers cached)" if parsable else "none needed"
         own_store = False
         if sink is None and p.todo:
             if store is None:
@@ -385,6 +389,7 @@ async def execute(
         async def attempt(item: WorkItem, out: DocOutcome) -> None:
             kind = kinds[item.kind]
             paper = cache.get(item.key) if kind.needs_parser else None
+            out.from_parse_cache = paper is not None
             if paper is None:
                 paper = await kind.load(item, doc_parser, settings)
                 paper.source_path = item.display  # storable text even when the name is not UTF-8
@@ -458,7 +463,8 @@ async def execute(
             else:
                 summary.ok += 1
             summary.parsed += int(o.parsed)
-            summary.from_cache += int(not o.parsed and o.state != "failed")
+            # records (paper JSON) are read, never parsed: neither "parsed now" nor "from cache"
+            summary.from_cache += int(o.from_parse_cache)
             summary.pages += o.pages
             for why in o.notes:
                 summary.notes[why] = summary.notes.get(why, 0) + 1
@@ -491,7 +497,8 @@ def dry_run_summary(p: IngestPlan, parser: ParserName | DocumentParser | None = 
         if needs_parser or not p.todo else "none needed",
         found=p.found, found_by_kind=dict(p.found_by_kind), documents_by_kind=dict(p.documents_by_kind),
         non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
-        duplicates=len(p.duplicates), already_done=p.already_done, skipped_failed=p.skipped_failed,
+        duplicates=len(p.duplicates), copies=list(p.copies), already_done=p.already_done,
+        skipped_failed=p.skipped_failed,
         to_process=p.to_process + len(p.unreadable), dry_run=True, states=states,
     )
 

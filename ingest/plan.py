@@ -38,7 +38,9 @@ class DocKey:
 
     key: str
     size: int | None = None
-    ref: Any = None  # kind-specific: e.g. a record's line number; None for a whole-file document
+    # kind-specific locator; None for a whole-file document. Line-based kinds give the 1-based line number,
+    # or a tuple that starts with it (WorkItem.where shows it to the user).
+    ref: Any = None
 
 
 class InputKind(Protocol):
@@ -120,6 +122,12 @@ class WorkItem:
         """The path as stored in the ledger and shown to the user (reversible escaped text)."""
         return path_to_text(self.path)
 
+    @property
+    def where(self) -> str:
+        """The document for a person: its path, and its line when the file holds several documents."""
+        line = self.ref[0] if isinstance(self.ref, tuple) and self.ref else self.ref
+        return f"{self.display}:{line}" if isinstance(line, int) else self.display
+
 
 @dataclass
 class Unreadable:
@@ -142,6 +150,7 @@ class IngestPlan:
     missing: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path text, why): FIFOs, dangling links
     duplicates: list[tuple[str, str]] = field(default_factory=list)  # (path text, key) of a copy of a known doc
+    copies: list[tuple[str, str]] = field(default_factory=list)  # (copy, first) as WorkItem.where, for the user
     already_done: int = 0
     skipped_failed: int = 0
     unreadable: list[Unreadable] = field(default_factory=list)  # recorded as failures by execute()
@@ -251,6 +260,7 @@ async def plan_async(
         for c in copies:
             first = unique[c.key]
             out.duplicates.append((c.display, c.key))
+            out.copies.append((c.where, first.where))
             log.debug("%s is a copy of %s", c.display, first.display)
     finally:
         if ledger is not None:

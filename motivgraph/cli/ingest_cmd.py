@@ -142,6 +142,9 @@ def _found_rows(s: IngestSummary) -> list[tuple[str, Any]]:
     return rows
 
 
+_COPIES_SHOWN = 20  # a folder of many copies names the first ones; the count is in the summary table
+
+
 def _summary_table(s: IngestSummary) -> Table:
     t = Table(title="ingest summary" + (" (dry run)" if s.dry_run else ""), show_header=False)
     t.add_column("what")
@@ -279,6 +282,11 @@ def _render_run(run: Any) -> None:
         err_console.print(f"[yellow]not found:[/yellow] {escape(m)}", highlight=False)
     for path, why in s.skipped:
         err_console.print(f"[yellow]skipped:[/yellow] {escape(path)} ({why})", highlight=False)
+    for copy, first in s.copies[:_COPIES_SHOWN]:
+        err_console.print(f"duplicate: {escape(copy)} is the same document as {escape(first)} (not processed again)",
+                          highlight=False)
+    if len(s.copies) > _COPIES_SHOWN:
+        err_console.print(f"… and {len(s.copies) - _COPIES_SHOWN} more duplicates", highlight=False)
     console.print(_summary_table(s))
 
 

@@ -121,3 +121,19 @@ async def test_a_new_input_kind_plugs_into_plan_and_execute(tmp_path: Path, reco
     led.close()
     again = await plan_async([inp], s)
     assert again.to_process == 0 and again.already_done == 2 and again.skipped_failed == 1
+
+
+async def test_a_duplicate_record_is_named_by_file_and_line_and_records_are_not_from_cache(tmp_path: Path) -> None:
+    recs = [{"paper_id": f"2101.0000{i}", "title": f"A paper on topic {i} for the plan test",
+             "abstract": "We study a problem. " * 5} for i in (1, 2)]
+    f = tmp_path / "papers.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in (recs[0], recs[1], recs[0])) + "\n")
+    s = _settings(tmp_path)
+    p = await plan_async([f], s)
+    from motivgraph.fsutil import path_to_text
+
+    assert p.copies == [(f"{path_to_text(f)}:3", f"{path_to_text(f)}:1")]
+    summary = await execute(p, Sink())
+    assert summary.ok == 2 and summary.copies == p.copies
+    # records are read, not parsed: neither "parsed now" nor "from cache", and no parser is named
+    assert (summary.parsed, summary.from_cache, summary.parser) == (0, 0, "none needed")
