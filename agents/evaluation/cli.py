@@ -164,6 +164,8 @@ def eval_command(
                                      "say little)."),
     panel_size: int | None = typer.Option(None, "--panel-size", min=1, max=9, help="Judges on the panel (default "
                                           "3, MindFlow's; fewer distinct --judges: filled with seeded samples)."),
+    max_runs: int | None = typer.Option(None, "--max-runs", min=1, max=20, help="Runs per method and topic to reach "
+                                        "--ideas accepted ideas (default 5)."),
     config: list[str] = typer.Option([], "--config", help="METHOD=JSON config for one method (repeatable)."),
     runs: list[str] = typer.Option([], "--runs", help="METHOD=RUN_ID,RUN_ID: evaluate existing runs instead of "
                                    "generating (repeatable)."),
@@ -234,7 +236,7 @@ def eval_command(
         if not methods:
             raise ConfigError("--methods is required (comma-separated registered methods)")
         # only what the user gave: everything else is the protocol's default (EvalConfig, with its sources)
-        kw: dict[str, Any] = {k: v for k, v in (("n_ideas", ideas), ("panel_size", panel_size),
+        kw: dict[str, Any] = {k: v for k, v in (("n_ideas", ideas), ("panel_size", panel_size), ("max_runs", max_runs),
                                                 ("elo_rounds", elo_rounds), ("n_boot", n_boot), ("tau", tau))
                               if v is not None}
         for name, val in (("w_pd", _floats3(w_pd, "--w-pd")), ("w_ps", _floats3(w_ps, "--w-ps"))):

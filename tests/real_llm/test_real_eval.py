@@ -35,6 +35,8 @@ def test_short_evaluation_ends_cleanly(local_llm: Path, tmp_path: Path) -> None:
     env = real_env(tmp_path / "data", local_llm, MOTIVGRAPH_LLM_MAX_TOKENS="350")
     r = run_cli(["eval", "--topics", str(_two_small_topics(tmp_path)), "--methods", "setlevel,stateless",
                  "--ideas", "1", "--graph", "file", "--n-boot", "20",
+                 # the small config this test always ran with, not the papers' protocol (3 judges, 5 runs):
+                 "--panel-size", "1", "--max-runs", "3",
                  "--config", 'stateless={"ideator_tool_calls": 0}'], env)
     runs = tmp_path / "data" / "runs"
     evals = [d for d in runs.iterdir() if (d / "status.json").is_file()
@@ -50,3 +52,34 @@ def test_short_evaluation_ends_cleanly(local_llm: Path, tmp_path: Path) -> None:
     assert check.returncode == 0, check.stdout + check.stderr
     usage = status.get("usage") or {}
     assert any(k.startswith("eval.") and v.get("calls", 0) >= 1 for k, v in usage.items()), usage
+    _report_traces_to_judgments(evals[0])
+    # the dry run times the local model (two short completions) and turns the estimate's tokens into time
+    dry = run_cli(["eval", "--topics", str(_two_small_topics(tmp_path)), "--methods", "setlevel,stateless",
+                   "--ideas", "1", "--graph", "file", "--panel-size", "1", "--dry-run"], env)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert "time: about" in dry.stdout and "local:smollm2: local," in dry.stdout, dry.stdout
+    assert "Yield gates" in dry.stdout and "orders" in dry.stdout, dry.stdout
+
+
+def _report_traces_to_judgments(out: Path) -> None:
+    """The replies table counts exactly the judgments recorded; every direct score in ideas.csv is the mean
+    of its recorded judgments (a real model's replies, unusable ones included)."""
+    import csv
+
+    recs = [json.loads(x) for x in (out / "judgments.jsonl").read_text().splitlines() if x.strip()]
+    counted: dict[tuple[str, str], list[int]] = {}
+    for r in recs:
+        cell = counted.setdefault((r["kind"], r["judge"]), [0, 0])
+        cell[0] += 1
+        cell[1] += "failed" in r
+    with (out / "tables" / "replies.csv").open() as fh:
+        table = {(r["kind"], r["judge"]): [int(r["asked"]), int(r["unusable"])] for r in csv.DictReader(fh)}
+    assert table == counted
+    with (out / "ideas.csv").open() as fh:
+        for row in csv.DictReader(fh):
+            vals = [r["result"]["novelty"] for r in recs if r["kind"] == "score" and r.get("idea") == row["idea_id"]
+                    and "result" in r]
+            if vals:
+                assert abs(float(row["score_novelty"]) - sum(vals) / len(vals)) < 1e-4  # the CSV's 4 decimals
+            else:
+                assert row["score_novelty"] == ""

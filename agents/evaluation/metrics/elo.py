@@ -3,7 +3,8 @@
 Players are ideas. Each round pairs players with equal or close points (then rating), avoiding
 rematches where possible; an odd player out gets a bye (one point, no rating change). Every pairing is
 judged in BOTH presentation orders and the two verdicts are averaged, so a judge that only prefers
-the first-shown idea produces draws, not a winner. Rounds = max(requested, ceil(log2 N)).
+the first-shown idea produces draws, not a winner. Rounds = max(requested, ceil(log2 N)), at most a full
+round robin.
 
 The tournament is a small state machine (`pairs()` then `record()`) so async callers can judge a
 whole round concurrently; `run_swiss` drives it with a synchronous judge.
@@ -46,7 +47,12 @@ def elo_ratings(players: Sequence[str], matches: Sequence[Match], *, k: float = 
 
 
 def rounds_for(n_players: int, requested: int = 0) -> int:
-    return max(requested, math.ceil(math.log2(n_players)) if n_players > 1 else 0)
+    """max(requested, ceil(log2 N)), but no more rounds than a full round robin (N - 1, or N when N is odd
+    and one player sits out each round): past that every pairing is a rematch, the judge's cached verdict
+    again, which would add copies of one match to the bootstrap and narrow the interval without evidence."""
+    if n_players < 2:
+        return 0
+    return min(max(requested, math.ceil(math.log2(n_players))), n_players if n_players % 2 else n_players - 1)
 
 
 def combine_orders(first: float, second_swapped: float) -> float:

@@ -42,23 +42,33 @@ def test_dry_run_prices_generation_and_judging_without_a_key(settings, tmp_path:
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     _env(settings, monkeypatch)
     r = runner.invoke(app, ["eval", "--topics", str(_topics(tmp_path)), "--methods", "setlevel", "--ideas", "3",
-                            "--dry-run"])
+                            "--panel-size", "1", "--dry-run"])
     assert r.exit_code == 0, r.output
     assert "generation: setlevel" in r.output and "deepseek-chat" in r.output and "gpt-4o-mini" in r.output
     assert "eval.pairwise" in r.output and "eval.reference" in r.output
     assert "graphs: extraction (per-topic)" in r.output  # the default per-topic graphs, by the LLM miner
-    rows = {c[0]: c[1:] for c in ([x.strip() for x in ln.split("│")[1:-1]] for ln in r.output.splitlines()
-                                   if ln.startswith("│"))}
+    cells = [[x.strip() for x in ln.split("│")[1:-1]] for ln in r.output.splitlines() if ln.startswith("│")]
+    rows = {c[0]: c[1:] for c in cells if len(c) == 6}  # the cost table (the protocol table has 2 columns)
     calls = {k.split(" ")[0]: int(v[1]) for k, v in rows.items()}
     # 1 topic, 1 method, 3 ideas, 2 target papers, 1 judge: every call counted by hand
     assert calls["eval.extract"] == 2 and calls["eval.score"] == 3 and calls["eval.gates"] == 3
     assert calls["eval.signature"] == 3
     assert calls["eval.diversity"] == 3 * 2  # C(3,2) pairs, both orders
     assert calls["eval.reference"] == 3 * 2 * 2  # ideas x targets x both orders
-    assert calls["eval.pairwise"] == 3 * 2 * 1 * 2  # dimensions x ceil(log2 3) rounds x 1 pair x both orders
+    # dimensions x 3 rounds (5 requested, at most a full round robin of 3 players) x 1 pair x both orders
+    assert calls["eval.pairwise"] == 3 * 3 * 1 * 2
     assert calls["generation:"] == 1  # setlevel: one call for the set
     assert float(rows["total"][-1]) > 0
     assert not (settings.runs_dir.exists() and any(settings.runs_dir.iterdir()))  # nothing written
+    protocol = {c[0]: c[1] for c in cells if len(c) == 2 and c[0]}
+    assert "NB >= 7, S >= 7, C >= 6, D >= 7" in protocol["Yield gates"] and protocol["orders"].startswith("2:")
+    assert "time: about" in r.output and "hosted models: not measured" in r.output  # no key, no call: a basis
+    # the protocol's default panel: three seats (seeded samples of the one judge model), each priced
+    r3 = runner.invoke(app, ["eval", "--topics", str(_topics(tmp_path)), "--methods", "setlevel", "--ideas", "3",
+                             "--dry-run"])
+    assert r3.exit_code == 0, r3.output
+    assert sum(1 for ln in r3.output.splitlines() if ln.startswith("│ eval.score")) == 3
+    assert "gpt-4o-mini#s2" in r3.output
 
 
 def test_cli_refuses_unknown_method_and_missing_topics(settings, tmp_path: Path,

@@ -29,7 +29,10 @@ def test_one_elo_update_by_hand() -> None:
 
 
 def test_rounds_are_at_least_ceil_log2_n() -> None:
-    assert rounds_for(8) == 3 and rounds_for(9) == 4 and rounds_for(5, requested=6) == 6 and rounds_for(1) == 0
+    assert rounds_for(8) == 3 and rounds_for(9) == 4 and rounds_for(1) == 0
+    # never more than a full round robin: past it every pairing would be a rematch (a cached verdict again)
+    assert rounds_for(5, requested=6) == 5 and rounds_for(6, requested=9) == 5 and rounds_for(2, requested=5) == 1
+    assert rounds_for(40, requested=5) == 6 and rounds_for(20, requested=5) == 5
 
 
 def test_both_orders_are_combined() -> None:
