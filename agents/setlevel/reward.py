@@ -59,14 +59,17 @@ def card_text(card: dict[str, str]) -> str:
     return "\n".join(f"{k}: {card.get(k, '')}" for k in ("title", "problem_gap", "core_claim", "method"))
 
 
+def _blocks(a: str, b: str) -> str:
+    # the evaluation judges' block convention (evaluation/judges.py idea_block)
+    return f"=== Idea A ===\n{a.strip()}\n=== end of Idea A ===\n\n=== Idea B ===\n{b.strip()}\n=== end of Idea B ==="
+
+
 def impact_messages(topic: str, a: str, b: str) -> list[tuple[str, str]]:
-    return [("system", IMPACT_SYSTEM),
-            ("human", f"Topic: {topic}\n\n=== Idea A ===\n{a}\n=== end ===\n\n=== Idea B ===\n{b}\n=== end ===")]
+    return [("system", IMPACT_SYSTEM), ("human", f"Topic: {topic}\n\n{_blocks(a, b)}")]
 
 
 def similarity_messages(a: str, b: str) -> list[tuple[str, str]]:
-    return [("system", SIMILARITY_SYSTEM),
-            ("human", f"=== Card 1 ===\n{a}\n=== end ===\n\n=== Card 2 ===\n{b}\n=== end ===")]
+    return [("system", SIMILARITY_SYSTEM), ("human", _blocks(a, b))]
 
 
 Ask = Callable[[list[tuple[str, str]], type[Any]], Awaitable[Any]]

@@ -141,9 +141,11 @@ def length_controlled(wins: Sequence[float], idea_tokens: Sequence[float],
     """Per-idea length-controlled strict win (after Length-Controlled AlpacaEval, adapted to one idea).
 
     One logistic regression over the whole pool: win ~ a + b*x with x = log(idea length / gold length).
-    An idea's controlled quality is its strict win minus what its length alone adds to the expected win
-    over a gold-length idea, sigma(a + b*x) - sigma(a), clipped to [0, 1]. An idea as long as its gold
-    keeps its raw value, and with no length effect (b = 0) nothing changes."""
+    An idea's controlled quality is its strict win weighted by sigma(a) / sigma(a + b*x) -- the win
+    probability of a gold-length idea over that of an idea of its length -- clipped to [0, 1]. Under the
+    fitted model its expected value is sigma(a) whatever its length; a loss stays 0 (a method that never
+    wins scores 0), an idea as long as its gold keeps its raw value, and with no length effect (b = 0)
+    nothing changes."""
     if not len(wins) == len(idea_tokens) == len(gold_tokens):
         raise ValueError("wins, idea_tokens and gold_tokens must be of equal length")
     if any(t <= 0 for t in (*idea_tokens, *gold_tokens)):
@@ -152,7 +154,7 @@ def length_controlled(wins: Sequence[float], idea_tokens: Sequence[float],
         return []
     x = [math.log(i / g) for i, g in zip(idea_tokens, gold_tokens, strict=True)]
     a, b = fit_length_logit(wins, x)
-    return [min(1.0, max(0.0, w - (_sigmoid(a + b * xi) - _sigmoid(a)))) for w, xi in zip(wins, x, strict=True)]
+    return [min(1.0, w * _sigmoid(a) / _sigmoid(a + b * xi)) for w, xi in zip(wins, x, strict=True)]
 
 
 def field_distance_matrix(n: int, similarities: dict[tuple[int, int], Sequence[Sequence[float]]]) -> list[list[float]]:

@@ -13,6 +13,7 @@ from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, R
 from motivgraph.agents.evaluation.judges import SYS
 from motivgraph.agents.evaluation.metrics.reference import DIMENSIONS
 from motivgraph.agents.evaluation.metrics.yield_ import AXES
+from motivgraph.agents.setlevel.reward import IMPACT_SYSTEM, SIMILARITY_SYSTEM
 from motivgraph.api.contract.tools import LITERATURE_SEARCH
 from motivgraph.llm import ScriptedChatModel
 from motivgraph.llm.tokens import content_text
@@ -83,9 +84,12 @@ def _write(prompt: str) -> str:
 
 
 def _setlevel(prompt: str, k: int) -> str:
-    return json.dumps({"cards": [{"title": f"Card {i} on {WORDS[i % 12]}", "problem_gap": f"Gap about {WORDS[i % 12]} "
-                                  "QUALITY 2", "core_claim": f"Claim {i} QUALITY 2", "method": f"Method {i} with "
-                                  f"{WORDS[(i + 3) % 12]}", "inspiration": "Document 1 leaves it open.",
+    # cards that pass the set-level schema gate: taxonomy labels, a few content words in every field
+    return json.dumps({"cards": [{"title": f"Card {i} on {WORDS[i % 12]}",
+                                  "problem_gap": f"[Evidence Gap] Gap about {WORDS[i % 12]} stays open QUALITY 2",
+                                  "core_claim": f"Claim {i} holds for {WORDS[(i + 1) % 12]} QUALITY 2",
+                                  "method": f"[Method Combination] Method {i} with {WORDS[(i + 3) % 12]} "
+                                  "measured against baselines", "inspiration": "Document 1 leaves it open for now.",
                                   "documents": [1]} for i in range(1, k + 1)]})
 
 
@@ -118,6 +122,12 @@ def judge_reply(messages: list[Any], flip: bool = False) -> str:
         q = _quality(blocks["Idea A"])
         rel = {3: "distinct", 2: "variant", 1: "same"}.get(q if not flip else 4 - q, "same")
         return json.dumps({a: rel for a in AXES})
+    if system.startswith(IMPACT_SYSTEM):  # Creative Utility's impact judge (the set-level R_set judge)
+        return json.dumps({"winner": better(blocks["Idea A"], blocks["Idea B"])})
+    if system.startswith(SIMILARITY_SYSTEM):  # per-field similarity: a higher quality tag, a more distinct idea
+        q = _quality(blocks["Idea A"])
+        s = {3: 1, 2: 3, 1: 5}.get(q if not flip else 4 - q, 5)
+        return json.dumps({"problem_gap": s, "core_claim": s, "method": s})
     if system.startswith(SYS["extract"]):
         paper = blocks["Paper"]
         return json.dumps({"title": paper.split("\n", 1)[0][:200] or "Target", "motivation":

@@ -7,6 +7,7 @@ import pytest
 
 from motivgraph.agents.core import PlatformLLMClient, RunSpec, create_run, dry_run, get_method, run_method
 from motivgraph.agents.setlevel.method import SetlevelExtra
+from motivgraph.agents.setlevel.reward import IMPACT_SYSTEM, SIMILARITY_SYSTEM
 from motivgraph.llm import ScriptedChatModel
 
 
@@ -97,9 +98,10 @@ def test_setlevel_dry_run_prices_one_call(settings, tmp_path: Path) -> None:
 def _judge(messages: list) -> str:  # type: ignore[type-arg]
     """Impact: the card always beats the anchor (q = 1). Similarity: cards titled 'Dup' are paraphrases."""
     text = messages[-1].content
-    if "=== Idea A ===" in text:
+    if messages[0].content.startswith(IMPACT_SYSTEM):
         a = text.split("=== Idea B ===")[0]
         return json.dumps({"winner": "A" if "problem_gap:" in a else "B"})
+    assert messages[0].content.startswith(SIMILARITY_SYSTEM)
     s = 5 if text.count("title: Dup") == 2 else 1
     return json.dumps({"problem_gap": s, "core_claim": s, "method": s})
 
@@ -108,7 +110,7 @@ async def test_setlevel_keeps_the_best_of_n_sets_by_r_set(settings, tmp_path: Pa
     dup = json.dumps({"cards": [_card(i, title="Dup") for i in (1, 2, 3)]})  # valid but one idea thrice
     echo = _cards(3, core_claim="Core Claim")  # label echoes: schema-invalid
     model = ScriptedChatModel(rules=[("Independent draw 1 of 3", dup), ("Independent draw 2 of 3", echo),
-                                     ("Independent draw 3 of 3", _cards(3)), ("=== (Idea A|Card 1) ===", _judge)])
+                                     ("Independent draw 3 of 3", _cards(3)), ("=== Idea A ===", _judge)])
     spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 3, "sets": 3},
                    background_file=str(_background(tmp_path)))
     run = create_run(settings.runs_dir, spec)
@@ -123,7 +125,7 @@ async def test_setlevel_keeps_the_best_of_n_sets_by_r_set(settings, tmp_path: Pa
     x = out.ideas[0].extra_as(SetlevelExtra)
     assert (x.set_index, x.r_set, x.opportunity_pattern, x.method_paradigm) == (
         3, pytest.approx(3.05), "Bridge Opportunity", "Method Combination")
-    judged = [c for c in model.calls if "=== Idea A ===" in c[-1].content or "=== Card 1 ===" in c[-1].content]
+    judged = [c for c in model.calls if "=== Idea A ===" in c[-1].content]
     assert len(judged) == 2 * (6 + 3)  # the invalid set cost no judge call
     assert "R_set 3.050" in (run.path / "summary.md").read_text()
 

@@ -111,14 +111,16 @@ def test_r_set_uses_the_written_order_no_discount_and_the_bonus_by_hand() -> Non
     assert creative_utility(q, d) != pytest.approx(r_set(q, d, bonus=0.0) / 3)
 
 
-def test_length_controlled_win_removes_what_length_alone_adds() -> None:
+def test_length_controlled_win_reweights_wins_by_what_length_alone_adds() -> None:
     e = math.e
     # longer ideas (x = +1) win 3 of 4, shorter (x = -1) 1 of 4: the fit is a = 0, b = ln 3
     wins = [1, 1, 1, 0, 1, 0, 0, 0]
     idea = [100 * e] * 4 + [100 / e] * 4
     lc = length_controlled(wins, idea, [100] * 8)
-    # long winner 1 - (0.75 - 0.5); long loser 0 - 0.25 -> 0; short winner 1 + 0.25 -> 1; short loser 0 + 0.25
-    assert lc == pytest.approx([0.75, 0.75, 0.75, 0.0, 1.0, 0.25, 0.25, 0.25], abs=2e-3)
+    # a win weighs sigma(a) / sigma(a + b*x): long 0.5 / 0.75 = 2/3, short 0.5 / 0.25 = 2 -> clipped to 1;
+    # a loss stays 0 whatever its length
+    assert lc == pytest.approx([2 / 3, 2 / 3, 2 / 3, 0.0, 1.0, 0.0, 0.0, 0.0], abs=2e-3)
+    assert length_controlled([0, 0, 0], [10, 100, 1000], [100, 100, 100]) == [0.0, 0.0, 0.0]
     # no length difference: the strict wins unchanged
     assert length_controlled([1, 0, 1], [50, 60, 70], [50, 60, 70]) == [1, 0, 1]
     with pytest.raises(ValueError):
