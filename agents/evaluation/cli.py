@@ -95,6 +95,8 @@ class ProgressPrinter:
             self.progress.update(self.tasks[ev["phase"]], completed=ev.get("done", 0), description=escape(desc))
             if ev["phase"] == "generate" and "ideas" in ev:  # what was accepted, not what was asked for
                 self.progress.console.print(f"[dim]{escape(accepted_line(ev))}[/dim]")
+        elif kind == "warning":
+            self.progress.console.print(f"[bold yellow]warning:[/bold yellow] {escape(str(ev.get('text') or ''))}")
         elif kind == "child":
             self.progress.console.print(f"[dim]run {escape(ev['run_id'])}: asking for {ev['need']} more "
                                         f"idea(s)[/dim]")
@@ -169,10 +171,15 @@ def eval_command(
     config: list[str] = typer.Option([], "--config", help="METHOD=JSON config for one method (repeatable)."),
     runs: list[str] = typer.Option([], "--runs", help="METHOD=RUN_ID,RUN_ID: evaluate existing runs instead of "
                                    "generating (repeatable)."),
-    graph: str = typer.Option("per-topic", "--graph", help="per-topic (default: a graph per topic from its "
-                              "background papers, cached) | current (your graph) | file (background papers only)."),
-    graph_cache: Path | None = typer.Option(None, "--graph-cache", help="Where per-topic graphs are cached "
+    graph: str = typer.Option("corpus", "--graph", help="corpus (default: one graph from every topic's background "
+                              "papers, target papers left out, cached) | per-topic (a graph per topic from its own "
+                              "background papers) | current (your graph) | file (background papers only)."),
+    graph_cache: Path | None = typer.Option(None, "--graph-cache", help="Where evaluation graphs are cached "
                                             "(default <data_dir>/cache/eval-graphs)."),
+    cutoff: str | None = typer.Option(None, "--cutoff", help="YYYY-MM[-DD]: nothing published after it reaches a "
+                                      "method (default per topic: its latest background paper's date)."),
+    literature_s2: bool = typer.Option(False, "--literature-s2", help="literature_search on the evaluation graph "
+                                       "asks Semantic Scholar too (results after the cutoff are dropped)."),
     allow_target_leak: bool = typer.Option(False, "--allow-target-leak", "--allow-leak", help="Warn instead of "
                                            "refusing when a target paper is visible to the methods."),
     judges: str | None = typer.Option(None, "--judges", help="Panel models, comma-separated provider:model "
@@ -253,7 +260,7 @@ def eval_command(
             methods=[m.strip() for m in methods.split(",") if m.strip()], method_configs=method_configs,
             run_ids={k: [x for x in v.split(",") if x] for k, v in _pairs(runs, "--runs").items()},
             graph=graph if topics else "current", allow_target_leak=allow_target_leak,
-            graph_cache=str(graph_cache) if graph_cache else None,
+            graph_cache=str(graph_cache) if graph_cache else None, cutoff=cutoff, literature_s2=literature_s2,
             judges=[j.strip() for j in (judges or "").split(",") if j.strip()],
             elo_k=elo_k, elo_start=elo_start,
             cu_distance=cu_distance, budget_usd=budget_usd,

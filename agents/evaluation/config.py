@@ -22,12 +22,19 @@ class EvalConfig(BaseModel):
     max_runs: int = Field(5, ge=1, le=20, description="Runs per method and topic to reach n_ideas accepted ideas "
                           "(each later run asks only for the ideas still missing; 5 lets a method that keeps about "
                           "half of what it writes reach the default 10).")
-    graph: Literal["per-topic", "current", "file"] = Field(
-        "per-topic", description="Methods ground on: a graph built per topic from its background papers "
-        "(paper-JSON ingest + the miner, cached; tool-using methods get that graph, the others the same papers "
-        "as a file), the user's current graph, or the background papers given as a file.")
-    graph_cache: str | None = Field(None, description="Where per-topic graphs are cached (default "
-                                    "<data_dir>/cache/eval-graphs); shared by evaluations, keyed by content.")
+    graph: Literal["corpus", "per-topic", "current", "file"] = Field(
+        "corpus", description="Methods ground on: one shared corpus graph built from every topic's background "
+        "papers (every topic's target papers left out; paper-JSON ingest + the miner, cached), a graph built per "
+        "topic from its own background papers, the user's current graph, or the background papers given as a "
+        "file. Tool-using methods get the graph, the others the topic's background papers as a file.")
+    graph_cache: str | None = Field(None, description="Where evaluation graphs (corpus and per-topic) are cached "
+                                    "(default <data_dir>/cache/eval-graphs); shared by evaluations, keyed by content.")
+    cutoff: str | None = Field(None, description="YYYY-MM[-DD]: nothing published after it reaches a method, for "
+                               "every topic. Default: per topic, the latest date among its background papers "
+                               "(date/year field, else its arXiv id's month).")
+    literature_s2: bool = Field(False, description="literature_search on an evaluation graph asks Semantic Scholar "
+                                "first (when enabled in settings); off: only the graph's own papers. Results "
+                                "dated after the topic's cutoff, or undated, are dropped either way.")
     allow_target_leak: bool = Field(False, description="Warn instead of refusing when a target paper is visible "
                                     "to the methods.")
     judges: list[str] = Field(default_factory=list, description="Panel models (provider:model); empty: the judge "
@@ -79,6 +86,15 @@ class EvalConfig(BaseModel):
         if bad:
             raise ValueError(f"unknown metric(s) {', '.join(bad)}; metrics: {', '.join(METRICS)}")
         return v
+
+    @field_validator("cutoff")
+    @classmethod
+    def _cutoff(cls, v: str | None) -> str | None:
+        if v:
+            from motivgraph.agents.evaluation.cutoff import parse_cutoff
+
+            parse_cutoff(v)  # a cutoff that is no date fails here, naming the accepted forms
+        return v or None
 
     @field_validator("methods")
     @classmethod

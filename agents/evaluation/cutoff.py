@@ -41,7 +41,7 @@ from motivgraph.api.contract.models import (
     Unresolved,
 )
 from motivgraph.api.contract.tools import Q, R, ToolSpec
-from motivgraph.errors import ConfigError
+from motivgraph.errors import ConfigError, NodeNotFound
 
 DateSpan = tuple[date, date]  # (earliest, latest) day the paper can have appeared
 _ISO = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:[T ].*)?\s*$")
@@ -207,6 +207,8 @@ class CutoffToolClient(ToolClient):
         self.inner = inner
         self.cutoff = cutoff
         self.hidden_nodes = hidden_nodes
+        # "did you mean" names a node by its name alone: a hidden node's name must not come back that way either
+        self._hidden_names = {k.split(":", 1)[1] for k in hidden_nodes if ":" in k}
         self.later_papers = later_papers
         self.held = held if held is not None else HeldBack()
         self._target_ids: set[str] = set()
@@ -235,6 +237,24 @@ class CutoffToolClient(ToolClient):
 
     def _node_hidden(self, key: str) -> bool:
         return key in self.hidden_nodes
+
+    def _suggestions(self, names: list[str]) -> list[str]:
+        from motivgraph.graph.identity import normalize_name
+
+        keep = [n for n in names if normalize_name(n) not in self._hidden_names]
+        self.held.graph_nodes += len(names) - len(keep)
+        return keep
+
+    def _unresolved(self, items: list[Any]) -> list[Any]:
+        out = []
+        for u in items:
+            if isinstance(u, Unresolved):
+                out.append(u.model_copy(update={"suggestions": self._suggestions(u.suggestions)}))
+            elif isinstance(u, dict):  # over HTTP the error carries them as dicts
+                out.append({**u, "suggestions": self._suggestions(list(u.get("suggestions") or []))})
+            else:
+                out.append(u)
+        return out
 
     def _triple_hidden(self, t: TripleOut) -> bool:
         if any(self._node_hidden(n.key) for n in (t.problem, t.challenge, t.solution)):
@@ -266,7 +286,10 @@ class CutoffToolClient(ToolClient):
             triples = [t for t in res.triples if not self._triple_hidden(t)]
             self.held.graph_nodes += len(res.nodes) - len(nodes) + len(res.triples) - len(triples)
             return res.model_copy(update={"nodes": nodes[: req.n], "triples": triples[: req.n]})
-        res = await self.inner.call(spec, req)
+        try:
+            res = await self.inner.call(spec, req)
+        except NodeNotFound as e:  # its "did you mean" names, without the hidden ones
+            raise NodeNotFound(e.ref, self._suggestions(list(e.suggestions)), self._unresolved(e.unresolved)) from None
         if isinstance(res, NodeRelationResult):
             return self._relations(res)
         if isinstance(res, TransferResult):
@@ -287,7 +310,7 @@ class CutoffToolClient(ToolClient):
         return res
 
     def _relations(self, res: NodeRelationResult) -> NodeRelationResult:
-        nodes, unresolved = [], list(res.unresolved)
+        nodes, unresolved = [], self._unresolved(list(res.unresolved))
         for r in res.nodes:
             if self._node_hidden(r.node.key):
                 self.held.graph_nodes += 1

@@ -92,13 +92,13 @@ def _graph_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic],
 
     ext = extractor_id(settings)
     if ext == "heuristic":
-        out.notes.append("per-topic graphs: built by the offline heuristic extractor ($0; set an extractor model "
+        out.notes.append(f"{config.graph} graphs: built by the offline heuristic extractor ($0; set an extractor model "
                          "for LLM-mined graphs)")
         return
     model = ext.split(":", 2)[-1]
     root = Path(config.graph_cache or settings.cache_dir / "eval-graphs").expanduser()
     todo = [t for t in topics if not (root / graph_key(t, ext, settings)[:24] / "eval-graph.json").exists()]
-    line = Line("graphs: extraction (per-topic)", model)
+    line = Line(f"graphs: extraction ({config.graph})", model)
     schema_tokens = count_tokens(schema_instruction(ExtractionReply))
     for t in todo:
         for k, rec in enumerate(background_records(t)):
@@ -111,15 +111,18 @@ def _graph_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic],
             line.output_tokens += EXPECTED_OUTPUT_TOKENS
     line.cost_usd = cost_usd(model, settings.llm.prices, line.input_tokens, line.output_tokens)
     out.lines.append(line)
-    out.notes.append(f"per-topic graphs: {len(todo)} of {len(topics)} to build with the LLM miner ({line.calls} "
+    out.notes.append(f"{config.graph} graphs: {len(todo)} of {len(topics)} to build with the LLM miner ({line.calls} "
                      "extraction calls; re-asks and resolver calls add 10-30%), the others are cached")
 
 
 def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic], *, idea_tokens: int = 700,
                   reference_tokens: int = 350) -> EvalEstimate:
     out = EvalEstimate()
-    if config.graph == "per-topic" and any(t.background for t in topics):
-        _graph_line(settings, config, topics, out)
+    if config.graph in ("per-topic", "corpus") and any(t.background for t in topics):
+        from motivgraph.agents.evaluation.corpus_graph import corpus_topic
+
+        # the corpus graph is one graph of every topic's papers (each paper extracted once)
+        _graph_line(settings, config, [corpus_topic(topics)[0]] if config.graph == "corpus" else topics, out)
     prices = settings.llm.prices
     from motivgraph.agents.evaluation.protocol import panel_seats
 

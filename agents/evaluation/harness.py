@@ -38,6 +38,7 @@ from motivgraph.agents.core.rundir import (
 from motivgraph.agents.evaluation.aggregate import aggregate
 from motivgraph.agents.evaluation.collect import Collector, IdeaItem, TopicEvidence
 from motivgraph.agents.evaluation.config import EvalConfig
+from motivgraph.agents.evaluation.cutoff import TopicFilter
 from motivgraph.agents.evaluation.generate import Delivery, Generator, View, from_existing, write_background
 from motivgraph.agents.evaluation.judges import Judge, JudgmentLog, Panel
 from motivgraph.agents.evaluation.metrics.cost import from_usage
@@ -46,6 +47,7 @@ from motivgraph.agents.evaluation.report import EvalResults, write_report
 from motivgraph.agents.evaluation.topic_graph import TopicGraph
 from motivgraph.agents.evaluation.topics import EvalTopic, leaked_targets
 from motivgraph.errors import BudgetExceeded, ConfigError
+from motivgraph.graph.models import PaperRecord
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -123,6 +125,7 @@ class Evaluation:
         self.mode = self.config.graph
         self.visible: dict[str, list[Any]] = {}  # per topic: every paper a method can see
         self.graphs: dict[str, TopicGraph] = {}
+        self.filters: dict[str, TopicFilter] = {}  # per topic: what appeared after its cutoff (cutoff.py)
         self.listener = listener
         self.state: dict[str, Any] = run.load_state() or {"children": {}}
         self.judges = judges or default_panel(settings, self.config, None, run.id)
@@ -169,10 +172,37 @@ class Evaluation:
         mode = self.config.graph
         self.visible = {t.topic_id: list(t.background) for t in self.topics}
         self.graphs = {}
-        if mode == "per-topic" and not paper_json_available():
-            self.notes.append("per-topic graphs unavailable (no paper-JSON ingest): methods got each topic's "
+        if mode in ("corpus", "per-topic") and not paper_json_available():
+            self.notes.append(f"{mode} graphs unavailable (no paper-JSON ingest): methods got each topic's "
                               "background papers as a file, not a graph")
             mode = "file"
+        if mode == "corpus":
+            from motivgraph.agents.evaluation.corpus_graph import build_corpus_graph
+            from motivgraph.agents.evaluation.topic_graph import stop_embedded
+
+            root = Path(self.config.graph_cache or self.settings.cache_dir / "eval-graphs").expanduser()
+            left = None if self.config.budget_usd is None else max(0.0, self.config.budget_usd - self.spent())
+            tg, left_out = await build_corpus_graph(self.settings, self.topics, root, budget_usd=left, emit=self.emit,
+                                                    s2=self.config.literature_s2)
+            await asyncio.to_thread(stop_embedded, tg.settings)  # restarted by the tool clients of a topic's turn
+            self.graphs = {t.topic_id: tg for t in self.topics}
+            self.notes.append(f"corpus graph in {tg.settings.data_dir}: {len(tg.papers)} papers of {len(self.topics)} "
+                              f"topic(s), {tg.triples} triples, {'built' if tg.built else 'reused from the cache'}; "
+                              f"extraction cost ${self.graph_cost_usd():.4f}")
+            if left_out:
+                self.notes.append(f"left out of the corpus graph as target papers: {'; '.join(left_out[:5])}"
+                                  + (f" (+{len(left_out) - 5} more)" if len(left_out) > 5 else ""))
+            if tg.summary.get("missing"):
+                self.notes.append(f"{len(tg.summary['missing'])} background paper(s) could not be ingested into the "
+                                  f"corpus graph: {', '.join(tg.summary['missing'][:3])}")
+            if not tg.triples:
+                self.notes.append(f"the corpus graph holds no triple (extractor {tg.extractor}): tool-using methods "
+                                  "got each topic's background papers as a file as well")
+            self.run.write_json("graphs.json", {"corpus": {"key": tg.key, "data_dir": str(tg.settings.data_dir),
+                                                           "graph": tg.settings.graph.name, "built": tg.built,
+                                                           "triples": tg.triples, "topics": sorted(self.graphs),
+                                                           "papers": [p.paper_id for p in tg.papers],
+                                                           "left_out": left_out, "summary": tg.summary}})
         if mode == "per-topic":
             from motivgraph.agents.evaluation.topic_graph import build_topic_graph, stop_embedded
 
@@ -180,7 +210,7 @@ class Evaluation:
             self.emit({"type": "phase", "phase": "graphs", "total": len(self.topics)})
             for n, t in enumerate(self.topics, 1):
                 left = None if self.config.budget_usd is None else max(0.0, self.config.budget_usd - self.spent())
-                tg = await build_topic_graph(self.settings, t, root, budget_usd=left)
+                tg = await build_topic_graph(self.settings, t, root, budget_usd=left, s2=self.config.literature_s2)
                 await asyncio.to_thread(stop_embedded, tg.settings)  # restarted by the tool clients of its turn
                 self.graphs[t.topic_id] = tg
                 self.visible[t.topic_id] += tg.papers
@@ -206,34 +236,98 @@ class Evaluation:
             papers = await asyncio.to_thread(_graph_papers, self.settings)
             self.visible = {t.topic_id: list(papers) for t in self.topics}
         self.mode = mode
+        await self._apply_cutoffs(mode)
         return mode
+
+    async def _apply_cutoffs(self, mode: str) -> None:
+        """Per topic, its cutoff and what of its graph appeared after it (cutoff.py): hidden from its methods'
+        tools, and out of what the leak check counts as visible. Said per topic in the notes and the status."""
+        from motivgraph.agents.evaluation.corpus_graph import source_records
+        from motivgraph.agents.evaluation.cutoff import read_graph_dates, topic_cutoff, topic_filters
+
+        records = source_records(self.topics)
+        graphs: dict[str, Any] = {}
+        by_dir: dict[str, Any] = {}
+        for tid, tg in self.graphs.items():
+            key = str(tg.settings.data_dir)
+            if key not in by_dir and tg.papers:
+                by_dir[key] = await asyncio.to_thread(read_graph_dates, tg.settings, records)
+                from motivgraph.agents.evaluation.topic_graph import stop_embedded
+
+                await asyncio.to_thread(stop_embedded, tg.settings)
+            if key in by_dir:
+                graphs[tid] = (by_dir[key], len(tg.papers))
+        if mode == "current" and any(topic_cutoff(t.background, self.config.cutoff)[0] for t in self.topics):
+            gd = await asyncio.to_thread(read_graph_dates, self.settings, records)
+            graphs = {t.topic_id: (gd, len(gd.paper_spans)) for t in self.topics}
+        self.filters = topic_filters(self.topics, self.config.cutoff, graphs)
+        held = self.state.get("held_back") or {}
+        for t in self.topics:
+            f = self.filters[t.topic_id]
+            f.held.add(held.get(t.topic_id) or {})  # a resumed evaluation goes on counting
+            self.visible[t.topic_id] = [p for p in self.visible.get(t.topic_id, [])
+                                        if not isinstance(p, PaperRecord) or p.paper_id not in f.later_papers]
+            if f.cutoff is not None:  # a --cutoff before some background paper holds that paper back too
+                from motivgraph.agents.evaluation.cutoff import after, paper_span
+
+                self.visible[t.topic_id] = [p for p in self.visible[t.topic_id] if isinstance(p, PaperRecord)
+                                            or not after(paper_span(p), f.cutoff)]
+        self.run.update_status(held_back={tid: f.summary() for tid, f in self.filters.items()})
+
+    def held_back_notes(self) -> None:
+        """The per-topic cutoff rows, into the notes (report) and the status, with what the runs' tools dropped."""
+        self.state["held_back"] = {tid: dict(vars(f.held)) for tid, f in self.filters.items()}
+        self.save_state()
+        self.run.update_status(held_back={tid: f.summary() for tid, f in self.filters.items()})
+        self.notes += [f.note(tid) for tid, f in self.filters.items()]
 
     def view(self, topic: EvalTopic, method: str) -> View:
         from motivgraph.agents.core import get_method
 
         uses_tools = get_method(method).uses_tools
         if self.mode == "current":
-            return View(tools=self.tool_client_factory, label="current graph")
-        if self.mode == "per-topic" and uses_tools:
+            f = self.filters.get(topic.topic_id)
+            factory = self.tool_client_factory
+            if f is not None and factory is not None and f.cutoff is not None:
+                outer = factory
+                return View(tools=lambda: f.client(outer()), label="current graph")
+            return View(tools=factory, label="current graph")
+        if self.mode in ("per-topic", "corpus") and uses_tools:
             s = self.graphs[topic.topic_id].settings
 
             def tools() -> Any:
                 if self.topic_tool_client_factory is not None:
-                    return self.topic_tool_client_factory(s)
-                from motivgraph.agents.tools.inprocess import InProcessToolClient
+                    inner = self.topic_tool_client_factory(s)
+                else:
+                    from motivgraph.agents.tools.inprocess import InProcessToolClient
 
-                return InProcessToolClient(s)
+                    inner = InProcessToolClient(s)
+                f = self.filters.get(topic.topic_id)
+                return inner if f is None else f.client(inner)  # nothing after the topic's cutoff reaches it
 
-            bg = None if self.graphs[topic.topic_id].triples else write_background(topic, self.run.path / "backgrounds")
-            return View(tools=tools, background_file=bg, label=f"topic graph {s.graph.name}")
-        return View(background_file=write_background(topic, self.run.path / "backgrounds"), label="background file")
+            bg = None if self.graphs[topic.topic_id].triples else write_background(self._dated(topic),
+                                                                                   self.run.path / "backgrounds")
+            return View(tools=tools, background_file=bg, label=f"{self.mode} graph {s.graph.name}")
+        return View(background_file=write_background(self._dated(topic), self.run.path / "backgrounds"),
+                    label="background file")
+
+    def _dated(self, topic: EvalTopic) -> EvalTopic:
+        """The topic with only the background papers up to its cutoff (all of them, unless --cutoff is earlier)."""
+        f = self.filters.get(topic.topic_id)
+        if f is None or f.cutoff is None:
+            return topic
+        from motivgraph.agents.evaluation.cutoff import after, paper_span
+
+        return topic.model_copy(update={"background": [p for p in topic.background
+                                                       if not after(paper_span(p), f.cutoff)]})
 
     def check_leaks(self) -> None:
         """Refuse (or warn, with allow_target_leak) when a target paper is among what methods see: the
         background papers and every paper of the graph they are given (id / DOI / arXiv id / title)."""
         problems = []
         for t in self.topics:
-            where = {"per-topic": "its topic graph or background", "current": "the current graph"}.get(
+            where = {"per-topic": "its topic graph or background", "corpus": "the corpus graph or its background",
+                     "current": "the current graph"}.get(
                 self.mode, "its background papers")
             for hit in leaked_targets(t, self.visible.get(t.topic_id, [])):
                 problems.append(f"{t.topic_id}: target paper {hit} is in {where}")
@@ -306,6 +400,7 @@ class Evaluation:
                     else:
                         d = await gen.deliver(m, t)
                     self.deliveries.append(d)
+                    self._forward_warnings(d)
                     done += 1
                     self.emit({"type": "progress", "phase": "generate", "done": done, "total": total,
                                "method": m, "topic_id": t.topic_id, "ideas": len(d.ideas),
@@ -315,6 +410,7 @@ class Evaluation:
                     from motivgraph.agents.evaluation.topic_graph import stop_embedded
 
                     await asyncio.to_thread(stop_embedded, self.graphs[t.topic_id].settings)
+        self.held_back_notes()
         for j in self.judges:  # what is left of the budget is the judges'
             if cfg.budget_usd is not None:
                 j.client.budget_usd = max(0.0, cfg.budget_usd - self.spent())
@@ -350,6 +446,19 @@ class Evaluation:
                                                  "ideas": len(d.ideas), "reason": d.reason}
                                                 for d in self.deliveries])
         return res
+
+    def _forward_warnings(self, d: Delivery) -> None:
+        """A child run's warnings (e.g. a graph background that found nothing) as the evaluation's own events,
+        so the CLI shows them while the evaluation runs."""
+        for rid in d.runs:
+            try:
+                events = list(RunDir.open(self.settings.runs_dir, rid).events())
+            except Exception:  # a child's transcript is evidence, not a reason to stop the evaluation
+                continue
+            for e in events:
+                if e.get("type") == "warning" and (e.get("text") or e.get("message")):
+                    self.emit({"type": "warning", "run_id": rid, "method": d.method, "topic_id": d.topic_id,
+                               "text": f"{rid}: {e.get('text') or e.get('message')}"})
 
     def _items(self, t: EvalTopic) -> list[IdeaItem]:
         out = []

@@ -46,7 +46,7 @@ def test_dry_run_prices_generation_and_judging_without_a_key(settings, tmp_path:
     assert r.exit_code == 0, r.output
     assert "generation: setlevel" in r.output and "deepseek-chat" in r.output and "gpt-4o-mini" in r.output
     assert "eval.pairwise" in r.output and "eval.reference" in r.output
-    assert "graphs: extraction (per-topic)" in r.output  # the default per-topic graphs, by the LLM miner
+    assert "graphs: extraction (corpus)" in r.output  # the default shared corpus graph, by the LLM miner
     cells = [[x.strip() for x in ln.split("│")[1:-1]] for ln in r.output.splitlines() if ln.startswith("│")]
     rows = {c[0]: c[1:] for c in cells if len(c) == 6}  # the cost table (the protocol table has 2 columns)
     calls = {k.split(" ")[0]: int(v[1]) for k, v in rows.items()}

@@ -1,4 +1,5 @@
-"""Per-topic graphs (the default): each topic's background papers ingested into a graph of its own,
+"""Per-topic graphs (an option; the default is the shared corpus graph, test_eval_corpus_graph.py): each
+topic's background papers ingested into a graph of its own,
 cached by content; tool-using methods ground on exactly that graph. Target-paper leak check in both graph
 modes (per-topic, current): refused with the papers named, or warned with allow_target_leak."""
 
@@ -92,7 +93,7 @@ async def test_each_topic_gets_its_own_cached_graph_and_tool_methods_ground_on_i
     settings.graph.falkordb_url = falkordb_server.url  # topic graphs: own names on the session's server
     f = topics_file(tmp_path)
     cache = tmp_path / "graphs"
-    ev = _evaluation(settings, embedder, f, methods, graph_cache=str(cache))
+    ev = _evaluation(settings, embedder, f, methods, graph="per-topic", graph_cache=str(cache))
     await ev.execute()
     graphs = json.loads((ev.run.path / "graphs.json").read_text())
     assert set(graphs) == {"T0", "T1"} and all(g["built"] for g in graphs.values())
@@ -113,7 +114,7 @@ async def test_each_topic_gets_its_own_cached_graph_and_tool_methods_ground_on_i
 
     # a second evaluation of the same topics reuses the cached graphs
     s2 = settings.model_copy(update={"data_dir": tmp_path / "other"})
-    ev2 = _evaluation(s2, embedder, f, methods[:1], graph_cache=str(cache))
+    ev2 = _evaluation(s2, embedder, f, methods[:1], graph="per-topic", graph_cache=str(cache))
     await ev2.execute()
     graphs2 = json.loads((ev2.run.path / "graphs.json").read_text())
     assert not any(g["built"] for g in graphs2.values())
@@ -145,14 +146,19 @@ async def test_current_graph_leak_is_refused_or_warned(settings, embedder, store
     store.upsert_papers([PaperRecord(paper_id="arxiv:2405.10001", title="Something else entirely"),
                          PaperRecord(paper_id="arxiv:2301.99999", title="Unrelated")])
     f = topics_file(tmp_path)
-    ev = _evaluation(settings, embedder, f, methods[1:], graph="current")
+    # by date the target (2405) is after both topics' cutoff (their background: 2301): hidden, nothing to refuse
+    res0 = await _evaluation(settings, embedder, f, methods[1:], graph="current").execute()
+    assert not any("WARNING target papers" in n for n in res0.notes)
+    assert any(n.startswith("T1: cutoff 2023-01-31") and "held back 1 of 2 graph paper(s)" in n for n in res0.notes)
+    # a cutoff after the target's date: the target is visible, and the guard refuses
+    ev = _evaluation(settings, embedder, f, methods[1:], graph="current", cutoff="2024-06")
     with pytest.raises(TargetLeak, match=r"T1: target paper 'Later work on graph neural oversmoothing' "
                        r"\(id 2405.10001\) is in the current graph"):
         await ev.execute()
-    ev2 = _evaluation(settings, embedder, f, methods[1:], graph="current", allow_target_leak=True)
+    ev2 = _evaluation(settings, embedder, f, methods[1:], graph="current", cutoff="2024-06", allow_target_leak=True)
     res = await ev2.execute()
     assert any("WARNING" in n and "T1" in n for n in res.notes)
     # without the target in the graph: no refusal, no warning
     store.clear()
     res3 = await _evaluation(settings, embedder, f, methods[1:], graph="current").execute()
-    assert not any("WARNING" in n for n in res3.notes)
+    assert not any("WARNING target papers" in n for n in res3.notes)
