@@ -2,8 +2,11 @@
 
 - active A: the accepted ideas, one per lineage, at most `capacity` (the number of ideas asked for);
 - repair queue: drafts that missed the gate by less than the repair margin, waiting for their repair;
-- history H: every draft that was once active and has been superseded (by a better version of its
-  lineage, a refinement, or a stronger newcomer when A was full) — exactly those, nothing else;
+- history H: every qualified draft that lost its place -- an active idea superseded (by a better
+  version of its lineage, a refinement, or a stronger newcomer when A was full) and a newcomer that
+  passed the gate but lost its Q comparison (to the duplicate it matched, or to the weakest idea of a
+  full A) -- each recorded with why and against whom; nothing else (a rejected draft goes to a family,
+  a refused refinement child is discarded);
 - rejection families R: failure *patterns*, each gathering the rejected drafts that share it.
 
 Lineage: a seed's first draft opens a lineage; its repairs and refinements keep it; a newcomer
@@ -27,6 +30,14 @@ class ArchiveInvariantError(MotivGraphError, AssertionError):
     """An archive operation left the stores inconsistent (a bug in the search, never bad input)."""
 
 
+class Retirement(BaseModel):
+    """Why a draft sits in history and which draft it lost to."""
+
+    why: Literal["superseded", "lost"]  # superseded: was active; lost: a qualified newcomer that never was
+    against: str  # the draft id that took (or kept) the place
+    reason: str
+
+
 class Draft(BaseModel):
     """One draft the ideator wrote, with what the stenographer and judges made of it."""
 
@@ -39,6 +50,7 @@ class Draft(BaseModel):
     signature: Signature
     scores: Scores | None = None
     outcome: str | None = None  # the routing decision that settled it
+    retired: Retirement | None = None  # set when the draft moves to history
 
     @property
     def title(self) -> str:
@@ -90,7 +102,7 @@ class Archive(BaseModel):
             raise ArchiveInvariantError(f"the active archive is full ({self.capacity}); {draft.id} cannot join")
         self._activate(draft)
 
-    def supersede(self, lineage: str, newcomer: Draft) -> Draft:
+    def supersede(self, lineage: str, newcomer: Draft, reason: str = "a better version of its lineage") -> Draft:
         """Replace lineage's active version by `newcomer` (which takes the lineage); the old one
         moves to history. Returns the superseded draft."""
         old = self.active.get(lineage)
@@ -98,17 +110,27 @@ class Archive(BaseModel):
             raise ArchiveInvariantError(f"lineage {lineage} is not active; nothing to supersede")
         newcomer.lineage = lineage
         del self.active[lineage]
+        old.retired = Retirement(why="superseded", against=newcomer.id, reason=reason)
         self.history.append(old)
         self._activate(newcomer)
         return old
 
-    def evict(self, lineage: str) -> Draft:
-        """Move lineage's active version to history (a stronger newcomer takes its place)."""
+    def evict(self, lineage: str, by: str, reason: str) -> Draft:
+        """Move lineage's active version to history (the stronger newcomer `by` takes its place)."""
         old = self.active.pop(lineage, None)
         if old is None:
             raise ArchiveInvariantError(f"lineage {lineage} is not active; nothing to evict")
+        old.retired = Retirement(why="superseded", against=by, reason=reason)
         self.history.append(old)
         return old
+
+    def retire_loser(self, draft: Draft, against: str, reason: str) -> None:
+        """A newcomer that passed the gate but lost its Q comparison to the active draft `against`:
+        kept in history (a later draft repeating it is a history duplicate), never discarded."""
+        if draft.id in self.ever_active:
+            raise ArchiveInvariantError(f"{draft.id} was active; it is superseded, not a losing newcomer")
+        draft.retired = Retirement(why="lost", against=against, reason=reason)
+        self.history.append(draft)
 
     def enqueue_repair(self, draft: Draft) -> None:
         self.repair_queue.append(draft)
@@ -138,7 +160,8 @@ class Archive(BaseModel):
         """Raise ArchiveInvariantError when any invariant is broken:
         - every active entry sits under its own lineage and no lineage holds two active ideas;
         - |A| <= capacity;
-        - history holds exactly the drafts that were active once and are no longer (no repeats);
+        - history holds exactly the drafts that were active once and are no longer, plus the losing
+          newcomers that never were (no repeats), each with its retirement record;
         - no draft is in two stores (active, queue, history, families) at once."""
         problems: list[str] = []
         for lineage, d in self.active.items():
@@ -154,8 +177,15 @@ class Archive(BaseModel):
         if len(hist_ids) != len(set(hist_ids)):
             problems.append(f"history repeats drafts: {hist_ids}")
         superseded = set(self.ever_active) - active_ids
-        if set(hist_ids) != superseded:
-            problems.append(f"history {sorted(hist_ids)} is not exactly the superseded drafts {sorted(superseded)}")
+        losers = {d.id for d in self.history if d.retired is not None and d.retired.why == "lost"}
+        if set(hist_ids) != superseded | losers:
+            problems.append(f"history {sorted(hist_ids)} is not exactly the superseded drafts {sorted(superseded)} "
+                            f"and the losing newcomers {sorted(losers)}")
+        if losers & set(self.ever_active):
+            problems.append(f"drafts {sorted(losers & set(self.ever_active))} were active yet are filed as lost")
+        unrecorded = [d.id for d in self.history if d.retired is None]
+        if unrecorded:
+            problems.append(f"history drafts {unrecorded} have no record of why and against whom")
         queue_ids = {d.id for d in self.repair_queue}
         family_ids = [m for f in self.families for m in f.members]
         if len(family_ids) != len(set(family_ids)):

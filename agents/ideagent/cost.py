@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from motivgraph.agents.ideagent import prompts as P
-from motivgraph.agents.ideagent.archive import Archive, Draft, Family
+from motivgraph.agents.ideagent.archive import Archive, Draft, Family, Retirement
 from motivgraph.agents.ideagent.config import IdeagentConfig
 from motivgraph.agents.ideagent.scores import Scores, aggregate_soundness
 from motivgraph.agents.ideagent.signature import Signature
@@ -70,6 +70,7 @@ def _archive(capacity: int, history: int, families: int) -> Archive:
         a.accept(_draft(i))
     for i in range(history):
         d = _draft(100 + i)
+        d.retired = Retirement(why="superseded", against=f"s{i:02d}.d0", reason="a better version of its lineage")
         a.history.append(d)
         a.ever_active.append(d.id)
     for i in range(families):

@@ -19,7 +19,13 @@ from motivgraph.agents.ideagent import prompts as P
 from motivgraph.agents.ideagent.config import IdeagentConfig
 from motivgraph.agents.ideagent.cost import estimate_ideagent
 from motivgraph.agents.ideagent.judges import Roles
-from motivgraph.agents.ideagent.search import IdeagentSearch, SearchState, final_ideas, lineage_history
+from motivgraph.agents.ideagent.search import (
+    IdeagentSearch,
+    SearchState,
+    final_ideas,
+    lineage_history,
+    no_idea_detail,
+)
 from motivgraph.agents.ideagent.writer import ToolWriter, background_text, record_fields, tool_mode
 
 _BASELINE_ONLY = {"nova_rounds", "nova_seeds"}
@@ -139,6 +145,10 @@ class IdeagentMethod(Method[IdeagentMethodConfig, SearchState]):
         capacity = self.config.ideas or (settings.agents.ideas if settings is not None else 3)
         estimate_ideagent(plan, cfg, capacity=capacity, topic=topic, background_tokens=background_tokens)
 
+    def no_idea_detail(self) -> str:
+        """The run's `no_valid_idea: ...` reason: drafts written and the gates they failed."""
+        return no_idea_detail(getattr(self, "_state", None), self.config.search_config())
+
     def summary_section(self, ideas: list[IdeaRecord]) -> str:
         st: SearchState | None = getattr(self, "_state", None)
         if st is None:
@@ -170,7 +180,11 @@ def archive_summary(st: SearchState, cfg: IdeagentConfig) -> str:
         lines += ["", "Rejection families:"]
         lines += [f"- {f.id} ({len(f.members)}): {f.pattern}" for f in a.families]
     if a.history:
-        lines += ["", "History (superseded): " + ", ".join(f"{d.id} [{d.lineage}]" for d in a.history)]
+        lines += ["", "History (superseded ideas and qualified newcomers that lost):"]
+        for d in a.history:
+            r = d.retired
+            how = (f"superseded by {r.against}" if r.why == "superseded" else f"lost to {r.against}") if r else "?"
+            lines.append(f"- {d.id} [{d.lineage}] {d.title.replace('|', '/')}: {how} ({r.reason if r else ''})")
     return "\n".join(lines)
 
 

@@ -15,6 +15,16 @@ Routing of a scored draft (first rule that applies):
   7. passes, A not full                                 -> accept (new lineage)
   8. passes, A full                                     -> replace the weakest active idea when its
                                                            Q (ties by F) is higher, else reject
+A qualified newcomer that loses its comparison (3 or 8) moves to history; so does every incumbent
+it replaces.
+
+Which incumbent a newcomer competes with when A is full: the English summary says "its closest match
+in the active set, as identified by the Diversity Judge", the Chinese review says the weakest active
+idea. We follow the review (rule 8 = weakest) because the judge's matches are its near-duplicate
+lists: a newcomer with exactly one active match is already handled by rule 3 (whether A is full or
+not -- the same lineage, and the inheritance the English text describes belongs to that case), and
+a newcomer that reaches rule 8 has no active match, so "its closest match" is undefined there;
+evicting the weakest is defined for every full archive and raises the set's lowest Q.
 A "duplicate" is the diversity judge's verdict (its near-duplicate lists), never a threshold on D.
 """
 
@@ -47,8 +57,14 @@ class Route(StrEnum):
     @property
     def joins_family(self) -> bool:
         """Rejections that describe a failure of the idea (and so a pattern to avoid). A draft that
-        only lost a fair Q comparison (keep, archive full) is discarded without a family."""
+        only lost a fair Q comparison (keep, archive full) joins no family (see `qualified_loser`)."""
         return self in (Route.REJECT_HISTORY, Route.REJECT_MULTI_ACTIVE, Route.REJECT_LOW_D, Route.REJECT_GATE)
+
+    def qualified_loser(self, g: GateResult | None) -> bool:
+        """A newcomer that passed the gate and lost only its Q comparison (to the active duplicate it
+        matched, or to the weakest idea of a full archive): it moves to history. A duplicate that fails
+        the gate is no qualified idea and is dropped."""
+        return self is Route.REJECT_FULL or (self is Route.KEEP_ACTIVE and g is not None and g.passed)
 
 
 class Refusal(StrEnum):

@@ -8,7 +8,7 @@ any prefix of a run (budget stop + resume) and concurrent calls cannot reorder t
 Plan (all keys optional):
   drafts:   {draft label -> tag}          the ideator writes idea <tag> for draft "s03.d1"
   scores:   {tag -> {N, C, F, panel: [0-9]*M, D, active: [lineage], history: [draft], families: [id],
-                     family: id | None, wins: [bool, bool]}}
+                     family: id | None, pattern: str, wins: [bool, bool]}}
 Unplanned tags get scores derived from a hash of the tag (a mix of accepted, repaired, refined
 and rejected drafts), so a default `World()` exercises every stage of the search.
 
@@ -141,7 +141,8 @@ class World:
             return {"score": int(panel[j]), "rationale": f"scripted sample {j + 1} (seed {self._seed})"}
         if role.startswith("diversity judge (rejection"):
             tag = self._sig_tag(user.split("\n\n")[0])
-            return {"family": self.spec(tag).get("family"), "pattern": f"failure pattern of {tag}"}
+            return {"family": self.spec(tag).get("family"),
+                    "pattern": self.spec(tag).get("pattern", f"failure pattern of {tag}")}
         if role.startswith("diversity judge"):
             cand = user.split("\n\n")[0]
             s = self.spec(self._sig_tag(cand))

@@ -17,6 +17,8 @@ run reaches the same final set as an uninterrupted one. Draft ids are determinis
 from __future__ import annotations
 
 import logging
+import re
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -30,6 +32,7 @@ from motivgraph.agents.ideagent.routing import (
     Decision,
     Duplicates,
     Route,
+    gate,
     needs_refinement,
     pairwise_verdict,
     pivot_needed,
@@ -206,12 +209,19 @@ class IdeagentSearch:
         elif r is Route.REPLACE_ACTIVE:
             assert decision.target is not None
             seed_lineage = d.lineage
-            old = a.supersede(decision.target, d)  # the newcomer inherits the incumbent's lineage
+            old = a.supersede(decision.target, d, decision.reason)  # the newcomer inherits the incumbent's lineage
             extra.update(superseded=old.id, inherited_lineage=decision.target, seed_lineage=seed_lineage)
         elif r is Route.REPLACE_WEAKEST:
             assert decision.target is not None
-            extra["superseded"] = a.evict(decision.target).id
+            extra["superseded"] = a.evict(decision.target, by=d.id, reason=decision.reason).id
             a.accept(d)
+        elif r.qualified_loser(decision.gate):
+            # a newcomer that passed the gate and lost only the Q comparison goes to history, with the
+            # incumbent it lost to: a later draft repeating it is then a history duplicate
+            assert decision.target is not None
+            against = a.active[decision.target].id
+            a.retire_loser(d, against=against, reason=decision.reason)
+            extra.update(history=True, lost_to=against)
         elif r.joins_family:
             known_before = {f.id for f in a.families}
             family_id, pattern = await self._family(d, decision, a)
@@ -230,7 +240,7 @@ class IdeagentSearch:
         except StructuredOutputError as e:  # the rejection stands; only the grouping is lost
             log.warning("rejection family judgment failed for %s: %s", d.id, e)
             return None, decision.reason
-        return v.family, v.pattern
+        return v.family, family_label(v.pattern, decision.reason)
 
     def _pivot(self, decision: Decision, d: Draft, joined_known: bool) -> str | None:
         if not pivot_needed(decision.route, joined_known):
@@ -273,10 +283,21 @@ class IdeagentSearch:
                 child.outcome = f"refine_refused_{refusal.value}"
                 self._step(st, {**row, "route": child.outcome, "reason": refusal.value})
                 continue
-            a.supersede(lineage, child)
+            a.supersede(lineage, child, "refined: the child passed the gate, raised Q and won both blind comparisons")
             child.outcome = "refine_accepted"
             self._step(st, {**row, "route": "refine_accepted", "reason": "passes the gate, keeps diversity, "
                             "raises Q and wins both blind comparisons", "superseded": parent.id})
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def family_label(pattern: str, fallback: str) -> str:
+    """The label a new family is shown by: the judge's pattern when it describes one; `fallback` (the
+    routing reason) when the judge gave a bare identifier instead -- small models echo the answer
+    schema's name (e.g. "FamilyVerdict"), which names a class, not a failure pattern."""
+    p = pattern.strip()
+    return fallback if not p or _IDENTIFIER.fullmatch(p) else p
 
 
 def final_ideas(st: SearchState, cfg: IdeagentConfig) -> list[Draft]:
@@ -285,9 +306,28 @@ def final_ideas(st: SearchState, cfg: IdeagentConfig) -> list[Draft]:
                   reverse=True)
 
 
+def no_idea_detail(st: SearchState | None, cfg: IdeagentConfig) -> str:
+    """Why a finished search holds no idea: "no idea was written" only when no draft was; else how
+    many drafts were written and which gates they failed (a draft is counted once per gate it failed)."""
+    unwritten = sum(1 for r in (st.decisions if st else []) if r.get("route") in ("failed", "refine_failed"))
+    tail = f"; {unwritten} draft(s) could not be written" if unwritten else ""
+    if st is None or not st.drafts:
+        return "no idea was written" + tail
+    missed: Counter[str] = Counter()
+    for d in st.drafts:
+        if d.scores is not None:
+            missed.update({f.split(" ")[0] for f in gate(d.scores, cfg).failures})
+    names = {"N": f"N < {cfg.min_non_obviousness:g}", "S": f"S < {cfg.min_soundness:g}",
+             "C": f"C < {cfg.min_clarity:g}", "disputed": "disputed soundness", "invalid": "invalid soundness"}
+    why = ", ".join(f"{names.get(k, k)} in {n}" for k, n in sorted(missed.items(), key=lambda kv: (-kv[1], kv[0])))
+    n = len(st.drafts)
+    return f"{n} draft{'s' if n != 1 else ''} written, none passed the gates ({why or 'see the decisions'}){tail}"
+
+
 def lineage_history(st: SearchState, lineage: str) -> list[Draft]:
     """Every draft that belonged to `lineage` (including the seed it came from when it inherited it)."""
     return [d for d in st.drafts if d.lineage == lineage]
 
 
-__all__ = ["BudgetExceeded", "IdeagentSearch", "SearchState", "final_ideas", "lineage_history"]
+__all__ = ["BudgetExceeded", "IdeagentSearch", "SearchState", "family_label", "final_ideas", "lineage_history",
+           "no_idea_detail"]

@@ -81,6 +81,17 @@ async def test_ideagent_run_on_topic_background(tmp_path):
         assert out.usage.get(f"ideagent.{role}", {}).get("calls", 0) > 0, role
 
 
+async def test_ideagent_without_an_accepted_idea_names_the_drafts_and_gates(tmp_path):
+    """Drafts were written and all failed the gates: the reason says so (not "no idea was written")."""
+    bad = {"N": 30, "C": 30, "F": 50, "panel": [5, 5, 5, 5, 5], "D": 80}
+    world = World({"drafts": {"s00.d0": "a", "s01.d0": "b"}, "scores": {"a": bad, "b": bad}})
+    out, run, _ = await _run(_settings(tmp_path / "d"), "ideagent", {"ideas": 2, "seeds": 2}, world)
+    assert out.status == "completed" and out.ideas == []
+    reason = run.status()["reason"]
+    assert reason == "no_valid_idea: 2 drafts written, none passed the gates (C < 60 in 2, N < 60 in 2, S < 60 in 2)"
+    assert "2 drafts written, none passed the gates" in (run.path / "summary.md").read_text()
+
+
 @pytest.mark.parametrize("method", ["stateless", "one_shot", "sequential_memory", "nova"])
 async def test_baseline_run_on_topic_background(tmp_path, method):
     settings = _settings(tmp_path / "d")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ideagent_factories import archive_with, draft
 
-from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError
+from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError, Retirement
 
 
 def test_supersede_moves_old_to_history_and_newcomer_inherits_lineage():
@@ -21,10 +21,21 @@ def test_evict_then_accept_keeps_capacity():
     a = archive_with(draft("s0.d0", "L0"), draft("s1.d0", "L1"), capacity=2)
     with pytest.raises(ArchiveInvariantError, match="full"):
         a.accept(draft("s2.d0", "L2"))
-    a.evict("L1")
+    a.evict("L1", by="s2.d0", reason="stronger newcomer")
     a.accept(draft("s2.d0", "L2"))
     a.check()
     assert set(a.active) == {"L0", "L2"} and [d.id for d in a.history] == ["s1.d0"]
+
+
+def test_losing_newcomer_goes_to_history_with_why_and_against_whom():
+    a = archive_with(draft("s0.d0", "L0"), capacity=1)
+    loser = draft("s1.d0", "L1")
+    a.retire_loser(loser, against="s0.d0", reason="archive full; Q 70 does not beat the weakest")
+    a.check()
+    assert a.snapshot()["history"] == ["s1.d0"] and a.snapshot()["active"] == {"L0": "s0.d0"}
+    assert loser.retired is not None and (loser.retired.why, loser.retired.against) == ("lost", "s0.d0")
+    with pytest.raises(ArchiveInvariantError, match="was active"):
+        a.retire_loser(a.active["L0"], against="s1.d0", reason="x")
 
 
 def test_accept_refuses_second_version_of_a_lineage():
@@ -53,7 +64,7 @@ def test_repair_queue_round_trip():
 
 
 @pytest.mark.parametrize("breakage", ["over_capacity", "wrong_lineage", "history_extra", "history_missing",
-                                      "two_stores", "double_family"])
+                                      "two_stores", "double_family", "history_unrecorded", "loser_was_active"])
 def test_check_detects_each_broken_invariant(breakage):
     a = archive_with(draft("s0.d0", "L0"), capacity=1)
     if breakage == "over_capacity":
@@ -67,6 +78,12 @@ def test_check_detects_each_broken_invariant(breakage):
         a.ever_active.append("s9.d0")
     elif breakage == "two_stores":
         a.repair_queue.append(a.active["L0"])
+    elif breakage == "history_unrecorded":  # superseded, but nothing says why or by whom
+        a.supersede("L0", draft("s1.d0", "L1"))
+        a.history[0].retired = None
+    elif breakage == "loser_was_active":
+        a.supersede("L0", draft("s1.d0", "L1"))
+        a.history[0].retired = Retirement(why="lost", against="s1.d0", reason="x")  # it was active: superseded
     elif breakage == "double_family":
         a.reject(draft("s2.d0", "L2"), reason="r", pattern="p", family_id=None)
         a.families[0].members.append("s2.d0")

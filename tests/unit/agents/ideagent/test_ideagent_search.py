@@ -9,8 +9,15 @@ from typing import Any
 import pytest
 
 from motivgraph.agents.ideagent.config import IdeagentConfig
-from motivgraph.agents.ideagent.scripted_world import World
-from motivgraph.agents.ideagent.search import IdeagentSearch, SearchState, lineage_history
+from motivgraph.agents.ideagent.method import archive_summary
+from motivgraph.agents.ideagent.scripted_world import World, default_scores, revision_delta
+from motivgraph.agents.ideagent.search import (
+    IdeagentSearch,
+    SearchState,
+    family_label,
+    lineage_history,
+    no_idea_detail,
+)
 from motivgraph.llm import LLMClient, ScriptedChatModel
 from motivgraph.settings import Settings
 
@@ -80,11 +87,20 @@ async def test_multi_active_duplicate_rejected(tmp_path):
 
 
 async def test_single_active_duplicate_keeps_stronger_incumbent(tmp_path):
-    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b"},
-            "scores": {"a": GOOD, "b": {**GOOD, "N": 91, "active": ["L00"]}}}
-    st = await Run(tmp_path, plan, seeds=2)()
-    assert decisions(st) == [("s00.d0", "accept"), ("s01.d0", "keep_active_incumbent")]
-    assert after(st, "s01.d0") == {"active": {"L00": "s00.d0"}, "repair_queue": [], "history": [], "families": {}}
+    """The qualified newcomer that loses to its duplicate moves to history (lost to the incumbent);
+    a duplicate that fails the gate is no qualified idea and is dropped."""
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b", "s02.d0": "c"},
+            "scores": {"a": GOOD, "b": {**GOOD, "N": 91, "active": ["L00"]},
+                       "c": {**BAD, "active": ["L00"]}}}
+    st = await Run(tmp_path, plan, seeds=3, extra_drafts_per_seed=0)()
+    assert decisions(st) == [("s00.d0", "accept"), ("s01.d0", "keep_active_incumbent"),
+                             ("s02.d0", "keep_active_incumbent")]
+    assert after(st, "s01.d0") == {"active": {"L00": "s00.d0"}, "repair_queue": [], "history": ["s01.d0"],
+                                   "families": {}}
+    lost = st.archive.history[0].retired
+    assert lost is not None and (lost.why, lost.against) == ("lost", "s00.d0") and "without a higher Q" in lost.reason
+    assert st.decisions[1]["lost_to"] == "s00.d0"
+    assert after(st, "s02.d0")["history"] == ["s01.d0"]  # failed the gate: not in history
 
 
 async def test_full_archive_replaces_weakest_then_rejects_weaker(tmp_path):
@@ -97,6 +113,21 @@ async def test_full_archive_replaces_weakest_then_rejects_weaker(tmp_path):
     assert after(st, "s02.d0")["active"] == {"L00": "s00.d0", "L02": "s02.d0"}
     assert after(st, "s02.d0")["history"] == ["s01.d0"]
     assert after(st, "s03.d0")["families"] == {}  # lost on Q, not a failure pattern
+    # ... but kept in history, with why and against whom, beside the idea it evicted
+    assert after(st, "s03.d0")["history"] == ["s01.d0", "s03.d0"]
+    h = {d.id: d.retired for d in st.archive.history}
+    assert h["s01.d0"] is not None and (h["s01.d0"].why, h["s01.d0"].against) == ("superseded", "s02.d0")
+    assert h["s03.d0"] is not None and (h["s03.d0"].why, h["s03.d0"].against) == ("lost", "s02.d0")
+    summary = archive_summary(st, IdeagentConfig(seeds=4, _env_file=None))  # type: ignore[call-arg]
+    assert "- s03.d0 [L03] Idea d: a mechanism for the topic: lost to s02.d0 (archive full;" in summary
+    assert "- s01.d0 [L01] Idea b: a mechanism for the topic: superseded by s02.d0 (archive full;" in summary
+
+
+async def test_a_draft_repeating_a_losing_newcomer_is_a_history_duplicate(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b", "s02.d0": "c"},
+            "scores": {"a": GOOD, "b": {**GOOD, "N": 91, "active": ["L00"]}, "c": {**GOOD, "history": ["s01.d0"]}}}
+    st = await Run(tmp_path, plan, seeds=3)()
+    assert decisions(st)[-1] == ("s02.d0", "reject_history_duplicate")
 
 
 async def test_low_diversity_rejected(tmp_path):
@@ -289,3 +320,52 @@ async def test_repair_is_not_compared_with_its_own_queued_parent(tmp_path):
     repair_view = next(d for d in div if "problem of a1" in d.split("\n\n")[0])
     assert "problem of a\n" not in repair_view and "[s01.d0]" not in repair_view
     assert "[L00]" in repair_view  # the other lineage is still there
+
+
+async def test_failed_repair_is_rejected_at_the_gate_with_the_reason(tmp_path):
+    """A repair that does not lift the draft over the gate: the revision is filed under a rejection
+    family with "repair already used"; it was never qualified, so it is not in history."""
+    plan = {"drafts": {"s00.d0": "a", "s00.d1": "a1"},
+            "scores": {"a": {**OK, "N": 50}, "a1": {**OK, "N": 48}}}  # the revision lowers N
+    st = await Run(tmp_path, plan, seeds=1)()
+    assert decisions(st) == [("s00.d0", "repair"), ("s00.d1", "reject_gate")]
+    row = st.decisions[-1]
+    assert "N 48.0 < 60" in row["reason"] and "repair already used" in row["reason"]
+    assert after(st, "s00.d1") == {"active": {}, "repair_queue": [], "history": [], "families": {"F1": ["s00.d1"]}}
+
+
+def test_scripted_revisions_can_lower_or_raise_scores():
+    """The default world's revisions move N and C both ways, so a repair or refinement is not a success by
+    construction (before, every revision added 8 points to both)."""
+    deltas = [revision_delta(f"t{i}.d1", axis) for i in range(200) for axis in ("N", "C")]
+    assert min(deltas) < 0 < max(deltas) and sum(1 for x in deltas if x < 0) > 40
+    assert revision_delta("t1.d0", "N") == 0  # a first draft is not a revision
+    base, rev = default_scores("t7.d0"), default_scores("t7.d1")
+    assert rev["N"] == max(0, min(98, base["N"] + revision_delta("t7.d1", "N")))  # the seed draft's score, moved
+
+
+async def test_no_idea_headline_counts_drafts_and_the_gates_they_failed(tmp_path):
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b"},
+            "scores": {"a": BAD, "b": {**BAD, "C": 75, "panel": [5, 5, 5, 5, 3]}}}
+    run = Run(tmp_path, plan, seeds=2)
+    st = await run()
+    assert not st.archive.active
+    # a: N 30, C 30, S 55.6; b: N 30, S 51.1 and one judgment <= 3 (disputed)
+    assert no_idea_detail(st, run.cfg) == ("2 drafts written, none passed the gates (N < 60 in 2, S < 60 in 2, "
+                                           "C < 60 in 1, disputed soundness in 1)")
+    assert no_idea_detail(None, run.cfg) == "no idea was written"
+    assert no_idea_detail(run.search.new_state(), run.cfg) == "no idea was written"
+
+
+async def test_a_family_is_shown_by_its_label_never_a_schema_name(tmp_path):
+    """A judge answering the schema's class name as the pattern: the family takes the routing reason."""
+    plan = {"drafts": {"s00.d0": "a", "s01.d0": "b"},
+            "scores": {"a": {**BAD, "pattern": "FamilyVerdict"}, "b": {**BAD, "pattern": "vague causal chain"}}}
+    run = Run(tmp_path, plan, seeds=2)
+    st = await run()
+    f1, f2 = st.archive.families
+    assert f1.pattern.startswith("fails the gate (N 30.0 < 60") and f2.pattern == "vague causal chain"
+    summary = archive_summary(st, run.cfg)
+    assert "FamilyVerdict" not in summary and "- F1 (1): fails the gate" in summary
+    assert family_label("  FamilyVerdict ", "why") == "why" and family_label("a.b_c", "why") == "why"
+    assert family_label("reuses a benchmark leak", "why") == "reuses a benchmark leak"
