@@ -206,6 +206,11 @@ def eval_command(
     list_: bool = typer.Option(False, "--list", help="List evaluations."),
     check: str | None = typer.Option(None, "--check", help="Check an evaluation's report (sections, plots, "
                                      "tables = CSV)."),
+    mindflow_split: float | None = typer.Option(None, "--mindflow-split", help="With mindflow among the methods: the "
+                                                "share of topics its controller is trained on; every method is "
+                                                "compared on the rest (default 0.7, the paper's 70-30; 0: no split)."),
+    mindflow_train: str | None = typer.Option(None, "--mindflow-train", help="JSON settings of that training "
+                                              "(e.g. '{\"steps\": 30, \"group\": 4}')."),
 ) -> None:
     """Evaluate ideation methods on the same topics with every seed's metrics; write one report."""
     from motivgraph.agents.core.rundir import RunDir
@@ -249,6 +254,13 @@ def eval_command(
         for name, val in (("w_pd", _floats3(w_pd, "--w-pd")), ("w_ps", _floats3(w_ps, "--w-ps"))):
             if val is not None:
                 kw[name] = val
+        if mindflow_split is not None:
+            kw["mindflow_train_fraction"] = mindflow_split
+        if mindflow_train:
+            try:
+                kw["mindflow_train"] = json.loads(mindflow_train)
+            except json.JSONDecodeError as e:
+                raise ConfigError(f"--mindflow-train is not JSON ({e.msg}): e.g. '{{\"steps\": 30}}'") from e
         g = _floats3(gates, "--gates")
         if g is not None:
             kw |= {"gate_k": g[0], "gate_l": g[1], "gate_m": g[2]}

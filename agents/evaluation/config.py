@@ -35,6 +35,17 @@ class EvalConfig(BaseModel):
     literature_s2: bool = Field(False, description="literature_search on an evaluation graph asks Semantic Scholar "
                                 "first (when enabled in settings); off: only the graph's own papers. Results "
                                 "dated after the topic's cutoff, or undated, are dropped either way.")
+    mindflow_train_fraction: float = Field(
+        0.7, ge=0, lt=1, description="MindFlow's protocol (mindflow_split.py): the share of topics its controller is "
+        "trained on (a seeded split by topic id; at least one topic on each side); every method is then compared on "
+        "the held-out topics only. 0.7: the paper's 70-30 split (mindflow, Section 5.1). 0: no split, MindFlow runs "
+        "on every topic with the newest controller stored for its model, else the untrained prior.")
+    mindflow_train_topics: list[str] = Field(default_factory=list, description="Explicit topic ids to train "
+                                             "MindFlow's controller on (instead of the fraction); the rest are held "
+                                             "out.")
+    mindflow_train: dict[str, Any] = Field(default_factory=dict, description="Settings of that training (MindFlow's "
+                                           "TrainConfig fields, e.g. {\"steps\": 30, \"group\": 4}); the seed "
+                                           "defaults to the evaluation's.")
     allow_target_leak: bool = Field(False, description="Warn instead of refusing when a target paper is visible "
                                     "to the methods.")
     judges: list[str] = Field(default_factory=list, description="Panel models (provider:model); empty: the judge "

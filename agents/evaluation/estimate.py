@@ -118,6 +118,14 @@ def _graph_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic],
 def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic], *, idea_tokens: int = 700,
                   reference_tokens: int = 350) -> EvalEstimate:
     out = EvalEstimate()
+    from motivgraph.agents.evaluation.mindflow_split import mindflow_split, training_estimate
+
+    split = mindflow_split(settings, config, topics)  # MindFlow's train/test protocol: compared on held-out topics
+    if split.reason or split.active:
+        out.notes.append(split.line())
+    if split.active:
+        out.lines.append(Line(**training_estimate(settings, config, topics, split)))
+        topics = [t for t in topics if t.topic_id in set(split.test)]
     if config.graph in ("per-topic", "corpus") and any(t.background for t in topics):
         from motivgraph.agents.evaluation.corpus_graph import corpus_topic
 

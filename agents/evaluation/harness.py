@@ -138,6 +138,7 @@ class Evaluation:
         self.embed = embed
         self.notes: list[str] = []
         self.deliveries: list[Delivery] = []
+        self.mindflow_train_usd = 0.0  # what training MindFlow's controller cost (mindflow_split.py)
 
     # ------------------------------------------------------------------ events
     def emit(self, ev: dict[str, Any]) -> None:
@@ -155,7 +156,7 @@ class Evaluation:
         return self.panel.usage()
 
     def spent(self) -> float:
-        gen = sum(from_usage(d.usage).cost_usd for d in self.deliveries)
+        gen = sum(from_usage(d.usage).cost_usd for d in self.deliveries) + self.mindflow_train_usd
         return gen + self.graph_cost_usd() + from_usage(self.judge_usage()).cost_usd
 
     def graph_cost_usd(self) -> float:
@@ -379,6 +380,9 @@ class Evaluation:
         return rows
 
     async def _execute(self) -> EvalResults:
+        from motivgraph.agents.evaluation.mindflow_split import prepare_mindflow
+
+        await prepare_mindflow(self)  # MindFlow's train/test split: trains its controller, keeps the held-out topics
         cfg = self.config
         mode = await self.prepare_views()
         self.check_leaks()

@@ -134,7 +134,9 @@ async def test_full_report_on_the_shared_topics_with_ideagent_mindflow_setlevel_
 
     methods = ["ideagent", "mindflow", "setlevel", "stateless"]
     topics = load_topics_file(SHARED_TOPICS)
-    config = EvalConfig(methods=methods, n_ideas=2, graph="file", n_boot=50,
+    # mindflow_train_fraction=0: every method on all 8 topics (MindFlow's train/test split and its training
+    # are pinned by tests/integration/agents/mindflow/test_mindflow_eval_protocol.py)
+    config = EvalConfig(methods=methods, n_ideas=2, graph="file", n_boot=50, mindflow_train_fraction=0.0,
                         method_configs={"ideagent": {"seeds": 2}})
     run = create_eval(settings, config, topics, source=str(SHARED_TOPICS))
     model = all_methods_model()

@@ -1,0 +1,61 @@
+"""MindFlow's train/test split in the evaluation (agents/evaluation/mindflow_split.py): seeded and
+deterministic, disjoint and covering, independent of file order; the cases without a split say why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from motivgraph.agents.evaluation.config import EvalConfig
+from motivgraph.agents.evaluation.mindflow_split import mindflow_split, split_ids
+from motivgraph.agents.evaluation.topics import EvalTopic
+from motivgraph.errors import ConfigError
+
+
+def _topics(n: int) -> list[EvalTopic]:
+    return [EvalTopic(topic_id=f"x{i:02d}", topic=f"topic {i}") for i in range(n)]
+
+
+def test_split_is_deterministic_disjoint_covering_and_order_free() -> None:
+    ids = [f"x{i:02d}" for i in range(10)]
+    train, test = split_ids(ids, 0.7, seed=13)
+    assert (train, test) == split_ids(list(reversed(ids)), 0.7, seed=13)  # file order does not matter
+    assert len(train) == 7 and len(test) == 3
+    assert not set(train) & set(test) and sorted(train + test) == ids
+    assert any(split_ids(ids, 0.7, seed=s)[0] != train for s in range(1, 6))  # the seed decides which
+    # at least one topic on each side, whatever the fraction
+    assert [len(x) for x in split_ids(ids[:2], 0.01, 0)] == [1, 1]
+    assert [len(x) for x in split_ids(ids[:2], 0.99, 0)] == [1, 1]
+
+
+def test_explicit_training_topics_and_their_errors() -> None:
+    ids = ["a", "b", "c"]
+    assert split_ids(ids, 0.7, 0, ["c", "a"]) == (["a", "c"], ["b"])
+    with pytest.raises(ConfigError, match="not in the evaluation: z"):
+        split_ids(ids, 0.7, 0, ["z"])
+    with pytest.raises(ConfigError, match="leave at least one held out"):
+        split_ids(ids, 0.7, 0, ids)
+
+
+def test_the_protocol_as_data_and_the_cases_without_a_split(settings, tmp_path: Path) -> None:
+    cfg = EvalConfig(methods=["mindflow", "stateless"])
+    sp = mindflow_split(settings, cfg, _topics(10))
+    assert sp.active and len(sp.train) == 7 and len(sp.test) == 3 and sp.controller is None
+    assert sp.to_dict()["train"] == sp.train
+    assert sp.line().startswith("MindFlow: train on 7 topics (") and "test on 3" in sp.line()
+    assert sp == mindflow_split(settings, cfg, _topics(10))
+
+    one = mindflow_split(settings, cfg, _topics(1))
+    assert not one.active and "a split needs at least 2" in one.line() and "untrained prior" in one.line()
+    off = mindflow_split(settings, cfg.model_copy(update={"mindflow_train_fraction": 0.0}), _topics(4))
+    assert not off.active and "mindflow_train_fraction is 0" in off.reason
+    other = mindflow_split(settings, EvalConfig(methods=["stateless"]), _topics(4))
+    assert not other.active and "not generated" in other.reason
+    ctrl = tmp_path / "c.npz"
+    given = EvalConfig(methods=["mindflow"], method_configs={"mindflow": {"controller": str(ctrl)}})
+    g = mindflow_split(settings, given, _topics(4))
+    assert not g.active and g.controller == str(ctrl) and "is given" in g.reason
+    with pytest.raises(ConfigError, match="training settings: steps"):
+        mindflow_split(settings, cfg.model_copy(update={"mindflow_train": {"stepz": 1}}), _topics(4),
+                       ideator_model="m")
