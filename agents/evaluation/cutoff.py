@@ -246,7 +246,7 @@ class CutoffToolClient(ToolClient):
         return keep
 
     def _unresolved(self, items: list[Any]) -> list[Any]:
-        out = []
+        out: list[Any] = []
         for u in items:
             if isinstance(u, Unresolved):
                 out.append(u.model_copy(update={"suggestions": self._suggestions(u.suggestions)}))
@@ -291,13 +291,13 @@ class CutoffToolClient(ToolClient):
         except NodeNotFound as e:  # its "did you mean" names, without the hidden ones
             raise NodeNotFound(e.ref, self._suggestions(list(e.suggestions)), self._unresolved(e.unresolved)) from None
         if isinstance(res, NodeRelationResult):
-            return self._relations(res)
+            return self._relations(res)  # type: ignore[return-value]
         if isinstance(res, TransferResult):
             keep = [c for c in res.candidates if not any(self._node_hidden(n.key) for n in (
                 c.target_challenge, c.source_challenge, c.solution, *c.target_problems, *c.source_problems))
                 and not (c.papers and all(self._paper_hidden(p) for p in c.papers))]
             self.held.graph_nodes += len(res.candidates) - len(keep)
-            return res.model_copy(update={"candidates": keep})
+            return res.model_copy(update={"candidates": keep})  # type: ignore[return-value]
         if isinstance(res, LiteratureSearchResult):
             kept = []
             for p in res.papers:
@@ -306,7 +306,7 @@ class CutoffToolClient(ToolClient):
                     kept.append(p)
                 else:
                     setattr(self.held, why, getattr(self.held, why) + 1)
-            return res.model_copy(update={"papers": kept})
+            return res.model_copy(update={"papers": kept})  # type: ignore[return-value]
         return res
 
     def _relations(self, res: NodeRelationResult) -> NodeRelationResult:

@@ -33,7 +33,9 @@ from motivgraph.api.contract.models import (
     RandomNodesResult,
     ScoredNode,
     TripleOut,
+    Unresolved,
 )
+from motivgraph.errors import NodeNotFound
 
 
 def test_paper_dates_come_from_one_derivation_the_tightest_wins() -> None:
@@ -103,6 +105,8 @@ class FakeTools(ToolClient):
         if spec.name == "random_nodes":
             return RandomNodesResult(mode="nodes", seed=1, nodes=[RandomNode(**new.model_dump()),
                                                                   RandomNode(**old.model_dump())])
+        if spec.name == "node_relation" and req.names == ["nothing"]:
+            raise NodeNotFound("nothing", ["new", "old"], [Unresolved(query="nothing", suggestions=["new", "old"])])
         if spec.name == "node_relation":
             p = NodeBrief(key="problem:p", type="problem", name="p")
             c = NodeBrief(key="challenge:c", type="challenge", name="c")
@@ -112,7 +116,7 @@ class FakeTools(ToolClient):
                                papers=[PaperBrief(paper_id="arxiv:2406.00001", title="New"),
                                        PaperBrief(paper_id="arxiv:2301.00001", title="Old")])
             hidden = NodeRelation(query="new", node=new)
-            return NodeRelationResult(nodes=[rel, hidden])
+            return NodeRelationResult(nodes=[rel, hidden], unresolved=[Unresolved(query="x", suggestions=["New"])])
         return LiteratureSearchResult(query=req.query, source="semantic_scholar", papers=[
             LiteraturePaper(title="Old paper", year=2022),
             LiteraturePaper(title="Later paper", arxiv_id="2406.00002"),
@@ -138,7 +142,11 @@ async def test_the_client_hides_everything_after_the_cutoff_and_counts_it() -> N
     rel = await c.call("node_relation", names=["old", "new"])
     (r,) = rel.nodes
     assert [n.key for n in r.solutions] == ["solution:old"] and len(r.triples) == 1
-    assert [p.title for p in r.papers] == ["Old"] and [u.query for u in rel.unresolved] == ["new"]
+    assert [p.title for p in r.papers] == ["Old"] and [u.query for u in rel.unresolved] == ["x", "new"]
+    assert all(not u.suggestions for u in rel.unresolved)  # "did you mean" never names a hidden node
+    with pytest.raises(NodeNotFound) as e:
+        await c.call("node_relation", names=["nothing"])
+    assert e.value.suggestions == ["old"] and e.value.unresolved[0].suggestions == ["old"]
     lit = await c.call("literature_search", query="x")
     assert [p.title for p in lit.papers] == ["Old paper", "Graph paper, undated"]
     s = f.summary()
