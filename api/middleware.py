@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -77,8 +78,28 @@ class AccessLogMiddleware:
             )
 
 
+KEY_COOKIE = "motivgraph_api_key"
+KEY_QUERY = "api_key"
+
+
+def _cookie(scope: Scope, name: str) -> bytes:
+    for k, v in scope.get("headers", []):
+        if k == b"cookie":
+            for part in v.split(b";"):
+                key, _, val = part.strip().partition(b"=")
+                if key == name.encode():
+                    return val
+    return b""
+
+
 class ApiKeyMiddleware:
-    """Require `X-API-Key` on every path except the open ones (liveness, the explorer page shell)."""
+    """Require the server's key on every path except the open ones (liveness, the explorer page shell).
+
+    Programs send it in `X-API-Key`. A browser cannot add a header to a page it opens, so `/docs?api_key=KEY`
+    (any path) answers with a redirect to the same address without the key and sets it as an HttpOnly,
+    SameSite=Strict cookie that the pages and their own requests then carry (/docs, /redoc, /openapi.json,
+    /runs). The access log records paths without their query strings, so the key in the address is never
+    logged."""
 
     def __init__(self, app: ASGIApp, api_key: str, open_paths: Iterable[str] = ("/health", "/health/live")) -> None:
         self.app = app
@@ -88,24 +109,48 @@ class ApiKeyMiddleware:
         # only the root itself
         self.open_prefixes = tuple(p for p in self.open_paths if p.endswith("/") and p != "/")
 
+    def _matches(self, given: bytes) -> bool:
+        return bool(given) and hmac.compare_digest(given, self.key)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") == "OPTIONS" or scope.get("path") in self.open_paths \
                 or (self.open_prefixes and scope.get("path", "").startswith(self.open_prefixes)):
             await self.app(scope, receive, send)
+            return
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        in_query = [v for k, v in query if k == KEY_QUERY]
+        if in_query and scope.get("method") == "GET":
+            await self._login(scope, send, in_query[-1].encode("latin-1"), [(k, v) for k, v in query if k != KEY_QUERY])
             return
         given = b""
         for k, v in scope.get("headers", []):
             if k == b"x-api-key":
                 given = v
                 break
-        if not given or not hmac.compare_digest(given, self.key):
-            rid = scope.get("state", {}).get("request_id")
-            msg = "Missing X-API-Key header" if not given else "Invalid API key"
-            await _send_json(send, 401, {"error": "unauthorized", "request_id": rid,
-                                         "message": f"{msg}; send the server's key in the X-API-Key header"},
-                             [(b"www-authenticate", b"ApiKey")])
+        given = given or _cookie(scope, KEY_COOKIE)
+        if not self._matches(given):
+            await self._refuse(scope, send, "Missing X-API-Key header" if not given else "Invalid API key")
             return
         await self.app(scope, receive, send)
+
+    async def _login(self, scope: Scope, send: Send, given: bytes, rest: list[tuple[str, str]]) -> None:
+        if not self._matches(given):
+            await self._refuse(scope, send, "Invalid API key")
+            return
+        target = (scope.get("root_path", "") + scope.get("path", "/")) + (f"?{urlencode(rest)}" if rest else "")
+        secure = "; Secure" if scope.get("scheme") == "https" else ""
+        cookie = f"{KEY_COOKIE}={self.key.decode('latin-1')}; Path=/; HttpOnly; SameSite=Strict{secure}"
+        await send({"type": "http.response.start", "status": 303,
+                    "headers": [(b"location", target.encode("latin-1")), (b"set-cookie", cookie.encode("latin-1")),
+                                (b"cache-control", b"no-store"), (b"content-length", b"0")]})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def _refuse(self, scope: Scope, send: Send, msg: str) -> None:
+        rid = scope.get("state", {}).get("request_id")
+        await _send_json(send, 401, {"error": "unauthorized", "request_id": rid,
+                                     "message": f"{msg}; send the server's key in the X-API-Key header "
+                                                f"(in a browser: open the page once with ?{KEY_QUERY}=KEY)"},
+                         [(b"www-authenticate", b"ApiKey")])
 
 
 class _TooLarge(HTTPException):

@@ -4,6 +4,7 @@ index, errors without tracebacks or secrets."""
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 from pydantic import SecretStr
@@ -36,6 +37,22 @@ async def test_api_key_required_when_configured(api_settings):
         assert r.status_code == 200
         assert (await c.get("/health")).status_code == 200  # liveness stays open
         assert (await c.get("/stats")).status_code == 401
+
+
+async def test_docs_open_in_a_browser_after_one_visit_with_the_key(api_settings):
+    """/docs, its assets and /openapi.json, keyed: a browser (no header) signs in once with ?api_key=."""
+    app = _app(api_settings, api_key=SecretStr("k-123456789"))
+    async with asgi_client(app) as c:
+        assert (await c.get("/docs")).status_code == 401
+        r = await c.get("/docs", params={"api_key": "k-123456789"})
+        assert r.status_code == 303 and r.headers["location"] == "/docs"
+        page = await c.get("/docs")
+        assert page.status_code == 200 and "swagger" in page.text.lower()
+        assets = re.findall(r'(?:src|href)="(/docs-assets/[^"]+)"', page.text)
+        assert assets
+        for a in assets:
+            assert (await c.get(a)).status_code == 200, a
+        assert (await c.get("/openapi.json")).json()["paths"]
 
 
 async def test_no_key_configured_means_open(client):

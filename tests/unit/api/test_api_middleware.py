@@ -3,6 +3,8 @@ secret redaction, one-line descriptions."""
 
 from __future__ import annotations
 
+import logging
+
 import httpx
 import pytest
 from fastapi import FastAPI, Request
@@ -86,3 +88,30 @@ def test_redactor_keeps_words_that_merely_start_like_a_root():
     red = Redactor([], {"/srv/d": "<data dir>"})
     assert red("no run 'x' under /srv/d/runs") == "no run 'x' under <data dir>/runs"
     assert red("see /runs and /tmpfoo") == "see /runs and /tmpfoo"
+
+
+@pytest.mark.asyncio
+async def test_a_browser_signs_in_once_with_the_key_in_the_address(caplog: pytest.LogCaptureFixture) -> None:
+    """A browser cannot send X-API-Key with a page it opens: `?api_key=KEY` sets an HttpOnly cookie and
+    redirects to the same address without the key; later requests carry the cookie. A wrong key sets nothing."""
+    app = _app()
+
+    @app.get("/page")
+    async def page(q: str = "") -> dict:
+        return {"q": q}
+
+    caplog.set_level(logging.INFO, logger="motivgraph.api.access")
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        assert (await c.get("/page")).status_code == 401
+        bad = await c.get("/page", params={"api_key": "wrong"})
+        assert bad.status_code == 401 and "set-cookie" not in bad.headers and not c.cookies
+        r = await c.get("/page", params={"api_key": "sekret-key", "q": "kept"})
+        assert r.status_code == 303 and r.headers["location"] == "/page?q=kept"
+        cookie = r.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+        assert (await c.get("/page", params={"q": "x"})).json() == {"q": "x"}  # the cookie opens it now
+        assert (await c.post("/echo", content=b"ab")).json() == {"n": 2}
+        c.cookies.clear()
+        c.cookies.set("motivgraph_api_key", "wrong")
+        assert (await c.get("/page")).status_code == 401
+    assert "sekret-key" not in caplog.text
