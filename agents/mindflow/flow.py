@@ -4,6 +4,17 @@
 probability each had, log Q of the whole plan). Its edges are the execution order: each operator
 hands the working set to the next one, within a layer and across layers. `FlowTrace` records what
 actually ran: every step with its layer, position, operator, calls and tokens.
+
+Graph or chain. The paper calls the flow a graph G = (V, E) over operators (mindflow.txt, Section
+4.1), but the flow it samples and runs is layered: per layer an ordered set of operators, "executed
+sequentially in order of descending score until the cumulative probability exceeds a preset
+threshold" (Section 4.3), and Q(G|x) factorises over the layers, each conditioned on the earlier
+layers' operator sets. It names no branch that runs beside another and no merge of branches, so the
+graph a sampled flow defines is its layers in sequence -- a path through its nodes (`edges()`).
+Breadth lives in the data, not in the topology: the working set carries up to `working_set_max`
+candidate proposals (divergent adds alternatives, convergent merges them), and every operator reads
+and rewrites that one set. A layered DAG run sequentially over one shared working set is its
+topological order, which is this chain; tests/unit/agents/mindflow/test_flow_structure.py pins it.
 """
 
 from __future__ import annotations
