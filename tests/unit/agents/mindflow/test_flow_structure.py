@@ -4,6 +4,7 @@ hands one working set from each operator to the next in exactly that order."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -14,7 +15,6 @@ from motivgraph.agents.mindflow.config import FlowConfig
 from motivgraph.agents.mindflow.controller import Controller
 from motivgraph.agents.mindflow.executor import llm_executor
 from motivgraph.agents.mindflow.operators import resolve_operators
-
 
 # threshold 0.7: most layers take two or three operators, so within-layer order and hand-off are exercised
 CFG = FlowConfig(hidden=8, init_scale=1.0, threshold=0.7)
@@ -38,7 +38,7 @@ def test_a_flow_is_the_path_through_its_layers_in_execution_order() -> None:
             nodes = [f"L{li + 1}.{p + 1}:{op}" for li, la in enumerate(plan.layers) for p, op in enumerate(la.ops)]
             edges = plan.edges()
             assert len(nodes) == plan.n_ops and len(edges) == plan.n_ops - 1
-            assert edges == list(zip(nodes, nodes[1:], strict=False))  # a path: each node once, in order
+            assert edges == list(itertools.pairwise(nodes))  # a path: each node once, in order
             outs = [a for a, _ in edges]
             ins = [b for _, b in edges]
             assert len(set(outs)) == len(outs) and len(set(ins)) == len(ins)  # no branch, no merge
@@ -61,10 +61,10 @@ async def test_execution_hands_one_working_set_along_the_path() -> None:
         multi += sum(len(la.ops) > 1 for la in plan.layers)
         assert [(s.layer, s.position) for s in steps] == [(li + 1, p + 1) for li, la in enumerate(plan.layers)
                                                           for p in range(len(la.ops))]
-        for before, after in zip(steps, steps[1:], strict=False):
+        for before, after in itertools.pairwise(steps):
             assert after.candidates_in == before.candidates_out  # the next operator reads what the last one left
         # the final idea carries the tags of the operators that shaped it, in the flow's order
         tags = re.findall(r"\[op:([a-z_]+)\]", res.idea["method"])
-        it = iter(plan.ops + ["convergent"])
+        it = iter([*plan.ops, "convergent"])
         assert tags and all(any(t == o for o in it) for t in tags)
     assert multi  # some layer ran more than one operator
