@@ -28,9 +28,14 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from motivgraph.errors import GraphError
 from motivgraph.graph.identity import normalize_name
+
+if TYPE_CHECKING:
+    from motivgraph.graph.base import GraphStore
 
 # -- DOIs ------------------------------------------------------------------------------------------------------------
 
@@ -282,6 +287,31 @@ def stable_paper_id(doi: str | None, arxiv_id: str | None, sha256: str | None) -
     if sha256:
         return f"sha256:{sha256}"
     raise ValueError("a paper needs a DOI, an arXiv id or a sha256")
+
+
+def resolve_paper_id(store: GraphStore, ident: str) -> str:
+    """The graph's paper id for what a user typed (CLI and API alike): the id itself (doi:…, arxiv:…,
+    sha256:…), a bare DOI, arXiv id or file sha256, or an unambiguous sha256 prefix (8+ characters).
+    GraphError, naming the way out, otherwise."""
+    text = ident.strip()
+    if not text:
+        raise GraphError("an empty paper id was given")
+    low = text.lower()
+    doi, arxiv = normalize_doi(text), normalize_arxiv(text)
+    cands = [text, f"doi:{doi}" if doi else "", f"arxiv:{arxiv}" if arxiv else "",
+             f"doi:{low}", f"arxiv:{text}", f"sha256:{low.removeprefix('sha256:')}"]
+    for cand in dict.fromkeys(c for c in cands if c):
+        if store.get_paper(cand) is not None:
+            return cand
+    prefix = low.removeprefix("sha256:")
+    if len(prefix) >= 8:
+        hits = sorted({p.paper_id for p in store.iter_papers() if (p.sha256 or "").lower().startswith(prefix)
+                       or p.paper_id.lower().startswith(f"sha256:{prefix}")})
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise GraphError(f"{ident!r} matches {len(hits)} papers ({', '.join(hits[:5])}); give more of the id")
+    raise GraphError(f"no paper {ident!r} in the graph; `motivgraph papers list` shows the paper ids")
 
 
 # -- cross-kind identity ---------------------------------------------------------------------------------------------

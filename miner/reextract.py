@@ -45,6 +45,7 @@ from motivgraph.errors import ConfigError, GraphError, IngestError
 from motivgraph.fsutil import atomic_write, path_from_text
 from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.derived import DerivedReport, repair_derived
+from motivgraph.ingest.identity import resolve_paper_id
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.pipeline import SinkResult, TransientGate, embedded_store_recovery, store_step
@@ -144,27 +145,6 @@ class ReprocessReport:
 
 
 # -- finding papers ------------------------------------------------------------------------------------------
-
-
-def resolve_paper_id(store: GraphStore, ident: str) -> str:
-    """The graph's paper id for what a user typed: the id itself (doi:…, arxiv:…, sha256:…), a bare
-    DOI, arXiv id or file sha256, or an unambiguous sha256 prefix (8+ characters). GraphError otherwise."""
-    text = ident.strip()
-    if not text:
-        raise GraphError("an empty paper id was given")
-    for cand in (text, f"doi:{text.lower()}", f"arxiv:{text}", f"sha256:{text.lower()}"):
-        if store.get_paper(cand) is not None:
-            return cand
-    low = text.lower().removeprefix("sha256:")
-    if len(low) >= 8:
-        hits = [p.paper_id for p in store.iter_papers()
-                if (p.sha256 or "").lower().startswith(low) or p.paper_id.lower().startswith(f"sha256:{low}")]
-        if len(set(hits)) == 1:
-            return hits[0]
-        if len(set(hits)) > 1:
-            raise GraphError(f"{ident!r} matches {len(set(hits))} papers ({', '.join(sorted(set(hits))[:5])}); "
-                             "give more of the id")
-    raise GraphError(f"no paper {ident!r} in the graph; `motivgraph papers list` shows the paper ids")
 
 
 def _doc_keys(settings: Settings, store: GraphStore, paper_ids: Iterable[str]) -> dict[str, str]:

@@ -12,8 +12,9 @@ from motivgraph.api.contract.models import NodeRelation, PaperBrief, TripleOut
 from motivgraph.api.services.context import ToolContext, triple_out
 from motivgraph.api.services.errors import InvalidCursor, PaperNotFound, scrub_paths
 from motivgraph.api.services.node_relation import relation_of
-from motivgraph.errors import MotivGraphError, NodeNotFound
+from motivgraph.errors import GraphError, MotivGraphError, NodeNotFound
 from motivgraph.graph.models import PaperRecord, TripleFilter
+from motivgraph.ingest.identity import resolve_paper_id
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,12 @@ def get_node(ctx: ToolContext, key: str) -> NodeRelation:
 
 
 def get_paper(ctx: ToolContext, paper_id: str) -> PaperView:
+    """A paper by any id the CLI accepts: doi:/arxiv:/sha256: ids, a bare DOI or arXiv id, a sha256 prefix."""
     store = ctx.store
+    try:
+        paper_id = resolve_paper_id(store, paper_id)
+    except GraphError as e:
+        raise PaperNotFound(str(e)) from e
     rec = store.get_paper(paper_id)
     if rec is None:
         raise PaperNotFound(f"No paper with id {paper_id!r}")

@@ -75,6 +75,13 @@ async def test_get_paper(client):
     assert [t["solution"] for t in body["triples"]] == ["Model quantization for large language models"]
     r = await client.get("/papers/doi:10.9999/none")
     assert r.status_code == 404 and r.json()["error"] == "paper_not_found"
+    # the forms `motivgraph papers …` accepts: a bare DOI (any case), the id with its prefix
+    for typed, pid in (("10.1000/llmq", "doi:10.1000/llmq"), ("10.1000/LLMQ", "doi:10.1000/llmq"),
+                       ("2401.00001", "arxiv:2401.00001")):
+        r = await client.get(f"/papers/{typed}")
+        assert r.status_code == 200 and r.json()["paper"]["paper_id"] == pid, typed
+    r = await client.get("/papers/2401.99999")
+    assert r.status_code == 404 and "papers list" in r.json()["message"]
 
 
 async def test_stats(client):

@@ -11,10 +11,11 @@ import pytest
 
 from motivgraph.errors import GraphError, IngestError
 from motivgraph.graph.models import PaperRecord
+from motivgraph.ingest.identity import resolve_paper_id
 from motivgraph.miner.decisions import DecisionLog, MergeDecision
 from motivgraph.miner.extractions import ExtractionStore
 from motivgraph.miner.merges import get_merge, is_undone, list_merges, record_undo
-from motivgraph.miner.reextract import Job, _match_pending, resolve_paper_id
+from motivgraph.miner.reextract import Job, _match_pending
 from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult, NodeText
 from motivgraph.settings import Settings
 
