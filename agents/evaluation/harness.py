@@ -161,7 +161,8 @@ class Evaluation:
 
     def graph_cost_usd(self) -> float:
         """What building this evaluation's per-topic graphs cost (the LLM miner; cached graphs: nothing)."""
-        return sum(float(g.summary.get("cost_usd") or 0.0) for g in self.graphs.values() if g.built)
+        unique = {id(g): g for g in self.graphs.values()}  # the corpus graph is every topic's: counted once
+        return sum(float(g.summary.get("cost_usd") or 0.0) for g in unique.values() if g.built)
 
     # ------------------------------------------------------------------ what methods see
     async def prepare_views(self) -> str:
@@ -187,6 +188,8 @@ class Evaluation:
                                                     s2=self.config.literature_s2)
             await asyncio.to_thread(stop_embedded, tg.settings)  # restarted by the tool clients of a topic's turn
             self.graphs = {t.topic_id: tg for t in self.topics}
+            for t in self.topics:  # what the leak check looks at: the whole graph (later papers go in _apply_cutoffs)
+                self.visible[t.topic_id] += tg.papers
             self.notes.append(f"corpus graph in {tg.settings.data_dir}: {len(tg.papers)} papers of {len(self.topics)} "
                               f"topic(s), {tg.triples} triples, {'built' if tg.built else 'reused from the cache'}; "
                               f"extraction cost ${self.graph_cost_usd():.4f}")

@@ -17,7 +17,7 @@ from test_eval_topic_graphs import LIGHT, _paper, _seen, topics_file
 
 from motivgraph.agents.core import PlatformLLMClient, unregister
 from motivgraph.agents.evaluation.config import EvalConfig
-from motivgraph.agents.evaluation.harness import Evaluation, create_eval
+from motivgraph.agents.evaluation.harness import Evaluation, TargetLeak, create_eval
 from motivgraph.agents.evaluation.judges import Judge
 from motivgraph.agents.evaluation.topics import load_topics_file
 from motivgraph.agents.tools.base import ToolClient
@@ -164,6 +164,12 @@ async def test_corpus_graph_is_shared_cached_and_nothing_after_the_cutoff_reache
     assert held2["target_papers_dropped"] >= 1 and held2["literature_undated_dropped"] >= 1
     assert any(n.startswith("T0: cutoff 2023-01-31") and "held back 1 of 5 graph paper(s)" in n for n in res.notes)
     assert "held back 1 of 5 graph paper(s)" in (ev2.run.path / "report.html").read_text()
+
+    # the allow_target_leak guard stays: with a cutoff after the target's date it is visible, and refused
+    ev3 = _evaluation(settings.model_copy(update={"data_dir": tmp_path / "third"}), embedder, f, ["soiq"],
+                      _soiq_script(), graph_cache=str(cache), cutoff="2025-12")
+    with pytest.raises(TargetLeak, match=rf"T0: target paper '{PLANTED_TITLE}' \(id {PLANTED_ID}\) is in the corpus"):
+        await ev3.execute()
 
     # 3. MindFlow's analogical operator on the evaluation's own tool client for T0 (its real toolbox path)
     from motivgraph.agents.core.toolbox import Toolbox
