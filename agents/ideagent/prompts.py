@@ -94,6 +94,10 @@ def seed_prompt(draft_label: str, archive: Archive, chars: int, pivot: str | Non
     return "\n\n".join(parts)
 
 
+REPAIR_RETRY = ("This is a second attempt: the reply to the first one was unusable. Answer with the complete idea "
+                "in exactly the requested fields.")
+
+
 def revision_prompt(draft_label: str, mode: str, parent: Draft, directive: str) -> str:
     what = ("It just missed the acceptance gate; fix what the critic names so it passes, keeping its core "
             "mechanism." if mode == "repair" else

@@ -7,6 +7,7 @@ any prefix of a run (budget stop + resume) and concurrent calls cannot reorder t
 
 Plan (all keys optional):
   drafts:   {draft label -> tag}          the ideator writes idea <tag> for draft "s03.d1"
+  unwritable: [draft label]               the ideator's reply for it is unusable, except on a second attempt
   scores:   {tag -> {N, C, F, panel: [0-9]*M, D, active: [lineage], history: [draft], families: [id],
                      family: id | None, pattern: str, wins: [bool, bool]}}
 Unplanned tags get scores derived from a hash of the tag (a mix of accepted, repaired, refined
@@ -86,6 +87,7 @@ class World:
         plan = plan or {}
         self.use_tools = use_tools
         self.drafts: dict[str, str] = dict(plan.get("drafts", {}))
+        self.unwritable: set[str] = set(plan.get("unwritable", []))
         self.scores: dict[str, dict[str, Any]] = dict(plan.get("scores", {}))
         self.panel_size = panel_size
         self.roles_seen: list[str] = []
@@ -162,6 +164,8 @@ class World:
             return {"ideas": [_idea(f"os{i}") for i in range(1, int(many.group(1)) + 1)]}
         label = _LABEL.search(user)
         if label:
+            if label.group(1) in self.unwritable and "second attempt" not in user:
+                return {"title": "unusable"}  # fails IdeaText validation: the draft cannot be written
             return _idea(self.drafts.get(label.group(1), label.group(1)))
         sample = _SAMPLE.search(user)
         seed = _SEED.search(user)

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from motivgraph.agents.ideagent import prompts as P
-from motivgraph.agents.ideagent.archive import Archive, Draft, DraftKind
+from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError, Draft, DraftKind
 from motivgraph.agents.ideagent.config import IdeagentConfig
 from motivgraph.agents.ideagent.judges import IdeaText, Judges, RoleLLM, Roles, msgs
 from motivgraph.agents.ideagent.routing import (
@@ -71,6 +71,9 @@ class SearchState(BaseModel):
     drafts: list[Draft] = Field(default_factory=list)  # every draft, in order: the lineage histories
     decisions: list[dict[str, Any]] = Field(default_factory=list)  # every routing/refinement decision
     resumed_at: list[int] = Field(default_factory=list)  # seeds at which a run resumed
+    # queued draft id -> the draft index its repair failed to be written at; the draft stays in the repair
+    # queue (so in the checkpoint) and gets one more attempt at the next seed's start
+    repair_retries: dict[str, int] = Field(default_factory=dict)
 
 
 class IdeagentSearch:
@@ -104,6 +107,11 @@ class IdeagentSearch:
             work = st.model_copy(deep=True)  # the seed runs on a copy: a budget stop mid-seed leaves `st` intact
             await self._seed(work, b)
             work.next_seed = b + 1
+            st = work
+            await self._save(st)
+        if st.archive.repair_queue:  # a repair deferred past the last seed gets its attempt now
+            work = st.model_copy(deep=True)
+            await self._pending_repairs(work, before_seed=self.cfg.seeds)
             st = work
             await self._save(st)
         self.emit({"type": "ideagent.done", "archive": st.archive.snapshot()})
@@ -154,43 +162,76 @@ class IdeagentSearch:
 
     async def _seed(self, st: SearchState, b: int) -> None:
         cfg, a = self.cfg, st.archive
+        await self._pending_repairs(st, before_seed=b)
         lineage = f"L{b:02d}"
-        k = 0
         try:
-            cur, dups = await self._draft(st, b, k, "seed", lineage, P.seed_prompt(
+            cur, dups = await self._draft(st, b, 0, "seed", lineage, P.seed_prompt(
                 f"s{b:02d}.d0", a, cfg.signature_chars, st.pivot), None, None)
         except StructuredOutputError as e:
             self._step(st, {"seed": b, "draft": f"s{b:02d}.d0", "route": "failed", "reason": str(e)})
             return
-        repairs = 0
+        await self._lineage(st, b, cur, dups, k=0, repairs=0)
+
+    async def _lineage(self, st: SearchState, b: int, cur: Draft, dups: Duplicates, *, k: int, repairs: int,
+                       retry: bool = False) -> None:
+        """Route a scored draft of seed b (its k-th, after `repairs` repairs); repair it while the router
+        says so; settle it; refine it when accepted. A repair that could not be written leaves its draft
+        in the repair queue (persisted with the search state) for one more attempt at the next seed."""
+        cfg, a = self.cfg, st.archive
         while True:
             assert cur.scores is not None
-            extra_left = cfg.extra_drafts_per_seed - k
-            decision = route(cur.scores, dups, a, cfg, repair_available=repairs < cfg.max_repairs and extra_left > 0)
-            if decision.route is not Route.REPAIR:
-                break
-            a.enqueue_repair(cur)
-            cur.outcome = Route.REPAIR.value
-            self._step(st, self._row(b, cur, decision))
-            repairs += 1
-            k += 1
+            if retry:  # a queued draft's deferred repair: its routing decision was taken when it was queued
+                decision = Decision(Route.REPAIR, "deferred repair", gate=gate(cur.scores, cfg))
+            else:
+                extra_left = cfg.extra_drafts_per_seed - k
+                decision = route(cur.scores, dups, a, cfg,
+                                 repair_available=repairs < cfg.max_repairs and extra_left > 0)
+                if decision.route is not Route.REPAIR:
+                    break
+                a.enqueue_repair(cur)
+                cur.outcome = Route.REPAIR.value
+                self._step(st, self._row(b, cur, decision))
+                repairs += 1
+                k += 1
+            label = f"s{b:02d}.d{k}"
             try:
                 failures = list(decision.gate.failures) if decision.gate else []
-                directive = await self.judges.critic(cur, "repair", failures)
-                label = f"s{b:02d}.d{k}"
+                directive = (await self.judges.critic(cur, "repair", failures)).directive
+                if retry:  # a new request: the unusable replies of the first attempt are cached as they were
+                    directive += f"\n{P.REPAIR_RETRY}"
                 # judged without its own queued parent: a repair is compared with the other lineages
-                child, dups = await self._draft(st, b, k, "repair", lineage, P.revision_prompt(
-                    label, "repair", cur, directive.directive), cur.id, lineage)
+                child, dups = await self._draft(st, b, k, "repair", cur.lineage, P.revision_prompt(
+                    label, "repair", cur, directive), cur.id, cur.lineage)
             except StructuredOutputError as e:
-                a.dequeue_repair(cur.id)
-                self._step(st, {"seed": b, "draft": f"s{b:02d}.d{k}", "route": "failed", "reason": str(e)})
+                if retry:
+                    a.dequeue_repair(cur.id)
+                    reject = Decision(Route.REJECT_GATE, f"its repair could not be written twice ({e})",
+                                      gate=gate(cur.scores, cfg))
+                    await self._settle(st, b, cur, reject)
+                    return
+                st.repair_retries[cur.id] = k
+                self._step(st, {"seed": b, "draft": label, "lineage": cur.lineage, "route": "repair_deferred",
+                                "reason": f"the repair could not be written ({e}); {cur.id} stays queued for one "
+                                          "more attempt"})
                 return
             a.dequeue_repair(cur.id)
-            cur = child
+            st.repair_retries.pop(cur.id, None)
+            cur, retry = child, False
         joined_known = await self._settle(st, b, cur, decision)
         st.pivot = self._pivot(decision, cur, joined_known)
         if decision.route.accepted:
             await self._refine(st, b, cur.lineage, k, cfg.refinements_allowed(repairs))
+
+    async def _pending_repairs(self, st: SearchState, before_seed: int) -> None:
+        """Give every draft still queued from an earlier seed its deferred repair (oldest first), under
+        its own seed's draft numbering and repair count."""
+        for d in [q for q in st.archive.repair_queue if q.seed < before_seed]:
+            k = st.repair_retries.get(d.id)
+            if k is None:  # queued without a failed attempt on record (cannot happen through the loop)
+                raise ArchiveInvariantError(f"{d.id} is in the repair queue with no repair attempt on record")
+            repairs = sum(1 for x in st.drafts if x.seed == d.seed and x.kind == "repair") + 1
+            self.emit({"type": "phase", "phase": f"deferred repair of {d.id}"})
+            await self._lineage(st, d.seed, d, Duplicates(), k=k, repairs=repairs, retry=True)
 
     def _row(self, b: int, d: Draft, decision: Decision, **extra: Any) -> dict[str, Any]:
         return {"seed": b, "draft": d.id, "lineage": d.lineage, "route": decision.route.value,

@@ -369,3 +369,39 @@ async def test_a_family_is_shown_by_its_label_never_a_schema_name(tmp_path):
     assert "FamilyVerdict" not in summary and "- F1 (1): fails the gate" in summary
     assert family_label("  FamilyVerdict ", "why") == "why" and family_label("a.b_c", "why") == "why"
     assert family_label("reuses a benchmark leak", "why") == "reuses a benchmark leak"
+
+
+async def test_repair_queue_persists_across_seeds_and_a_resume(tmp_path):
+    """A repair that could not be written leaves its draft queued in the checkpointed state; a run resumed
+    from that checkpoint repairs it at the next seed's start (second attempt), before the new seed."""
+    plan = {"drafts": {"s00.d0": "a", "s00.d1": "a1", "s01.d0": "b"}, "unwritable": ["s00.d1"],
+            "scores": {"a": {**OK, "N": 50}, "a1": GOOD, "b": {**GOOD, "N": 91}}}
+    saved: list[str] = []
+    run = Run(tmp_path, plan, seeds=1)
+    run.search._checkpoint = lambda st: saved.append(st.model_dump_json())
+    st0 = await run()
+    assert decisions(st0)[:2] == [("s00.d0", "repair"), ("s00.d1", "repair_deferred")]
+    # a one-seed run drains the queue at its end: the second attempt wrote the repair
+    assert ("s00.d1", "accept") in decisions(st0) and st0.archive.repair_queue == []
+    # resume from the checkpoint saved after seed 0 (queue still holding s00.d0) with a second seed
+    after_seed0 = SearchState.model_validate_json(saved[0])
+    assert after_seed0.archive.snapshot()["repair_queue"] == ["s00.d0"] and after_seed0.next_seed == 1
+    assert after_seed0.repair_retries == {"s00.d0": 1}
+    run2 = Run(tmp_path / "r2", plan, seeds=2)
+    st = await run2.search.run(after_seed0)
+    assert decisions(st)[2:4] == [("s00.d1", "accept"), ("s01.d0", "accept")]
+    assert st.archive.snapshot()["active"] == {"L00": "s00.d1", "L01": "s01.d0"}
+    assert st.archive.repair_queue == [] and st.repair_retries == {}
+    retried = [p for p in ideator_prompts(run2) if "Draft s00.d1" in p]
+    assert len(retried) == 1 and "second attempt" in retried[0]
+
+
+async def test_a_repair_unwritable_twice_is_rejected_with_the_reason(tmp_path):
+    plan = {"drafts": {"s00.d0": "a"}, "unwritable": ["s00.d1"], "scores": {"a": {**OK, "N": 50}}}
+    run = Run(tmp_path, plan, seeds=1)
+    orig = run.world._ideator
+    run.world._ideator = lambda user: {"title": "unusable"} if "Draft s00.d1" in user else orig(user)  # type: ignore
+    st = await run()
+    assert decisions(st) == [("s00.d0", "repair"), ("s00.d1", "repair_deferred"), ("s00.d0", "reject_gate")]
+    assert "could not be written twice" in st.decisions[-1]["reason"]
+    assert st.archive.repair_queue == [] and st.archive.snapshot()["families"] == {"F1": ["s00.d0"]}
