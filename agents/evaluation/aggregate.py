@@ -12,7 +12,11 @@ from motivgraph.agents.evaluation.generate import Delivery
 from motivgraph.agents.evaluation.judges import PAIR_DIMENSIONS
 from motivgraph.agents.evaluation.metrics.agreement import OrderPair, cohen_kappa, order_consistency
 from motivgraph.agents.evaluation.metrics.cost import Cost, from_usage
-from motivgraph.agents.evaluation.metrics.creative_utility import creative_utility
+from motivgraph.agents.evaluation.metrics.creative_utility import (
+    creative_utility,
+    field_distance_matrix,
+    length_controlled,
+)
 from motivgraph.agents.evaluation.metrics.elo import bootstrap_leagues, elo_ratings
 from motivgraph.agents.evaluation.metrics.grounding import Fidelity
 from motivgraph.agents.evaluation.metrics.reference import DIMENSIONS, moscores, strict_win_rate, win_rates
@@ -57,6 +61,7 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
         if v is not None and not (isinstance(v, float) and math.isnan(v)):
             store[m].setdefault(k, []).append(float(v))
 
+    cu_q = impact_quality(evidence) if config.on("cu") and config.cu_quality == "impact" else {}
     for ev in evidence:
         ratings: dict[str, dict[str, float]] = {}
         for dim, (players, matches) in ev.leagues.items():
@@ -78,7 +83,10 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
                 wr = win_rates(votes)
                 row |= {f"wr_{d}": wr[d] for d in DIMENSIONS}
                 row |= moscores(wr, config.w_pd, config.w_ps)
-            if votes:
+            if config.cu_quality == "impact":
+                if it.idea_id in cu_q:
+                    row["cu_quality"] = cu_q[it.idea_id]
+            elif votes:
                 row["cu_quality"] = strict_win_rate(votes)
             row |= ev.novelty.get(it.idea_id, {})
             g = _gates(ev, it.idea_id)
@@ -121,8 +129,13 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
                                                  m=config.surface_m, tau=config.tau))
             if config.on("cu") and all(r.get("cu_quality") is not None for r in q) and q:
                 qv = [float(r["cu_quality"]) for r in q]
-                if config.cu_distance == "embedding" and m in ev.emb_distance:
-                    dm = ev.emb_distance[m].tolist()
+                if config.cu_distance == "fields":
+                    dm = field_distance_matrix(len(ids), {(a, b): ev.cu_fields[frozenset((ids[a], ids[b]))]
+                                                          for a in range(len(ids)) for b in range(a + 1, len(ids))
+                                                          if frozenset((ids[a], ids[b])) in ev.cu_fields})
+                elif config.cu_distance == "embedding" and m in ev.emb_distance:
+                    # 1 - cosine lies in [0, 2]; CU's distance is in [0, 1] (opposed ideas are simply distinct)
+                    dm = [[min(1.0, max(0.0, float(x))) for x in r] for r in ev.emb_distance[m].tolist()]
                 else:
                     dm = [[0.0 if a == b else (_avg(ev.pair_div[frozenset((a, b))]) / 9.0
                                                if frozenset((a, b)) in ev.pair_div else math.nan)
@@ -228,6 +241,27 @@ def order_pairs(evidence: list[TopicEvidence]) -> list[OrderPair]:
         for j, ab, ba in ev.div_relations:  # diversity: one relation per axis, the same in both orders
             out += [OrderPair("diversity", axis, j, ab[axis], ba[axis], slotted=False) for axis in ab if axis in ba]
     return out
+
+
+def impact_quality(evidence: list[TopicEvidence]) -> dict[str, float]:
+    """CU quality, the set-level paper's: every strict-win outcome (idea vs gold, a judge, both orders) of
+    the whole pool length-controlled by one regression (metrics/creative_utility.length_controlled),
+    then averaged per idea."""
+    who: list[str] = []
+    wins: list[float] = []
+    idea_len: list[float] = []
+    gold_len: list[float] = []
+    for ev in evidence:
+        for idea_id, outcomes in ev.cu_impact.items():
+            for w, li, lg in outcomes:
+                who.append(idea_id)
+                wins.append(w)
+                idea_len.append(li)
+                gold_len.append(lg)
+    per: dict[str, list[float]] = {}
+    for idea_id, v in zip(who, length_controlled(wins, idea_len, gold_len), strict=True):
+        per.setdefault(idea_id, []).append(v)
+    return {k: _avg(v) for k, v in per.items()}
 
 
 def kappa_rows(evidence: list[TopicEvidence], judges: list[str]) -> list[dict[str, Any]]:

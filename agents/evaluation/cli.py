@@ -196,7 +196,10 @@ def eval_command(
                                      "clarity), default 7,7,6 (IDEAgent's main table)."),
     tau: float | None = typer.Option(None, "--tau", help="Yield pairwise diversity threshold (default 7, "
                                      "IDEAgent's)."),
-    cu_distance: str = typer.Option("judge", "--cu-distance", help="judge | embedding."),
+    cu_distance: str | None = typer.Option(None, "--cu-distance", help="Creative Utility distance: fields "
+                                           "(default, the set-level paper's) | judge | embedding."),
+    cu_quality: str | None = typer.Option(None, "--cu-quality", help="Creative Utility quality: impact (default, "
+                                          "the set-level paper's) | reference_share."),
     budget_usd: float | None = typer.Option(None, "--budget-usd", min=0, help="Budget for the whole evaluation."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the protocol, the cost and a time estimate; no "
                                  "evaluation runs (a local model is timed once by two short completions)."),
@@ -249,7 +252,8 @@ def eval_command(
             raise ConfigError("--methods is required (comma-separated registered methods)")
         # only what the user gave: everything else is the protocol's default (EvalConfig, with its sources)
         kw: dict[str, Any] = {k: v for k, v in (("n_ideas", ideas), ("panel_size", panel_size), ("max_runs", max_runs),
-                                                ("elo_rounds", elo_rounds), ("n_boot", n_boot), ("tau", tau))
+                                                ("elo_rounds", elo_rounds), ("n_boot", n_boot), ("tau", tau),
+                                                ("cu_distance", cu_distance), ("cu_quality", cu_quality))
                               if v is not None}
         for name, val in (("w_pd", _floats3(w_pd, "--w-pd")), ("w_ps", _floats3(w_ps, "--w-ps"))):
             if val is not None:
@@ -275,7 +279,7 @@ def eval_command(
             graph_cache=str(graph_cache) if graph_cache else None, cutoff=cutoff, literature_s2=literature_s2,
             judges=[j.strip() for j in (judges or "").split(",") if j.strip()],
             elo_k=elo_k, elo_start=elo_start,
-            cu_distance=cu_distance, budget_usd=budget_usd,
+            budget_usd=budget_usd,
             **({"metrics": [x.strip() for x in metrics.split(",") if x.strip()]} if metrics else {}), **kw)
         from motivgraph.agents.core.registry import get_method
 

@@ -69,6 +69,10 @@ class TopicEvidence:
     diversity: dict[str, dict[str, float]] = field(default_factory=dict)  # method -> field -> value
     novelty: dict[str, dict[str, float]] = field(default_factory=dict)  # idea -> field -> value
     emb_distance: dict[str, np.ndarray] = field(default_factory=dict)  # method -> K x K cosine distance
+    # Creative Utility, paper terms (cu_collect.py): idea -> [(strict win, idea words, gold words)] per judge
+    # and reference; pair -> per-field 1..5 similarities per judge and order
+    cu_impact: dict[str, list[tuple[float, int, int]]] = field(default_factory=dict)
+    cu_fields: dict[frozenset[str], list[list[int]]] = field(default_factory=dict)
     references: list[tuple[str, str]] = field(default_factory=list)
 
     def by_method(self) -> dict[str, list[IdeaItem]]:
@@ -166,7 +170,8 @@ class Collector:
 
     # -------------------------------------------------------------------- reference-based, both orders
     async def reference(self, ev: TopicEvidence) -> None:
-        if not (self.config.on("reference") or self.config.on("cu")) or not ev.references:
+        six_for_cu = self.config.on("cu") and self.config.cu_quality == "reference_share"
+        if not (self.config.on("reference") or six_for_cu) or not ev.references:
             return
         topic = ev.topic.topic
 

@@ -83,7 +83,15 @@ class EvalConfig(BaseModel):
                        "Yield surfaces: D >= 7).")
     surface_m: float = Field(0, ge=0, le=9, description="Clarity gate held fixed on the Yield surfaces.")
     cu_gamma: float = Field(0.9, gt=0, le=1, description="Creative Utility patience discount.")
-    cu_distance: Literal["judge", "embedding"] = Field("judge", description="Creative Utility distance.")
+    cu_quality: Literal["impact", "reference_share"] = Field(
+        "impact", description="Creative Utility quality: impact (the set-level paper's: an impact judgment "
+        "against each gold/target idea in both orders, a strict win only when the idea wins both, "
+        "length-controlled over the pool) or reference_share (share of the six MindFlow reference dimensions "
+        "won in both orders).")
+    cu_distance: Literal["fields", "judge", "embedding"] = Field(
+        "fields", description="Creative Utility distance: fields (the set-level paper's: per-field 1..5 "
+        "similarity of problem gap, core claim and method, each (5 - s) / 4, averaged), judge (the 8-axis "
+        "diversity judge / 9) or embedding (1 - cosine, clipped to [0, 1]).")
     novelty_k: int = Field(1, ge=1, le=20, description="Computable novelty: nearest background papers averaged.")
     budget_usd: float | None = Field(None, ge=0, description="Whole evaluation (generation + judging) budget.")
     seed: int = 13

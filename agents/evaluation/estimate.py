@@ -36,6 +36,7 @@ from motivgraph.llm.usage import cost_usd
 from motivgraph.settings import Settings
 
 REPLY_TOKENS = {"score": 80, "gates": 80, "signature": 260, "diversity": 140, "reference": 120, "pairwise": 40,
+                "impact": 40, "similarity": 60,
                 "extract": 350}
 SCHEMAS: dict[str, type[BaseModel]] = {
     "score": DirectScores, "gates": GateScores, "signature": Signature, "diversity": AxisRelations,
@@ -178,12 +179,22 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
                 add("score", ideas_per_topic, _overhead("score") + idea_tokens)
             if config.on("gates") or config.on("yield"):
                 add("gates", ideas_per_topic, _overhead("gates") + idea_tokens)
-            if seat_no == 0 and (config.on("yield") or config.on("cu")):  # decompositions: the first judge
+            cu_axes = config.on("cu") and config.cu_distance == "judge"  # CU on the 8-axis diversity judge
+            if seat_no == 0 and (config.on("yield") or cu_axes):  # decompositions: the first judge
                 add("signature", ideas_per_topic, _overhead("signature") + idea_tokens)
-            if config.on("yield") or config.on("cu"):
+            if config.on("yield") or cu_axes:
                 add("diversity", m * math.comb(n, 2) * 2, _overhead("diversity") + 2 * idea_tokens + 2 * 200)
-            if config.on("reference") or config.on("cu"):
+            if config.on("reference") or (config.on("cu") and config.cu_quality == "reference_share"):
                 add("reference", ideas_per_topic * refs * 2, _overhead("reference") + idea_tokens + reference_tokens)
+            if config.on("cu") and n >= 2:  # cu_collect.py: a set of one asks nothing
+                from motivgraph.agents.setlevel import reward as cu
+
+                if config.cu_quality == "impact":
+                    over = count_tokens(cu.IMPACT_SYSTEM + "\n\n" + schema_instruction(cu.ImpactVerdict)) + 40
+                    add("impact", ideas_per_topic * refs * 2, over + idea_tokens + reference_tokens)
+                if config.cu_distance == "fields":
+                    over = count_tokens(cu.SIMILARITY_SYSTEM + "\n\n" + schema_instruction(cu.FieldSimilarity)) + 40
+                    add("similarity", m * math.comb(n, 2) * 2, over + 2 * idea_tokens)
             if config.on("elo") and ideas_per_topic > 1:
                 rounds = rounds_for(ideas_per_topic, config.elo_rounds)
                 add("pairwise", len(PAIR_DIMENSIONS) * rounds * (ideas_per_topic // 2) * 2,

@@ -434,6 +434,10 @@ class Evaluation:
             await collector.per_idea(ev)
             await collector.diversity_pairs(ev)
             await collector.reference(ev)
+            if cfg.on("cu"):
+                from motivgraph.agents.evaluation.cu_collect import collect_cu
+
+                await collect_cu(self.panel, ev, quality=cfg.cu_quality, distance=cfg.cu_distance)
             await collector.tournaments(ev, seed=cfg.seed + n)
             evidence.append(ev)
             self.emit({"type": "progress", "phase": "judge", "done": n, "total": len(self.topics),

@@ -25,7 +25,7 @@ from motivgraph.errors import StructuredOutputError
 
 M = TypeVar("M", bound=BaseModel)
 
-KINDS = ("score", "pairwise", "reference", "gates", "signature", "diversity", "extract")
+KINDS = ("score", "pairwise", "reference", "gates", "signature", "diversity", "extract", "impact", "similarity")
 # One accounting role per metric (calls/tokens/cost per metric), all answered by the judge model:
 # `eval.<kind>.judge` takes its model from MOTIVGRAPH_LLM_ROLES.judge (else the default model), never
 # from a generation role.

@@ -56,7 +56,9 @@ SECTIONS: list[tuple[str, str, str, list[str]]] = [
      ["gate_non_obviousness", "gate_soundness", "gate_clarity", "gate_pass_rate", "pair_diversity", "yield",
       "yield_nb_alt"]),
     ("creative-utility", "Creative Utility",
-     "CU with gamma 0.9 in greedy order; quality = strict win rate against the target papers (set-level seed).",
+     "CU with gamma 0.9 in greedy order (set-level seed). With the default terms, quality = length-controlled "
+     "strict win of an impact judgment against each target idea in both orders and distance = mean (5 - s) / 4 "
+     "over per-field 1-5 similarities; the config's cu_quality / cu_distance name the terms used.",
      ["creative_utility", "cu_quality", "cu_distance"]),
     ("grounding", "Grounding fidelity",
      "Share of kg: links resolving to nodes of the topic graph and of citations matching a background paper.",
