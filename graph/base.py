@@ -13,8 +13,10 @@ from typing import Protocol, runtime_checkable
 from motivgraph.graph.models import (
     GraphStats,
     NodeDetail,
+    NodePage,
     NodeRecord,
     NodeType,
+    PaperPage,
     PaperRecord,
     ParentIn,
     RemovalResult,
@@ -106,6 +108,13 @@ class GraphStore(Protocol):
         ValueError for a malformed cursor or parent key. limit is clamped to 1..1000."""
 
     def iter_nodes(self, types: Sequence[NodeType] | None = None, batch: int = 5000) -> Iterator[NodeRecord]: ...
+
+    def page_nodes(self, types: Sequence[NodeType] | None = None, cursor: str | None = None,
+                   limit: int = 50) -> NodePage:
+        """Nodes by type then key with an opaque cursor; ValueError for a malformed cursor or unknown type."""
+
+    def page_papers(self, cursor: str | None = None, limit: int = 50) -> PaperPage:
+        """Papers in id order with an opaque cursor; ValueError for a malformed cursor."""
 
     def get_paper(self, paper_id: str) -> PaperRecord | None: ...
 

@@ -124,6 +124,16 @@ class TriplePage(BaseModel):
     next_cursor: str | None = None
 
 
+class NodePage(BaseModel):
+    items: list[NodeRecord]
+    next_cursor: str | None = None
+
+
+class PaperPage(BaseModel):
+    items: list[PaperRecord]
+    next_cursor: str | None = None
+
+
 class UpsertResult(BaseModel):
     nodes_created: int = 0
     relationships_created: int = 0

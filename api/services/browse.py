@@ -8,12 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from motivgraph.api.contract.models import NodeRelation, PaperBrief, TripleOut
-from motivgraph.api.services.context import ToolContext, triple_out
+from motivgraph.api.contract.models import NodeBrief, NodeRelation, PaperBrief, TripleOut
+from motivgraph.api.services.context import ToolContext, brief, triple_out
 from motivgraph.api.services.errors import InvalidCursor, PaperNotFound, scrub_paths
 from motivgraph.api.services.node_relation import relation_of
 from motivgraph.errors import GraphError, MotivGraphError, NodeNotFound
-from motivgraph.graph.models import PaperRecord, TripleFilter
+from motivgraph.graph.models import NodeType, PaperRecord, TripleFilter
 from motivgraph.ingest.identity import resolve_paper_id
 
 log = logging.getLogger(__name__)
@@ -95,6 +95,32 @@ def page_triples(ctx: ToolContext, flt: TripleFilter, cursor: str | None, limit:
     except ValueError as e:  # a cursor that is not one of ours
         raise InvalidCursor(str(e)) from e
     return TriplesPage(items=[triple_out(t) for t in page.items], next_cursor=page.next_cursor)
+
+
+class PapersPage(BaseModel):
+    items: list[PaperOut]
+    next_cursor: str | None = Field(None, description="Pass as `cursor` to get the next page; null at the end.")
+
+
+class NodesPage(BaseModel):
+    items: list[NodeBrief]
+    next_cursor: str | None = Field(None, description="Pass as `cursor` to get the next page; null at the end.")
+
+
+def page_papers(ctx: ToolContext, cursor: str | None, limit: int) -> PapersPage:
+    try:
+        page = ctx.store.page_papers(cursor=cursor, limit=limit)
+    except ValueError as e:
+        raise InvalidCursor(str(e)) from e
+    return PapersPage(items=[PaperOut.of(p) for p in page.items], next_cursor=page.next_cursor)
+
+
+def page_nodes(ctx: ToolContext, types: list[NodeType] | None, cursor: str | None, limit: int) -> NodesPage:
+    try:
+        page = ctx.store.page_nodes(types, cursor=cursor, limit=limit)
+    except ValueError as e:
+        raise InvalidCursor(str(e)) from e
+    return NodesPage(items=[brief(n, full=True) for n in page.items], next_cursor=page.next_cursor)
 
 
 def get_node(ctx: ToolContext, key: str) -> NodeRelation:

@@ -24,9 +24,11 @@ from motivgraph.graph.models import (
     GraphStats,
     NodeDetail,
     NodeIn,
+    NodePage,
     NodeRecord,
     NodeRef,
     NodeType,
+    PaperPage,
     PaperRecord,
     PaperRef,
     ParentIn,
@@ -144,17 +146,19 @@ def _dedupe_refs(items: Iterable[Row]) -> list[NodeRef]:
     return sorted(seen.values(), key=lambda r: r.key)
 
 
-def encode_cursor(ck: str, sk: str, pk: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([ck, sk, pk]).encode()).decode().rstrip("=")
+def encode_cursor(*keys: str) -> str:
+    """An opaque page cursor: the sort keys of the last item of a page."""
+    return base64.urlsafe_b64encode(json.dumps(list(keys)).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> tuple[str, str, str]:
+def decode_cursor(cursor: str, n: int = 3) -> tuple[str, ...]:
+    """The n sort keys in a cursor of `encode_cursor`; ValueError for anything else."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        ck, sk, pk = json.loads(raw)
-        if not all(isinstance(x, str) for x in (ck, sk, pk)):
+        keys = json.loads(raw)
+        if not (isinstance(keys, list) and len(keys) == n and all(isinstance(x, str) for x in keys)):
             raise TypeError
-        return ck, sk, pk
+        return tuple(keys)
     except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as e:
         raise ValueError(f"invalid cursor {cursor[:40]!r}: pass back a next_cursor from a previous page") from e
 
@@ -675,7 +679,34 @@ class CypherGraphStore(ABC):
                     break
                 after = rows[-1]["node"]["key"]
 
+    def page_nodes(self, types: Sequence[NodeType] | None = None, cursor: str | None = None,
+                   limit: int = 50) -> NodePage:
+        """Nodes of the given types, label by label in key order (keyset paging: a page costs the same
+        wherever it starts); ValueError for a malformed cursor or an unknown type."""
+        labels = _labels(types)
+        limit = max(1, min(int(limit), 1000))
+        label, after = decode_cursor(cursor, 2) if cursor else (labels[0], "")
+        if label not in labels:
+            raise ValueError(f"invalid cursor {cursor!r}: it belongs to another type filter")
+        items: list[NodeRecord] = []
+        for lb in labels[labels.index(label):]:
+            rows = self._read(Q.iter_nodes(lb), {"after": after if lb == label else "", "limit": limit - len(items)})
+            items += [to_record(r["node"]) for r in rows]
+            if len(items) == limit:
+                last_lb = lb
+                break
+        else:
+            return NodePage(items=items, next_cursor=None)
+        return NodePage(items=items, next_cursor=encode_cursor(last_lb, items[-1].key))
+
     # ---------------------------------------------------------------------- reads: papers
+    def page_papers(self, cursor: str | None = None, limit: int = 50) -> PaperPage:
+        """Papers in id order, keyset-paged; ValueError for a malformed cursor."""
+        limit = max(1, min(int(limit), 1000))
+        (after,) = decode_cursor(cursor, 1) if cursor else ("",)
+        items = [to_paper(r["paper"]) for r in self._read(Q.ITER_PAPERS, {"after": after, "limit": limit})]
+        return PaperPage(items=items, next_cursor=encode_cursor(items[-1].paper_id) if len(items) == limit else None)
+
     def get_paper(self, paper_id: str) -> PaperRecord | None:
         rows = self._read(Q.GET_PAPER, {"paper_id": paper_id})
         return to_paper(rows[0]["paper"]) if rows else None

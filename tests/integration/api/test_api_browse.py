@@ -49,6 +49,47 @@ async def test_triples_bad_params_are_422(client, params):
     assert r.json()["message"]
 
 
+async def _all_pages(client, path: str, params: dict, limit: int) -> tuple[list[dict], int]:
+    items: list[dict] = []
+    cursor, pages = None, 0
+    while True:
+        r = await client.get(path, params={**params, "limit": limit, **({"cursor": cursor} if cursor else {})})
+        assert r.status_code == 200, r.text
+        page = r.json()
+        assert len(page["items"]) <= limit
+        items += page["items"]
+        pages += 1
+        cursor = page["next_cursor"]
+        if not cursor:
+            return items, pages
+
+
+async def test_papers_and_nodes_listings_page_through_everything_once(client):
+    stats = (await client.get("/stats")).json()
+    papers, pages = await _all_pages(client, "/papers", {}, 3)
+    ids = [p["paper_id"] for p in papers]
+    assert ids == sorted(set(ids)) and len(ids) == stats["papers"] and pages == -(-len(ids) // 3)
+    assert all("source_path" not in p for p in papers)
+    nodes, _ = await _all_pages(client, "/nodes", {}, 4)  # pages cross from one type to the next
+    keys = [n["key"] for n in nodes]
+    assert len(keys) == len(set(keys)) == sum(stats["nodes"][t] for t in ("Problem", "Challenge", "Solution"))
+    assert [n["type"] for n in nodes] == sorted((n["type"] for n in nodes), key=["problem", "challenge",
+                                                                                "solution"].index)
+    only, _ = await _all_pages(client, "/nodes", {"type": ["challenge", "solution"]}, 5)
+    assert {n["type"] for n in only} == {"challenge", "solution"}
+    assert len(only) == stats["nodes"]["Challenge"] + stats["nodes"]["Solution"]
+
+
+@pytest.mark.parametrize(("path", "params"), [("/papers", {"limit": 0}), ("/papers", {"cursor": "garbage!!"}),
+                                              ("/papers", {"cursor": "WyJhIiwiYiJd"}),  # a 2-key cursor
+                                              ("/nodes", {"type": "paper"}), ("/nodes", {"limit": 101}),
+                                              ("/nodes", {"cursor": "WyJhIl0"})])  # a 1-key cursor
+async def test_listing_bad_params_are_422(client, path, params):
+    r = await client.get(path, params=params)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"]
+
+
 async def test_get_node_by_key_and_name(client):
     r = await client.get(f"/nodes/{QUANT}")
     assert r.status_code == 200

@@ -62,7 +62,7 @@ EXPECTED_LABELS = {
     "GET /health", "GET /health/live", "GET /stats", "GET /tools",
     "POST /tools/node_search", "POST /tools/node_relation", "POST /tools/random_nodes",
     "POST /tools/literature_search", "POST /tools/transfer_candidates",
-    "GET /triples", "GET /nodes/{key}", "GET /papers/{paper_id}",
+    "GET /triples", "GET /nodes", "GET /nodes/{key}", "GET /papers", "GET /papers/{paper_id}",
     "GET /ideation/methods", "POST /ideation/sessions", "GET /ideation/sessions", "GET /ideation/sessions/{run_id}",
     "POST /ideation/sessions/{run_id}/resume", "GET /ideation/sessions/{run_id}/events",
     "GET /eval/runs", "GET /eval/runs/{eval_id}",

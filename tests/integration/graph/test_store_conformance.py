@@ -442,6 +442,33 @@ class TestConformance:
         with pytest.raises(ValueError):
             gstore.page_triples(cursor="not-a-cursor!")
 
+    def test_page_papers_and_nodes_keyset(self, gstore: GraphStore) -> None:
+        gstore.upsert_triples(CORE)
+        self._many(gstore, 7)
+        gstore.upsert_papers([PaperRecord(paper_id=f"p{i}", title=f"Paper {i}") for i in range(7)])
+        every = [p.paper_id for p in gstore.iter_papers()]
+        for limit in (1, 4, 100):
+            got, cursor = [], None
+            while True:
+                page = gstore.page_papers(cursor=cursor, limit=limit)
+                got += [p.paper_id for p in page.items]
+                if not (cursor := page.next_cursor):
+                    break
+            assert got == every
+        nodes = [n.key for n in gstore.iter_nodes()]
+        for types, limit in ((None, 3), (None, 100), (["solution", "problem"], 2)):
+            got, cursor = [], None
+            while True:
+                npage = gstore.page_nodes(types, cursor=cursor, limit=limit)  # type: ignore[arg-type]
+                got += [n.key for n in npage.items]
+                if not (cursor := npage.next_cursor):
+                    break
+            assert got == [n.key for n in gstore.iter_nodes(types)]  # type: ignore[arg-type]
+        assert len(got) < len(nodes)
+        for bad in ("not-a-cursor!", gstore.page_papers(limit=1).next_cursor):  # a paper cursor is not a node one
+            with pytest.raises(ValueError):
+                gstore.page_nodes(cursor=bad)
+
     def test_page_triples_filters(self, gstore: GraphStore) -> None:
         gstore.upsert_triples(CORE)
         gstore.add_parents([
