@@ -69,10 +69,11 @@ def train(
 ) -> None:
     from motivgraph.agents.mindflow.topics import Topic, load_topics
     from motivgraph.errors import ConfigError
-    from motivgraph.settings import get_settings
+    from motivgraph.settings import Settings
 
     try:
-        settings = get_settings()
+        # read now, not the process's cached copy: the model and data dir decide the store entry
+        settings = Settings()
         fcfg = FlowConfig(layers=layers, threshold=threshold, hidden=hidden)
         tcfg = TrainConfig(steps=steps, group=group, lr=lr, seed=seed, cost_lambda=cost_lambda,
                            cost_mode=cost_mode, val_every=val_every, topics_per_step=topics_per_step)
@@ -221,7 +222,7 @@ def show(
 ) -> None:
     """A controller's operators, settings and, for a topic, its per-layer probabilities and greedy flow."""
     from motivgraph.agents.mindflow.controller import Controller
-    from motivgraph.settings import get_settings
+    from motivgraph.settings import Settings
 
     try:
         ctrl = Controller.load(controller)
@@ -240,7 +241,7 @@ def show(
     if topic:
         from motivgraph.embeddings import get_embedder
 
-        emb = get_embedder(get_settings().embedding).embed([topic])[0]
+        emb = get_embedder(Settings().embedding).embed([topic])[0]
         for li, row in enumerate(ctrl.mean_probs(emb), start=1):
             typer.echo(f"layer {li}: " + "  ".join(f"{o}={p:.2f}" for o, p in zip(ctrl.operators, row, strict=True)))
         typer.echo("greedy flow: " + " → ".join(ctrl.greedy(emb).ops))
