@@ -192,15 +192,15 @@ async def prepare_mindflow(ev: Any) -> None:
     held-out topics for every method. `ev` is the harness's Evaluation (topics, config, notes, emit)."""
     from motivgraph.agents.mindflow.protocol import IDEATOR_ROLE, train_controller
 
+    split = mindflow_split(ev.settings, ev.config, ev.topics)
+    if not split.active:  # decided without a model: an evaluation without MindFlow needs none here
+        if METHOD in ev.config.methods and METHOD not in ev.config.run_ids:
+            ev.notes.append(split.line())
+            ev.emit({"type": "mindflow_split", **split.to_dict()})
+        return
     client = ev.llm_factory()
     try:
         model = str(client.model_id(IDEATOR_ROLE))
-        split = mindflow_split(ev.settings, ev.config, ev.topics, ideator_model=model)
-        if not split.active:
-            if split.reason and METHOD in ev.config.methods:
-                ev.notes.append(split.line())
-                ev.emit({"type": "mindflow_split", **split.to_dict()})
-            return
         train = [t for t in ev.topics if t.topic_id in set(split.train)]
         out = controller_dir(ev.settings, ev.config, train, model)
         fcfg, tcfg = train_settings(ev.config)

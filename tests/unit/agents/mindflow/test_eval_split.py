@@ -59,3 +59,25 @@ def test_the_protocol_as_data_and_the_cases_without_a_split(settings, tmp_path: 
     with pytest.raises(ConfigError, match="training settings: steps"):
         mindflow_split(settings, cfg.model_copy(update={"mindflow_train": {"stepz": 1}}), _topics(4),
                        ideator_model="m")
+
+
+async def test_without_a_split_no_model_is_asked_and_the_topics_stay(settings) -> None:
+    """prepare_mindflow decides the no-split cases from the config alone: an evaluation without MindFlow
+    (or on one topic) needs no ideator model here and keeps every topic; with MindFlow it says why."""
+    from types import SimpleNamespace
+
+    from motivgraph.agents.evaluation.mindflow_split import prepare_mindflow
+
+    def no_model() -> None:
+        raise AssertionError("no client may be made when there is nothing to train")
+
+    for methods, n, said in ((["stateless"], 4, False), (["mindflow", "stateless"], 1, True)):
+        events: list[dict] = []
+        ev = SimpleNamespace(settings=settings, config=EvalConfig(methods=methods), topics=_topics(n), notes=[],
+                             emit=events.append, llm_factory=no_model)
+        await prepare_mindflow(ev)
+        assert [t.topic_id for t in ev.topics] == [f"x{i:02d}" for i in range(n)]
+        assert bool(ev.notes) == said and bool(events) == said
+        if said:
+            assert ev.notes[0].startswith("MindFlow: no train/test split — 1 topic(s): a split needs at least 2")
+            assert events[0]["type"] == "mindflow_split" and events[0]["active"] is False
