@@ -164,7 +164,7 @@ def _documented(case, response, title: str) -> bool:
     if title == "Schema-valid request rejected" and response.status_code == 422:
         if case.path == "/tools/literature_search":  # cross-field rule: year_to >= year_from
             return code == "invalid_request" and "year_to must not be before year_from" in message
-        if case.path == "/triples":  # a cursor is a token this server handed out, not any base64url text
+        if case.path in ("/triples", "/papers", "/nodes"):  # a cursor is a token this server handed out, not any text
             return code == "invalid_cursor" and bool((case.query or {}).get("cursor"))
         if case.path == "/ideation/sessions" and case.method == "POST":
             # a method's settings have rules across fields (IDEAgent: invalid_votes <= panel_size) and ones a
