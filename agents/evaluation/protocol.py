@@ -140,7 +140,8 @@ def protocol_rows(settings: Settings, config: EvalConfig, n_topics: int, graph: 
         ("order bias", f"a judge naming the same slot in >= {config.order_bias_share:.0%} of at least "
          f"{config.order_bias_min} decisive verdicts on a dimension is flagged order-biased"),
         ("intervals", f"95% percentile bootstrap, {config.n_boot} resamples, seed {config.seed}"),
-        ("graph grounding", {"per-topic": "a graph per topic built from its background papers",
+        ("graph grounding", {"corpus": "one graph of every topic's background papers (target papers left out)",
+                             "per-topic": "a graph per topic built from its background papers",
                              "current": "your current graph",
                              "file": "the background papers as a file (no graph)"}.get(graph or config.graph,
                                                                                      graph or config.graph)),

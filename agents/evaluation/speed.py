@@ -1,8 +1,9 @@
 """How long an evaluation would take, for the dry run: tokens turned into hours.
 
-A local model (`local:` presets, or any endpoint on a loopback address) is timed: one short completion with a
-long prompt (prompt processing, seconds per input token) and one with a short prompt and a longer reply
-(generation, seconds per output token), never answered from the cache. The measurement is recorded in
+A local model (`local:` presets, or any endpoint on a loopback address) is timed, never from the cache: after
+a warm-up, a long prompt with a one-token reply, a short one with a one-token reply (their difference: seconds
+per prompt token) and the short one with a longer reply (seconds per reply token); what is left of the short
+call is the cost of a request. The measurement is recorded in
 <cache_dir>/llm-speed.json per model and reused by later dry runs (`--measure-speed` times it again). The
 estimate adds the calls one after another: a local server answers one request at a time on a CPU.
 
@@ -37,9 +38,10 @@ class Speed:
     s_per_output_token: float
     measured_at: str
     source: str = "measured now"
+    s_per_call: float = 0.0  # what a call costs besides its tokens (request, scheduling)
 
-    def seconds(self, input_tokens: int, output_tokens: int) -> float:
-        return input_tokens * self.s_per_input_token + output_tokens * self.s_per_output_token
+    def seconds(self, input_tokens: int, output_tokens: int, calls: int = 0) -> float:
+        return calls * self.s_per_call + input_tokens * self.s_per_input_token + output_tokens * self.s_per_output_token
 
 
 def hours(seconds: float) -> str:
@@ -110,15 +112,18 @@ def measure(settings: Settings, role: str | None = "judge") -> Speed:
         return (dt, int(after.get("input_tokens", 0)) - int(before.get("input_tokens", 0)),
                 int(after.get("output_tokens", 0)) - int(before.get("output_tokens", 0)))
 
-    async def both() -> tuple[tuple[float, int, int], tuple[float, int, int]]:
-        a = await timed(f"[{nonce}] Reply with the single word OK.\n\n{words}", 1)
-        b = await timed(f"[{nonce}] Count from one upwards in words, separated by spaces.", REPLY_TOKENS)
-        return a, b
+    async def three() -> list[tuple[float, int, int]]:
+        await timed(f"[{nonce}] Reply OK.", 1)  # untimed warm-up: a server that starts or loads on first use
+        return [await timed(f"[{nonce}] Reply with the single word OK.\n\n{words}", 1),  # long prompt, 1 token
+                await timed(f"[{nonce}] Reply with the single word OK.", 1),  # short prompt, 1 token
+                await timed(f"[{nonce}] Count from one upwards in words, separated by spaces.", REPLY_TOKENS)]
 
-    (ta, ia, _), (tb, ib, ob) = asyncio.run(both())
-    s_in = ta / max(1, ia)
-    s_out = max(0.0, tb - ib * s_in) / max(1, ob)
-    sp = Speed(model, s_in, s_out, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    # differences of like calls, so the fixed cost of a request cancels out of both token speeds
+    (ta, ia, _), (tb, ib, ob), (tc, ic, oc) = asyncio.run(three())
+    s_in = max(0.0, ta - tb) / max(1, ia - ib)
+    s_out = max(0.0, tc - tb - (ic - ib) * s_in) / max(1, oc - ob)
+    sp = Speed(model, s_in, s_out, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               s_per_call=max(0.0, tb - ib * s_in - ob * s_out))
     _record(settings, sp)
     return sp
 
@@ -131,14 +136,16 @@ def time_lines(settings: Settings, est: Any, speeds: dict[str, Speed]) -> tuple[
     for ln in est.lines:
         sp = next((s for m, s in speeds.items() if m.split(":", 1)[-1] == ln.model or m == ln.model), None)
         if sp is not None:
-            total += sp.seconds(ln.input_tokens, ln.output_tokens)
+            total += sp.seconds(ln.input_tokens, ln.output_tokens, ln.calls)
         else:
             hosted_in += ln.input_tokens
             hosted_out += ln.output_tokens
     for m, sp in speeds.items():
         basis.append(f"{m}: local, {1 / sp.s_per_input_token if sp.s_per_input_token else float('inf'):.0f} "
                      f"prompt tokens/s and {1 / sp.s_per_output_token if sp.s_per_output_token else float('inf'):.1f} "
-                     f"reply tokens/s ({sp.source}); its calls run one after another")
+                     f"reply tokens/s, {sp.s_per_call:.2f} s per call ({sp.source}); its calls run one after another; "
+                     "an upper bound: the timing defeats the server's reuse of a shared prompt prefix (the judges' "
+                     "system prompts), and real ideas may be shorter than the assumed size")
     if hosted_in or hosted_out:
         total += hosted_in / HOSTED_INPUT_TPS + hosted_out / HOSTED_OUTPUT_TPS
         basis.append(f"hosted models: not measured; basis {HOSTED_INPUT_TPS:.0f} prompt tokens/s and "

@@ -74,6 +74,9 @@ def test_dry_run_time_from_a_local_speed_and_a_hosted_basis(tmp_path: Path) -> N
     sp = Speed("local:smollm2", 0.001, 0.05, "2026-01-01T00:00:00Z")
     seconds, basis = time_lines(_settings(tmp_path, "local:smollm2"), est, {"local:smollm2": sp})
     assert seconds == pytest.approx(10_000 * 0.001 + 1_000 * 0.05)
+    with_calls = Speed("local:smollm2", 0.001, 0.05, "2026-01-01T00:00:00Z", s_per_call=0.5)
+    assert time_lines(_settings(tmp_path, "local:smollm2"), est, {"local:smollm2": with_calls})[0] == \
+        pytest.approx(seconds + 10 * 0.5)
     assert "1000 prompt tokens/s" in basis[0] and "20.0 reply tokens/s" in basis[0]
     hosted, why = time_lines(_settings(tmp_path), EvalEstimate([Line("x", "gpt-4o-mini", 1, 2000, 60)]), {})
     assert math.isfinite(hosted) and hosted > 0 and "not measured" in why[0]
