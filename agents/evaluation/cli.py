@@ -287,10 +287,14 @@ def eval_command(
             get_method(m)  # unknown method: a clear error naming the registered ones
     if dry_run:
         from motivgraph.agents.evaluation.estimate import estimate_eval
+        from motivgraph.agents.evaluation.mindflow_split import mindflow_split as split_of
         from motivgraph.agents.evaluation.protocol import protocol_rows
 
         est = estimate_eval(settings, cfg, tlist)
-        _print_protocol(protocol_rows(settings, cfg, len(tlist)))
+        split = split_of(settings, cfg, tlist)  # MindFlow's train/test protocol: who is compared where
+        rows = protocol_rows(settings, cfg, len(split.test) if split.active else len(tlist))
+        _print_protocol(rows + ([("MindFlow split", split.line().removeprefix("MindFlow: "))]
+                                if split.active or split.reason else []))
         _print_estimate(est, f"dry run: {len(tlist)} topic(s) × {len(cfg.methods)} method(s) × {cfg.n_ideas} "
                              "idea(s) (no evaluation run)")
         _print_time(settings, cfg, est, measure_speed)

@@ -139,6 +139,7 @@ class Evaluation:
         self.notes: list[str] = []
         self.deliveries: list[Delivery] = []
         self.mindflow_train_usd = 0.0  # what training MindFlow's controller cost (mindflow_split.py)
+        self.mindflow_split_line = ""  # MindFlow's split as the protocol states it (mindflow_split.py)
 
     # ------------------------------------------------------------------ events
     def emit(self, ev: dict[str, Any]) -> None:
@@ -380,6 +381,8 @@ class Evaluation:
         if len(names) < self.config.panel_size:
             rows.append(("warning", f"WARNING the panel has {len(names)} judge(s), fewer than the protocol's "
                                     f"{self.config.panel_size}"))
+        if self.mindflow_split_line:  # MindFlow's train/test split (mindflow_split.py)
+            rows.append(("MindFlow split", self.mindflow_split_line.removeprefix("MindFlow: ")))
         return rows
 
     async def _execute(self) -> EvalResults:

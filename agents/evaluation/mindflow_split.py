@@ -196,6 +196,7 @@ async def prepare_mindflow(ev: Any) -> None:
     if not split.active:  # decided without a model: an evaluation without MindFlow needs none here
         if METHOD in ev.config.methods and METHOD not in ev.config.run_ids:
             ev.notes.append(split.line())
+            ev.mindflow_split_line = split.line()
             ev.emit({"type": "mindflow_split", **split.to_dict()})
         return
     client = ev.llm_factory()
@@ -233,6 +234,7 @@ async def prepare_mindflow(ev: Any) -> None:
                     f"controller {res.final_val}; training cost ${cost:.4f}; trained without graph tools, so the "
                     "analogical operator drew no graph material while training)")
     ev.emit({"type": "mindflow_split", **split.to_dict()})
+    ev.mindflow_split_line = split.line()
     mcfg = {**(ev.config.method_configs.get(METHOD) or {}), "controller": str(path)}
     ev.config = ev.config.model_copy(update={"method_configs": {**ev.config.method_configs, METHOD: mcfg}})
     ev.topics = [t for t in ev.topics if t.topic_id in set(split.test)]

@@ -55,6 +55,8 @@ async def test_eval_trains_on_the_training_topics_and_compares_on_the_held_out_o
     deliveries = json.loads((ev.run.path / "deliveries.json").read_text())
     assert {(d["method"], d["topic_id"]) for d in deliveries} == {(m, t) for m in config.methods for t in split.test}
     assert any(n.startswith(f"MindFlow: train on 3 topics ({', '.join(split.train)}), test on 1") for n in res.notes)
+    rows = {r["item"]: r["value"] for r in res.protocol}  # the report's Protocol table states the split
+    assert rows["MindFlow split"].startswith(f"train on 3 topics ({', '.join(split.train)}), test on 1")
     events = [json.loads(x) for x in (ev.run.path / "transcript.jsonl").read_text().splitlines()]
     (sp,) = [e for e in events if e.get("type") == "mindflow_split"]
     assert sp["train"] == split.train and sp["test"] == split.test and sp["controller"]
@@ -88,3 +90,31 @@ async def test_eval_trains_on_the_training_topics_and_compares_on_the_held_out_o
     await prepare_mindflow(ev3)
     assert _steps(entry) == [1, 2]
     assert Controller.load(entry).training["steps"] == 2
+
+
+def test_eval_dry_run_prints_the_split(settings, monkeypatch, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from motivgraph.cli import app
+    from tests.integration.agents.mindflow.test_mindflow_e2e import env, topics_file
+
+    env(settings, monkeypatch, tmp_path)
+    bg = topics_file(tmp_path, 4)
+    res = CliRunner().invoke(app, ["eval", "--topics", str(bg), "--methods", "mindflow,stateless", "--graph", "file",
+                                   "--dry-run", "--mindflow-train", '{"steps": 3, "group": 2}'], terminal_width=400)
+    assert res.exit_code == 0, res.output
+    out = _flat(res.output)  # the tables wrap cells over lines
+    assert out.count("train on 3 topics (") == 2  # the protocol table's row and the estimate's note
+    assert "every method is compared on the 1 held-out topic(s) only" in out and "MindFlow split" in res.output
+    assert "mindflow: controller training" in out and "K=2" in out  # its cost line (the cell may wrap)
+    res = CliRunner().invoke(app, ["eval", "--topics", str(bg), "--methods", "mindflow", "--graph", "file",
+                                   "--dry-run", "--mindflow-split", "0"], terminal_width=400)
+    assert res.exit_code == 0 and "no train/test split" in _flat(res.output)
+    assert "controller training" not in _flat(res.output)
+
+
+def _flat(text: str) -> str:
+    """Table text as one line: box characters dropped, runs of whitespace as one space."""
+    import re
+
+    return " ".join(re.sub(r"[│┃┏┓┗┛┡┩━─╇╋┳┻└┘┌┐├┤┼]", " ", text).split())
