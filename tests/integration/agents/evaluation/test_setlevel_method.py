@@ -141,3 +141,32 @@ async def test_setlevel_with_no_valid_set_rejects_its_cards_and_says_why(setting
     reason = json.loads((run.path / "status.json").read_text())["reason"]
     assert reason.startswith("no_valid_idea: no schema-valid set of 3 cards in 1 draw(s): set 1: schema_invalid:")
     assert len(model.calls) == 1  # one set, not scored: no judge call
+
+
+def test_ideate_cli_takes_sets_and_keeps_the_best_set(tmp_path: Path) -> None:
+    """`motivgraph ideate --method setlevel --sets 3` as a user types it: the flag reaches the method's config."""
+    from typer.testing import CliRunner
+
+    from motivgraph.cli import app
+
+    dup = json.dumps({"cards": [_card(i, title="Dup") for i in (1, 2, 3)]})
+    impact_first = {"when": "Topic: .*=== Idea A ===\ntitle: ", "reply": json.dumps({"winner": "A"})}  # card first
+    impact_second = {"when": "Topic: ", "reply": json.dumps({"winner": "B"})}  # anchor first: the card wins
+    sim_dup = {"when": "=== Idea A ===\ntitle: Dup.*title: Dup", "reply": json.dumps(
+        {"problem_gap": 5, "core_claim": 5, "method": 5})}
+    sim = {"when": "=== Idea A ===", "reply": json.dumps({"problem_gap": 1, "core_claim": 1, "method": 1})}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"rules": [
+        {"when": "Independent draw 1 of 3", "reply": _cards(3)},
+        {"when": "Independent draw 2 of 3", "reply": dup},
+        {"when": "Independent draw 3 of 3", "reply": _cards(3, core_claim="Core Claim")},
+        impact_first, impact_second, sim_dup, sim]}))
+    env = {"MOTIVGRAPH_DATA_DIR": str(tmp_path / "d"), "MOTIVGRAPH_LLM_MODEL": f"scripted:{script}", "COLUMNS": "200"}
+    res = CliRunner().invoke(app, ["ideate", "sparse rewards in RL", "--method", "setlevel", "--sets", "3",
+                                   "--background", str(_background(tmp_path))], env=env)
+    assert res.exit_code == 0, res.output
+    runs = [p for p in (tmp_path / "d" / "runs").iterdir() if (p / "sets.json").is_file()]
+    assert len(runs) == 1
+    sets = json.loads((runs[0] / "sets.json").read_text())
+    # set 1: 1 + 1 + 1 + 0.05; set 2 (one idea thrice): 1 + 0 + 0 + 0.05; set 3: label echoes -> 0
+    assert [s["r_set"] for s in sets["sets"]] == pytest.approx([3.05, 1.05, 0.0]) and sets["chosen"] == 1
