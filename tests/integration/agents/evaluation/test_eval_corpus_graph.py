@@ -137,6 +137,8 @@ async def test_corpus_graph_is_shared_cached_and_nothing_after_the_cutoff_reache
     seen = _seen(ev, "c_reader")
     every = sorted(p.title for t in topics.values() for p in t.background)
     assert seen["T0"]["literature"] == every == seen["T1"]["literature"]  # the other topic's papers too
+    built = [e for e in ev.run.events() if e.get("phase") == "corpus-graph" and e["type"] == "progress"]
+    assert [e["done"] for e in built] == [1, 2, 3, 4] and built[-1]["total"] == 4  # the build reports progress
     held = ev.run.status()["held_back"]
     assert held["T0"]["cutoff"] == "2023-01-31" and held["T0"]["graph_papers"] == 4
 
@@ -150,6 +152,7 @@ async def test_corpus_graph_is_shared_cached_and_nothing_after_the_cutoff_reache
     res = await ev2.execute()
     (corpus2,) = json.loads((ev2.run.path / "graphs.json").read_text()).values()
     assert not corpus2["built"] and f"arxiv:{PLANTED_ID}" in corpus2["papers"]  # reused: the planted paper is in it
+    assert not [e for e in ev2.run.events() if e.get("phase") == "corpus-graph"]  # nothing rebuilt
     (child,) = [d for d in json.loads((ev2.run.path / "deliveries.json").read_text()) if d["topic_id"] == "T0"]
     run_dir = s2.runs_dir / child["runs"][0]
     events = [json.loads(x) for x in (run_dir / "transcript.jsonl").read_text().splitlines()]
