@@ -41,12 +41,29 @@ async function fillPaperTitles() {
   document.querySelectorAll("a[data-paper]").forEach((a) => { a.textContent = paperTitles.get(a.dataset.paper) || a.dataset.paper; });
 }
 
-function navigate(url) { history.pushState(null, "", url); render(); }
+// The search (q, type, min) stays in the URL of the views opened from the page, so the hit list stays beside
+// the node or paper it led to (and comes back with reload and back/forward); the header link starts afresh.
+const SEARCH_PARAMS = ["q", "type", "min"];
+function withSearch(url) {
+  const u = new URL(url, location.origin);
+  if (u.search) return u.pathname + u.search;
+  const cur = new URLSearchParams(location.search); const keep = new URLSearchParams();
+  SEARCH_PARAMS.forEach((k) => { if (cur.has(k)) keep.set(k, cur.get(k)); });
+  return u.pathname + (keep.toString() ? "?" + keep : "");
+}
+function navigate(url, keepSearch = true) { history.pushState(null, "", keepSearch ? withSearch(url) : url); render(); }
 document.body.addEventListener("click", (ev) => {
   const a = ev.target.closest("a[data-nav]");
   if (!a || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
-  ev.preventDefault(); navigate(a.getAttribute("href"));
+  ev.preventDefault(); navigate(a.getAttribute("href"), !a.hasAttribute("data-fresh"));
 });
+function markCurrentHit() {
+  const here = decodeURIComponent(location.pathname);
+  document.querySelectorAll("#hits .hit").forEach((h) => {
+    const a = h.querySelector("a[data-nav]");
+    h.classList.toggle("current", !!a && decodeURIComponent(a.getAttribute("href")) === here);
+  });
+}
 window.addEventListener("popstate", render);
 $("search").addEventListener("submit", (ev) => {
   ev.preventDefault();
@@ -69,6 +86,7 @@ async function search(params) {
     const stale = res.index_stale ? '<p class="err">index is stale: run motivgraph reindex</p>' : "";
     $("hits").innerHTML = stale + (res.hits.map((h) => `<div class="hit">${node(h)} <span class="muted">${h.score.toFixed(3)}</span><div class="desc">${esc(h.description)}</div></div>`).join("") ||
       `<p class="empty" id="no-hits">No node is similar enough to “${esc(q)}” (minimum ${esc(body.min_score)}). Try other words or lower the minimum.</p>`);
+    markCurrentHit();
   } catch (e) { $("hits").innerHTML = `<p class="err">${esc(e.message)}</p>`; }
 }
 
@@ -95,39 +113,95 @@ async function ancestors(d) {
   return chain;
 }
 const STYLE = [
-  {selector: "node", style: {label: "data(label)", "font-size": 9, "text-wrap": "wrap", "text-max-width": 110, width: 18, height: 18, "background-color": "#7b8794"}},
+  // labels under their node, on a background so the edges running behind them do not cross the text
+  {selector: "node", style: {label: "data(label)", "font-size": 9, "text-wrap": "wrap", "text-max-width": 110,
+    "text-valign": "bottom", "text-margin-y": 3, "text-background-color": "#fbfcfd", "text-background-opacity": 0.85,
+    "text-background-padding": 1, width: 18, height: 18, "background-color": "#7b8794"}},
   {selector: "node.problem", style: {"background-color": "#c0392b"}},
   {selector: "node.challenge", style: {"background-color": "#d68910"}},
   {selector: "node.solution", style: {"background-color": "#1e8449"}},
   {selector: "node.centre", style: {width: 30, height: 30, "border-width": 3, "border-color": "#243b53", "font-weight": "bold"}},
-  {selector: "edge", style: {width: 1.5, "line-color": "#bcccdc", "target-arrow-color": "#bcccdc", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 7, color: "#829ab1"}},
+  {selector: "edge", style: {width: 1.5, "line-color": "#bcccdc", "target-arrow-color": "#bcccdc", "target-arrow-shape": "triangle", "curve-style": "bezier"}},
+  {selector: "edge.parent", style: {"line-style": "dashed", "line-color": "#9fb3c8", "target-arrow-color": "#9fb3c8"}},
 ];
+// Layered layout: one column per step of problem → challenge → solution (a node's parents above it and its
+// children below it in its own column), each column's rows stacked by the node's measured size including its
+// wrapped label, so no two labels overlap whatever their length. A force-directed layout places node centres
+// only, and its long labels collided. Columns longer than MAX_ROWS continue in a next column.
+const COL = {problem: 0, challenge: 1, solution: 2};
+const GAP_X = 40, GAP_Y = 8, MAX_ROWS = 8, MAX_FIT_ZOOM = 1.4;
+function layered(cy) {
+  const byRank = new Map();
+  cy.nodes().forEach((n) => { const r = n.data("col"); if (!byRank.has(r)) byRank.set(r, []); byRank.get(r).push(n); });
+  const row = new Map(); const columns = [];
+  [...byRank.keys()].sort((a, b) => a - b).forEach((r) => {
+    // within a column: parents, the rest, children; the rest by the mean row of their neighbours in earlier
+    // columns (fewer crossing edges), then by label so the drawing is the same on every load
+    const bary = (n) => {
+      const rows = n.neighborhood("node").filter((m) => row.has(m.id())).map((m) => row.get(m.id()));
+      return rows.length ? rows.reduce((a, b) => a + b, 0) / rows.length : 0;
+    };
+    const members = byRank.get(r).map((n) => ({n, tier: n.data("tier") || 0, b: bary(n), label: String(n.data("label"))}));
+    members.sort((a, b) => a.tier - b.tier || a.b - b.b || a.label.localeCompare(b.label));
+    members.forEach((m, i) => row.set(m.n.id(), i));
+    for (let i = 0; i < members.length; i += MAX_ROWS) columns.push(members.slice(i, i + MAX_ROWS).map((m) => m.n));
+  });
+  const positions = {}; let x = 0;
+  columns.forEach((col, ci) => {
+    const ext = col.map((n) => {
+      const p = n.position(); const bb = n.boundingBox({includeLabels: true, includeOverlays: false});
+      return {n, left: p.x - bb.x1, right: bb.x2 - p.x, top: p.y - bb.y1, bottom: bb.y2 - p.y};
+    });
+    const left = Math.max(...ext.map((e) => e.left)); const right = Math.max(...ext.map((e) => e.right));
+    if (ci) x += left + GAP_X;
+    const height = ext.reduce((h, e) => h + e.top + e.bottom, 0) + GAP_Y * (ext.length - 1);
+    let y = -height / 2;
+    ext.forEach((e) => { y += e.top; positions[e.n.id()] = {x, y}; y += e.bottom + GAP_Y; });
+    x += right;
+  });
+  cy.layout({name: "preset", positions, fit: true, padding: 15}).run();
+  if (cy.zoom() > MAX_FIT_ZOOM) { cy.zoom(MAX_FIT_ZOOM); cy.center(); }  // a small graph is not blown up
+}
 function drawGraph(nodes, edges) {
   if (cy) { cy.destroy(); cy = null; }
   const box = $("graph");
-  if (typeof cytoscape !== "function" || !nodes.length) { box.hidden = true; return; }
-  box.hidden = false;
+  if (typeof cytoscape !== "function" || !nodes.length) { box.hidden = true; $("legend").hidden = true; return; }
+  box.hidden = false; $("legend").hidden = false;
   cy = cytoscape({
     container: box, style: STYLE, wheelSensitivity: 0.3,
-    elements: [...nodes.map((n) => ({data: {id: n.id, label: n.label}, classes: n.classes})),
-               ...edges.map((e, i) => ({data: {id: "e" + i, source: e.source, target: e.target, label: e.label || ""}}))],
-    layout: {name: "cose", animate: false, nodeRepulsion: 8000, padding: 20},
+    elements: [...nodes.map((n) => ({data: {id: n.id, label: n.label, col: n.col, tier: n.tier || 0}, classes: n.classes})),
+               ...edges.map((e, i) => ({data: {id: "e" + i, source: e.source, target: e.target}, classes: e.classes || ""}))],
+    layout: {name: "preset"},
   });
+  layered(cy);
   cy.on("tap", "node", (ev) => { const id = ev.target.id(); if (!ev.target.hasClass("centre")) navigate(nodeUrl(id)); });
 }
+// The node's graph draws every triple through it as its path problem → challenge → solution, so each solution
+// hangs off the challenge it answers (a solution answering two challenges shows both); a problem and a solution
+// are never joined directly. Parents and children of the node join it by dashed arrows.
 function nodeGraph(d) {
-  const c = d.node; const nodes = new Map([[c.key, {id: c.key, label: c.name, classes: typeOf(c) + " centre"}]]);
-  const edges = [];
-  const add = (n, rel, outward) => {
-    if (!nodes.has(n.key)) nodes.set(n.key, {id: n.key, label: n.name, classes: typeOf(n)});
-    edges.push(outward ? {source: c.key, target: n.key, label: rel} : {source: n.key, target: c.key, label: rel});
+  const c = d.node; const ct = typeOf(c);
+  const nodes = new Map([[c.key, {id: c.key, label: c.name, classes: ct + " centre", col: COL[ct] ?? 0}]]);
+  const edges = new Map();
+  const addNode = (n, tier) => {
+    if (!nodes.has(n.key)) nodes.set(n.key, {id: n.key, label: n.name, classes: typeOf(n), col: COL[typeOf(n)] ?? 0, tier});
   };
-  d.parents.forEach((n) => add(n, "parent of", false));
-  d.children.forEach((n) => add(n, "parent of", true));
-  d.problems.forEach((n) => add(n, "", false));
-  d.challenges.forEach((n) => add(n, "", typeOf(c) === "problem"));
-  d.solutions.forEach((n) => add(n, "", true));
-  drawGraph([...nodes.values()].slice(0, 80), edges.filter((e) => nodes.has(e.source) && nodes.has(e.target)));
+  const addEdge = (source, target, classes) => { if (!edges.has(source + "\n" + target)) edges.set(source + "\n" + target, {source, target, classes}); };
+  d.parents.forEach((n) => { addNode(n, -1); addEdge(n.key, c.key, "parent"); });
+  d.children.forEach((n) => { addNode(n, 1); addEdge(c.key, n.key, "parent"); });
+  d.triples.forEach((t) => {
+    [t.problem, t.challenge, t.solution].forEach((n) => addNode(n, 0));
+    addEdge(t.problem.key, t.challenge.key); addEdge(t.challenge.key, t.solution.key);
+  });
+  // neighbours whose triples were cut at the list limit: only the direct steps (problem–challenge,
+  // challenge–solution); a problem's solutions and a solution's problems need their challenge, so they stay out
+  if (ct === "challenge") {
+    d.problems.forEach((n) => { addNode(n, 0); addEdge(n.key, c.key); });
+    d.solutions.forEach((n) => { addNode(n, 0); addEdge(c.key, n.key); });
+  } else if (ct === "problem") d.challenges.forEach((n) => { addNode(n, 0); addEdge(c.key, n.key); });
+  else if (ct === "solution") d.challenges.forEach((n) => { addNode(n, 0); addEdge(n.key, c.key); });
+  const shown = [...nodes.values()].slice(0, 80); const ids = new Set(shown.map((n) => n.id));
+  drawGraph(shown, [...edges.values()].filter((e) => ids.has(e.source) && ids.has(e.target)));
 }
 
 async function showNode(key) {
@@ -174,12 +248,12 @@ async function showPaper(id) {
     solution: {name: t.solution, key: "solution:" + t.solution, type: "solution"}, papers: []}));
   // node pages resolve names too, so the links use names (the paper view carries names, not keys)
   rows.forEach((r) => { for (const k of ["problem", "challenge", "solution"]) r[k].key = r[k].name; });
-  const nodes = new Map(); const edges = [];
+  const nodes = new Map(); const edges = new Map();
   v.triples.forEach((t) => {
-    [["problem", t.problem], ["challenge", t.challenge], ["solution", t.solution]].forEach(([ty, n]) => { if (!nodes.has(n)) nodes.set(n, {id: n, label: n, classes: ty}); });
-    edges.push({source: t.problem, target: t.challenge}, {source: t.challenge, target: t.solution});
+    [["problem", t.problem], ["challenge", t.challenge], ["solution", t.solution]].forEach(([ty, n]) => { if (!nodes.has(n)) nodes.set(n, {id: n, label: n, classes: ty, col: COL[ty]}); });
+    for (const [source, target] of [[t.problem, t.challenge], [t.challenge, t.solution]]) edges.set(source + "\n" + target, {source, target});
   });
-  drawGraph([...nodes.values()], edges);
+  drawGraph([...nodes.values()], [...edges.values()]);
   $("triples-title").textContent = `Triples this paper states (${rows.length})`;
   triplesTable(rows, "No triple was mined from this paper.");
 }
@@ -211,6 +285,7 @@ async function render() {
   const q = params.get("q");
   if (q && q !== lastQuery) { lastQuery = q; search(params); }
   else if (!q) { lastQuery = null; $("hits").innerHTML = '<p class="muted">Type what interests you and press Search.</p>'; $("q").value = ""; }
+  markCurrentHit();
   const onHome = !path.startsWith(BASE + "/");
   $("triple-filters").hidden = !onHome;
   if (path.startsWith(BASE + "/node/")) return showNode(path.slice((BASE + "/node/").length));

@@ -143,3 +143,156 @@ def test_explorer_in_a_real_browser(browser: webdriver.Chrome, base_url: str) ->
 
     errors = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
     assert not errors, f"browser console errors: {errors}"
+
+
+# ------------------------------------------------------------------ the rough edges of issue #30 item 12
+# A graph of the tests' own (invented here, not taken from any corpus): one problem with four challenges and five
+# solutions, where one solution answers two challenges, long names so labels wrap, and a parent challenge.
+def _n(name: str, desc: str = "") -> Any:
+    from motivgraph.graph.models import NodeIn
+
+    return NodeIn(name=name, description=desc or f"About {name.lower()}.")
+
+
+OWN_P = "Scheduling maintenance visits for offshore wind turbines"
+OWN_C = ["Access windows limited by wave height and wind speed",
+         "Component failures that give little early warning",
+         "Spare parts stored far away from the wind farm",
+         "Crew safety while stepping from vessel to tower"]
+OWN_S = ["Weather-aware crew routing from probabilistic sea forecasts",
+         "Vibration-based remaining useful life estimation",
+         "Shared condition monitoring that fuses every turbine's sensors",
+         "Floating spare-part depots moored near turbine clusters",
+         "Motion-compensated gangways on service vessels"]
+# (challenge, solution) pairs: solution 2 answers challenges 1 and 2
+OWN_LINKS = [(0, 0), (1, 1), (1, 2), (2, 2), (2, 3), (3, 4)]
+OWN_PARENT = "Unpredictable equipment breakdowns"
+OWN_PAPER = "doi:10.9999/own-offshore"
+
+
+def _key(kind: str, name: str) -> str:
+    from motivgraph.graph.identity import normalize_name
+
+    return f"{kind}:{normalize_name(name)}"
+
+
+@pytest.fixture(scope="module")
+def own_url(tmp_path_factory: pytest.TempPathFactory, falkordb_server: Any, embedder: Any) -> Iterator[str]:
+    from motivgraph.api.app import create_app
+    from motivgraph.graph.models import PaperRecord, ParentIn, TripleIn
+    from tests.integration.api.conftest import graph_service, make_settings
+
+    papers = [PaperRecord(paper_id=OWN_PAPER, title="Planning offshore turbine upkeep", year=2030,
+                          authors=["A. Tester"])]
+    triples = [TripleIn(paper_id=OWN_PAPER, index=i, problem=_n(OWN_P), challenge=_n(OWN_C[c]),
+                        solution=_n(OWN_S[s]), section="introduction") for i, (c, s) in enumerate(OWN_LINKS)]
+    parents = [ParentIn(type="challenge", level=1, parent=_n(OWN_PARENT), children=[_key("challenge", OWN_C[1])])]
+    settings = make_settings(tmp_path_factory.mktemp("explorer-own"), falkordb_server.url)
+    with graph_service(settings, embedder, papers, triples, parents) as svc, served(create_app(svc)) as url:
+        yield url
+
+
+def _open_graph(d: webdriver.Chrome, url: str) -> None:
+    d.get(url)
+    _wait(d, lambda dr: dr.execute_script("return typeof cy !== 'undefined' && cy !== null && cy.nodes().length > 0"))
+
+
+def _visible_hidden(d: webdriver.Chrome) -> list[str]:
+    """Elements that carry the `hidden` attribute yet are displayed (a CSS display rule beating the attribute)."""
+    return d.execute_script(
+        "return [...document.querySelectorAll('[hidden]')].filter((e) => getComputedStyle(e).display !== 'none')"
+        ".map((e) => e.id || e.tagName)")
+
+
+def test_filter_bar_only_on_the_triples_view(browser: webdriver.Chrome, own_url: str) -> None:
+    d = browser
+    for view in (f"/explorer/node/{quote(_key('problem', OWN_P), safe='')}", f"/explorer/paper/{quote(OWN_PAPER)}"):
+        _open_graph(d, own_url + view)
+        _wait(d, lambda dr: dr.find_elements(By.CSS_SELECTOR, "#triples tbody tr"))
+        assert not d.find_element(By.ID, "triple-filters").is_displayed(), f"filter bar shown on {view}"
+        assert _visible_hidden(d) == [], view
+    d.get(own_url + "/explorer")
+    _wait(d, lambda dr: dr.find_elements(By.CSS_SELECTOR, "#triples tbody tr"))
+    assert d.find_element(By.ID, "triple-filters").is_displayed()
+    # the narrow layout's table rule must not show an empty (hidden) triples table either
+    d.set_window_size(400, 900)
+    try:
+        d.get(own_url + "/explorer/node/" + quote(_key("challenge", OWN_PARENT), safe=""))
+        _wait(d, ec.visibility_of_element_located((By.ID, "triples-empty")))
+        assert _visible_hidden(d) == []
+    finally:
+        d.set_window_size(1280, 1000)
+
+
+def test_opening_a_search_hit_keeps_the_hit_list(browser: webdriver.Chrome, own_url: str) -> None:
+    d = browser
+    d.get(own_url + "/explorer?q=" + quote("offshore wind turbine maintenance planning") + "&min=0")
+    target = _key("problem", OWN_P)
+    _wait(d, ec.element_to_be_clickable((By.CSS_SELECTOR, "#hits " + _link(target)))).click()
+    _wait(d, _text_in("#node-title", OWN_P))
+    hits = d.find_elements(By.CSS_SELECTOR, "#hits .hit")
+    assert len(hits) > 1 and d.find_elements(By.CSS_SELECTOR, "#hits " + _link(target)), "the hit list was cleared"
+    # another hit from the same list, then back: the list is still there each time
+    other = _key("solution", OWN_S[2])
+    d.find_element(By.CSS_SELECTOR, "#hits " + _link(other)).click()
+    _wait(d, _text_in("#node-title", OWN_S[2]))
+    assert d.find_elements(By.CSS_SELECTOR, "#hits " + _link(target))
+    d.back()
+    _wait(d, _text_in("#node-title", OWN_P))
+    assert d.find_elements(By.CSS_SELECTOR, "#hits " + _link(other))
+    # the node's URL carries the search, so a reload shows the same list beside it
+    d.refresh()
+    _wait(d, _text_in("#node-title", OWN_P))
+    _wait(d, ec.presence_of_element_located((By.CSS_SELECTOR, "#hits " + _link(other))))
+
+
+LABEL_BOXES = """
+const box = (e) => e.boundingBox({includeNodes: false, includeEdges: false, includeLabels: true,
+                                  includeOverlays: false});
+return cy.elements().filter((e) => e.data('label'))
+  .map((e) => [e.id(), box(e)]).filter(([, b]) => b.w > 0 && b.h > 0)
+  .map(([id, b]) => [id, b.x1, b.y1, b.x2, b.y2]);
+"""
+
+
+def _overlaps(boxes: list[list[Any]]) -> list[tuple[str, str]]:
+    out = []
+    for i, (a, ax1, ay1, ax2, ay2) in enumerate(boxes):
+        for b, bx1, by1, bx2, by2 in boxes[i + 1:]:
+            if ax1 < bx2 and bx1 < ax2 and ay1 < by2 and by1 < ay2:
+                out.append((a, b))
+    return out
+
+
+def test_graph_labels_do_not_overlap(browser: webdriver.Chrome, own_url: str) -> None:
+    d = browser
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for name, view in (("problem", f"/explorer/node/{quote(_key('problem', OWN_P), safe='')}"),
+                       ("challenge", f"/explorer/node/{quote(_key('challenge', OWN_C[1]), safe='')}"),
+                       ("paper", f"/explorer/paper/{quote(OWN_PAPER)}")):
+        _open_graph(d, own_url + view)
+        boxes = d.execute_script(LABEL_BOXES)
+        assert len(boxes) >= 4, (view, boxes)
+        d.find_element(By.ID, "graph").screenshot(str(ARTIFACTS / f"explorer-graph-{name}.png"))
+        assert _overlaps(boxes) == [], f"overlapping labels on {view}"
+
+
+def _edges(d: webdriver.Chrome) -> set[tuple[str, str]]:
+    return {tuple(e) for e in d.execute_script("return cy.edges().map((e) => [e.source().id(), e.target().id()])")}
+
+
+def test_node_graph_goes_through_the_challenge(browser: webdriver.Chrome, own_url: str) -> None:
+    d = browser
+    p = _key("problem", OWN_P)
+    cs = [_key("challenge", c) for c in OWN_C]
+    ss = [_key("solution", s) for s in OWN_S]
+    _open_graph(d, own_url + "/explorer/node/" + quote(p, safe=""))
+    edges = _edges(d)
+    assert {(p, c) for c in cs} <= edges
+    assert {(cs[c], ss[s]) for c, s in OWN_LINKS} <= edges
+    assert not {e for e in edges if e[0] == p and e[1] in ss}, "a problem→solution edge skips the challenge"
+    # the solution that answers two challenges: both paths, from the problem through each challenge
+    _open_graph(d, own_url + "/explorer/node/" + quote(ss[2], safe=""))
+    edges = _edges(d)
+    assert {(p, cs[1]), (p, cs[2]), (cs[1], ss[2]), (cs[2], ss[2])} <= edges
+    assert (p, ss[2]) not in edges
