@@ -119,7 +119,9 @@ def judge_reply(messages: list[Any], flip: bool = False) -> str:
     if system.startswith(SYS["signature"]):
         return json.dumps({a: [f"{a} of {blocks['Idea'][:30]}"] for a in AXES})
     if system.startswith(SYS["diversity"]):
-        q = _quality(blocks["Idea A"])
+        # a pair is as diverse as its weaker idea allows: both ideas are read, so swapping or mis-indexing
+        # the pair changes the answer whenever their qualities differ
+        q = min(_quality(blocks["Idea A"]), _quality(blocks["Idea B"]))
         rel = {3: "distinct", 2: "variant", 1: "same"}.get(q if not flip else 4 - q, "same")
         return json.dumps({a: rel for a in AXES})
     if system.startswith(IMPACT_SYSTEM):  # Creative Utility's impact judge (the set-level R_set judge)
@@ -133,6 +135,35 @@ def judge_reply(messages: list[Any], flip: bool = False) -> str:
         return json.dumps({"title": paper.split("\n", 1)[0][:200] or "Target", "motivation":
                            f"Reference problem QUALITY 2: {paper[:200]}", "method": "Reference method QUALITY 2"})
     raise AssertionError(f"unscripted judge prompt: {system[:80]!r}")
+
+
+# The known-answer reference judge: the winner per (idea quality, dimension, idea shown first?), so every
+# dimension, both presentation orders and the two writers get different votes. "idea" / "reference" /
+# "tie" name the side, not the slot: the judge answers the slot letter where that side was shown.
+KNOWN_REFERENCE_VOTES: dict[int, dict[str, tuple[str, str]]] = {
+    3: {"problem_novelty": ("idea", "idea"), "significance": ("idea", "reference"), "timeliness": ("tie", "tie"),
+        "technical_novelty": ("idea", "tie"), "effectiveness": ("reference", "idea"),
+        "feasibility": ("reference", "tie")},
+}
+_OTHER_SIDE = {"idea": "reference", "reference": "idea", "tie": "tie"}
+# the QUALITY 1 writer gets every verdict of the QUALITY 3 writer reversed
+KNOWN_REFERENCE_VOTES[1] = {d: (_OTHER_SIDE[a], _OTHER_SIDE[b]) for d, (a, b) in KNOWN_REFERENCE_VOTES[3].items()}
+
+
+def known_answer_judge_reply(messages: list[Any]) -> str:
+    """`judge_reply`, except reference questions are answered from KNOWN_REFERENCE_VOTES."""
+    system = content_text(messages[0].content)
+    if not system.startswith(SYS["reference"]):
+        return judge_reply(messages)
+    blocks = dict((k, v) for k, v in BLOCK_RE.findall(content_text(messages[-1].content)))
+    idea_first = "Reference problem" not in blocks["Idea A"]
+    idea = blocks["Idea A"] if idea_first else blocks["Idea B"]
+    votes = KNOWN_REFERENCE_VOTES[_quality(idea)]
+    out = {}
+    for d in DIMENSIONS:
+        side = votes[d][0 if idea_first else 1]
+        out[d] = "tie" if side == "tie" else "A" if (side == "idea") == idea_first else "B"
+    return json.dumps(out)
 
 
 def world_reply(messages: list[Any], flip: bool = False) -> str:
@@ -179,7 +210,7 @@ def make_graph_reader(name: str, quality: int = 2) -> type[_Writer]:
     return cls  # type: ignore[return-value]
 
 
-def all_methods_reply(messages: list[Any], flip: bool = False) -> Any:
+def all_methods_reply(messages: list[Any], flip: bool = False, params: dict[str, Any] | None = None) -> Any:
     """One scripted model for the registered methods and the evaluation's judges: MindFlow's operators
     (their `MODE:` line), IDEAgent and its baselines (their `ROLE:` header), set-level cards, the scripted
     writers and the evaluation judges (world_reply)."""
@@ -192,9 +223,16 @@ def all_methods_reply(messages: list[Any], flip: bool = False) -> Any:
     if "MODE: " in system:
         return mindflow_reply(messages)
     if system.startswith("ROLE:") or "\nROLE:" in system:
-        return ideagent_reply(messages)
+        return ideagent_reply(messages, params)  # the request's seed picks the soundness sample
     return world_reply(messages, flip)
 
 
+class _AllMethods:
+    takes_params = True  # ScriptedChatModel passes the request's params (IDEAgent's panel seeds)
+
+    def __call__(self, messages: list[Any], params: dict[str, Any] | None = None) -> Any:
+        return all_methods_reply(messages, params=params)
+
+
 def all_methods_model(name: str = "scripted-all") -> ScriptedChatModel:
-    return ScriptedChatModel(default=all_methods_reply, model_name=name)
+    return ScriptedChatModel(default=_AllMethods(), model_name=name)
