@@ -219,7 +219,18 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
     return EvalResults(meta=meta, methods=methods, ideas=ideas, topics=topics, estimates=est, surfaces=surf,
                        yield_counts=yield_counts, cost=cost_rows, kappa=kappa_rows(evidence, judge_names),
                        shortfalls=shortfalls, notes=notes, order=order, replies=list(meta.get("replies") or []),
-                       protocol=list(meta.get("protocol") or []))
+                       protocol=protocol_played(meta))
+
+
+def protocol_played(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The protocol as decided, plus what was played: the ELO matches per dimension (what its bootstrap
+    intervals resample)."""
+    rows = list(meta.get("protocol") or [])
+    played = meta.get("elo_matches")
+    if played:
+        rows.append({"item": "ELO matches played", "value": ", ".join(f"{d} {n}" for d, n in played.items())
+                     + " (each judged by every panel judge in both orders; intervals resample these matches)"})
+    return rows
 
 
 _SLOT = {1.0: "A", 0.0: "B", 0.5: "tie"}

@@ -141,6 +141,9 @@ async def test_every_report_figure_recomputes_from_the_recorded_judgments(settin
                   if r["kind"] == "pairwise" and (r["first"].startswith(m + ":") or r["second"].startswith(m + ":"))}
         assert res.estimates[m]["elo_matches"].value == len(played)
     protocol = {r["item"]: r["value"] for r in _read(run.path / "tables" / "protocol.csv")}
+    played = {(r["dimension"], r["round"], *sorted((r["first"], r["second"]))) for r in recs if r["kind"] == "pairwise"}
+    per_dim = {d: sum(1 for x in played if x[0] == d) for d in ("novelty", "motivation", "experiment")}
+    assert protocol["ELO matches played"].startswith(", ".join(f"{d} {n}" for d, n in per_dim.items()))
     assert protocol["judges"].startswith("2: fair, first-slot")
     assert any(r["item"] == "warning" and "fewer than the protocol's 3" in r["value"]
                for r in _read(run.path / "tables" / "protocol.csv"))
