@@ -8,6 +8,21 @@
   500 means GROBID failed on this PDF: ParseError;
 - the retry loop, backoff and classifier are the outbound toolkit's (motivgraph/outbound.py);
 - concurrency is bounded by a semaphore sized from settings.
+
+Why not kermitt2's `grobid-client-python` (0.2.1, Apache-2.0; issue #30 item 15): measured against the
+tests' fake GROBID (real HTTP on 127.0.0.1), it does not serve this pipeline. It is synchronous (requests in
+a thread pool), so each call would hold a worker thread of our event loop. Its 503 handling is a fixed
+`sleep_time` (default 5 s) and a recursive retry with no cap: a server busy for 8 answers got 9 requests
+from it (5 and then ExternalServiceError from ours, the batch pausing as for any transient fault); one busy
+for good got 488 requests (at sleep_time=0; 40 minutes at its default), then Python's recursion limit,
+reported as HTTP 500. It reports a refused connection and a read timeout as status 400 "Failed to open file"
+(requests' errors are IOErrors) and never retries a timeout, so "server down", "this PDF is bad" (500) and
+"bad input" cannot be told apart, which our ParseError / ExternalServiceError split needs. Six PDFs with
+four injected 503s and concurrency 2: both 10 requests, all parsed; 2.2 s here vs 10.2 s there at its
+default sleep (2.1 s at sleep_time=1). Its constructor also installs its own log handler (propagation off),
+and it brings lxml, beautifulsoup4 and dateparser for features we do not use. Its engine-count preflight is
+the one thing we lack: match `MOTIVGRAPH_INGEST_GROBID_CONCURRENCY` to the server's `concurrency` in
+grobid.yaml by hand.
 """
 
 from __future__ import annotations

@@ -7,6 +7,20 @@
 - circuit breaker: after `breaker_threshold` consecutive 429s, calls fail fast with RateLimited
   for `breaker_cooldown_s` instead of hammering the API;
 - a disk cache of successful answers under `<cache_dir>/s2/` (JSON keyed by request).
+
+Why not the `semanticscholar` package (0.12.0, MIT, async on httpx + tenacity; issue #30 item 15):
+measured against a fake Graph API (real HTTP on 127.0.0.1), its retry policy is fixed and ignores
+`Retry-After`. A 429 with `Retry-After: 2`: ours waited 2.0 s, it 5.1 s (its floor). A server that
+keeps answering 429 until its 7 s window closes: ours 2 requests in 7.0 s, it 3 requests in 10.2 s (the
+early retry is one more 429 against the key). A 429 on every request: ours opens the circuit breaker
+after 3 requests (2.1 s) and sends nothing more for `breaker_cooldown_s`; it schedules 10 requests over
+251 s of waits (5, 5, 5, 8, 16, 32, 60, 60, 60) and then raises tenacity's RetryError. Neither the
+attempt count nor the waits are settings. A 503 is not an error to it: the search returned 0 papers
+after 1 request (ours retried: 1 paper, 2 requests), so an outage reads as "nothing found". It pastes
+the query into the query string unescaped: "Q&A for C++ code #2" reached the server as "Q". It has no
+client-side rate limit, no cache, opens a new connection per request with no transport to inject, and
+its constructor calls `logging.basicConfig`. Its typed records and pagination are what we would gain;
+our two endpoints need one page and a nine-field model.
 """
 
 from __future__ import annotations

@@ -170,6 +170,20 @@ async def test_timeout_is_retried_then_reported(grobid: FakeGrobid) -> None:
             await c.process_fulltext(b"x", "a.pdf")
 
 
+async def test_unreachable_server_is_transient_not_a_parse_error() -> None:
+    """A refused connection is 'GROBID is down' (retried, then ExternalServiceError: the batch pauses),
+    never a verdict on the PDF (kermitt2's client reports it as status 400 'Failed to open file')."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    async with GrobidClient(_settings(f"http://127.0.0.1:{port}", grobid_max_retries=1), backoff_base_s=0.01) as c:
+        with pytest.raises(ExternalServiceError, match=r"2 attempts .*connection failed") as err:
+            await c.process_fulltext(b"x", "a.pdf")
+    assert not isinstance(err.value, ParseError)
+
+
 async def test_consolidate_header_setting_is_sent(grobid: FakeGrobid) -> None:
     async with GrobidClient(_settings(grobid.url, grobid_consolidate_header=True)) as c:
         await c.process_fulltext(b"x", f"{NAACL}.pdf")

@@ -104,6 +104,27 @@ async def test_5xx_retried_then_capped() -> None:
     assert backoffs == sorted(backoffs) and len(backoffs) == 2
 
 
+async def test_503_is_an_error_not_an_empty_result() -> None:
+    """An outage must not read as 'nothing found' (the `semanticscholar` package returns an empty page)."""
+    rec = Recorder([httpx.Response(503)] * 5)
+    c, _ = _client(rec, max_retries=1)
+    async with c:
+        with pytest.raises(ExternalServiceError, match="2 attempts"):
+            await c.search("open information extraction")
+    assert len(rec.requests) == 2
+
+
+async def test_query_reserved_characters_reach_the_api_intact() -> None:
+    """&, + and # in a title or query are encoded, not read as parameter separators or a fragment."""
+    rec = Recorder([httpx.Response(200, json=SEARCH_200), httpx.Response(200, json=MATCH_200)])
+    c, _ = _client(rec)
+    async with c:
+        await c.search("Q&A for C++ code #2", year_from=2020)
+        await c.match_title("Q&A for C++ code #2: a study")
+    assert [r.url.params["query"] for r in rec.requests] == ["Q&A for C++ code #2", "Q&A for C++ code #2: a study"]
+    assert rec.requests[0].url.params["year"] == "2020-"
+
+
 async def test_circuit_breaker_after_consecutive_429s() -> None:
     rec = Recorder([httpx.Response(429)] * 10)
     c, _ = _client(rec, breaker_threshold=3, max_retries=10)
