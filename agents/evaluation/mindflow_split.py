@@ -110,6 +110,25 @@ def mindflow_split(settings: Settings, config: EvalConfig, topics: list[EvalTopi
     return MindflowSplit(True, train, test, path, reason="")
 
 
+def stored_overlap(settings: Settings, ids: list[str]) -> str:
+    """Without a split MindFlow takes the newest controller stored for its model, which an earlier evaluation
+    may have trained on some of these very topics: name it and its overlap ('' when none is stored or the
+    ideator model is not configured). Read from the settings, so no client is made."""
+    from motivgraph.agents.mindflow.protocol import IDEATOR_ROLE
+    from motivgraph.agents.mindflow.store import find
+    from motivgraph.errors import MotivGraphError
+    from motivgraph.llm import resolve_spec
+
+    try:
+        model = resolve_spec(settings.llm, IDEATOR_ROLE, settings.data_dir).model_id
+    except MotivGraphError:
+        return ""
+    found = find(settings.data_dir, model, settings.embedding.model)
+    if found.path is None:
+        return ""
+    return f"the stored controller {found.path} runs: {_overlap(str(found.path), ids)}"
+
+
 def _overlap(path: str, ids: list[str]) -> str:
     from motivgraph.agents.mindflow.controller import Controller
 
@@ -195,8 +214,15 @@ async def prepare_mindflow(ev: Any) -> None:
     split = mindflow_split(ev.settings, ev.config, ev.topics)
     if not split.active:  # decided without a model: an evaluation without MindFlow needs none here
         if METHOD in ev.config.methods and METHOD not in ev.config.run_ids:
-            ev.notes.append(split.line())
-            ev.mindflow_split_line = split.line()
+            line = split.line()
+            if not _given_controller(ev.config):
+                stored = stored_overlap(ev.settings, [t.topic_id for t in ev.topics])
+                if stored:
+                    line += f" ({stored})"
+                    if "WARNING" in stored:
+                        ev.emit({"type": "warning", "text": f"MindFlow: {stored}"})
+            ev.notes.append(line)
+            ev.mindflow_split_line = line
             ev.emit({"type": "mindflow_split", **split.to_dict()})
         return
     client = ev.llm_factory()

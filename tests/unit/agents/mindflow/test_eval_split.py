@@ -81,3 +81,42 @@ async def test_without_a_split_no_model_is_asked_and_the_topics_stay(settings) -
         if said:
             assert ev.notes[0].startswith("MindFlow: no train/test split — 1 topic(s): a split needs at least 2")
             assert events[0]["type"] == "mindflow_split" and events[0]["active"] is False
+
+
+async def test_without_a_split_a_stored_controller_trained_on_these_topics_is_named_and_warned(
+        settings, tmp_path: Path) -> None:
+    """With mindflow_train_fraction 0, MindFlow takes the newest controller stored for its model; when an
+    earlier evaluation trained it on some of these topics, the note and a warning say they are not held out."""
+    from types import SimpleNamespace
+
+    from motivgraph.agents.evaluation.mindflow_split import prepare_mindflow
+    from motivgraph.agents.mindflow.config import FlowConfig
+    from motivgraph.agents.mindflow.controller import Controller
+    from motivgraph.agents.mindflow.operators import resolve_operators
+    from motivgraph.agents.mindflow.store import CONTROLLER_FILE, entry_dir
+
+    script = tmp_path / "script.json"
+    script.write_text("[]")
+    model = f"scripted:{script}"
+    s = settings.model_copy(deep=True)
+    s.llm.model = model
+    cfg = EvalConfig(methods=["mindflow"], mindflow_train_fraction=0.0)
+
+    async def notes_and_warnings() -> tuple[str, list[dict]]:
+        events: list[dict] = []
+        ev = SimpleNamespace(settings=s, config=cfg, topics=_topics(3), notes=[], emit=events.append,
+                             llm_factory=None)
+        await prepare_mindflow(ev)
+        return ev.notes[0], [e for e in events if e["type"] == "warning"]
+
+    note, warned = await notes_and_warnings()
+    assert "stored controller" not in note and not warned  # nothing stored: the prior, as the line says
+    fc = FlowConfig()
+    ctrl = Controller(resolve_operators(fc), 1, fc)
+    ctrl.training = {"topics": {"train_ids": ["x01", "elsewhere"], "val_ids": []}}
+    folder = entry_dir(s.data_dir, model, s.embedding.model, "earlier-eval")
+    folder.mkdir(parents=True)
+    ctrl.save(folder / CONTROLLER_FILE)
+    note, warned = await notes_and_warnings()
+    assert "1 of its 2 recorded training topics are evaluation topics: x01" in note and "not held out" in note
+    assert len(warned) == 1 and "x01" in warned[0]["text"]
