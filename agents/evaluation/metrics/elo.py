@@ -71,6 +71,7 @@ class SwissTournament:
     points: dict[str, float] = field(default_factory=dict)
     ratings: dict[str, float] = field(default_factory=dict)
     played: set[frozenset[str]] = field(default_factory=set)
+    byes: set[str] = field(default_factory=set)  # players who have had a bye
     round_no: int = 0
 
     def __post_init__(self) -> None:
@@ -88,18 +89,27 @@ class SwissTournament:
         return self.round_no >= self.rounds
 
     def pairs(self) -> list[tuple[str, str]]:
-        """This round's pairings, each as (a, b) with a < b in id order (presentation is decided by the judge calls)."""
+        """This round's pairings, each as (a, b) with a < b in id order (presentation is decided by the judge calls).
+
+        Swiss rules: with an odd field the bye goes to the lowest-standing player who has not had one (a
+        second bye while another player has none would hand out a free point twice); the rest are paired
+        down the standings, each with the highest-standing opponent not met yet, backtracking when that
+        leaves someone with only rematches. Only when no rematch-free pairing exists (late rounds of a small
+        field) is a rematch taken, greedily."""
         rank = {p: i for i, p in enumerate(self._order)}
         standing = sorted(self.players, key=lambda p: (-self.points[p], -self.ratings[p], rank[p]))
-        unpaired = list(standing)
-        out: list[tuple[str, str]] = []
-        while len(unpaired) >= 2:
-            a = unpaired.pop(0)
-            j = next((i for i, b in enumerate(unpaired) if frozenset((a, b)) not in self.played), 0)
-            b = unpaired.pop(j)
-            out.append((min(a, b), max(a, b)))
-        self._bye = unpaired[0] if unpaired else None
-        return out
+        self._bye = None
+        if len(standing) % 2:
+            self._bye = next((p for p in reversed(standing) if p not in self.byes), standing[-1])
+            standing.remove(self._bye)
+        found = _pair_without_rematch(standing, self.played)
+        if found is None:
+            found, rest = [], list(standing)
+            while len(rest) >= 2:
+                a = rest.pop(0)
+                j = next((i for i, b in enumerate(rest) if frozenset((a, b)) not in self.played), 0)
+                found.append((a, rest.pop(j)))
+        return [(min(a, b), max(a, b)) for a, b in found]
 
     def record(self, results: Mapping[tuple[str, str], float]) -> None:
         """Scores of the first of each pair (both orders already combined) for this round's pairs."""
@@ -118,7 +128,34 @@ class SwissTournament:
         bye: str | None = getattr(self, "_bye", None)
         if bye:
             self.points[bye] += 1.0
+            self.byes.add(bye)
         self.round_no += 1
+
+
+_PAIRING_SEARCH_LIMIT = 20000  # pairing attempts before giving up on a rematch-free round (bounds the search)
+
+
+def _pair_without_rematch(standing: list[str], played: set[frozenset[str]]) -> list[tuple[str, str]] | None:
+    """Pair `standing` (even length, best first) top-down, each player with the best-standing opponent not
+    met yet, backtracking on a dead end; None when no rematch-free pairing is found within the limit."""
+    budget = [_PAIRING_SEARCH_LIMIT]
+
+    def go(rest: list[str]) -> list[tuple[str, str]] | None:
+        if not rest:
+            return []
+        a, others = rest[0], rest[1:]
+        for i, b in enumerate(others):
+            if frozenset((a, b)) in played:
+                continue
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            tail = go(others[:i] + others[i + 1:])
+            if tail is not None:
+                return [(a, b), *tail]
+        return None
+
+    return go(list(standing))
 
 
 def run_swiss(players: Sequence[str], judge: Judge, *, rounds: int = 0, k: float = 32.0, start: float = 1000.0,

@@ -201,21 +201,32 @@ def test_swiss_pairings_and_ratings_by_hand():
     #   rank 0), d(0, 984, rank 2): a-b, c-e, d bye. a-b adjacent -> 0.5 (no rating change); c beats e:
     #   expected(1000, 984) = 0.523010, delta 32 * 0.476990 = 15.26369 -> c 1015.26369, e 968.73631.
     #   points a1.5 b1.5 c2 d1 e0.
-    # Round 3 standing: c(2), a(1.5, 1016, rank 1), b(1.5, 1016, rank 3), d(1), e(0): c's first unplayed
-    #   opponent is a -> a-c; b-d was played in round 1 -> b-e; d bye again. a beats c, b beats e.
+    # Round 3 standing: c(2), a(1.5, 1016, rank 1), b(1.5, 1016, rank 3), d(1, had a bye), e(0): the bye
+    #   goes to e, the lowest without one (d must not get a second). c's first unmet opponent is a, but then
+    #   b-d would be a round-1 rematch -> backtrack: c-b, a-d. b-c adjacent -> 0.5; a beats d.
     assert [(m.a, m.b, m.score_a) for m in t.matches] == [
         ("a", "e", 1.0), ("b", "d", 1.0),
         ("a", "b", 0.5), ("c", "e", 1.0),
-        ("a", "c", 1.0), ("b", "e", 1.0)]
-    assert t.points == {"a": 2.5, "b": 2.5, "c": 2.0, "d": 2.0, "e": 0.0}
-    # Round 3 ratings: a-c expected(1016, 1015.26369) = 0.501060, delta 32 * 0.498940 = 15.96609
-    #   -> a 1031.96609, c 999.29760; b-e expected(1016, 968.73631) = 1 / (1 + 10^(-0.118159)) = 0.567601,
-    #   delta 32 * 0.432399 = 13.83675 -> b 1029.83675, e 954.89956; d 984 (byes move no rating).
-    assert t.ratings["a"] == pytest.approx(1031.96609, abs=1e-3)
-    assert t.ratings["c"] == pytest.approx(999.29760, abs=1e-3)
-    assert t.ratings["b"] == pytest.approx(1029.83675, abs=1e-3)
-    assert t.ratings["e"] == pytest.approx(954.89956, abs=1e-3)
-    assert t.ratings["d"] == 984.0
+        ("b", "c", 0.5), ("a", "d", 1.0)]
+    assert t.points == {"a": 2.5, "b": 2.0, "c": 2.5, "d": 1.0, "e": 1.0}
+    assert t.byes == {"c", "d", "e"}  # three rounds, three different players sat out
+    assert len({frozenset((m.a, m.b)) for m in t.matches}) == len(t.matches)  # no rematch
+    # Round 3 ratings: b-c expected(1016, 1015.26369) = 0.501060, delta 32 * (0.5 - 0.501060) = -0.03392
+    #   -> b 1015.96608, c 1015.29761; a-d expected(1016, 984) = 1 / (1 + 10^(-0.08)) = 0.545922,
+    #   delta 32 * 0.454078 = 14.53050 -> a 1030.53050, d 969.46950; e 968.73631 (byes move no rating).
+    assert t.ratings["a"] == pytest.approx(1030.53050, abs=1e-3)
+    assert t.ratings["b"] == pytest.approx(1015.96608, abs=1e-3)
+    assert t.ratings["c"] == pytest.approx(1015.29761, abs=1e-3)
+    assert t.ratings["d"] == pytest.approx(969.46950, abs=1e-3)
+    assert t.ratings["e"] == pytest.approx(968.73631, abs=1e-3)
+
+
+def test_swiss_falls_back_to_a_rematch_only_when_none_is_avoidable():
+    """Four players after three rounds have met everyone: round 4 must rematch, and still pairs everyone."""
+    t = SwissTournament(list("abcd"), rounds=3, seed=1)
+    t.played = {frozenset(p) for p in ("ab", "cd", "ac", "bd", "ad", "bc")}
+    pairs = t.pairs()
+    assert sorted(x for p in pairs for x in p) == list("abcd")
 
 
 def test_swiss_pairs_are_independent_of_the_callers_listing_order():
