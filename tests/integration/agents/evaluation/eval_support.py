@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -236,3 +239,27 @@ class _AllMethods:
 
 def all_methods_model(name: str = "scripted-all") -> ScriptedChatModel:
     return ScriptedChatModel(default=_AllMethods(), model_name=name)
+
+
+@contextmanager
+def registered_writers(qualities: dict[str, int]) -> Iterator[list[str]]:
+    """Writer methods of the given qualities, registered for one test and removed after it."""
+    from motivgraph.agents.core import unregister
+
+    for n, q in qualities.items():
+        make_writer(n, q)
+    try:
+        yield list(qualities)
+    finally:
+        for n in qualities:
+            unregister(n)
+
+
+def one_topic_file(tmp_path: Path) -> Path:
+    """A topics file of one topic with one background and one target paper."""
+    row = {"topic_id": "T0", "topic_name": "Topic about sparse rewards",
+           "background_papers": [{"paper_id": "b0", "title": "Background 0", "abstract": "Reward shaping."}],
+           "target_papers": [{"paper_id": "g0", "title": "Target 0", "abstract": "Later work."}]}
+    f = tmp_path / "topics.jsonl"
+    f.write_text(json.dumps(row) + "\n")
+    return f

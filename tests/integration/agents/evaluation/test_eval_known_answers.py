@@ -5,13 +5,12 @@ dimension set or a wrong MOScore mean changes a figure. Explicit config: no prot
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from eval_support import known_answer_judge_reply, make_writer, world_model
+from eval_support import known_answer_judge_reply, one_topic_file, registered_writers, world_model
 
-from motivgraph.agents.core import PlatformLLMClient, unregister
+from motivgraph.agents.core import PlatformLLMClient
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.harness import Evaluation, create_eval
 from motivgraph.agents.evaluation.judges import Judge
@@ -22,25 +21,12 @@ from motivgraph.llm import ScriptedChatModel
 
 @pytest.fixture
 def writers():
-    names = {"k_low": 1, "k_high": 3}
-    for n, q in names.items():
-        make_writer(n, q)
-    yield list(names)
-    for n in names:
-        unregister(n)
-
-
-def _topics(tmp_path: Path) -> Path:
-    row = {"topic_id": "T0", "topic_name": "Topic about sparse rewards",
-           "background_papers": [{"paper_id": "b0", "title": "Background 0", "abstract": "Reward shaping."}],
-           "target_papers": [{"paper_id": "g0", "title": "Target 0", "abstract": "Later work."}]}
-    f = tmp_path / "topics.jsonl"
-    f.write_text(json.dumps(row) + "\n")
-    return f
+    with registered_writers({"k_low": 1, "k_high": 3}) as names:
+        yield names
 
 
 async def test_reference_win_rates_and_moscores_by_hand(settings, embedder, tmp_path: Path, writers) -> None:
-    topics = load_topics_file(_topics(tmp_path))
+    topics = load_topics_file(one_topic_file(tmp_path))
     cfg = EvalConfig(methods=writers, n_ideas=2, graph="file", n_boot=20, metrics=["reference"],
                      w_pd=(2.0, 1.0, 1.0), w_ps=(1.0, 1.0, 2.0))
     run = create_eval(settings, cfg, topics, source="test")

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from eval_support import judge_reply, make_writer, world_model, world_reply
+from eval_support import judge_reply, one_topic_file, registered_writers, world_model, world_reply
 
-from motivgraph.agents.core import PlatformLLMClient, unregister
+from motivgraph.agents.core import PlatformLLMClient
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.harness import Evaluation, create_eval
 from motivgraph.agents.evaluation.judges import SYS, Judge
@@ -26,21 +26,8 @@ LIGHT = ["scores", "elo", "reference", "gates", "yield"]
 
 @pytest.fixture
 def writers():
-    names = {"p_low": 1, "p_high": 3}
-    for n, q in names.items():
-        make_writer(n, q)
-    yield list(names)
-    for n in names:
-        unregister(n)
-
-
-def _topics(tmp_path: Path) -> Path:
-    row = {"topic_id": "T0", "topic_name": "Topic about sparse rewards",
-           "background_papers": [{"paper_id": "b0", "title": "Background 0", "abstract": "Reward shaping."}],
-           "target_papers": [{"paper_id": "g0", "title": "Target 0", "abstract": "Later work."}]}
-    f = tmp_path / "topics.jsonl"
-    f.write_text(json.dumps(row) + "\n")
-    return f
+    with registered_writers({"p_low": 1, "p_high": 3}) as names:
+        yield names
 
 
 def _first_slot_judge(messages: list[Any]) -> str:
@@ -54,7 +41,7 @@ def _first_slot_judge(messages: list[Any]) -> str:
 
 
 async def _run(settings, embedder, tmp_path: Path, methods: list[str], judges: list[tuple[str, Any]]):
-    topics = load_topics_file(_topics(tmp_path))
+    topics = load_topics_file(one_topic_file(tmp_path))
     run = create_eval(settings, EvalConfig(methods=methods, n_ideas=2, graph="file", n_boot=20, elo_rounds=2,
                                            metrics=LIGHT), topics, source="test")
     gen = world_model("scripted-gen")
