@@ -295,7 +295,8 @@ def eval_command(
         rows = protocol_rows(settings, cfg, len(split.test) if split.active else len(tlist))
         _print_protocol(rows + ([("MindFlow split", split.line().removeprefix("MindFlow: "))]
                                 if split.active or split.reason else []))
-        _print_estimate(est, f"dry run: {len(tlist)} topic(s) × {len(cfg.methods)} method(s) × {cfg.n_ideas} "
+        compared = f"{len(split.test)} compared topic(s) of {len(tlist)}" if split.active else f"{len(tlist)} topic(s)"
+        _print_estimate(est, f"dry run: {compared} × {len(cfg.methods)} method(s) × {cfg.n_ideas} "
                              "idea(s) (no evaluation run)")
         _print_time(settings, cfg, est, measure_speed)
         return
