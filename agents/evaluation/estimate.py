@@ -122,6 +122,7 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     from motivgraph.agents.evaluation.mindflow_split import mindflow_split, training_estimate
 
     split = mindflow_split(settings, config, topics)  # MindFlow's train/test protocol: compared on held-out topics
+    all_topics = list(topics)  # the corpus graph holds every topic's background papers, split or not
     if split.reason or split.active:
         out.notes.append(split.line())
     if split.active:
@@ -131,7 +132,7 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
         from motivgraph.agents.evaluation.corpus_graph import corpus_topic
 
         # the corpus graph is one graph of every topic's papers (each paper extracted once)
-        _graph_line(settings, config, [corpus_topic(topics)[0]] if config.graph == "corpus" else topics, out)
+        _graph_line(settings, config, [corpus_topic(all_topics)[0]] if config.graph == "corpus" else topics, out)
     prices = settings.llm.prices
     from motivgraph.agents.evaluation.protocol import panel_seats
 

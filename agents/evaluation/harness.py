@@ -119,6 +119,9 @@ class Evaluation:
         self.settings = settings
         self.run = run
         self.config, self.topics = load_eval(run)
+        # every topic of the evaluation, also those MindFlow's split later trains on (prepare_mindflow narrows
+        # self.topics to the held-out ones): the shared corpus graph is made of all their background papers
+        self.all_topics = list(self.topics)
         self.llm_factory = llm_factory
         self.tool_client_factory = tool_client_factory
         self.topic_tool_client_factory = topic_tool_client_factory
@@ -185,14 +188,15 @@ class Evaluation:
 
             root = Path(self.config.graph_cache or self.settings.cache_dir / "eval-graphs").expanduser()
             left = None if self.config.budget_usd is None else max(0.0, self.config.budget_usd - self.spent())
-            tg, left_out = await build_corpus_graph(self.settings, self.topics, root, budget_usd=left, emit=self.emit,
-                                                    s2=self.config.literature_s2)
+            tg, left_out = await build_corpus_graph(self.settings, self.all_topics, root, budget_usd=left,
+                                                    emit=self.emit, s2=self.config.literature_s2)
             await asyncio.to_thread(stop_embedded, tg.settings)  # restarted by the tool clients of a topic's turn
             self.graphs = {t.topic_id: tg for t in self.topics}
             for t in self.topics:  # what the leak check looks at: the whole graph (later papers go in _apply_cutoffs)
                 self.visible[t.topic_id] += tg.papers
-            self.notes.append(f"corpus graph in {tg.settings.data_dir}: {len(tg.papers)} papers of {len(self.topics)} "
-                              f"topic(s), {tg.triples} triples, {'built' if tg.built else 'reused from the cache'}; "
+            self.notes.append(f"corpus graph in {tg.settings.data_dir}: {len(tg.papers)} papers of "
+                              f"{len(self.all_topics)} topic(s), {tg.triples} triples, "
+                              f"{'built' if tg.built else 'reused from the cache'}; "
                               f"extraction cost ${self.graph_cost_usd():.4f}")
             if left_out:
                 self.notes.append(f"left out of the corpus graph as target papers: {'; '.join(left_out[:5])}"
@@ -250,7 +254,7 @@ class Evaluation:
         from motivgraph.agents.evaluation.corpus_graph import source_records
         from motivgraph.agents.evaluation.cutoff import read_graph_dates, topic_cutoff, topic_filters
 
-        records = source_records(self.topics)
+        records = source_records(self.all_topics)
         graphs: dict[str, Any] = {}
         by_dir: dict[str, Any] = {}
         for tid, tg in self.graphs.items():

@@ -120,3 +120,20 @@ async def test_without_a_split_a_stored_controller_trained_on_these_topics_is_na
     note, warned = await notes_and_warnings()
     assert "1 of its 2 recorded training topics are evaluation topics: x01" in note and "not held out" in note
     assert len(warned) == 1 and "x01" in warned[0]["text"]
+
+
+def test_the_corpus_graph_keeps_the_training_topics_papers(settings) -> None:
+    """MindFlow's split narrows the compared topics, not the shared corpus graph: its extraction line counts
+    the background papers of every topic (a split once built the graph of the held-out topics only)."""
+    from motivgraph.agents.evaluation.estimate import estimate_eval
+
+    topics = [EvalTopic(topic_id=f"x{i:02d}", topic=f"topic {i}",
+                        background=[{"paper_id": f"p{i}-{j}", "title": f"Paper {i}.{j}",
+                                     "abstract": "We study a hard problem and propose a method for it. " * 20}
+                                    for j in range(3)]) for i in range(10)]
+    s = settings.model_copy(deep=True)
+    s.llm.model = "openai:gpt-4o-mini"
+    for methods in (["mindflow", "stateless"], ["stateless"]):  # with and without a split
+        est = estimate_eval(s, EvalConfig(methods=methods, graph="corpus"), topics)
+        (graph_line,) = [ln for ln in est.lines if ln.scope.startswith("graphs:")]
+        assert graph_line.calls == 30, (methods, graph_line)
