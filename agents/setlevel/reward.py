@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from motivgraph.agents.evaluation.judges import idea_block
 from motivgraph.agents.evaluation.metrics.creative_utility import (
     SIMILARITY_FIELDS,
     field_distance,
@@ -60,8 +61,7 @@ def card_text(card: dict[str, str]) -> str:
 
 
 def _blocks(a: str, b: str) -> str:
-    # the evaluation judges' block convention (evaluation/judges.py idea_block)
-    return f"=== Idea A ===\n{a.strip()}\n=== end of Idea A ===\n\n=== Idea B ===\n{b.strip()}\n=== end of Idea B ==="
+    return f"{idea_block('Idea A', a)}\n\n{idea_block('Idea B', b)}"  # the evaluation judges' convention
 
 
 def impact_messages(topic: str, a: str, b: str) -> list[tuple[str, str]]:
