@@ -28,6 +28,7 @@ from motivgraph.agents.evaluation.judges import (
     Signature,
 )
 from motivgraph.agents.evaluation.metrics.elo import rounds_for
+from motivgraph.agents.evaluation.speed import role_model
 from motivgraph.agents.evaluation.topics import EvalTopic
 from motivgraph.llm.factory import split_model
 from motivgraph.llm.structured import schema_instruction
@@ -68,8 +69,7 @@ class EvalEstimate:
 
 def model_name(settings: Settings, role: str | None) -> str:
     """The model a (base) role would use, from settings alone (no API key needed to price it)."""
-    override = settings.llm.roles.get(role) if role else None
-    s = (override.model if override and override.model else None) or settings.llm.model
+    s = role_model(settings, role)[0]
     return split_model(s)[1] if s else "(no model configured)"
 
 

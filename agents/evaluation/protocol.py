@@ -10,6 +10,7 @@ from typing import Any
 
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.metrics.elo import rounds_for
+from motivgraph.agents.evaluation.speed import role_model
 from motivgraph.llm.factory import split_model
 from motivgraph.settings import Settings
 
@@ -37,8 +38,7 @@ def _label(settings: Settings, model: str | None) -> str:
 
 
 def _role_model(settings: Settings, role: str | None) -> str | None:
-    override = settings.llm.roles.get(role) if role else None
-    return (override.model if override and override.model else None) or settings.llm.model
+    return role_model(settings, role)[0] or None
 
 
 def panel_seats(settings: Settings, config: EvalConfig) -> list[Seat]:
