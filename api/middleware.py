@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from starlette.exceptions import HTTPException
+from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 access_log = logging.getLogger("motivgraph.api.access")
@@ -85,10 +86,7 @@ KEY_QUERY = "api_key"
 def _cookie(scope: Scope, name: str) -> bytes:
     for k, v in scope.get("headers", []):
         if k == b"cookie":
-            for part in v.split(b";"):
-                key, _, val = part.strip().partition(b"=")
-                if key == name.encode():
-                    return val
+            return cookie_parser(v.decode("latin-1")).get(name, "").encode("latin-1")
     return b""
 
 
