@@ -24,7 +24,6 @@ from motivgraph.errors import ParseError
 from motivgraph.ingest.identity import stable_paper_id
 from motivgraph.ingest.models import (
     Paper,
-    Reference,
     Section,
     assign_roles,
     classify_heading,
@@ -40,6 +39,7 @@ from motivgraph.ingest.pdf_filters import (
 )
 from motivgraph.ingest.pdf_identity import MetaValue, PdfIds, find_ids, read_metadata
 from motivgraph.ingest.pdf_layout import Line, page_lines
+from motivgraph.ingest.references import parse_references
 from motivgraph.text_hygiene import Repairs
 
 log = logging.getLogger(__name__)
@@ -588,36 +588,6 @@ def _authors(page0: list[Line], after: int, stop: int, body_size: float) -> list
     return names
 
 
-def _parse_references(text: str) -> list[Reference]:
-    text = text.replace("\n\n", "\n")
-    chunks = re.split(r"\s(?=\[\d{1,3}\]\s)", " " + text)
-    if len(chunks) < 3:
-        # author-year style: a new entry starts after a period with "Surname, X." or "Surname X"
-        chunks = re.split(r"(?<=[.])\s+(?=[A-Z][A-Za-z\-'’]+,\s(?:[A-Z]\.|[A-Z][a-z]+))", text)
-    refs: list[Reference] = []
-    for c in chunks:
-        c = " ".join(c.split())
-        if len(c) < 20:
-            continue
-        c = re.sub(r"^\[\d+\]\s*", "", c)
-        ym = re.search(r"\b(19[5-9]\d|20[0-4]\d)[a-z]?\b", c)
-        year = int(ym.group(1)) if ym else None
-        # sentences, not split after an initial ("A. Turing") — authors first, then the title
-        parts = [x.strip() for x in re.split(r"(?<!\b[A-Z])\.\s+", c) if x.strip()]
-        parts = [x for x in parts if not re.fullmatch(r"\(?(19|20)\d\d[a-z]?\)?", x)]
-        head = re.sub(r"\(?\b(19|20)\d\d[a-z]?\b\)?\.?$", "", parts[0]).strip(" ,.") if parts else ""
-        authors: list[str] = []
-        for a in re.split(r",\s(?:and\s)?|\sand\s|;\s", head):
-            a = a.strip(" .")
-            if authors and re.fullmatch(r"(?:[A-Z]\.?\s?-?){1,3}", a):
-                authors[-1] = f"{authors[-1]}, {a}"  # "Downey, D." is one author
-            elif 1 <= len(a.split()) <= 4:
-                authors.append(a)
-        title = parts[1].strip(" .“”\"") if len(parts) > 1 else ""
-        refs.append(Reference(title=title[:400], authors=authors[:20], year=year))
-    return refs[:500]
-
-
 def _own_ids(lines: list[Line], page0_text: str, meta: list[MetaValue]) -> PdfIds:
     """The paper's DOI and arXiv id (ingest.pdf_identity) from all of page 1 — every line, header and footer
     included, and the stamp set up the margin, which pdfium's page text holds and the lines leave out —,
@@ -778,7 +748,7 @@ def parse_pdf(
         doi=doi,
         arxiv_id=arxiv,
         sections=sections,
-        references=_parse_references(ref_text) if ref_text else [],
+        references=parse_references(ref_text) if ref_text else [],
         page_count=n_pages,
         parser="pdf",
         sha256=sha256,
