@@ -31,6 +31,7 @@ from typing import Any
 from motivgraph.data_format import check_data_dir
 from motivgraph.errors import BackendUnavailable, ConfigError
 from motivgraph.private import PRIVATE_UMASK, private_dir, tighten
+from motivgraph.procs import live_process, wait_exit
 
 log = logging.getLogger(__name__)
 
@@ -74,28 +75,15 @@ def _binaries() -> tuple[Path, Path]:
 def _pid_alive(pid: int, socket_path: Path | None = None) -> bool:
     """True when `pid` is a live (non-zombie) redis-server process — and, given `socket_path`, not
     one that announces a different socket in its process title (another data dir's server)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    proc = live_process(pid)
+    if proc is None:
         return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    proc = Path(f"/proc/{pid}")
-    if proc.exists():
-        try:
-            # A daemonised server whose parent never reaps it lingers as a zombie after exit.
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            if state in ("Z", "X"):
-                return False
-            cmdline = (proc / "cmdline").read_bytes()
-        except (OSError, IndexError):
-            return False
-        # After a reboot the old pid may belong to an unrelated process.
-        if b"redis-server" not in cmdline:
-            return False
-        if socket_path is not None and b"unixsocket:" in cmdline:
-            return os.fsencode(f"unixsocket:{socket_path}") in cmdline
-        return True
+    if proc.argv is None:
+        return True  # exists, but its command line cannot be read (another user's, or no /proc)
+    if not proc.runs(b"redis-server"):
+        return False  # after a reboot the old pid may belong to an unrelated process
+    if socket_path is not None and proc.runs(b"unixsocket:"):
+        return proc.runs(os.fsencode(f"unixsocket:{socket_path}"))
     return True
 
 
@@ -392,12 +380,7 @@ class EmbeddedFalkorDB:
             client.close()
 
     def _wait_exit(self, pid: int, timeout_s: float) -> bool:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if not _pid_alive(pid):
-                return True
-            time.sleep(0.05)
-        return not _pid_alive(pid)
+        return wait_exit(pid, timeout_s, _pid_alive)
 
     def _terminate(self, pid: int, timeout_s: float = 30.0) -> None:
         # SIGTERM makes redis save and exit; SIGKILL only if it ignores that.

@@ -38,6 +38,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from motivgraph.errors import BackendUnavailable, ConfigError
+from motivgraph.procs import live_process
 
 log = logging.getLogger(__name__)
 
@@ -110,18 +111,8 @@ def find_java() -> str:
 
 
 def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except (OSError, IndexError):
-        return False
-    return stat not in ("Z", "X") and ENTRY_POINT.encode() in cmdline
+    proc = live_process(pid)
+    return proc is not None and (proc.argv is None or proc.runs(ENTRY_POINT.encode()))
 
 
 def _gone(pid: int) -> bool:

@@ -32,6 +32,7 @@ from typing import Any
 
 from motivgraph.errors import MotivGraphError
 from motivgraph.fsutil import atomic_write
+from motivgraph.procs import live_process
 
 log = logging.getLogger(__name__)
 
@@ -68,15 +69,8 @@ def check_run_id(run_id: str) -> str:
 
 
 def pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """True when the run's owner process still exists (an exited, unreaped owner is not alive)."""
+    return live_process(pid) is not None
 
 
 class RunDir:

@@ -36,6 +36,7 @@ from typing import Any
 import httpx
 
 from motivgraph.errors import ConfigError, LLMError
+from motivgraph.procs import live_process, wait_exit
 
 log = logging.getLogger(__name__)
 
@@ -177,23 +178,13 @@ class LocalServerState:
 
 def _pid_alive(pid: int, port: int | None = None) -> bool:
     """True when `pid` is a live (non-zombie) llama_cpp.server process (on `port`, if given)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False  # someone else's process: not ours to use or stop
-    proc = Path(f"/proc/{pid}")
-    if not proc.exists():
-        return True
-    try:
-        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        cmdline = (proc / "cmdline").read_bytes().split(b"\0")
-    except (OSError, IndexError):
-        return False
-    if state in ("Z", "X") or not any(m in cmdline for m in SERVER_MODULES):
-        return False  # exited (unreaped) or the pid now belongs to an unrelated process
-    return port is None or str(port).encode() in cmdline
+    proc = live_process(pid)
+    if proc is None or not proc.mine:
+        return False  # gone, exited unreaped, or someone else's process: not ours to use or stop
+    if proc.argv is None:
+        return True  # no /proc to read its command line from
+    # Whole arguments, not substrings: port 80 must not match an argument "8080".
+    return any(m in proc.argv for m in SERVER_MODULES) and (port is None or str(port).encode() in proc.argv)
 
 
 def _port_free(port: int) -> bool:
@@ -399,14 +390,7 @@ class LocalServer:
 
 
 def _wait_exit(pid: int, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, os.WNOHANG)  # reap it when it is our own child (else it lingers as a zombie)
-        if not _pid_alive(pid):
-            return True
-        time.sleep(0.05)
-    return not _pid_alive(pid)
+    return wait_exit(pid, timeout_s, _pid_alive)
 
 
 def state_dir(data_dir: Path, configured: Path | None) -> Path:
