@@ -366,6 +366,9 @@ class ApiSettings(BaseModel):
 
 
 class AgentSettings(BaseModel):
+    seed: int = Field(
+        13, ge=0, le=2**31 - 1, description="Seed of an ideation run that names none (sampling, tie-breaks, order)."
+    )
     rounds: int = Field(5, ge=1, le=20, description="SoIQ mentor rounds before a forced decision.")
     tool_calls_per_phase: int = Field(12, ge=1, le=100, description="Tool-call cap in the exploration phase.")
     tool_calls_per_round: int = Field(4, ge=0, le=50, description="Tool-call cap per deliberation round.")

@@ -127,7 +127,7 @@ class RunRequestBase(BaseModel):
 
     topic: str = Field(min_length=3, max_length=500, description="Research topic or task description.")
     budget_usd: float | None = Field(None, ge=0, le=1000, description="Stop the run once it has spent this much.")
-    seed: int | None = Field(None, ge=0, le=2**31 - 1, description="Run seed (default settings.miner.seed).")
+    seed: int | None = Field(None, ge=0, le=2**31 - 1, description="Run seed (default MOTIVGRAPH_AGENTS_SEED).")
 
     @field_validator("topic")
     @classmethod

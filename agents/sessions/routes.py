@@ -136,7 +136,7 @@ def build_router() -> APIRouter:
         _check_llm(request, method)
         settings = request.app.state.settings
         spec = RunSpec(method=method, topic=body.topic, config=body.method_config(), budget_usd=body.budget_usd,
-                       seed=body.seed if body.seed is not None else settings.miner.seed)
+                       seed=body.seed if body.seed is not None else settings.agents.seed)
         run = jobs.start(spec)
         return SessionCreated(id=run.id, method=method, status=run.status()["status"], links=_links(run.id))
 

@@ -312,7 +312,7 @@ def ideate(
                                     help="Topic background: JSONL paper records, or a topics file with --topic-id."),
     topic_id: str = typer.Option(None, "--topic-id", help="Topic of a topics file (only its background_papers "
                                  "are used)."),
-    seed: int = typer.Option(None, "--seed", help="Run seed (default MOTIVGRAPH_MINER_SEED)."),
+    seed: int = typer.Option(None, "--seed", help="Run seed (default MOTIVGRAPH_AGENTS_SEED)."),
     out: Path = typer.Option(None, "--out", help="Directory for run directories (default <data_dir>/runs)."),
     resume: str = typer.Option(None, "--resume", help="Continue an interrupted, failed or stopped run by its id."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print prompts and longer tool results."),
@@ -354,7 +354,7 @@ def ideate(
             topic = TopicBackground.from_file(background, topic_id=topic_id).topic  # a topics file names it
         try:
             spec = RunSpec(method=cls.name, topic=" ".join(topic.split()), topic_id=topic_id, config=config,
-                           budget_usd=budget_usd, seed=settings.miner.seed if seed is None else seed,
+                           budget_usd=budget_usd, seed=settings.agents.seed if seed is None else seed,
                            background_file=bg_file)
             cls.config_model.model_validate(spec.config)
         except ValueError as e:  # pydantic's ValidationError is one; imported only here, help screens stay light
