@@ -18,6 +18,10 @@ from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 NodeKind = Literal["problem", "challenge", "solution"]
+# How an agent calls tools: the model's native tool calls, the text <CALL> protocol, or JSON actions under
+# schema-constrained decoding. A run's config or the settings may also say "auto": by the model (agents.core.llm).
+ToolMode = Literal["native", "text", "constrained"]
+ToolModeChoice = Literal["auto", ToolMode]
 
 
 def _default_data_dir() -> Path:
@@ -378,7 +382,7 @@ class AgentSettings(BaseModel):
     fix_unresolved_links: bool = Field(
         True, description="Send an idea with unresolved kg: links back to the researcher once."
     )
-    tool_mode: Literal["auto", "native", "text", "constrained"] = Field(
+    tool_mode: ToolModeChoice = Field(
         "auto",
         description="How agents call tools: the model's native tool calls, the text protocol "
         "(name(arg=value) <CALL>) for models without them, JSON actions under schema-constrained decoding "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel
@@ -20,10 +20,7 @@ from motivgraph.llm import LLMClient
 from motivgraph.llm.client import DEFAULT_ROLE, Estimate
 from motivgraph.llm.factory import ModelSpec
 from motivgraph.llm.factory import is_configured as _configured
-from motivgraph.settings import LLM_ROLES
-
-if TYPE_CHECKING:
-    from motivgraph.agents.core.loop import ToolMode
+from motivgraph.settings import LLM_ROLES, ToolMode, ToolModeChoice
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -130,10 +127,6 @@ class RoleLLM:
     async def invoke(self, role: str, messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
         """The `Invoke` signature of `agents.core.loop.ChatAgent` (the role argument is ignored)."""
         return await self.chat(messages, tools=tools or None)
-
-
-# How a run's config or the settings ask for tools; "auto" leaves it to the model (tool_mode_for).
-ToolModeChoice = Literal["auto", "native", "text", "constrained"]
 
 
 def tool_mode_for(llm: RoleLLM, wanted: ToolModeChoice = "auto", configured: ToolModeChoice = "auto") -> ToolMode:

@@ -22,7 +22,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import (
     AIMessage,
@@ -40,10 +40,10 @@ from motivgraph.agents.core.protocol import CallError, ParsedCall, parse_text_ca
 from motivgraph.agents.core.toolbox import Toolbox
 from motivgraph.errors import StructuredOutputError
 from motivgraph.llm.tokens import content_text, count_message_tokens
+from motivgraph.settings import ToolMode
 
 log = logging.getLogger(__name__)
 
-ToolMode = Literal["native", "text", "constrained"]
 Emit = Callable[[dict[str, Any]], Any]
 # invoke(role, messages, tools or None) -> AIMessage; the session supplies it (LLM layer, usage).
 Invoke = Callable[[str, list[BaseMessage], list[dict[str, Any]] | None], Awaitable[AIMessage]]

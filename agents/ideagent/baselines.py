@@ -14,7 +14,7 @@ Checkpoints after every idea (and every judge pick); a stopped run resumes where
 from __future__ import annotations
 
 import logging
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -27,17 +27,23 @@ from motivgraph.agents.ideagent.config import IdeagentConfig
 from motivgraph.agents.ideagent.cost import estimate_baseline
 from motivgraph.agents.ideagent.judges import IdeaList, IdeaText, Selection, msgs
 from motivgraph.agents.ideagent.signature import Signature
-from motivgraph.agents.ideagent.writer import ToolWriter, background_text, record_fields, tool_mode
+from motivgraph.agents.ideagent.writer import (
+    IDEATOR_TOOL_MODE,
+    ToolWriter,
+    background_text,
+    record_fields,
+    tool_mode,
+)
 from motivgraph.errors import StructuredOutputError
 from motivgraph.llm import structured as so
+from motivgraph.settings import ToolModeChoice
 
 log = logging.getLogger(__name__)
 
 
 class BaselineConfig(MethodConfig):
     ideas: int | None = Field(None, ge=1, le=20, description="N: ideas returned (default MOTIVGRAPH_AGENTS_IDEAS).")
-    tool_mode: Literal["auto", "native", "text"] = Field(
-        "auto", description="Ideator tools: native tool calls, the text <CALL> protocol, or auto.")
+    tool_mode: ToolModeChoice = Field("auto", description=IDEATOR_TOOL_MODE)
     ideator_tool_calls: int | None = Field(
         None, ge=0, le=30, description="Most tool calls per idea (default MOTIVGRAPH_IDEAGENT_IDEATOR_TOOL_CALLS).")
 

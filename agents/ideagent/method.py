@@ -8,7 +8,7 @@ finished seed; a run stopped by the budget resumes at the next unfinished seed.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model, model_validator
 
@@ -26,7 +26,14 @@ from motivgraph.agents.ideagent.search import (
     lineage_history,
     no_idea_detail,
 )
-from motivgraph.agents.ideagent.writer import ToolWriter, background_text, record_fields, tool_mode
+from motivgraph.agents.ideagent.writer import (
+    IDEATOR_TOOL_MODE,
+    ToolWriter,
+    background_text,
+    record_fields,
+    tool_mode,
+)
+from motivgraph.settings import ToolModeChoice
 
 _BASELINE_ONLY = {"nova_rounds", "nova_seeds"}
 
@@ -49,8 +56,7 @@ _IdeagentRunConfig: Any = create_model(  # every search setting, overridable per
 class IdeagentMethodConfig(_IdeagentRunConfig):
     ideas: int | None = Field(None, ge=1, le=20,
                               description="Active archive capacity = ideas returned (default MOTIVGRAPH_AGENTS_IDEAS).")
-    tool_mode: Literal["auto", "native", "text"] = Field(
-        "auto", description="Ideator tools: native tool calls, the text <CALL> protocol, or auto.")
+    tool_mode: ToolModeChoice = Field("auto", description=IDEATOR_TOOL_MODE)
 
     @model_validator(mode="after")
     def _valid_together(self) -> IdeagentMethodConfig:

@@ -10,13 +10,14 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from motivgraph.agents.core.context import RunContext
-from motivgraph.agents.core.llm import ToolModeChoice, tool_mode_for
-from motivgraph.agents.core.loop import ChatAgent, ToolMode
+from motivgraph.agents.core.llm import tool_mode_for
+from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.core.toolbox import Toolbox
 from motivgraph.agents.ideagent.judges import IdeaText
 from motivgraph.errors import StructuredOutputError
 from motivgraph.llm import structured as so
 from motivgraph.llm.tokens import truncate_to_tokens
+from motivgraph.settings import ToolMode, ToolModeChoice
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,13 @@ def background_text(ctx: RunContext, tokens: int) -> str:
     if not (bg.papers or bg.triples or bg.nodes):
         return ""
     return truncate_to_tokens(bg.as_text(max_papers=8, chars_per_paper=900), tokens)
+
+
+# The IDEAgent family's ideator writes its idea after its tool calls, so it has no JSON-action schema to
+# constrain: "constrained" (asked for, or chosen by auto for a constraining server) runs the text protocol.
+IDEATOR_TOOL_MODE = (
+    "Ideator tools: native tool calls, the text <CALL> protocol, or auto; 'constrained' runs the text protocol."
+)
 
 
 def tool_mode(ctx: RunContext, role: str, wanted: ToolModeChoice) -> ToolMode:

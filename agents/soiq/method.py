@@ -19,13 +19,14 @@ from motivgraph.agents.core.context import RunContext
 from motivgraph.agents.core.grounding import check_idea
 from motivgraph.agents.core.idea import IdeaRecord, Provenance
 from motivgraph.agents.core.llm import tool_mode_for
-from motivgraph.agents.core.loop import ChatAgent, ToolMode
+from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.core.method import CostPlan, Method, MethodConfig
 from motivgraph.agents.core.toolbox import TOOL_ABLATIONS, Toolbox
 from motivgraph.agents.soiq import prompts
 from motivgraph.agents.soiq.idea import Idea
 from motivgraph.agents.soiq.mentor import ACCEPT, REJECT, Mentor
 from motivgraph.agents.soiq.researcher import IdeaReply, Researcher
+from motivgraph.settings import ToolMode, ToolModeChoice
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ class SoiqConfig(MethodConfig):
     ablations: list[str] = Field(default_factory=list, max_length=len(ABLATIONS),
                                  description=f"Any of: {', '.join(ABLATIONS)}.",
                                  json_schema_extra={"items": {"type": "string", "enum": list(ABLATIONS)}})
-    tool_mode: Literal["auto", "native", "text", "constrained"] = Field(
+    tool_mode: ToolModeChoice = Field(
         "auto", description="native tool calls, the text <CALL> protocol, JSON actions under schema-constrained "
                             "decoding, or auto (native when supported, else constrained when the server "
                             "constrains output, else text).")
