@@ -3,7 +3,8 @@
 It exists so the whole pipeline can be tried with nothing configured; its triples are rougher than
 the LLM miner's and carry `extractor="heuristic"` in their provenance. The method, step by step:
 
-1. Sentences of the abstract and Introduction are split by rule (`miner.text.split_sentences`).
+1. Sentences of the abstract and Introduction are split by rule (`miner.text.split_sentences`);
+   captions and roadmap sentences are dropped (`miner.scaffolding`).
 2. **Challenge statements** are sentences with rhetorical cues of difficulty — "however",
    "remains challenging", "suffers from", "does not scale", "lack of", "intractable", "fails to",
    "bottleneck", ... — scored by cue strength; sentences about the authors' own work ("we", "our")
@@ -24,8 +25,9 @@ the LLM miner's and carry `extractor="heuristic"` in their provenance. The metho
    sentence (plus its successor when short).
 7. **Solution** name = the contribution's object phrase (cut at "that/which/to/," and stripped of
    coined names such as the method's acronym), or, when that phrase is generic ("an approach"),
-   the head noun plus its best keyphrases; description = the contribution sentence with coined
-   names replaced by "the proposed method".
+   the head noun plus its best keyphrases; description = the contribution sentence with the paper's
+   own coined names (decided by evidence: `validation.coined_terms`) replaced by "the proposed method";
+   other systems' names (baselines, datasets, prior models) stay.
 8. Challenges and contributions are paired greedily by embedding similarity, preferring a
    challenge stated before its contribution; at most `heuristic_max_triples` triples, each run
    through the same validation as LLM triples (failures are recorded, not stored).
@@ -45,6 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from motivgraph.miner.scaffolding import is_label_only, is_scaffolding, strip_pointers
 from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult, NodeText, RejectedTriple
 from motivgraph.miner.text import CONTRIBUTION_CUES, select_input, split_paragraphs, split_sentences
 from motivgraph.miner.validation import coined_terms, dedupe, validate
@@ -180,6 +183,11 @@ _TASK_OF = re.compile(
     re.I,
 )
 _TASK_SUBJECT = re.compile(r"^(.{3,80}?)\s+(?:\([^)]{1,15}\)\s+)?is (?:the|a|an) (?:task|problem|process)\b", re.I)
+# A head noun after a coined name says what it is ("the FooNet system"): kept in the general phrase.
+_DECOIN_HEADS = (
+    r"system|model|method|approach|framework|algorithm|architecture|network|library|tool|technique|parser"
+    r"|extractor|software|package|language|solution|prototype|distance|metric|measure|paradigm"
+)
 _CITATION = re.compile(r"\[[^\]]{0,40}\]|\([^()]*\d{4}[a-z]?[^()]*\)")
 
 
@@ -345,11 +353,19 @@ class HeuristicExtractor:
 
     # -- steps ------------------------------------------------------------------------------------
     def _sentences(self, abstract: str, intro: str) -> list[tuple[str, str]]:
+        """Candidate sentences: cleaned of citations and pointers, without captions and roadmap
+        sentences (they describe the document, not the research; see miner.scaffolding)."""
         out: list[tuple[str, str]] = []
         for where, text in (("abstract", abstract), ("introduction", intro)):
             for para in split_paragraphs(text):
+                caption_follows = False
                 for s in split_sentences(para):
-                    s = _clean_sentence(s)
+                    if caption_follows or is_label_only(s):
+                        caption_follows = is_label_only(s)  # "Table 2." then its caption, cut by the splitter
+                        continue
+                    if is_scaffolding(s):
+                        continue
+                    s = strip_pointers(_clean_sentence(s))
                     if 6 <= len(s.split()) <= 80:
                         out.append((where, s))
         return out
@@ -566,6 +582,28 @@ class HeuristicExtractor:
 
     @staticmethod
     def _decoin(text: str, coined: set[str]) -> str:
+        """The text with the paper's own coined names (only those: see validation.coined_terms) made
+        general: "the FooNet model" -> "the proposed model", "FooNet's" -> "the proposed method's", and an
+        acronym after its long form ("... (FN)") dropped. Other systems' names stay as written."""
         for term in sorted(coined, key=len, reverse=True):
-            text = re.sub(rf"(?<![\w-]){re.escape(term)}(?![\w-])", "the proposed method", text, flags=re.I)
+            t = re.escape(term)
+            text = re.sub(rf"\s*\((?:the\s+)?{t}[^()\w][^()]{{0,3}}\)|\s*\((?:the\s+)?{t}\)", "", text, flags=re.I)
+            # "the FooNet system" -> "the proposed system"; "a fully implemented FooNet system" keeps its adjectives
+            text = re.sub(
+                rf"\b(the|our|an?|this)\s+{t}(?![\w-])\s+({_DECOIN_HEADS})\b",
+                lambda m: f"{'T' if m.group(1)[0].isupper() else 't'}he proposed {m.group(2)}",
+                text,
+                flags=re.I,
+            )
+            text = re.sub(
+                rf"(?<=[\w,] )(?<![\w-]){t}(?![\w-])(?=\s+(?:{_DECOIN_HEADS})\b)", "proposed", text, flags=re.I
+            )
+            text = re.sub(rf"^{t}(?![\w-])(?=\s+(?:{_DECOIN_HEADS})\b)", "The proposed", text, flags=re.I)
+
+            def general(m: re.Match[str], text: str = text) -> str:
+                before = text[: m.start()].rstrip()
+                upper = (m.group(1) or "")[:1].isupper() or (not m.group(1) and (not before or before[-1] in ".!?•"))
+                return f"{'T' if upper else 't'}he proposed method"
+
+            text = re.sub(rf"(?:\b(the|our|an?|this)\s+)?(?<![\w-]){t}(?![\w-])", general, text, flags=re.I)
         return text

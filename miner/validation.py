@@ -40,17 +40,52 @@ _PROBLEM_DESC_BANNED = re.compile(
 # Tokens that look coined: internal capitals (GraphSAGE), several capitals (BERT, X-Net), or
 # letters mixed with digits (T5, GPT4). Generic lower-case words are never coined by this rule.
 _CODENAME = re.compile(r"\b([A-Za-z]*[A-Z][a-z]*[A-Z][A-Za-z0-9\-]*|[A-Z][a-z]*\d[\w\-]*|[A-Z]{2,}[\w\-]*)\b")
+# A compound that says what something is built on ("SMT-based", "HMM-like") names a kind, not a system.
+_KIND_SUFFIX = re.compile(r"-(based|like|style|driven|aware|guided|specific|free|level|wise|type|only)$", re.I)
+# Who is speaking: the authors about their own paper.
+_OWN_SUBJECT = r"(?:\bwe|\bthis (?:paper|work|article|study|note|report)|\bthe (?:present )?paper)"
+# The verbs that put the authors' own contribution in their object ("we propose X", "this paper introduces X"),
+# also as the bare verb that opens a contributions-list item ("• Introduce X").
+_CONTRIB_VERB = (
+    r"(?:propose[sd]?|introduce[sd]?|present(?:s|ed)?|develop(?:s|ed)?|design(?:s|ed)?|devise[sd]?"
+    r"|describe[sd]?|build(?:s)?|built|implement(?:s|ed)?|release[sd]?|contribute[sd]?)"
+)
+_OWN_CONTRIB = re.compile(
+    rf"(?:{_OWN_SUBJECT}\s+(?:(?:\w+ly|also|first|further|then|here|now|instead|therefore|thus)\s+)?"
+    rf"|(?:[•▪◦·*:;]|\(\w{{1,4}}\))\s*){_CONTRIB_VERB}\b",
+    re.I,
+)
+# Where the object of a contribution verb ends: a clause, a purpose, a comparison or what it is built on.
+# What follows ("... using CRFs", "... than WOE", "... on the CoNLL data") is someone else's.
+_OBJECT_END = re.compile(
+    r"[,;:—–]| - |\b(?:that|which|where|who|whose|to|for|on|in|of|from|with|using|via|by|based|than|over"
+    r"|against|such|like|including|as|and (?:show|demonstrate|evaluate|compare|apply|discuss)\w*)\b",
+    re.I,
+)
+# Where a naming phrase stops being about the authors' own contribution ("we propose X, which beats a
+# baseline called Y").
+_NAMING_END = re.compile(
+    r";|\b(?:which|that|than|over|against|compar\w*|outperform\w*|such as|unlike|whereas|while|baselines?|prior"
+    r"|previous|existing|earlier)\b",
+    re.I,
+)
+_SELF_NAMING = re.compile(r"\b(?:which we (?:call|name|term|dub)|we (?:call|name|term|dub))\b((?:\s+\S+){1,5})", re.I)
 _NAMING_VERB = re.compile(
-    r"\b(called|named|dubbed|termed|coined|which we call|we call|we name|we term|we dub|referred to as"
-    r"|abbreviated as|denoted as)\s+[\"“']?([A-Za-z][\w\-+]*)",
+    r"\b(?:called|named|dubbed|termed|coined|referred to as|abbreviated as|denoted as)\s+[\"“']?([A-Za-z][\w\-+]*)",
     re.I,
 )
-_INTRO_VERB = re.compile(
-    r"\b(we|this paper|this work|our)\b[^.]{0,80}\b(propos|introduc|present|develop|design|call|name|dub|term"
-    r"|method|approach|model|framework|system|algorithm)\w*",
+# "X, our system" / "our system, X" / "our X system": an appositive that gives the authors' own thing a name.
+_OWN_HEAD = r"(?:system|model|method|approach|framework|algorithm|tool|implementation|architecture|library|technique"
+_OWN_HEAD += r"|parser|extractor|software|package|language|network|solution|prototype)"
+_OWN_APPOSITIVE = re.compile(
+    rf"\b([A-Za-z][\w\-+]*),\s+our\b|\bour\s+(?:\w+\s+){{0,2}}?{_OWN_HEAD}s?,?\s+(?:called\s+|named\s+)?"
+    rf"([A-Za-z][\w\-+]*)|\bour\s+([A-Za-z][\w\-+]*)\s+{_OWN_HEAD}\b",
     re.I,
 )
+_APPOSED_NAME = re.compile(r"\s*,\s*([A-Za-z][\w\-+]*)\s*(?:,|\(|\bthat\b|\bwhich\b|$)")
 _PAREN_ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9\-]{1,15})\)")
+_OWN_MENTION = re.compile(rf"{_OWN_SUBJECT}\b|\bour\b|\bproposed\b", re.I)
+_TITLE_TAIL = re.compile(r"\b(?:with|via|using|through|by)\s+([A-Za-z][\w\-+]*)\s*$", re.I)
 
 # Widely used abbreviations B.3 allows in names (an established general term is not a coined one).
 _ACRONYM_TEXT = (
@@ -66,31 +101,91 @@ def word_count(name: str) -> int:
     return len(name.split())
 
 
+def _looks_coined(tok: str) -> bool:
+    """A code-name-like token: internal or repeated capitals (FooNet, REALM) or letters with digits (T5);
+    not a widely known abbreviation and not a "<kind>-based" compound."""
+    tok = tok.strip("-+")
+    return (
+        len(tok) >= 2
+        and _CODENAME.fullmatch(tok) is not None
+        and not _KIND_SUFFIX.search(tok)
+        and tok.casefold() not in COMMON_ACRONYMS
+        and tok.rstrip("s").casefold() not in COMMON_ACRONYMS
+    )
+
+
+def _cited(term: str, text: str) -> bool:
+    """The text cites the term as prior work: "X [12]", "X (Smith, 2007)", "X (X) [3]", "X of Smith et al."."""
+    t = re.escape(term)
+    cite = r"(?:\[\s*\d[^\]]{0,30}\]|\((?:[^()]{0,60}?(?:19|20)\d\d[a-z]?)\)|(?:of|by|from)\s+[A-Z][\w\-]+ et al)"
+    return re.search(rf"(?<![\w-]){t}(?![\w-])\)?\s*{cite}", text, re.I) is not None
+
+
 def coined_terms(title: str, text: str) -> set[str]:
-    """Terms the paper coins for its own method (casefolded): a short title prefix before a colon
-    ("FooNet: ..."), words after naming verbs ("we call it Foo"), code-name-like tokens and
-    parenthesised acronyms in sentences where the authors introduce their own work."""
+    """Terms the paper coins for its OWN method (casefolded), decided by evidence in the paper, so other
+    systems' names (cited baselines, datasets, prior models) are never taken for the paper's own:
+
+    - the title names it: a short prefix before a colon ("FooNet: ...") or a code name that ends the
+      title after "with/via/using" ("Combating Spam with FooRank");
+    - the authors name it: "which we call X", "we call it X", or "called/named/dubbed X" after they speak
+      of their own work ("we propose a method named X", "our approach is implemented in a system called X");
+    - it is in the object of the authors' contribution verb, before the clause ends ("we propose FooNet,
+      ...", "we introduce a Foo Bar (FB) approach to ..."; not "... using CRFs", "... than WOE"), or in
+      apposition to that object ("we introduce a semantic parser, FooParse, that ...");
+    - an appositive gives their own thing a name ("X, our system", "our system, X", "our X model").
+
+    A term the text cites as prior work ("X [3]", "X (Smith, 2007)"), or an abbreviation it defines in
+    a sentence that speaks of no work of the authors ("Information Extraction (IE) has ..."), is not the
+    paper's own, unless the title names it."""
     found: set[str] = set()
+    from_title: set[str] = set()
     head, sep, _ = title.partition(":")
     if sep and 1 <= len(head.split()) <= 3 and any(c.isupper() for c in head):
         for tok in head.split():
             if _CODENAME.fullmatch(tok) or len(head.split()) == 1:
-                found.add(tok.strip(" -").casefold())
-    for m in _NAMING_VERB.finditer(text):
-        tok = m.group(2).strip("-+")
-        if len(tok) >= 2 and (any(c.isupper() for c in tok) or any(c.isdigit() for c in tok)):
-            found.add(tok.casefold())
+                from_title.add(tok.strip(" -").casefold())
+    tail = _TITLE_TAIL.search(title.strip().rstrip(".∗*"))
+    if tail and _looks_coined(tail.group(1)):
+        from_title.add(tail.group(1).strip("-+").casefold())
+    general: set[str] = set()  # abbreviations the text defines where the authors speak of no work of theirs
     for sentence in re.split(r"(?<=[.!?])\s+", text):
-        if not _INTRO_VERB.search(sentence):
-            continue
-        for m in _PAREN_ACRONYM.finditer(sentence):
-            found.add(m.group(1).casefold())
-        for m in _CODENAME.finditer(sentence):
-            tok = m.group(1)
-            # Mixed-case code names (GraphSAGE, XLNet) are coined unless widely known.
-            if any(c.islower() for c in tok) and sum(c.isupper() for c in tok) >= 2:
+        if not _OWN_MENTION.search(sentence):
+            general.update(m.group(1).casefold() for m in _PAREN_ACRONYM.finditer(sentence))
+        for m in _SELF_NAMING.finditer(sentence):
+            words = [w.strip("\"“”'(),.;:") for w in m.group(1).split()]
+            tok = next((w for w in words if _looks_coined(w)), "")
+            if tok:
                 found.add(tok.casefold())
-    return {t for t in found if t and t not in COMMON_ACRONYMS and len(t) >= 2}
+        for m in _OWN_APPOSITIVE.finditer(sentence):
+            tok = next((g for g in m.groups() if g), "")
+            if _looks_coined(tok):
+                found.add(tok.strip("-+").casefold())
+        mention = _OWN_MENTION.search(sentence)
+        if mention is not None:  # "we propose a method named X", "our approach is implemented in a system called X"
+            for m in _NAMING_VERB.finditer(_NAMING_END.split(sentence[mention.end() :], maxsplit=1)[0]):
+                if _looks_coined(m.group(1)):
+                    found.add(m.group(1).strip("-+").casefold())
+        own = _OWN_CONTRIB.search(sentence)
+        if own is None:
+            continue
+        after = sentence[own.end() :]
+        obj = _OBJECT_END.split(after.lstrip(" ,"), maxsplit=1)[0] if after.strip() else ""
+        # "we introduce a semantic parser, X, that ...": the name in apposition to the object
+        named = _APPOSED_NAME.match(after.lstrip(" ,")[len(obj) :])
+        if named and _looks_coined(named.group(1)):
+            found.add(named.group(1).strip("-+").casefold())
+        for m in _PAREN_ACRONYM.finditer(obj):
+            if _looks_coined(m.group(1)) or m.group(1).isupper():
+                found.add(m.group(1).casefold())
+        words = obj.split()
+        for w in words:
+            tok = w.strip("\"“”'(),.;:")
+            if _looks_coined(tok):
+                found.add(tok.strip("-+").casefold())
+        if len(words) == 1 and words[0][:1].isupper() and words[0].strip(".").isalpha():
+            found.add(words[0].strip(".").casefold())  # "we present Pregel, a ...": a bare name is a name
+    found = {t for t in found if not _cited(t, text) and t not in general}
+    return {t for t in found | from_title if t and t not in COMMON_ACRONYMS and len(t) >= 2}
 
 
 def _contains_term(name: str, term: str) -> bool:
