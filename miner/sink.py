@@ -197,7 +197,21 @@ class MinerSink:
 
     async def commit(self, paper: Paper, result: ExtractionResult) -> SinkResult:
         """Resolve and store one paper's extraction (from the extractor, or a stored one replayed by
-        `miner.reextract`), record the outcome and keep the extraction for later replays."""
+        `miner.reextract`), record the outcome and keep the extraction for later replays.
+
+        The paper is counted and its outcome logged only once its write succeeded: a write that meets a
+        store outage raises, the pipeline reconnects and calls this again for the same paper, and counting
+        before the write counted it once per attempt (the report said 10 papers extracted for 8)."""
+        await self.resolver.prefetch(result.triples)  # embeddings and band LLM calls, outside the lock
+        t1 = time.perf_counter()
+        async with self._lock:
+            counts = await self._store(paper, result)
+        self.stats.write_s += time.perf_counter() - t1
+        self._count(paper, result)
+        return SinkResult(status="stored", counts=counts)
+
+    def _count(self, paper: Paper, result: ExtractionResult) -> None:
+        """The report's per-paper figures and the decision log's outcome, for one stored paper."""
         self.stats.papers += 1
         self.stats.rejected += len(result.rejected)
         self.stats.reasked += int(result.reasked)
@@ -217,14 +231,20 @@ class MinerSink:
                 paper.paper_id, "ok", None, {"triples": len(result.triples), "extractor": result.extractor},
                 run_id=self.run_id,
             )
-        await self.resolver.prefetch(result.triples)  # embeddings and band LLM calls, outside the lock
-        t1 = time.perf_counter()
-        async with self._lock:
-            counts = await self._store(paper, result)
-        self.stats.write_s += time.perf_counter() - t1
-        return SinkResult(status="stored", counts=counts)
 
     async def _store(self, paper: Paper, result: ExtractionResult) -> dict[str, int]:
+        # The resolver lists this paper's new nodes as written (pending their index add) before the write. If
+        # the write fails (store outage), they do not exist: forget them, or the retry of this paper merges
+        # each mention into its own unwritten node (counted as merges, not new nodes, and never indexed).
+        marks = {kind: len(keys) for kind, keys in self.resolver.recent.items()}
+        try:
+            return await self._resolve_and_write(paper, result)
+        except BaseException:
+            for kind, n in marks.items():
+                del self.resolver.recent[kind][n:]
+            raise
+
+    async def _resolve_and_write(self, paper: Paper, result: ExtractionResult) -> dict[str, int]:
         resolved = await self.resolver.resolve(paper.paper_id, result.triples)
         triples = [
             TripleIn(
