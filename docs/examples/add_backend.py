@@ -5,7 +5,7 @@ Every query, its parameters and how rows become records live in `CypherGraphStor
 `_read`, `_write_tx`, `ensure_schema`, `_drop_all`, `ping` and `close`. A store for another Cypher
 server implements them over that server's driver. To run here, this one implements them over the
 connection of an existing store and records each statement with its time, which is also a way to see
-what a command asks of the graph. tests/integration/docs/test_examples.py runs the whole backend
+what a command asks of the graph. tests/integration/docs/test_docs_examples.py runs the whole backend
 conformance suite (tests/integration/graph/test_store_conformance.py) on it.
 """
 

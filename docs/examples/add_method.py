@@ -4,7 +4,7 @@ A method is a config model (its fields become `motivgraph ideate --method NAME` 
 /ideation/sessions body), a state model (the checkpoint `--resume` continues from), `run(ctx)` and a
 cost `estimate`. Registered (`register(TitleStorm)`, or the `motivgraph.methods` entry point of an
 installed package), it is listed by `motivgraph ideate --list-methods` and runs with the platform's run
-directory, budget, transcript, report and resume. tests/integration/docs/test_examples.py runs it.
+directory, budget, transcript, report and resume. tests/integration/docs/test_docs_examples.py runs it.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ MotivGraph: serve `POST /v1/chat/completions` and point the settings at it. `end
 server in a few lines (FastAPI, already installed); `settings_for(url)` is the configuration, the same as
 `MOTIVGRAPH_LLM_MODEL=openai:house-model MOTIVGRAPH_LLM_BASE_URL=<url> MOTIVGRAPH_LLM_DIALECT=openai_compatible`.
 Caching, retries, rate limits, budgets, usage per role and structured output (JSON mode where the server
-refuses a schema) come from the LLM layer. tests/integration/docs/test_examples.py serves it on loopback
+refuses a schema) come from the LLM layer. tests/integration/docs/test_docs_examples.py serves it on loopback
 and calls it through `LLMClient`.
 """
 

@@ -216,8 +216,9 @@ def resolves(dotted: str) -> bool:
     return False
 
 
-@pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(REPO)))
+@pytest.mark.parametrize("page", [*pages(), *sorted(DOCS.rglob("*.py"))], ids=lambda p: str(p.relative_to(REPO)))
 def test_pointers_name_existing_files_lines_and_modules(page: Path) -> None:
+    """The pages, and the example files shown on them."""
     assert not bad_pointers(page)
 
 
