@@ -42,7 +42,7 @@ def _records(path: Path) -> int:
                 {
                     "paper_id": f"count-{i}",
                     "title": f"Transfer Learning for Low-Resource {task}",
-                    "abstract": f"We study {task.lower()} with little {data} and propose sharing a {part} across settings.",
+                    "abstract": f"We study {task.lower()} with little {data} and propose sharing a {part}.",
                     "introduction": INTRO.format(task=task, data=data, part=part, low=task.lower()),
                 }
             )
