@@ -1,6 +1,6 @@
 """The one toolkit for calls that leave the process (LLM providers, GROBID, Semantic Scholar, the
 MotivGraph API): which errors are worth retrying, how long to wait, the retry loop (tenacity), a
-client-side rate limiter, and the ingest failure taxonomy built on the same classifier.
+client-side rate limiter, a circuit breaker, and the ingest failure taxonomy built on the same classifier.
 
 Errors are recognised by duck typing, so openai, httpx, redis and other SDK errors all work without
 importing them: an HTTP status in `e.status_code` or `e.response.status_code`, a Retry-After header in
@@ -255,3 +255,53 @@ class RateLimiter:
         wait = self.reserve()
         if wait > 0:
             await self._sleep(wait)
+
+
+# -- circuit breaker ------------------------------------------------------------------------------------------
+
+
+class CircuitBreaker:
+    """Fail fast instead of hammering a service that keeps refusing: after `threshold` consecutive failures
+    the circuit opens for `cooldown_s` (or longer when the server asked for a longer pause), and calls are
+    refused without a request. Then it half-opens: calls go through again, the first success closes it, and
+    the first failure opens it again at once — one trial request, not `threshold` more against a service
+    that is still refusing. Which answers count as failures is the client's decision (a 429 only, or any
+    outage); the breaker only counts. Not locked: asyncio code reads and writes it without awaiting between."""
+
+    def __init__(self, threshold: int, cooldown_s: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+        if threshold < 1:
+            raise ValueError("threshold must be >= 1")
+        self.threshold, self.cooldown_s = threshold, max(0.0, cooldown_s)
+        self._clock = clock
+        self.failures = 0  # consecutive
+        self._open_until = 0.0
+
+    @property
+    def state(self) -> str:
+        """One of "closed", "open" (calls refused) or "half_open" (calls allowed; one failure re-opens it)."""
+        if self._clock() < self._open_until:
+            return "open"
+        return "half_open" if self.failures >= self.threshold else "closed"
+
+    def open_for(self) -> float:
+        """Seconds until calls are allowed again (0 when they are allowed now)."""
+        return max(0.0, self._open_until - self._clock())
+
+    def record_success(self) -> None:
+        self.failures = 0
+        self._open_until = 0.0
+
+    def record_failure(self, *, hold_s: float | None = None) -> bool:
+        """Count one failure; True when it opened the circuit. `hold_s`: the server's own advice (Retry-After),
+        which keeps the circuit open longer than the cooldown when it asks for more."""
+        self.failures += 1
+        if self.failures < self.threshold:
+            return False
+        self._open_until = self._clock() + max(self.cooldown_s, hold_s or 0.0)
+        return True
+
+    def hold(self, seconds: float) -> None:
+        """Open now for `seconds`, whatever the count: the server asked for a pause longer than a caller
+        waits (a Retry-After of an hour), so no call should go out before it ends."""
+        self.failures = max(self.failures, self.threshold)
+        self._open_until = max(self._open_until, self._clock() + max(0.0, seconds))
