@@ -8,14 +8,15 @@ A `.env` file in the working directory is read too. Secrets are `SecretStr`: nev
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 NodeKind = Literal["problem", "challenge", "solution"]
 # How an agent calls tools: the model's native tool calls, the text <CALL> protocol, or JSON actions under
@@ -168,6 +169,57 @@ class SemanticScholarSettings(BaseModel):
         3, ge=1, description="Consecutive 429s after which calls are skipped for breaker_cooldown_s."
     )
     breaker_cooldown_s: float = Field(60.0, ge=0, description="How long the circuit breaker stays open.")
+
+
+class OpenAlexSettings(BaseModel):
+    enabled: bool = Field(False, description="Use the OpenAlex works search in literature_search.")
+    base_url: str = Field("https://api.openalex.org", description="API base URL.")
+    mailto: str | None = Field(
+        None, description="Your e-mail address, sent as `mailto` to join OpenAlex's polite pool (faster, fewer 429s)."
+    )
+    requests_per_second: float = Field(5.0, gt=0, description="Client-side rate limit (OpenAlex allows 10/s).")
+    max_retries: int = Field(2, ge=0, le=20, description="Retries on 429/5xx/timeouts (honouring Retry-After).")
+    timeout_s: float = Field(20.0, gt=0, description="Per-request timeout; also the most one search waits for it.")
+    breaker_threshold: int = Field(
+        3, ge=1, description="Consecutive failures (429, 5xx, timeouts, unreadable answers) that open the breaker."
+    )
+    breaker_cooldown_s: float = Field(60.0, ge=0, description="How long the circuit breaker stays open.")
+
+
+class ArxivSettings(BaseModel):
+    enabled: bool = Field(False, description="Use the arXiv API search in literature_search.")
+    base_url: str = Field("https://export.arxiv.org/api", description="API base URL (the query endpoint is /query).")
+    requests_per_second: float = Field(
+        1 / 3, gt=0, description="Client-side rate limit (arXiv asks for at most one request every 3 s)."
+    )
+    max_retries: int = Field(2, ge=0, le=20, description="Retries on 429/5xx/timeouts (honouring Retry-After).")
+    timeout_s: float = Field(20.0, gt=0, description="Per-request timeout; also the most one search waits for it.")
+    breaker_threshold: int = Field(
+        3, ge=1, description="Consecutive failures (429, 5xx, timeouts, unreadable answers) that open the breaker."
+    )
+    breaker_cooldown_s: float = Field(60.0, ge=0, description="How long the circuit breaker stays open.")
+
+
+LiteratureSourceName = Literal["semantic_scholar", "openalex", "arxiv"]
+LITERATURE_SOURCES: tuple[LiteratureSourceName, ...] = ("semantic_scholar", "openalex", "arxiv")
+
+
+class LiteratureSettings(BaseModel):
+    sources: Annotated[list[LiteratureSourceName], NoDecode] = Field(
+        default_factory=lambda: list(LITERATURE_SOURCES),
+        description="Order in which literature_search tries the outbound sources, comma-separated or a JSON list "
+        "(each is used only when its own `enabled` is on); the local corpus always answers last.",
+    )
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        if isinstance(v, str):  # MOTIVGRAPH_LITERATURE_SOURCES=openalex,arxiv (or a JSON list)
+            v = v.strip()
+            v = json.loads(v) if v.startswith("[") else [p.strip() for p in v.split(",") if p.strip()]
+        if isinstance(v, list | tuple):
+            return list(dict.fromkeys(v))  # a source named twice is tried once
+        return v
 
 
 LLM_ROLES = ("extractor", "parent_judge", "resolver", "researcher", "mentor", "ideator", "critic", "judge")
@@ -461,6 +513,11 @@ class Settings(BaseSettings):
         return self.data_dir / "runs"
 
     def masked(self) -> dict[str, Any]:
+    openalex: OpenAlexSettings = Field(default_factory=OpenAlexSettings, description="OpenAlex API.")
+    arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API.")
+    literature: LiteratureSettings = Field(
+        default_factory=LiteratureSettings, description="literature_search: the order of its sources."
+    )
         """Settings as plain data with every secret replaced by '***' (or None when unset)."""
         return self.model_dump(mode="json")  # SecretStr dumps as '**********'
 
