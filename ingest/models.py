@@ -121,6 +121,11 @@ class Paper(BaseModel):
     notes: list[str] = Field(
         default_factory=list, description="What the reader should know about this paper's text (e.g. abstract only)."
     )
+    not_a_paper: str | None = Field(
+        None,
+        description="Why the parser judged this document not a research paper (a page from inside a paper, a "
+        "brief); the miner takes no triples from it. None: a paper.",
+    )
 
     def section(self, role: SectionRole) -> str:
         """Text of the first section with this role, together with the subsections that directly

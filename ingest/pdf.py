@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from motivgraph.errors import ParseError
 from motivgraph.ingest.identity import stable_paper_id
@@ -112,6 +113,8 @@ _SENTENCE_BREAK = re.compile(r"[.:]\s")
 _BRACKETS = re.compile(r"[()=<>{}\[\]|]")
 _RUN_IN_ABSTRACT = re.compile(r"^abstract\s*[—\-–.:]", re.I)
 _RUN_IN_ABSTRACT_CAPS = re.compile(r"^ABSTRACT\s+[A-Z]")
+_RUN_IN_ABSTRACT_WORD = re.compile(r"^Abstract\s+[A-Z][a-z]*\s")  # "Abstract We show ...": before any heading
+_RUN_IN_WORD = re.compile(r"^abstract\s*[—\-–.:]?\s*", re.I)
 
 
 def _norm_head(text: str) -> str:
@@ -252,6 +255,17 @@ def _strip_furniture(lines: list[Line], body_size: float, repeated: set[str] | N
     return out
 
 
+def _para_break(prev: Line, ln: Line) -> bool:
+    """A paragraph starts at `ln`: a sentence ended on `prev`, and `ln` sits lower than a line space below it or
+    is indented, in the same column of the same page."""
+    gap = prev.y0 - ln.y1
+    return (
+        prev.page == ln.page and prev.col == ln.col and (gap > 0.9 * max(ln.size, 6) or ln.x0 > prev.x0 + 6)
+        and len(prev.text) > 0
+        and prev.text[-1] in ".:!?"
+    )
+
+
 def _join(lines: list[Line]) -> str:
     """Lines → text with de-hyphenation and paragraph breaks (vertical gap or indent)."""
     parts: list[str] = []
@@ -261,13 +275,7 @@ def _join(lines: list[Line]) -> str:
         if prev is None:
             parts.append(t)
         else:
-            gap = prev.y0 - ln.y1
-            new_para = (
-                prev.page == ln.page and prev.col == ln.col and (gap > 0.9 * max(ln.size, 6) or ln.x0 > prev.x0 + 6)
-                and len(prev.text) > 0
-                and prev.text[-1] in ".:!?"
-            )
-            if new_para:
+            if _para_break(prev, ln):
                 parts.append("\n\n" + t)
             elif parts and parts[-1].endswith("-") and t[:1].islower():
                 parts[-1] = parts[-1][:-1]
@@ -294,7 +302,8 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
         if i in toc or ("contents" in t.lower() and _norm_head(t) in ("contents", "table of contents")):
             continue
         # "Abstract—We ...", "Abstract. We ...", "ABSTRACT We ..." run-in marker
-        run_in = _RUN_IN_ABSTRACT.match(t) or _RUN_IN_ABSTRACT_CAPS.match(t)
+        run_in = _RUN_IN_ABSTRACT.match(t) or _RUN_IN_ABSTRACT_CAPS.match(t) or (
+            not heads and _RUN_IN_ABSTRACT_WORD.match(t))
         if run_in and ln.page <= 1 and not any(_norm_head(h.heading) == "abstract" for h in heads):
             heads.append(_Head(i, "Abstract", None, None))
             continue
@@ -444,6 +453,14 @@ _LICENCE = re.compile(
 )
 
 
+def _is_front_line(lines: list[Line], j: int) -> bool:
+    """Line j opens a front-matter entry (keywords, dates, licence, correspondence): it starts with one of their
+    labels, capitalised as a label is — an abstract line that wraps to begin with "accepted by" or "published in"
+    is still the abstract."""
+    t = lines[j].text.strip()
+    return _FRONT.match(t) is not None and not t[:1].islower()
+
+
 def _abstract_stop(ordered: list[Line], a: int, b: int, body_font: str, body_size: float) -> int:
     """Where an abstract that starts at line `a` ends (at most `b`, the next heading). An abstract set
     in its own typeface (a boxed or bold abstract) ends at the first line in the body typeface after
@@ -456,7 +473,7 @@ def _abstract_stop(ordered: list[Line], a: int, b: int, body_font: str, body_siz
     own_face = faces.most_common(1)[0][0] != body_font
     for j in range(a + 1, b):
         ln = ordered[j]
-        if _FRONT.search(ln.text.strip()):
+        if _is_front_line(ordered, j):
             return j
         if own_face and ln.font == body_font and abs(ln.size - body_size) < 0.6 and len(ln.text) > 25:
             return j
@@ -467,10 +484,25 @@ def _is_math_font(font: str) -> bool:
     return bool(_MATH_FONT.search(font.split("+", 1)[-1].lower()))
 
 
-def _prose_block(ordered: list[Line], a: int, b: int, body_size: float) -> tuple[int, int] | None:
+def _affiliation_line(t: str) -> bool:
+    """An address or affiliation line: an institution word in mostly capitalised words ("Soil Research Center,
+    University of Lund") or an e-mail — not a sentence that mentions research or a year."""
+    if "@" in t:
+        return True
+    if not _AFFIL.search(t):
+        return False
+    words = [w for w in re.findall(r"[^\W\d_]+", t) if len(w) > 3]
+    return not words or sum(w[0].isupper() for w in words) >= 0.5 * len(words)
+
+
+def _prose_block(
+    ordered: list[Line], a: int, b: int, body_size: float, body_font: str = ""
+) -> tuple[int, int] | None:
     """(start, end) of the first block of running prose in ordered[a:b] on the first two pages:
     three or more lines in one typeface and size, close together, made of sentences, not an author
-    list, an affiliation or a licence. Used as the abstract when the paper has no 'Abstract' marker."""
+    list, an affiliation or a licence. Used as the abstract when the paper has no 'Abstract' marker.
+    Affiliation lines that lead the block are left out; a block set like the body (its font and size) ends at
+    its first paragraph break, since nothing else tells such an abstract from the untitled body after it."""
     j = a
     b = min(b, len(ordered))
     while j < b:
@@ -499,22 +531,44 @@ def _prose_block(ordered: list[Line], a: int, b: int, body_size: float) -> tuple
             and ln.size >= body_size - 2.1
             and len(re.findall(r"[a-z]{2,}[.!?](?:\s|$)", text)) >= 2
             and not _LICENCE.search(text)
-            and sum(bool(_AFFIL.search(x.text)) for x in block) < 0.3 * len(block)
+            and sum(_affiliation_line(x.text) for x in block) < 0.3 * len(block)
         ):
+            while j + 1 < k and _affiliation_line(ordered[j].text):
+                j += 1
+            if ln.font == body_font and abs(ln.size - body_size) < 0.6:
+                k = _paragraph_end(ordered, j, k)
             return j, k
         j = k
     return None
 
 
-def _title_block(page0: list[Line], body_size: float, next_page: list[Line] | None = None) -> tuple[str, int]:
-    """(title, index of the last title line) from page 1's ordered lines: the block of consecutive
+class _Title(NamedTuple):
+    text: str
+    first: int  # index of the first title line in page 1's ordered lines (-1: none)
+    last: int  # index of the last title line
+    set_apart: bool  # set larger than the body text (not the fallback "first bold or first line")
+
+
+# a figure/table caption ("Table 1: ...", "Fig. 3.") or a numbered section heading ("5.1 Hyper Parameter ...")
+# is what a page from inside a paper shows in large or bold type, never a paper's title
+_CAPTION = re.compile(r"^(?i:fig\.?|figure|tab\.?|table|algorithm|listing)\s*(?:\d+|[IVX]+)[a-z]?(?:[.:|—–-]|\s|$)")
+_SECTION_NUMBER = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+[A-Z]")
+# a title line set on from the line above may hold what alone marks a banner ("... Workshop on ...") or a section
+# name ("... : An Overview"), but never an address, a DOI or a licence
+_NOT_TITLE_TAIL = re.compile(r"(https?://|www\.|\bdoi\b|©|@|\bissn\b|arxiv:)", re.I)
+
+
+def _title_block(page0: list[Line], body_size: float, next_page: list[Line] | None = None) -> _Title:
+    """The title from page 1's ordered lines: the block of consecutive
     lines in one typeface and size, in the upper part of the page, set in the largest size there;
     among blocks of that size the one with the most letters (a "Research Article" banner or a
     one-word journal logo in the same size is not the title) — unless page 1 is a cover sheet (a
     report series, a repository cover): then the block that page 2 repeats near its top is the
-    paper's title. Formula lines, DOI/journal lines and section names are not title lines."""
+    paper's title. Formula lines, DOI/journal lines, section names, numbered headings and captions do not
+    start a title; a line set on directly below a title line in its size and weight continues it whatever
+    its words (a two-line title whose second line names a workshop)."""
     if not page0:
-        return "", -1
+        return _Title("", -1, -1, False)
     h = page0[0].page_height or 792.0
 
     def candidate(ln: Line) -> bool:
@@ -525,17 +579,19 @@ def _title_block(page0: list[Line], body_size: float, next_page: list[Line] | No
             and not _STOP_TITLE.search(t)
             and _norm_head(_NUM_PREFIX.sub("", t)) not in _KNOWN_HEADS
             and not is_formula(t)
+            and not _CAPTION.match(t.strip())
+            and not _SECTION_NUMBER.match(t.strip())
         )
 
     cands = [(i, ln) for i, ln in enumerate(page0) if candidate(ln)]
     if not cands:
-        return "", -1
+        return _Title("", -1, -1, False)
     best_size = max(ln.size for _, ln in cands)
     if best_size < body_size + 0.5:
         # no larger font: take the first bold line, else the first line
         bold = [(i, ln) for i, ln in cands if ln.bold]
         i, ln = (bold or cands)[0]
-        return ln.text, i
+        return _Title(ln.text, i, i, False)
     blocks: list[list[int]] = []
     for i, ln in cands:
         if ln.size < best_size - 0.6:
@@ -544,15 +600,16 @@ def _title_block(page0: list[Line], body_size: float, next_page: list[Line] | No
             last = page0[blocks[-1][-1]]
             follows = blocks[-1][-1] == i - 1 or all(not candidate(x) and x.size < best_size - 0.6
                                                        for x in page0[blocks[-1][-1] + 1 : i])
-            if (
-                follows
-                and last.bold == ln.bold
-                and abs(last.size - ln.size) <= 0.6
-                and (last.y0 - ln.y1 < 1.6 * ln.size or abs(last.y0 - ln.y0) < 2)
-            ):
+            if follows and _sets_on(last, ln):
                 blocks[-1].append(i)
                 continue
         blocks.append([i])
+    for bl in blocks:
+        # lines that could not start a title but continue one set directly above them
+        while bl[-1] + 1 < len(page0) and (nxt := page0[bl[-1] + 1]).y0 > 0.35 * h and _sets_on(page0[bl[-1]], nxt) \
+                and sum(ch.isalpha() for ch in nxt.text) >= 2 and not _NOT_TITLE_TAIL.search(nxt.text) \
+                and not _CAPTION.match(nxt.text.strip()) and not is_formula(nxt.text):
+            bl.append(bl[-1] + 1)
     top_next = _letters(" ".join(ln.text for ln in (next_page or [])[:12]))
 
     def rank(bl: list[int]) -> tuple[bool, int]:
@@ -562,7 +619,71 @@ def _title_block(page0: list[Line], body_size: float, next_page: list[Line] | No
     best = max(blocks, key=rank)
     title = " ".join(" ".join(page0[i].text for i in best).split())
     title = re.sub(r"(\w)- (\w)", r"\1-\2", title)
-    return title, best[-1]
+    return _Title(title, best[0], best[-1], True)
+
+
+def _sets_on(last: Line, ln: Line) -> bool:
+    """`ln` continues the title line `last`: same weight and size, the next line down (or the same row)."""
+    return (
+        last.bold == ln.bold
+        and abs(last.size - ln.size) <= 0.6
+        and (last.y0 - ln.y1 < 1.6 * ln.size or abs(last.y0 - ln.y0) < 2)
+    )
+
+
+NOT_A_PAPER = "not a research paper: no title block, no abstract and no Introduction on its first page"
+
+
+def _not_a_paper(
+    tb: _Title, page0: list[Line], heads: list[_Head], body_size: float, authors: list[str]
+) -> str | None:
+    """Why this document is not a research paper (None: it is one). A paper opens with a title block — a
+    title set apart in larger type at the top of page 1, not inside running text, with its authors' names
+    under it — or shows an abstract or an Introduction (or a section numbered 1) where its body starts. A page
+    from inside a paper, a brief or a form has none of these: its largest type is a section heading, a
+    caption, a figure label or a journal's running banner, with running text under it."""
+    if any(_norm_head(h.heading) == "abstract" for h in heads):
+        return None
+    body = [h for h in heads if _norm_head(h.heading) not in ("keywords", "index terms")]
+    if any(classify_heading(h.heading) == "introduction" for h in body) or (body and body[0].top == 1):
+        return None
+    if tb.first >= 0 and tb.set_apart and not tb.text[:1].islower():
+        top = page0[tb.first]
+        # running text above the title: the "title" is a heading inside a page of body text
+        above = sum(ln.chars for ln in page0 if ln.y0 > top.y1 and abs(ln.size - body_size) < 0.6 and ln.page == 0)
+        if above < 200 and authors:
+            return None
+        where = "sits below running text" if above >= 200 else "has no author names under it"
+        why = f"the largest type, {tb.text[:60]!r}, {where}"
+    elif tb.first >= 0:
+        why = f"nothing is set larger than the body text; the first line is {tb.text[:60]!r}"
+    else:
+        why = "page 1 has no line that could be a title"
+    return f"{NOT_A_PAPER} ({why})"
+
+
+def _beside_label(ordered: list[Line], i: int, floor: int) -> list[Line]:
+    """Lines read before the margin label at i ("Abstract" set in the left margin, level with its text's
+    second line) that belong to the text beside it: right of the label, on its page, reaching down to it."""
+    label = ordered[i]
+    j = i
+    while (
+        j - 1 > floor
+        and (ln := ordered[j - 1]).page == label.page
+        and ln.x0 > label.x1 + 4
+        and ln.y0 > label.y0
+        and ln.y0 - label.y1 < 1.5 * max(label.size, 6)
+    ):
+        j -= 1
+    return ordered[j:i]
+
+
+def _paragraph_end(ordered: list[Line], a: int, b: int) -> int:
+    """The first paragraph break in ordered[a:b] (a line after a finished sentence, set lower or indented), else b."""
+    for j in range(a + 1, b):
+        if _para_break(ordered[j - 1], ordered[j]):
+            return j
+    return b
 
 
 def _letters(text: str) -> str:
@@ -671,7 +792,8 @@ def parse_pdf(
             page1 = pl
         ordered.extend(pl)
 
-    title, title_end = _title_block(page0, body_size, page1)
+    tb = _title_block(page0, body_size, page1)
+    title, title_end = tb.text, tb.last
     # the title set again later (on the paper's own first page after a cover sheet) is not a section
     heads = [h for h in _find_headings(ordered, body_size, body_font_name)
              if h.idx > title_end and not (title and _letters(h.heading) == _letters(title))]
@@ -698,9 +820,14 @@ def parse_pdf(
             continue
         if norm == "abstract":
             t = ordered[h.idx].text
-            run_in = re.sub(r"^abstract\s*[—\-–.:]?\s*", "", t, flags=re.I)
+            run_in = _RUN_IN_WORD.sub("", t)
             stop = _abstract_stop(ordered, h.idx + h.lines, end, body_font_name, body_size)
-            abstract = ((run_in + " ") if run_in != t and run_in else "") + body_text(h.idx + h.lines, stop)
+            if k + 1 == len(heads) or _norm_head(heads[k + 1].heading) in _REF_HEADS:
+                # no section heading follows: the body runs on untitled, the abstract is its first paragraph
+                stop = _paragraph_end(ordered, h.idx, stop)
+            lead = _beside_label(ordered, h.idx, title_end)
+            text = _join([ln for ln in lead + ordered[h.idx + h.lines : stop] if ln.size >= body_size - 1.2])
+            abstract = ((run_in + " ") if run_in != t and run_in else "") + text
             abstract_end = stop
             continue
         if norm in ("keywords", "index terms"):
@@ -712,24 +839,27 @@ def parse_pdf(
         sections.append(Section(heading=h.heading, number=h.number, text=body_text(h.idx + h.lines, end)))
     body_heads = [h for h in heads if _norm_head(h.heading) not in ("abstract", "keywords", "index terms")]
     next_head = body_heads[0].idx if body_heads else len(ordered)
-    if not abstract:
+    authors = _authors(page0, title_end, first_idx, body_size)
+    not_paper = _not_a_paper(tb, page0, heads, body_size, authors)
+    if not_paper:
+        # a page from inside a paper, a brief, a form: what looked like its title and abstract is a heading, a
+        # caption or body text — kept as body, under no title
+        title, title_end, abstract, authors = "", -1, "", []
+    elif not abstract:
         # no marker: the first block of prose between the author block and the first heading
-        block = _prose_block(ordered, title_end + 1, next_head, body_size)
+        block = _prose_block(ordered, title_end + 1, next_head, body_size, body_font_name)
         if block:
             abstract = body_text(*block)
             abstract_end = block[1]
     intro_like = bool(body_heads) and classify_heading(body_heads[0].heading) in ("introduction", "related_work")
-    if not intro_like and abstract_end >= 0:
-        # the body opens untitled (journal styles): the text between the abstract and the first heading
-        pre = [
-            ln for ln in ordered[abstract_end:next_head] if ln.size >= body_size - 1.2 and not _FRONT.search(ln.text)
-        ]
+    if not_paper or (not intro_like and (abstract_end >= 0 or not body_heads)):
+        # the body opens untitled (journal styles, papers without headings): the text between the abstract (or
+        # the title) and the first heading
+        start = abstract_end if abstract_end >= 0 else title_end + 1
+        pre = [ln for j, ln in enumerate(ordered[start:next_head], start)
+               if ln.size >= body_size - 1.2 and not _is_front_line(ordered, j)]
         pre_text = _join(pre)
-        if len(pre_text) > 300:
-            sections.insert(0, Section(heading="", number=None, text=pre_text))
-    elif not body_heads and not abstract:
-        pre_text = body_text(title_end + 1, len(ordered))
-        if pre_text:
+        if len(pre_text) > 300 or (pre_text and not sections and abstract_end < 0):
             sections.insert(0, Section(heading="", number=None, text=pre_text))
     assign_roles(sections)
 
@@ -742,7 +872,7 @@ def parse_pdf(
     return Paper(
         paper_id=stable_paper_id(doi, arxiv, sha256) if (doi or arxiv or sha256) else f"title:{title[:200]}",
         title=title,
-        authors=_authors(page0, title_end, first_idx, body_size),
+        authors=authors,
         abstract=abstract,
         year=year,
         doi=doi,
@@ -754,6 +884,7 @@ def parse_pdf(
         sha256=sha256,
         source_path=source_path or str(p),
         text_repairs=sum(repairs, Repairs()).as_dict(),
-        notes=[f"only the first {max_pages} of {n_pages} pages were read (setting MOTIVGRAPH_INGEST_MAX_PAGES)"]
-        if n_pages > max_pages else [],
+        notes=([f"only the first {max_pages} of {n_pages} pages were read (setting MOTIVGRAPH_INGEST_MAX_PAGES)"]
+               if n_pages > max_pages else []) + ([NOT_A_PAPER] if not_paper else []),
+        not_a_paper=not_paper,
     )

@@ -194,6 +194,9 @@ def select_input(paper: Paper, cfg: MinerSettings) -> ExtractionInput:
 
     inp = ExtractionInput(paper_id=paper.paper_id, title=title, abstract="", introduction="", source_words=source_words)
     head_text = " ".join([title, abstract_full, intro_full[:4000]])
+    if paper.not_a_paper:
+        inp.unusable_reason = paper.not_a_paper  # the parser's verdict, with its reason
+        return inp
     if NON_RESEARCH_CUES.search(head_text):
         inp.unusable_reason = "not a research paper (withdrawal/erratum/notice text)"
         return inp

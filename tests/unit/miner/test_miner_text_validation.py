@@ -47,6 +47,14 @@ def test_too_short_and_non_research_text_yield_reasons() -> None:
     assert "not a research paper" in (select_input(withdrawn, cfg).unusable_reason or "")
 
 
+def test_a_document_the_parser_judged_not_a_paper_yields_its_reason_whatever_its_text() -> None:
+    cfg = MinerSettings()
+    why = "not a research paper: no title block, no abstract and no Introduction on its first page (...)"
+    page = make_paper().model_copy(update={"not_a_paper": why})  # plenty of text, but a page from inside a paper
+    inp = select_input(page, cfg)
+    assert inp.unusable_reason == why and inp.render().count("INTRODUCTION") == 0
+
+
 def test_untitled_first_section_stands_in_for_missing_introduction() -> None:
     paper = Paper(paper_id="x", title="T", abstract="A " * 20,
                   sections=[Section(heading="", text=INTRO, role="other")])
