@@ -9,7 +9,10 @@ Figures (never pass/fail):
   (title, first body heading, first body words, first body section = both, abstract start,
   abstract that does not swallow the body);
 - coverage on every PDF of corpus/pdf and corpus/journals: a non-empty title and at least one
-  section, or a ParseError reason (no crash);
+  section, or a ParseError reason (no crash), or judged not a research paper (with the reason);
+- documents that are not papers: the middle and the last-but-one page of every PDF of five pages or more, each
+  sliced out alone (pdfium page import), should be judged not a research paper (no title, no abstract, the
+  text kept as body); page 1 of every PDF alone should still be a paper;
 - identifiers: the paper's own DOI and arXiv id against tests/fixtures/ingest/identity_truth.json (derived
   without the parser: pypdf's page-1 text in every orientation and pypdf's Info/XMP metadata, each checked by
   hand; `--derive-identity-truth` lists those candidates for your own files) — found / correct of the
@@ -130,11 +133,44 @@ def coverage(shared: Path) -> dict[str, str]:
                 continue
             if isinstance(got, str):
                 rows[f"{folder}/{path.name}"] = f"reason: {got}"
+            elif got.not_a_paper:
+                rows[f"{folder}/{path.name}"] = f"not a paper: {got.not_a_paper}"
             elif got.title.strip() and got.sections:
                 rows[f"{folder}/{path.name}"] = "ok"
             else:
                 rows[f"{folder}/{path.name}"] = f"EMPTY title={got.title!r} sections={len(got.sections)}"
     return rows
+
+
+def single_pages(shared: Path, verbose: bool) -> dict[str, int]:
+    """Pages sliced out of the corpus PDFs, each parsed alone: mid-paper pages (the middle one and the
+    last-but-one of every PDF of five pages or more) judged not a paper, and first pages judged a paper."""
+    out = dict.fromkeys(("inner", "inner_no_paper", "first", "first_paper"), 0)
+    with tempfile.TemporaryDirectory(prefix="bench-pages-") as d:
+        for folder in FOLDERS:
+            for path in sorted((shared / "corpus" / folder).glob("*.pdf")):
+                src = pdfium.PdfDocument(str(path))
+                try:
+                    n = len(src)
+                    picks = [(0, "first")] + [(k, "inner") for k in sorted({n // 2, n - 2}) if n >= 5]
+                    for k, kind in picks:
+                        one = pdfium.PdfDocument.new()
+                        one.import_pages(src, [k])
+                        page = Path(d) / f"{path.stem}_p{k + 1}.pdf"
+                        one.save(str(page))
+                        one.close()
+                        got = parse_or_reason(page, 1)
+                        if isinstance(got, str):
+                            continue  # no text layer: a reason, counted by the coverage figure
+                        out[kind] += 1
+                        right = bool(got.not_a_paper) == (kind == "inner")
+                        out["inner_no_paper" if kind == "inner" else "first_paper"] += right
+                        if verbose and not right:
+                            print(f"  {folder}/{path.name} page {k + 1} alone: title={got.title[:60]!r} "
+                                  f"not_a_paper={got.not_a_paper!r}")
+                finally:
+                    src.close()
+    return out
 
 
 def identifiers(shared: Path, verbose: bool) -> dict[str, dict[str, int]]:
@@ -322,12 +358,15 @@ def quality_and_coverage(shared: Path, verbose: bool) -> dict[str, object]:
         print(f"  {f:15s} {q['correct'][f]:3d}/{n}")
     cov = coverage(shared)
     ok = sum(v == "ok" for v in cov.values())
-    reasons = {k: v for k, v in cov.items() if v.startswith("reason")}
-    bad = {k: v for k, v in cov.items() if v != "ok" and not v.startswith("reason")}
-    print(f"coverage: {ok}/{len(cov)} with a title and >=1 section, {len(reasons)} with a recorded reason, "
-          f"{len(bad)} neither")
+    reasons = {k: v for k, v in cov.items() if v.startswith(("reason", "not a paper"))}
+    bad = {k: v for k, v in cov.items() if v != "ok" and k not in reasons}
+    print(f"coverage: {ok}/{len(cov)} with a title and >=1 section, {len(reasons)} with a recorded reason "
+          f"({sum(v.startswith('not a paper') for v in reasons.values())} judged not a paper), {len(bad)} neither")
     for k, v in {**reasons, **bad}.items():
         print(f"  {k}: {v[:150]}")
+    pages = single_pages(shared, verbose)
+    print(f"single pages parsed alone: {pages['inner_no_paper']}/{pages['inner']} mid-paper pages judged not a "
+          f"paper, {pages['first_paper']}/{pages['first']} first pages still a paper")
     ids = identifiers(shared, verbose)
     print(f"identifiers ({IDENTITY_TRUTH_PATH.name}; found / correct of the papers that have one):")
     for kind, row in ids.items():

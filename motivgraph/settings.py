@@ -482,11 +482,6 @@ class Settings(BaseSettings):
     s2: SemanticScholarSettings = Field(
         default_factory=SemanticScholarSettings, description="Semantic Scholar API."
     )
-    openalex: OpenAlexSettings = Field(default_factory=OpenAlexSettings, description="OpenAlex API.")
-    arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API.")
-    literature: LiteratureSettings = Field(
-        default_factory=LiteratureSettings, description="literature_search: the order of its sources."
-    )
     llm: LLMSettings = Field(default_factory=LLMSettings, description="LLM access.")
     miner: MinerSettings = Field(default_factory=MinerSettings, description="SciMotivMiner.")
     api: ApiSettings = Field(default_factory=ApiSettings, description="Tool-API service.")
@@ -518,6 +513,11 @@ class Settings(BaseSettings):
         return self.data_dir / "runs"
 
     def masked(self) -> dict[str, Any]:
+    openalex: OpenAlexSettings = Field(default_factory=OpenAlexSettings, description="OpenAlex API.")
+    arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API.")
+    literature: LiteratureSettings = Field(
+        default_factory=LiteratureSettings, description="literature_search: the order of its sources."
+    )
         """Settings as plain data with every secret replaced by '***' (or None when unset)."""
         return self.model_dump(mode="json")  # SecretStr dumps as '**********'
 
