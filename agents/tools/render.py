@@ -103,7 +103,8 @@ def render_literature(r: LiteratureSearchResult, cap: int = DEFAULT_CAP) -> str:
     if not r.papers:
         why = f" ({r.fallback_reason})" if r.fallback_reason else ""
         return f"literature_search({r.query!r}): no papers found{why}; rephrase the query."
-    src = {"semantic_scholar": "Semantic Scholar", "local": "the local corpus"}.get(r.source, r.source)
+    src = {"semantic_scholar": "Semantic Scholar", "openalex": "OpenAlex", "arxiv": "arXiv",
+           "local": "the local corpus"}.get(r.source, r.source)
     lines = [f"literature_search({r.query!r}): {len(r.papers)} papers from {src}"]
     for p in r.papers:
         who = (p.authors[0] + (" et al." if len(p.authors) > 1 else "")) if p.authors else "unknown authors"

@@ -225,8 +225,9 @@ class LiteratureSearchRequest(_Req):
     limit: int = Field(10, ge=1, le=100, description="Most papers returned (1..100).")
     year_from: int | None = Field(None, ge=1800, le=2200, description="Earliest publication year.")
     year_to: int | None = Field(None, ge=1800, le=2200, description="Latest publication year.")
-    source: Literal["auto", "semantic_scholar", "local"] = Field(
-        "auto", description="auto: Semantic Scholar, then the local corpus when it cannot answer."
+    source: Literal["auto", "semantic_scholar", "openalex", "arxiv", "local"] = Field(
+        "auto", description="auto: the enabled outbound sources in their configured order (Semantic Scholar, "
+        "OpenAlex, arXiv by default), then the local corpus; or one source alone.",
     )
 
     @field_validator("year_to")
@@ -238,25 +239,45 @@ class LiteratureSearchRequest(_Req):
         return v
 
 
+LiteratureSource = Literal["semantic_scholar", "openalex", "arxiv", "local"]
+
+
 class LiteraturePaper(BaseModel):
     title: str
     abstract: str = ""
     authors: list[str] = Field(default_factory=list)
     year: int | None = None
     venue: str | None = None
-    paper_id: str | None = Field(None, description="Semantic Scholar paperId, or the local paper id.")
+    paper_id: str | None = Field(
+        None, description="The answering source's id (Semantic Scholar paperId, OpenAlex W…, arXiv id with its "
+        "version), or the local paper id.",
+    )
     doi: str | None = None
     arxiv_id: str | None = None
     url: str | None = None
     score: float | None = Field(None, description="Similarity to the query (local corpus only).")
     in_graph: bool = Field(False, description="True when this paper is part of the local graph.")
+    source: LiteratureSource | None = Field(None, description="Which source found this paper.")
+    citation_count: int | None = Field(None, description="Citations, as the source counts them (when it does).")
+
+
+class SkippedSource(BaseModel):
+    source: LiteratureSource
+    reason: str = Field(description="Why it did not answer: disabled, throttled, breaker open, down, nothing found.")
 
 
 class LiteratureSearchResult(BaseModel):
     query: str
-    source: Literal["semantic_scholar", "local", "none"] = Field(description="Which source answered.")
+    source: Literal["semantic_scholar", "openalex", "arxiv", "local", "none"] = Field(
+        description="Which source answered."
+    )
     papers: list[LiteraturePaper]
-    fallback_reason: str | None = Field(None, description="Why Semantic Scholar did not answer, if it did not.")
+    fallback_reason: str | None = Field(
+        None, description="Why the sources tried before the one that answered did not, if any was skipped."
+    )
+    skipped: list[SkippedSource] = Field(
+        default_factory=list, description="Each source tried or passed over before the answering one, with why."
+    )
 
 
 # --------------------------------------------------------------------------------- transfer_candidates

@@ -149,10 +149,11 @@ RANDOM_NODES: ToolSpec[RandomNodesRequest, RandomNodesResult] = ToolSpec(
 
 LITERATURE_SEARCH: ToolSpec[LiteratureSearchRequest, LiteratureSearchResult] = ToolSpec(
     "literature_search",
-    "Search the scientific literature (Semantic Scholar, or the local paper corpus when it is unavailable) "
-    "with an English query. Returns titles, abstracts, authors, year, venue and identifiers of the most "
-    "relevant papers, and which source answered. Use it to check whether an idea already exists and to "
-    "find papers to cite; rephrase the query if nothing comes back.",
+    "Search the scientific literature (Semantic Scholar, OpenAlex and arXiv as configured, in that order by "
+    "default, or the local paper corpus when none of them answers) with an English query. Returns titles, "
+    "abstracts, authors, year, venue and identifiers of the most relevant papers, each naming its source, "
+    "and which source answered. Use it to check whether an idea already exists and to find papers to cite; "
+    "rephrase the query if nothing comes back.",
     LiteratureSearchRequest,
     LiteratureSearchResult,
     "motivgraph.api.services.literature:literature_search",

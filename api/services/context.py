@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
@@ -130,6 +130,8 @@ class ToolContext:
         self._s2_client = s2_client
         self._s2_injected = s2_client is not None
         self._s2_loop: Any = None
+        self._sources: dict[str, tuple[Any, Any]] = {}  # other literature sources: key -> (loop, client)
+        self._sources_injected: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._version: int | None = None
         self._version_at = 0.0
@@ -188,6 +190,29 @@ class ToolContext:
 
                 self._s2_client, self._s2_loop = client_from_settings(self.settings), loop
             return self._s2_client
+
+    def source_client(self, key: str, make: Callable[[Settings], Any]) -> Any:
+        """The client of outbound literature source `key` (`semantic_scholar`, `openalex`, `arxiv`): an injected
+        one, else `make(settings)` once per event loop, like `s2_client`; None when that source is disabled."""
+        if key == "semantic_scholar":
+            return self.s2_client
+        if key in self._sources_injected:
+            return self._sources_injected[key]
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            held = self._sources.get(key)
+            if held is None or held[0] is not loop:
+                held = self._sources[key] = (loop, make(self.settings))
+            return held[1]
+
+    def use_source_client(self, key: str, client: Any) -> None:
+        """Answer literature source `key` with this client (tests replay recorded answers through one)."""
+        if key == "semantic_scholar":
+            self._s2_client, self._s2_injected = client, True
+        else:
+            self._sources_injected[key] = client
 
     # ------------------------------------------------------------------------------ versions
     def graph_version(self, *, fresh: bool = False) -> int:

@@ -1,26 +1,93 @@
-"""literature_search: Semantic Scholar first, then the local corpus, so it always answers offline.
+"""literature_search: the outbound sources in their configured order, then the local corpus, so it always
+answers offline.
 
-Semantic Scholar (when `MOTIVGRAPH_S2_ENABLED`; key optional) goes through the ingest layer's
-client, which owns caching, the rate limit, Retry-After backoff and the circuit breaker. Whatever
-it cannot answer — disabled, down, rate-limited past its retries, breaker open, or no hits — is
-answered from the title + abstract embeddings of the ingested papers (`graph.paper_index`). The
-result names the source that answered and, when S2 was skipped or failed, why. When neither answered, the
-result is empty with the reasons (source "none") — unless the local corpus failed because the graph store
-is unreachable: that is an outage of the service, a 503 naming the fix, not "no papers".
+The sources and their order: `MOTIVGRAPH_LITERATURE_SOURCES` (default `semantic_scholar,openalex,arxiv`), each
+used only when its own switch is on (`MOTIVGRAPH_S2_ENABLED`, `MOTIVGRAPH_OPENALEX_ENABLED`,
+`MOTIVGRAPH_ARXIV_ENABLED`; all off by default). Each source's client (motivgraph/sources/) owns its cache, its
+client-side rate limit, its Retry-After-honouring retries and its own circuit breaker, so a throttled Semantic
+Scholar does not slow OpenAlex down. The first source that finds papers answers; one that is disabled,
+throttled past its retries, behind an open breaker, down, slower than its `timeout_s` (also the most a search
+waits for it) or finds nothing is passed over, and the result says why (`skipped`, joined in
+`fallback_reason`). Whatever no outbound source answers is answered from the title + abstract embeddings of the
+ingested papers (`graph.paper_index`), always last. Every paper names the source it came from. When nothing
+answered, the result is empty with the reasons (source "none") — unless the local corpus failed because the
+graph store is unreachable: that is an outage of the service, a 503 naming the fix, not "no papers".
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
-from motivgraph.api.contract.models import LiteraturePaper, LiteratureSearchRequest, LiteratureSearchResult
+from motivgraph.api.contract.models import (
+    LiteraturePaper,
+    LiteratureSearchRequest,
+    LiteratureSearchResult,
+    LiteratureSource,
+    SkippedSource,
+)
 from motivgraph.api.services.context import ToolContext
 from motivgraph.errors import BackendUnavailable, ExternalServiceError, IndexError_, MotivGraphError
+from motivgraph.settings import LiteratureSourceName, Settings
 
 log = logging.getLogger(__name__)
+
+
+def _openalex_client(settings: Settings) -> Any:
+    from motivgraph.sources.openalex import client_from_settings
+
+    return client_from_settings(settings)
+
+
+def _arxiv_client(settings: Settings) -> Any:
+    from motivgraph.sources.arxiv import client_from_settings
+
+    return client_from_settings(settings)
+
+
+def _s2_client(settings: Settings) -> Any:  # ToolContext.s2_client makes it; here for the table's shape
+    from motivgraph.sources.semantic_scholar import client_from_settings
+
+    return client_from_settings(settings)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One outbound source: what to call it, its settings section, the switch that enables it, its client."""
+
+    key: str
+    name: str
+    section: str  # the Settings field, also MOTIVGRAPH_<SECTION>_...
+    make: Callable[[Settings], Any]
+
+    def settings(self, settings: Settings) -> Any:
+        return getattr(settings, self.section)
+
+    def env(self, field: str) -> str:
+        return f"MOTIVGRAPH_{self.section.upper()}_{field.upper()}"
+
+    def reason_disabled(self) -> str:
+        return f"{self.name} is disabled (set {self.env('enabled')}=true to use it)"
+
+
+SOURCES = {s.key: s for s in (
+    Source("semantic_scholar", "Semantic Scholar", "s2", _s2_client),
+    Source("openalex", "OpenAlex", "openalex", _openalex_client),
+    Source("arxiv", "arXiv", "arxiv", _arxiv_client),
+)}
+
+
+@dataclass
+class Outcome:
+    """What one source gave: papers (None when it did not answer), why not, and whether it was switched off."""
+
+    papers: list[LiteraturePaper] | None
+    reason: str = ""
+    disabled: bool = False
 
 
 def _get(obj: Any, *names: str) -> Any:
@@ -72,7 +139,18 @@ def s2_paper(obj: Any) -> LiteraturePaper | None:
         doi=str(doi).lower() if doi else None,
         arxiv_id=str(arxiv) if arxiv else None,
         url=str(url) if url else None,
+        source="semantic_scholar",
+        citation_count=_year(_get(obj, "citationCount", "citation_count")),
     )
+
+
+def source_paper(obj: Any) -> LiteraturePaper | None:
+    """A LiteraturePaper from another source's record (sources.records.SourcePaper), naming that source."""
+    from motivgraph.sources.records import SourcePaper
+
+    if not isinstance(obj, SourcePaper):
+        return s2_paper(obj)
+    return LiteraturePaper(**obj.model_dump())
 
 
 def _in_range(year: int | None, req: LiteratureSearchRequest) -> bool:
@@ -84,55 +162,80 @@ def _in_range(year: int | None, req: LiteratureSearchRequest) -> bool:
 
 
 async def literature_search(ctx: ToolContext, req: LiteratureSearchRequest) -> LiteratureSearchResult:
-    reason: str | None = None
-    if req.source in ("auto", "semantic_scholar"):
-        papers, reason = await _from_s2(ctx, req)
-        if papers:
-            await anyio.to_thread.run_sync(_mark_in_graph, ctx, papers)
-            return LiteratureSearchResult(query=req.query, source="semantic_scholar", papers=papers)
-        if req.source == "semantic_scholar":
-            if papers is not None:  # S2 answered, with nothing
-                return LiteratureSearchResult(query=req.query, source="semantic_scholar", papers=[])
-            raise ExternalServiceError(f"Semantic Scholar could not answer: {reason}")
+    chain: list[LiteratureSourceName]
+    if req.source == "auto":
+        chain = list(ctx.settings.literature.sources)
+    elif req.source == "local":
+        chain = []
+    else:
+        chain = [req.source]
+    skipped: list[tuple[LiteratureSource, Outcome]] = []
+    for key in chain:
+        got = await _from_source(ctx, SOURCES[key], req)
+        if got.papers:
+            await anyio.to_thread.run_sync(_mark_in_graph, ctx, got.papers)
+            return LiteratureSearchResult(query=req.query, source=key, papers=got.papers,
+                                          fallback_reason=_why(skipped), skipped=_skips(skipped))
+        if req.source == key:  # this source alone was asked for
+            if got.papers is not None:  # it answered, with nothing
+                return LiteratureSearchResult(query=req.query, source=key, papers=[])
+            raise ExternalServiceError(f"{SOURCES[key].name} could not answer: {got.reason}")
+        skipped.append((key, got))
     try:
         local = await anyio.to_thread.run_sync(_from_local, ctx, req)
     except BackendUnavailable:
         # the server's own graph store is down: an outage of this service (503 naming the fix), not "no papers"
         raise
     except (IndexError_, MotivGraphError) as e:
-        why = f"local corpus unavailable: {e}"
-        return LiteratureSearchResult(
-            query=req.query, source="none", papers=[], fallback_reason=f"{reason}; {why}" if reason else why
-        )
-    return LiteratureSearchResult(query=req.query, source="local", papers=local, fallback_reason=reason)
+        skipped.append(("local", Outcome(None, f"local corpus unavailable: {e}")))
+        return LiteratureSearchResult(query=req.query, source="none", papers=[], fallback_reason=_why(skipped),
+                                      skipped=_skips(skipped))
+    return LiteratureSearchResult(query=req.query, source="local", papers=local, fallback_reason=_why(skipped),
+                                  skipped=_skips(skipped))
 
 
-async def _from_s2(ctx: ToolContext, req: LiteratureSearchRequest) -> tuple[list[LiteraturePaper] | None, str]:
-    """(papers, reason): papers is None when S2 did not answer; reason says why."""
-    if not ctx.settings.s2.enabled:
-        return None, "Semantic Scholar is disabled (set MOTIVGRAPH_S2_ENABLED=true to use it)"
+def _skips(skipped: list[tuple[LiteratureSource, Outcome]]) -> list[SkippedSource]:
+    return [SkippedSource(source=k, reason=o.reason) for k, o in skipped]
+
+
+def _why(skipped: list[tuple[LiteratureSource, Outcome]]) -> str | None:
+    """The reasons in one line; the sources that are merely switched off in one clause (the offline default)."""
+    off = [SOURCES[k] for k, o in skipped if o.disabled and k in SOURCES]
+    parts = [o.reason for k, o in skipped if not (o.disabled and k in SOURCES)]
+    if len(off) == 1:
+        parts.insert(0, off[0].reason_disabled())
+    elif off:
+        names = ", ".join(s.name for s in off[:-1]) + f" and {off[-1].name}"
+        envs = ", ".join(s.env("enabled") for s in off[:-1]) + f" or {off[-1].env('enabled')}"
+        parts.insert(0, f"{names} are disabled (set {envs}=true to use them)")
+    return "; ".join(parts) or None
+
+
+async def _from_source(ctx: ToolContext, src: Source, req: LiteratureSearchRequest) -> Outcome:
+    if not src.settings(ctx.settings).enabled:
+        return Outcome(None, src.reason_disabled(), disabled=True)
     try:
-        client = ctx.s2_client
+        client = ctx.source_client(src.key, src.make)
         if client is None:
-            return None, "Semantic Scholar is disabled (set MOTIVGRAPH_S2_ENABLED=true to use it)"
+            return Outcome(None, src.reason_disabled(), disabled=True)
         # The client retries with backoff (honouring Retry-After); an interactive tool must not wait
-        # minutes for it, so past the budget the local corpus answers instead.
-        budget = max(1.0, ctx.settings.s2.timeout_s)
+        # minutes for it, so past the budget the next source answers instead.
+        budget = max(1.0, src.settings(ctx.settings).timeout_s)
         raw = None
         with anyio.move_on_after(budget) as scope:
             raw = await client.search(req.query, limit=req.limit, year_from=req.year_from, year_to=req.year_to)
         if scope.cancelled_caught:
-            return None, f"Semantic Scholar did not answer within {budget:g}s (MOTIVGRAPH_S2_TIMEOUT_S)"
+            return Outcome(None, f"{src.name} did not answer within {budget:g}s ({src.env('timeout_s')})")
     except MotivGraphError as e:
-        log.info("Semantic Scholar did not answer %r: %s", req.query, e)
-        return None, f"Semantic Scholar failed: {e}"
+        log.info("%s did not answer %r: %s", src.name, req.query, e)
+        return Outcome(None, f"{src.name} failed: {e}")
     except ImportError as e:
-        return None, f"Semantic Scholar client unavailable: {e}"
+        return Outcome(None, f"{src.name} client unavailable: {e}")
     items = raw.get("data", []) if isinstance(raw, dict) else _get(raw, "data", "papers", "items") or raw
-    papers = [p for p in (s2_paper(x) for x in (items or [])) if p is not None and _in_range(p.year, req)]
+    papers = [p for p in (source_paper(x) for x in (items or [])) if p is not None and _in_range(p.year, req)]
     if not papers:
-        return [], "Semantic Scholar found nothing for this query"
-    return papers[: req.limit], ""
+        return Outcome([], f"{src.name} found nothing for this query")
+    return Outcome(papers[: req.limit])
 
 
 def _mark_in_graph(ctx: ToolContext, papers: list[LiteraturePaper]) -> None:
@@ -183,5 +286,6 @@ def _from_local(ctx: ToolContext, req: LiteratureSearchRequest) -> list[Literatu
                 f"https://arxiv.org/abs/{pid[6:]}" if pid.startswith("arxiv:") else None),
             score=round(float(h.score), 4),
             in_graph=True,
+            source="local",
         ))
     return out

@@ -79,3 +79,9 @@ def test_random_literature_transfer_render():
         solution=_n("solution", "Ant colony optimization"), score=0.48)])
     text = render(tr)
     assert "'WSN routing'" in text and "in Vehicle routing" in text and "'Ant colony optimization'" in text
+
+
+def test_literature_render_names_the_outbound_source():
+    for source, name in (("openalex", "OpenAlex"), ("arxiv", "arXiv"), ("semantic_scholar", "Semantic Scholar")):
+        lit = LiteratureSearchResult(query="q", source=source, papers=[LiteraturePaper(title="T", source=source)])
+        assert f"1 papers from {name}" in render(lit)
