@@ -9,9 +9,10 @@ reconnects after a transient failure, and the index repair all share it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from motivgraph.errors import BudgetExceeded
 from motivgraph.ingest.derived import DerivedReport, repair_derived
@@ -41,6 +42,7 @@ class IngestRequest:
     retry_failed: bool = False
     extract: bool = True
     budget_usd: float | None = None
+    engine: str = "local"  # "ray": per-document work as Ray tasks (miner/ray_engine.py)
 
 
 @dataclass
@@ -55,6 +57,7 @@ class IngestRun:
     miner_rows: list[tuple[str, str]] = field(default_factory=list)
     derived: DerivedReport | None = None
     stopped: BudgetExceeded | IngestInterrupted | None = None  # resumable stop: re-run the same command
+    engine: str | None = None  # where the per-document work ran, when not in this process ("engine: Ray ...")
 
 
 async def run_ingest_command(
@@ -97,11 +100,23 @@ async def run_ingest_command(
             run.banner = sink.banner()
         else:
             sink = GraphPaperSink(await store_step(lambda: rt.store, settings, note))
-        if on_start is not None:
-            on_start(run)
         try:
-            run.summary = await execute(p, sink, parser=req.parser, concurrency=req.concurrency,  # type: ignore[arg-type]
-                                        progress=progress, store=rt.store, note=note)
+            async with contextlib.AsyncExitStack() as stack:
+                parser: Any = req.parser
+                doc_sink: Any = sink
+                concurrency = req.concurrency
+                if req.engine == "ray" and p.todo:  # nothing to do: no cluster to start
+                    from motivgraph.miner.ray_engine import ray_engine
+
+                    run_id = sink.client.run_id if isinstance(sink, MinerSink) and sink.client is not None else None
+                    eng = await stack.enter_async_context(
+                        ray_engine(settings, p.todo, parser=req.parser, extractor=mode, run_id=run_id))
+                    run.engine, parser, doc_sink = eng.label, eng.parser, eng.sink(sink)
+                    concurrency, progress = req.concurrency or eng.in_flight, eng.progress(progress)
+                if on_start is not None:
+                    on_start(run)
+                run.summary = await execute(p, doc_sink, parser=parser, concurrency=concurrency, progress=progress,
+                                            store=rt.store, note=note)
         except (BudgetExceeded, IngestInterrupted) as e:
             run.stopped = e
         finally:

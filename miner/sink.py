@@ -189,11 +189,16 @@ class MinerSink:
         except LLMError as e:
             if is_transient(e):
                 raise  # endpoint down or timing out: the pipeline pauses and retries; not this paper's fault
-            self.stats.failed += 1
-            self.decisions.log_extraction(paper.paper_id, "failed", str(e), run_id=self.run_id)
-            return SinkResult(status="failed", error=f"extraction failed: {e}")
+            return self.extraction_failed(paper, str(e))
         self.stats.extract_s += time.perf_counter() - t0
         return result
+
+    def extraction_failed(self, paper: Paper, error: str) -> SinkResult:
+        """Record a paper whose reply stays unusable (a per-paper failure; the run goes on). Shared with
+        the Ray engine, whose extraction ran on a worker (miner/ray_engine.py)."""
+        self.stats.failed += 1
+        self.decisions.log_extraction(paper.paper_id, "failed", error, run_id=self.run_id)
+        return SinkResult(status="failed", error=f"extraction failed: {error}")
 
     async def commit(self, paper: Paper, result: ExtractionResult) -> SinkResult:
         """Resolve and store one paper's extraction (from the extractor, or a stored one replayed by

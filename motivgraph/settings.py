@@ -458,6 +458,37 @@ class AgentSettings(BaseModel):
     )
 
 
+class RaySettings(BaseModel):
+    """`--engine ray` (ingest, reindex): per-document parse/extract and embedding batches as Ray tasks."""
+
+    address: str | None = Field(
+        None, description="Ray cluster to run on ('auto', 'host:6379' or 'ray://host:10001'); unset: the command "
+        "starts a local Ray on loopback and stops it at the end.",
+    )
+    num_cpus: int | None = Field(
+        None, ge=1, le=4096, description="CPUs of the local Ray the command starts (unset: every core here).",
+    )
+    max_retries: int = Field(
+        3, ge=0, le=20, description="Times a Ray task is re-run when its worker process dies; then the document "
+        "is recorded as failed (a document that kills its worker every time is the problem).",
+    )
+    in_flight: int | None = Field(
+        None, ge=1, le=100_000, description="Documents in flight at once on the cluster (unset: 4 x its CPUs, so "
+        "workers stay busy while the driver writes in the plan's order).",
+    )
+    llm_concurrency: int | None = Field(
+        None, ge=1, le=10_000, description="Extraction tasks calling the LLM at once across the whole cluster "
+        "(a provider's rate limit is global; unset: MOTIVGRAPH_LLM_CONCURRENCY).",
+    )
+    grobid_concurrency: int | None = Field(
+        None, ge=1, le=10_000, description="Parse tasks calling GROBID at once across the whole cluster "
+        "(unset: MOTIVGRAPH_INGEST_GROBID_CONCURRENCY).",
+    )
+    embed_batch: int = Field(
+        2048, ge=16, le=1_000_000, description="Most texts per Ray embedding task (`reindex --engine ray`).",
+    )
+
+
 class Settings(BaseSettings):
     """MotivGraph settings. Env: MOTIVGRAPH_<SECTION>_<FIELD>, e.g. MOTIVGRAPH_NEO4J_URI."""
 
@@ -491,6 +522,7 @@ class Settings(BaseSettings):
     @classmethod
     def _level(cls, v: str) -> str:
         v = v.upper()
+    ray: RaySettings = Field(default_factory=RaySettings, description="Scale-out on Ray (--engine ray).")
         if v not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
             raise ValueError("log_level must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
         return v

@@ -1,0 +1,134 @@
+"""The Ray session of one `--engine ray` command: connect to a cluster or start a local Ray, and stop it.
+
+Ray is an optional extra (`pip install 'motivgraph[ray]'`, `./scripts/setup.sh --with-ray`); nothing here
+imports it until a command asks for the Ray engine, so the default install never needs it.
+
+- `settings.ray.address` (MOTIVGRAPH_RAY_ADDRESS, `--ray-address`) names an existing cluster: 'auto' (the
+  one `ray start` left on this machine), 'host:port' (its GCS) or 'ray://host:port' (Ray Client). The
+  address is checked with a plain TCP connect first: Ray's own client retries an unreachable GCS for
+  minutes before it gives up, which would read as a hang.
+- Otherwise the command starts a local Ray with `settings.ray.num_cpus` CPUs, no dashboard, and stops it
+  when it ends. Ray 2.60 refuses a loopback node address (it resolves 127.0.0.1 to the host's own IP, so
+  its ports are bound on every interface); its token authentication, on by default, is what keeps other
+  hosts out.
+
+Usage statistics are switched off (RAY_USAGE_STATS_ENABLED=0) before Ray is imported: a command must send
+nothing anywhere, and no runtime environment is requested, so Ray downloads nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from motivgraph.errors import BackendUnavailable, ConfigError
+
+if TYPE_CHECKING:
+    from motivgraph.settings import RaySettings
+
+log = logging.getLogger(__name__)
+
+INSTALL_HINT = "install it with `pip install 'motivgraph[ray]'` (or `./scripts/setup.sh --with-ray`)"
+ENGINES = ("local", "ray")
+_CONNECT_TIMEOUT_S = 5.0
+
+
+def import_ray() -> ModuleType:
+    """The `ray` module, with usage statistics off; a ConfigError naming the extra when it is not installed."""
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # before the import: Ray reads it when it starts a node
+    try:
+        import ray
+    except ImportError as e:
+        raise ConfigError(f"--engine ray needs Ray, which is not installed: {INSTALL_HINT}") from e
+    return ray
+
+
+def check_engine(engine: str) -> str:
+    if engine not in ENGINES:
+        raise ConfigError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
+    return engine
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """(host, port) of a cluster address, None for 'auto'; ConfigError for anything else."""
+    if address == "auto":
+        return None
+    parts = urlsplit(address if "://" in address else f"gcs://{address}")
+    if parts.scheme not in ("gcs", "ray") or not parts.hostname or parts.path not in ("", "/"):
+        raise ConfigError(
+            f"--ray-address {address!r} is not a Ray cluster address: use 'auto', 'host:port' (the "
+            "head node's GCS, port 6379 by default) or 'ray://host:port' (Ray Client, port 10001)"
+        )
+    try:
+        port = parts.port
+    except ValueError as e:
+        raise ConfigError(f"--ray-address {address!r}: the port is not a number from 1 to 65535") from e
+    if port is None:
+        raise ConfigError(f"--ray-address {address!r} has no port (e.g. {parts.hostname}:6379)")
+    return parts.hostname, port
+
+
+def check_reachable(address: str) -> None:
+    """A TCP connect to the cluster's address; BackendUnavailable (exit 4) naming it when nothing answers."""
+    hp = _host_port(address)
+    if hp is None:
+        return
+    try:
+        with socket.create_connection(hp, timeout=_CONNECT_TIMEOUT_S):
+            pass
+    except OSError as e:
+        raise BackendUnavailable(
+            f"no Ray cluster answers at {address} ({e}); start one (`ray start --head`) or leave "
+            "--ray-address / MOTIVGRAPH_RAY_ADDRESS unset to run on a local Ray started by this command"
+        ) from e
+
+
+@dataclass
+class RayInfo:
+    address: str  # "local (started by this command)" or the cluster's address
+    cpus: int  # the cluster's CPUs when the session began
+
+    @property
+    def label(self) -> str:
+        return f"Ray {self.address}, {self.cpus} CPU{'s' if self.cpus != 1 else ''}"
+
+
+@contextlib.contextmanager
+def ray_session(cfg: RaySettings) -> Iterator[RayInfo]:
+    """Ray for the length of a command: reuse one already initialised in this process (a test module's
+    cluster, a notebook), connect to `cfg.address`, or start a local Ray; shut down only what was started here."""
+    ray = import_ray()
+    started = False
+    if ray.is_initialized():
+        where = "already connected"
+    elif cfg.address:
+        check_reachable(cfg.address)
+        try:
+            ray.init(address=cfg.address, log_to_driver=False, logging_level="ERROR")
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise BackendUnavailable(f"could not connect to the Ray cluster at {cfg.address}: {e}") from e
+        started, where = True, f"at {cfg.address}"
+    else:
+        # log_to_driver off: worker output would tear the progress bar; failures come back as results
+        ray.init(
+            address="local", num_cpus=cfg.num_cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR"
+        )
+        started, where = True, "local (started by this command)"
+    try:
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if cpus < 1:
+            raise BackendUnavailable(f"the Ray cluster {where} has no CPUs to run tasks on")
+        yield RayInfo(where, cpus)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+__all__ = ["ENGINES", "INSTALL_HINT", "RayInfo", "check_engine", "check_reachable", "import_ray", "ray_session"]
