@@ -588,6 +588,10 @@ class HeuristicExtractor:
         for term in sorted(coined, key=len, reverse=True):
             t = re.escape(term)
             text = re.sub(rf"\s*\((?:the\s+)?{t}[^()\w][^()]{{0,3}}\)|\s*\((?:the\s+)?{t}\)", "", text, flags=re.I)
+            # "a method (named X)", "a system called X that": the naming phrase goes, the named thing stays
+            text = re.sub(rf"\s*\((?:called|named|dubbed|termed)\s+{t}\)", "", text, flags=re.I)
+            naming = rf"\s*,?\s+(?:called|named|dubbed|termed)\s+{t}(?![\w-])(?:\s*,(?=\s))?"
+            text = re.sub(naming, "", text, flags=re.I)
             # "the FooNet system" -> "the proposed system"; "a fully implemented FooNet system" keeps its adjectives
             text = re.sub(
                 rf"\b(the|our|an?|this)\s+{t}(?![\w-])\s+({_DECOIN_HEADS})\b",

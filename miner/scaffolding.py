@@ -7,8 +7,8 @@ cue words the offline extractor looks for ("we describe", "challenging"). The ru
 structure — an exhibit label with a number at its start or before a colon, a reference to a numbered
 section, the words that announce the paper's organisation — never particular papers' wording.
 
-A parenthesised pointer inside a real sentence ("We propose X (see Section 3), which ...") does not make
-it a roadmap sentence: `strip_pointers` removes it first.
+A pointer inside a real sentence ("We propose X (see Section 3), which ...", "However, as discussed in
+Section 2, ...") does not make it a roadmap sentence: `strip_pointers` removes it first.
 """
 
 from __future__ import annotations
@@ -27,7 +27,13 @@ _LABEL_ONLY = re.compile(rf"^\W{{0,3}}{_EXHIBIT}\s*{_NUMBER}\s*[.:|]?$", re.I)
 _SECTION = r"(?:Sections?|Sects?\.|Secs?\.|Chapters?|Appendix|Appendices|§§?)"
 _SECTION_REF = re.compile(rf"{_SECTION}\s*(?:\d+|(?-i:[A-Z]\b|[IVX]{{1,4}}\b))", re.I)
 # "(Section 3)", "(see Sec. 4.2)", "(cf. Figure 2)", "(Appendix A)": a pointer that the sentence survives.
-_POINTER = re.compile(rf"\s*\((?:see\s+|cf\.\s+|in\s+)?(?:{_SECTION}|{_EXHIBIT})\s*[^()]{{0,40}}\)", re.I)
+# ", as discussed in Section 2," is an aside in the same way.
+_POINTER = re.compile(
+    rf"\s*\((?:see\s+|cf\.\s+|in\s+)?(?:{_SECTION}|{_EXHIBIT})\s*[^()]{{0,40}}\)"
+    rf"|\s*\bas\s+(?:discussed|shown|described|explained|detailed|noted|defined|introduced|seen|argued)\s+"
+    rf"(?:in|above in|later in)\s+(?:{_SECTION}|{_EXHIBIT})\s*(?:\d+(?:\.\d+)*|[A-Z]\b)(?:\s*,(?=\s))?",
+    re.I,
+)
 _ORGANISATION = re.compile(
     r"\b(?:the\s+)?(?:rest|remainder|outline|organi[sz]ation|structure|overview)\s+of\s+(?:this|the|our)\s+"
     r"(?:paper|article|work|chapter|thesis|report|manuscript)\b"
@@ -42,7 +48,7 @@ _ORGANISATION = re.compile(
 
 def strip_pointers(sentence: str) -> str:
     """The sentence without parenthesised section/figure pointers ("(see Section 3)")."""
-    return " ".join(_POINTER.sub("", sentence).split())
+    return re.sub(r",\s*(?=[.;:!?]|$)", "", " ".join(_POINTER.sub("", sentence).split()))
 
 
 def is_caption(sentence: str) -> bool:

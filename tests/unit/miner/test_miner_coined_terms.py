@@ -64,3 +64,10 @@ def test_descriptions_replace_only_the_own_name_and_keep_the_grammar() -> None:
         "a fully implemented proposed system. The proposed method's memory stays flat."
     )
     assert HeuristicExtractor._decoin("the Mixing Flow (FlowMixer) approach", coined) == "the Mixing Flow approach"
+    # the naming phrase goes with the name: "(named the proposed method)" said nothing
+    assert HeuristicExtractor._decoin("We propose a sampler (named FlowMixer) for graphs.", coined) == (
+        "We propose a sampler for graphs."
+    )
+    assert HeuristicExtractor._decoin("We build a sampler, called FlowMixer, that mixes.", coined) == (
+        "We build a sampler that mixes."
+    )

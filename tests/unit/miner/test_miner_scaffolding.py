@@ -35,6 +35,7 @@ CONTENT = [
     "Training on long videos remains prohibitively expensive (Figure 2).",
     "The table of contents of a manuscript is rarely parsed by extraction tools.",
     "We propose a method that sections images into regions and figures out their labels.",
+    "However, as discussed in Section 2, existing samplers fail to scale to dense graphs.",
 ]
 
 
@@ -56,6 +57,9 @@ def test_research_sentences_with_pointers_are_kept(sentence: str) -> None:
 def test_a_pointer_is_stripped_from_the_sentence_it_annotates() -> None:
     assert strip_pointers("We propose a sampler (see Section 3) that bounds memory (Fig. 2).") == (
         "We propose a sampler that bounds memory."
+    )
+    assert strip_pointers("However, as discussed in Section 2, samplers fail to scale, as shown in Fig. 3.") == (
+        "However, samplers fail to scale."
     )
 
 
