@@ -107,7 +107,7 @@ def _authors(v: Any) -> list[str]:
     return out
 
 
-def _year(v: Any) -> int | None:
+def _int(v: Any) -> int | None:
     try:
         return int(v) if v is not None else None
     except (TypeError, ValueError):
@@ -133,14 +133,14 @@ def s2_paper(obj: Any) -> LiteraturePaper | None:
         title=" ".join(str(title).split()),
         abstract=" ".join(str(_get(obj, "abstract") or "").split()),
         authors=_authors(_get(obj, "authors")),
-        year=_year(_get(obj, "year")),
+        year=_int(_get(obj, "year")),
         venue=str(venue) if venue else None,
         paper_id=str(pid) if pid else None,
         doi=str(doi).lower() if doi else None,
         arxiv_id=str(arxiv) if arxiv else None,
         url=str(url) if url else None,
         source="semantic_scholar",
-        citation_count=_year(_get(obj, "citationCount", "citation_count")),
+        citation_count=_int(_get(obj, "citationCount", "citation_count")),
     )
 
 

@@ -240,3 +240,18 @@ async def test_s2_answering_html_is_skipped_not_a_500(api_settings, tmp_path):
     body = r.json()
     assert body["source"] == "openalex" and "Semantic Scholar answered with something it could not read" in \
         body["fallback_reason"]
+
+
+async def test_s2_answering_first_names_itself_and_counts_citations(api_settings, tmp_path):
+    s2_body = {"total": 1, "offset": 0, "data": [{
+        "paperId": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", "externalIds": {"ArXiv": "2211.17192"},
+        "title": "Fast Inference from Transformers via Speculative Decoding", "abstract": "Draft and verify.",
+        "venue": "International Conference on Machine Learning", "year": 2023, "citationCount": 412,
+        "authors": [{"authorId": "1", "name": "Yaniv Leviathan"}]}]}
+    oa = Replay(WORKS)
+    svc = _service(_settings(api_settings, s2=True, openalex=True), tmp_path, FakeTime(), s2=Replay((200, s2_body, {})),
+                   openalex=oa)
+    body = (await _search(svc, query="speculative decoding")).json()
+    assert body["source"] == "semantic_scholar" and oa.requests == []
+    (p,) = body["papers"]
+    assert p["source"] == "semantic_scholar" and p["citation_count"] == 412 and p["arxiv_id"] == "2211.17192"
