@@ -372,7 +372,55 @@ def quality_and_coverage(shared: Path, verbose: bool) -> dict[str, object]:
     for kind, row in ids.items():
         print(f"  {kind:6s} found {row['found']}/{row['truth']}, correct {row['correct']}/{row['truth']}, "
               f"wrong {row['wrong']}, given to papers without one {row['spurious']}")
-    return {"quality": q, "coverage": cov, "identifiers": ids}
+    refs = reference_recall(shared, verbose)
+    print(f"references ({REFERENCE_TRUTH_PATH.name}, counted by hand; first/last = the list's first and last entry "
+          "matched by first author and year):")
+    for style, row in refs.items():
+        print(f"  {style:15s} {row['papers']:2d} papers: found {row['found']}/{row['truth']} entries, count within "
+              f"10 % on {row['close']}/{row['papers']}, first/last entries matched {row['ends']}/{row['anchors']}")
+    return {"quality": q, "coverage": cov, "identifiers": ids, "references": refs}
+
+
+REFERENCE_TRUTH_PATH = REPO / "tests" / "fixtures" / "ingest" / "reference_truth.json"
+
+
+def reference_recall(shared: Path, verbose: bool) -> dict[str, dict[str, int]]:
+    """The parser's reference lists against the hand-counted truth, per list style: entries in the truth and
+    found, papers whose count is within 10 %, and the first and last entries matched one by one (the parsed
+    list's first/last entry has the truth's first-author surname in its first author, and its year)."""
+    import re
+    import unicodedata
+
+    def fold(s: str) -> str:
+        s = unicodedata.normalize("NFKD", s)
+        return re.sub(r"[^a-z ]", "", "".join(c for c in s if not unicodedata.combining(c)).lower())
+
+    def matches(ref: Any, want: dict[str, Any]) -> bool:
+        first = fold(ref.authors[0]) if ref.authors else ""
+        return bool(first) and fold(want["surname"]) in first and want["year"] in (None, ref.year)
+
+    truth = json.loads(REFERENCE_TRUTH_PATH.read_text())["papers"]
+    rows: dict[str, dict[str, int]] = {}
+    for name, want in truth.items():
+        path = shared / "corpus" / name
+        if not path.exists():
+            print(f"  missing {path}: skipped")
+            continue
+        got = parse_or_reason(path, 60)
+        refs = [] if isinstance(got, str) else got.references
+        row = rows.setdefault(want["style"], dict.fromkeys(("papers", "truth", "found", "close", "anchors", "ends"), 0))
+        row["papers"] += 1
+        row["truth"] += want["count"]
+        row["found"] += len(refs)
+        row["close"] += abs(len(refs) - want["count"]) <= 0.1 * want["count"]
+        ends = [bool(refs) and matches(refs[0], want["first"]), bool(refs) and matches(refs[-1], want["last"])]
+        row["anchors"] += 2
+        row["ends"] += sum(ends)
+        if verbose and (not all(ends) or len(refs) != want["count"]):
+            a, b = (refs[0], refs[-1]) if refs else (None, None)
+            got_ends = f" ({a.authors[:1]}, {a.year} / {b.authors[:1]}, {b.year})" if a and b else ""
+            print(f"  {name}: {len(refs)} of {want['count']}; first {ends[0]} last {ends[1]}{got_ends}")
+    return rows
 
 
 if __name__ == "__main__":

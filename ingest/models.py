@@ -98,6 +98,9 @@ class Reference(BaseModel):
     title: str = ""
     authors: list[str] = Field(default_factory=list)
     year: int | None = None
+    raw: str = Field("", description="The entry as printed in the reference list (its label taken off).")
+    doi: str | None = Field(None, description="The cited work's DOI, when the entry prints one.")
+    arxiv_id: str | None = Field(None, description="The cited work's arXiv id, when the entry prints one.")
 
 
 class Paper(BaseModel):

@@ -40,7 +40,7 @@ from motivgraph.ingest.pdf_filters import (
 )
 from motivgraph.ingest.pdf_identity import MetaValue, PdfIds, find_ids, read_metadata
 from motivgraph.ingest.pdf_layout import Line, page_lines
-from motivgraph.ingest.references import parse_references
+from motivgraph.ingest.references import parse_reference_lines
 from motivgraph.text_hygiene import Repairs
 
 log = logging.getLogger(__name__)
@@ -878,7 +878,10 @@ def parse_pdf(
         doi=doi,
         arxiv_id=arxiv,
         sections=sections,
-        references=parse_references(ref_text) if ref_text else [],
+        # the list after the first References heading (ingest.references finds where it ends)
+        references=parse_reference_lines(
+            ordered, next((h.idx + h.lines for h in heads if _norm_head(h.heading) in _REF_HEADS), None)
+        ),
         page_count=n_pages,
         parser="pdf",
         sha256=sha256,
