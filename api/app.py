@@ -42,7 +42,8 @@ Errors are JSON `{error, message, ...}`: 404 unknown node (with suggestions), 42
 
 def _secrets(settings: Settings) -> list[str]:
     out = []
-    for secret in (settings.api.api_key, settings.neo4j.password, settings.s2.api_key, settings.llm.api_key):
+    for secret in (settings.api.api_key, settings.neo4j.password, settings.s2.api_key, settings.llm.api_key,
+                   settings.openalex.api_key):
         if secret is not None:
             out.append(secret.get_secret_value())
     return out

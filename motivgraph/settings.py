@@ -177,6 +177,10 @@ class OpenAlexSettings(BaseModel):
     mailto: str | None = Field(
         None, description="Your e-mail address, sent as `mailto` to join OpenAlex's polite pool (faster, fewer 429s)."
     )
+    api_key: SecretStr | None = Field(
+        None, description="OpenAlex API key (free at openalex.org/settings/api), sent as `api_key`: since February "
+        "2026 a search without one draws on a tiny daily allowance.",
+    )
     requests_per_second: float = Field(5.0, gt=0, description="Client-side rate limit (OpenAlex allows 10/s).")
     max_retries: int = Field(2, ge=0, le=20, description="Retries on 429/5xx/timeouts (honouring Retry-After).")
     timeout_s: float = Field(20.0, gt=0, description="Per-request timeout; also the most one search waits for it.")
@@ -513,16 +517,21 @@ class Settings(BaseSettings):
     s2: SemanticScholarSettings = Field(
         default_factory=SemanticScholarSettings, description="Semantic Scholar API."
     )
+    openalex: OpenAlexSettings = Field(default_factory=OpenAlexSettings, description="OpenAlex API.")
+    arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API.")
+    literature: LiteratureSettings = Field(
+        default_factory=LiteratureSettings, description="literature_search: the order of its sources."
+    )
     llm: LLMSettings = Field(default_factory=LLMSettings, description="LLM access.")
     miner: MinerSettings = Field(default_factory=MinerSettings, description="SciMotivMiner.")
     api: ApiSettings = Field(default_factory=ApiSettings, description="Tool-API service.")
     agents: AgentSettings = Field(default_factory=AgentSettings, description="Ideation agents.")
+    ray: RaySettings = Field(default_factory=RaySettings, description="Scale-out on Ray (--engine ray).")
 
     @field_validator("log_level")
     @classmethod
     def _level(cls, v: str) -> str:
         v = v.upper()
-    ray: RaySettings = Field(default_factory=RaySettings, description="Scale-out on Ray (--engine ray).")
         if v not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
             raise ValueError("log_level must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
         return v
@@ -545,11 +554,6 @@ class Settings(BaseSettings):
         return self.data_dir / "runs"
 
     def masked(self) -> dict[str, Any]:
-    openalex: OpenAlexSettings = Field(default_factory=OpenAlexSettings, description="OpenAlex API.")
-    arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API.")
-    literature: LiteratureSettings = Field(
-        default_factory=LiteratureSettings, description="literature_search: the order of its sources."
-    )
         """Settings as plain data with every secret replaced by '***' (or None when unset)."""
         return self.model_dump(mode="json")  # SecretStr dumps as '**********'
 

@@ -2,11 +2,12 @@
 
 - API key (optional) from settings/env, sent as `x-api-key`; never logged;
 - client-side rate limit (default 1 request/s, shared by all calls of one client);
-- 429: exponential backoff honouring `Retry-After`; 5xx and timeouts: retried; both capped
-  (limiter, backoff and retry loop are the outbound toolkit's, motivgraph/outbound.py);
+- 429: exponential backoff honouring `Retry-After`; 5xx and timeouts: retried; both capped;
 - circuit breaker: after `breaker_threshold` consecutive 429s, calls fail fast with RateLimited
   for `breaker_cooldown_s` instead of hammering the API;
 - a disk cache of successful answers under `<cache_dir>/s2/` (JSON keyed by request).
+All of it is the literature sources' common client (sources/http_source.py, on motivgraph/outbound.py);
+what is S2's own is the key header, which failures open the breaker (429s) and the two endpoints.
 
 Why not the `semanticscholar` package (0.12.0, MIT, async on httpx + tenacity; issue #30 item 15):
 measured against a fake Graph API (real HTTP on 127.0.0.1), its retry policy is fixed and ignores
@@ -26,31 +27,16 @@ our two endpoints need one page and a nine-field model.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 from pydantic import BaseModel, Field
 
-from motivgraph.errors import ExternalServiceError, RateLimited
-from motivgraph.fsutil import atomic_write
-from motivgraph.outbound import (
-    Backoff,
-    RateLimiter,
-    RetriesExhausted,
-    RetryableStatus,
-    call_with_retries,
-    describe,
-    is_retryable_http,
-    parse_retry_after,
-    status_code,
-)
 from motivgraph.settings import SemanticScholarSettings, Settings
+from motivgraph.sources.http_source import HttpSource
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +78,12 @@ def _norm_title(t: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9 ]+", " ", t.lower()).split())
 
 
-class SemanticScholarClient:
+class SemanticScholarClient(HttpSource):
+    key = "s2"
+    name = "Semantic Scholar"
+    hint = " (set MOTIVGRAPH_S2_API_KEY for a higher rate limit)"
+    not_found_is_empty = True  # /paper/search/match answers 404 when no title matches
+
     def __init__(
         self,
         settings: SemanticScholarSettings,
@@ -103,100 +94,16 @@ class SemanticScholarClient:
         backoff_base_s: float = 1.0,
         backoff_max_s: float = 60.0,
     ) -> None:
-        self.settings = settings
-        self.cache_dir = (cache_dir / "s2") if cache_dir else None
-        self._sleep = sleep  # injectable so tests can observe waits without spending them
-        self.backoff_base_s = backoff_base_s
-        self.backoff_max_s = backoff_max_s
-        headers = {"User-Agent": "motivgraph/0.1"}
+        headers = {}
         if settings.api_key is not None and settings.api_key.get_secret_value():
             headers["x-api-key"] = settings.api_key.get_secret_value()
-        self._client = httpx.AsyncClient(
-            base_url=settings.base_url.rstrip("/"), headers=headers, timeout=settings.timeout_s, transport=transport
-        )
-        # the outbound toolkit's limiter and backoff (motivgraph/outbound.py), shared by every call of this client
-        self._limiter = RateLimiter(settings.requests_per_second * 60, sleep=sleep)
-        self._backoff = Backoff(retries=settings.max_retries, base_s=backoff_base_s, max_s=backoff_max_s,
-                                advice_max_s=backoff_max_s * 5)
-        self._consecutive_429 = 0
-        self._open_until = 0.0
+        super().__init__(settings, cache_dir, transport, headers=headers, sleep=sleep,
+                         backoff_base_s=backoff_base_s, backoff_max_s=backoff_max_s)
+        self.settings: SemanticScholarSettings = settings
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
-
-    async def __aenter__(self) -> SemanticScholarClient:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-    # cache
-    def _cache_path(self, path: str, params: dict[str, Any]) -> Path | None:
-        if self.cache_dir is None:
-            return None
-        key = hashlib.sha256(json.dumps([path, sorted(params.items())], default=str).encode()).hexdigest()
-        return self.cache_dir / key[:2] / f"{key}.json"
-
-    def _cache_get(self, p: Path | None) -> Any | None:
-        if p is None:
-            return None
-        try:
-            return json.loads(p.read_text())
-        except (OSError, ValueError):
-            return None
-
-    def _cache_put(self, p: Path | None, data: Any) -> None:
-        if p is not None:
-            atomic_write(p, json.dumps(data))
-
-    async def _get(self, path: str, params: dict[str, Any]) -> Any:
-        cpath = self._cache_path(path, params)
-        cached = self._cache_get(cpath)
-        if cached is not None:
-            return cached
-        if time.monotonic() < self._open_until:
-            raise RateLimited(
-                "Semantic Scholar circuit breaker open after repeated 429s; retrying later "
-                "(set MOTIVGRAPH_S2_API_KEY for a higher rate limit)",
-                retry_after=self._open_until - time.monotonic(),
-            )
-
-        async def attempt() -> Any:
-            await self._limiter.acquire()  # every attempt, retries included, takes a rate-limit slot
-            r = await self._client.get(path, params=params)
-            if r.status_code == 200:
-                self._consecutive_429 = 0
-                data = r.json()
-                self._cache_put(cpath, data)
-                return data
-            if r.status_code == 404:
-                self._consecutive_429 = 0
-                return None
-            if r.status_code == 429:
-                self._consecutive_429 += 1
-                if self._consecutive_429 >= self.settings.breaker_threshold:
-                    self._open_until = time.monotonic() + self.settings.breaker_cooldown_s
-                    raise RateLimited(
-                        f"Semantic Scholar answered 429 {self._consecutive_429} times in a row; pausing calls for "
-                        f"{self.settings.breaker_cooldown_s:g}s (set MOTIVGRAPH_S2_API_KEY for a higher limit)",
-                        retry_after=parse_retry_after(r.headers.get("Retry-After")),
-                    )
-                raise RetryableStatus(r, "429 rate limited")
-            if r.status_code >= 500:
-                raise RetryableStatus(r)
-            detail = " ".join(r.text.split())[:200]
-            raise ExternalServiceError(f"Semantic Scholar rejected the request (HTTP {r.status_code}): {detail}")
-
-        try:
-            return await call_with_retries(attempt, self._backoff, retry_if=is_retryable_http, sleep=self._sleep)
-        except RetriesExhausted as e:
-            if status_code(e.last) == 429:
-                raise RateLimited(
-                    f"Semantic Scholar still rate-limiting after {self.settings.max_retries} retries"
-                ) from e.last
-            raise ExternalServiceError(
-                f"Semantic Scholar failed after {e.attempts} attempts ({describe(e.last)})"
-            ) from e.last
+    def counts_as_failure(self, e: BaseException | None, status: int | None) -> bool:
+        # only 429s open this breaker: S2 throttles by key, and an outage is already capped by the retries
+        return status == 429
 
     async def search(
         self, query: str, limit: int = 10, year_from: int | None = None, year_to: int | None = None

@@ -113,3 +113,23 @@ def test_every_field_has_a_description() -> None:
         return missing
 
     assert walk(Settings, "") == []
+
+
+@pytest.mark.parametrize(("value", "order"), [
+    ("openalex,arxiv", ["openalex", "arxiv"]),
+    (" arxiv , semantic_scholar ,arxiv", ["arxiv", "semantic_scholar"]),  # spaces; a repeat is tried once
+    ('["openalex"]', ["openalex"]),
+    ("", []),  # no outbound source: the local corpus alone
+])
+def test_literature_sources_order_from_env(monkeypatch: pytest.MonkeyPatch, value: str, order: list[str]) -> None:
+    monkeypatch.setenv("MOTIVGRAPH_LITERATURE_SOURCES", value)
+    s = Settings()
+    assert s.literature.sources == order
+    assert not (s.s2.enabled or s.openalex.enabled or s.arxiv.enabled)  # each still off until enabled
+
+
+def test_literature_sources_default_and_unknown_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings().literature.sources == ["semantic_scholar", "openalex", "arxiv"]
+    monkeypatch.setenv("MOTIVGRAPH_LITERATURE_SOURCES", "s2,openalex")
+    with pytest.raises(ConfigError, match="MOTIVGRAPH_LITERATURE_SOURCES"):
+        load_settings()
