@@ -18,6 +18,7 @@ text shows them, its authors, year, title, DOI and arXiv id.
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 import unicodedata
@@ -103,7 +104,8 @@ _HEAD_WORDS = re.compile(
 def _unmarked_start(lines: Sequence[Line]) -> int | None:
     """Where a list starts that the heading finder did not mark: after a line that reads 'References' (or the
     like) alone, in the back half of the paper; else at a run of labels [1], [2], [3]… (or 1., 2., 3.…) in the
-    back half that opens five entries at least (a list printed without a heading, after the last section)."""
+    back half that opens five entries at least, most of them dated (a list printed without a heading, after the
+    last section)."""
     half = len(lines) // 2
     for i in range(half, len(lines) - 1):
         if _HEAD_WORDS.match(lines[i].text):
@@ -114,7 +116,12 @@ def _unmarked_start(lines: Sequence[Line]) -> int | None:
             continue
         rows = [_Row(ln.text.strip(), (ln.page, ln.col), ln.x0) for ln in lines[i : i + 200]]
         starts = _label_starts(rows)
-        if starts is not None and len(starts) >= 5:
+        if starts is None or len(starts) < 5:
+            continue
+        # entries of a reference list print a year, most of them; a numbered list of findings does not
+        entries = _cut(rows, starts)
+        dated = sum(bool(_YEAR_ANY.search(_join(e))) for e in entries)
+        if dated >= 0.6 * len(entries):
             return i
     return None
 
@@ -131,10 +138,11 @@ def _columns(page: list[tuple[int, Line]], width: float) -> list[tuple[float, fl
     spans = [(ln.x0, ln.x1) for _, ln in page if ln.x1 - ln.x0 <= 0.45 * width]
     if len(spans) < 6:
         return []
-    cover = [0] * (int(width) + 2)
+    steps = [0] * (int(width) + 3)  # +1 where a line starts, -1 past where it ends: summed, the lines over x
     for a, b in spans:
-        for x in range(max(0, int(a)), min(len(cover), int(b) + 1)):
-            cover[x] += 1
+        steps[min(max(0, int(a)), len(steps) - 1)] += 1
+        steps[min(max(0, int(b) + 1), len(steps) - 1)] -= 1
+    cover = list(itertools.accumulate(steps))[:-1]
     floor = 0.15 * max(cover)
     cols: list[tuple[float, float]] = []
     run: int | None = None
@@ -490,5 +498,5 @@ def read_reference(raw: str) -> Reference:
     tm = re.match(r"(.+?[?!]|.+?)(?:\.\s|,\s(?:in|In)[:\s]|\.?$)", rest)
     title = (tm.group(1) if tm else rest).strip(" .,“”\"'")
     doi = normalize_doi(raw) if re.search(r"10\.\d{4,9}/", raw) else None
-    arxiv = next((a.arxiv_id for a in find_arxiv_ids(raw)), None)
+    arxiv = next((a.arxiv_id for a in find_arxiv_ids(raw)), None) if re.search("arxiv", raw, re.I) else None
     return Reference(raw=raw[:2000], title=title[:400], authors=authors, year=year, doi=doi, arxiv_id=arxiv)

@@ -250,13 +250,25 @@ def test_a_sentence_inside_an_entry_that_reads_like_a_biography_does_not_end_the
 
 def test_an_unmarked_list_is_found_by_its_heading_line_or_its_labels() -> None:
     body = [_ln(f"Body sentence number {i} of the paper, which goes on.", 72, 700 - 11 * i) for i in range(30)]
-    entries = [_ln(numbered_entry(k)[:70], 72, 350 - 11 * k) for k in range(6)]
+    entries = [
+        _ln(f"[{k + 1}] A. {SURNAMES[k]}. {TITLES[k]}. Arid Land Rev., {_year(k)}.", 72, 350 - 11 * k) for k in range(6)
+    ]
     # the heading finder missed the heading: a line reading 'References' alone marks the list
     lines = [*body, _ln("References", 72, 365, size=9), *entries]
     assert len(parse_reference_lines(lines, None)) == 6
     # no heading at all, the list set after the last section: its labels [1] [2] [3] ... mark it
     assert len(parse_reference_lines(body + entries, None)) == 6
     assert parse_reference_lines(body, None) == []
+
+
+def test_a_numbered_list_of_prose_without_a_heading_is_no_reference_list() -> None:
+    """Five numbered findings at the end of a paper that has no References heading: no years, no entries."""
+    body = [_ln(f"Body sentence number {i} of the paper, which goes on.", 72, 700 - 11 * i) for i in range(30)]
+    findings = [
+        _ln(f"{k + 1}. The probe at depth {k + 2} reads the water the roots take up, within a day.", 72, 350 - 11 * k)
+        for k in range(6)
+    ]
+    assert parse_reference_lines([*body, *findings], None) == []
 
 
 # -- one entry -----------------------------------------------------------------------------------------------------
