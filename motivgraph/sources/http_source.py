@@ -212,6 +212,7 @@ class HttpSource:
                     )
                 raise RetryableStatus(r, "429 rate limited" if code == 429 else "")
             detail = " ".join(r.text.split())[:200]
+            self._failure(f"HTTP {code}", code, None, None)  # counted only where the source says so (a 403 "slow down")
             raise ExternalServiceError(f"{self.name} rejected the request (HTTP {code}): {detail}")
 
         try:

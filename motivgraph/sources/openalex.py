@@ -118,6 +118,10 @@ class OpenAlexClient(HttpSource):
         if self._api_key:
             self.hint = ""
 
+    def counts_as_failure(self, e: BaseException | None, status: int | None) -> bool:
+        # OpenAlex answers 403 when requests come too fast ("slow down"): throttling, like its 429s
+        return status == 403 or super().counts_as_failure(e, status)
+
     async def search(
         self, query: str, limit: int = 10, year_from: int | None = None, year_to: int | None = None
     ) -> list[SourcePaper]:

@@ -162,3 +162,16 @@ async def test_api_key_is_sent_as_a_parameter_and_kept_out_of_the_cache_key(tmp_
         assert await c2.search("speculative decoding")  # same query, new key and address: from the cache
     assert len(replay.requests) == 1
     assert not any("oa-key" in p.read_text() for p in (tmp_path / "openalex").rglob("*.json"))
+
+
+async def test_403_slow_down_counts_towards_the_breaker_but_is_not_retried() -> None:
+    replay = Replay((403, {"error": "Forbidden", "message": "Rate limit exceeded; slow down"}, {}))
+    c, _ = _client(replay, breaker_threshold=2)
+    async with c:
+        with pytest.raises(ExternalServiceError, match=r"rejected the request \(HTTP 403\): .*Forbidden"):
+            await c.search("q1")
+        with pytest.raises(ExternalServiceError, match="failed 2 times in a row"):
+            await c.search("q2")
+        with pytest.raises(RateLimited, match="circuit breaker open"):
+            await c.search("q3")
+    assert len(replay.requests) == 2
