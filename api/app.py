@@ -97,6 +97,7 @@ def create_app(
             aclose = getattr(client, "aclose", None)
             if aclose is not None:
                 await aclose()
+            await service.ctx.aclose_sources()
             service.ctx.runtime.close()
 
     # docs_url/redoc_url None: /docs and /redoc come from routes.docs with local assets (no CDN)

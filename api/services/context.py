@@ -207,6 +207,20 @@ class ToolContext:
                 held = self._sources[key] = (loop, make(self.settings))
             return held[1]
 
+    async def aclose_sources(self) -> None:
+        """Close the literature source clients this context made on the running loop (a client's connections
+        belong to the loop that opened them; S2's is closed by its owner, as before)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            mine = [c for held_loop, c in self._sources.values() if held_loop is loop]
+            self._sources = {k: v for k, v in self._sources.items() if v[0] is not loop}
+        for client in mine:
+            aclose = getattr(client, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
     def use_source_client(self, key: str, client: Any) -> None:
         """Answer literature source `key` with this client (tests replay recorded answers through one)."""
         if key == "semantic_scholar":

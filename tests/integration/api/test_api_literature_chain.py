@@ -255,3 +255,16 @@ async def test_s2_answering_first_names_itself_and_counts_citations(api_settings
     assert body["source"] == "semantic_scholar" and oa.requests == []
     (p,) = body["papers"]
     assert p["source"] == "semantic_scholar" and p["citation_count"] == 412 and p["arxiv_id"] == "2211.17192"
+
+
+async def test_clients_made_from_settings_are_closed_with_the_service(api_settings, tmp_path):
+    from motivgraph.api.services import ToolService
+    from motivgraph.api.services.literature import SOURCES
+
+    settings = _settings(api_settings, openalex=True, arxiv=True)
+    svc = ToolService(settings)
+    made = [svc.ctx.source_client(k, SOURCES[k].make) for k in ("openalex", "arxiv")]
+    assert svc.ctx.source_client("openalex", SOURCES["openalex"].make) is made[0]  # one per loop, reused
+    await svc.ctx.aclose_sources()
+    assert all(c._client.is_closed for c in made)
+    assert svc.ctx.source_client("openalex", SOURCES["openalex"].make) is not made[0]  # a fresh one after closing
