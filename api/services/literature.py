@@ -228,7 +228,8 @@ async def _from_source(ctx: ToolContext, src: Source, req: LiteratureSearchReque
             return Outcome(None, f"{src.name} did not answer within {budget:g}s ({src.env('timeout_s')})")
     except MotivGraphError as e:
         log.info("%s did not answer %r: %s", src.name, req.query, e)
-        return Outcome(None, f"{src.name} failed: {e}")
+        msg = str(e)  # the sources' own errors already start with their name
+        return Outcome(None, msg if msg.startswith(src.name) else f"{src.name} failed: {msg}")
     except ImportError as e:
         return Outcome(None, f"{src.name} client unavailable: {e}")
     items = raw.get("data", []) if isinstance(raw, dict) else _get(raw, "data", "papers", "items") or raw
