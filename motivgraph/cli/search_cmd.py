@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -115,20 +116,49 @@ def reindex(
     re_embed: bool = typer.Option(
         False, "--re-embed", help="Embed every text again instead of reusing the stored vectors of unchanged ones."
     ),
+    engine: str = typer.Option(
+        "local", "--engine", help="Where the texts are embedded: local (this process) or ray (batches over the "
+        "workers of a local Ray started for the command, or of --ray-address; `pip install 'motivgraph[ray]'`).",
+    ),
+    ray_address: str = typer.Option(
+        None, "--ray-address", help="With --engine ray: an existing Ray cluster ('auto', 'host:6379', "
+        "'ray://host:10001'; default MOTIVGRAPH_RAY_ADDRESS, else a local Ray).",
+    ),
 ) -> None:
     """Rebuild the FAISS indexes from the graph. A node or paper whose text is unchanged keeps its stored
     vector (same model), so `--kind` switches embed nothing; --re-embed embeds everything. With
     MOTIVGRAPH_INDEX_BACKEND=neo4j the node embeddings and vector indexes are written to Neo4j instead."""
     from motivgraph.graph.paper_index import PaperIndex
     from motivgraph.graph.vector_index import NodeIndex
+    from motivgraph.ray_cluster import check_engine, check_reachable, import_ray
 
     settings = load_settings()
     if kind is not None:
         if kind not in ("auto", "exact", "hnsw"):
             raise ConfigError(f"--kind {kind!r} is not one of auto, exact, hnsw")
         settings.index.kind = kind  # type: ignore[assignment]
+    check_engine(engine)
+    if ray_address is not None:
+        if engine != "ray":
+            raise ConfigError("--ray-address needs --engine ray")
+        settings.ray.address = ray_address
+    on_ray = engine == "ray" and not check
+    if on_ray:  # checked before anything opens: Ray installed, the cluster answering
+        import_ray()
+        if settings.ray.address:
+            check_reachable(settings.ray.address)
     rt = Runtime(settings)
+    stack = contextlib.ExitStack()
     try:
+        if on_ray:
+            from motivgraph.embeddings.ray_bulk import RayEmbedder
+            from motivgraph.ray_cluster import ray_session
+
+            info = stack.enter_context(ray_session(settings.ray))
+            err_console.print(f"embedding on {info.label}", highlight=False)
+            # every index this command opens embeds through the cluster (the Runtime's embedder is lazy)
+            rt.embedder = RayEmbedder(settings.embedding, workers=info.cpus, max_batch=settings.ray.embed_batch,
+                                      retries=settings.ray.max_retries)
         targets = [(name, cls) for name, cls, on in (("nodes", NodeIndex, nodes), ("papers", PaperIndex, papers)) if on]
         in_neo4j = settings.index.backend == "neo4j"
         if in_neo4j:
@@ -168,6 +198,7 @@ def reindex(
             err_console.print(f"[yellow]{EMPTY_GRAPH_ADVICE}[/yellow]", highlight=False)
     finally:
         rt.close()
+        stack.close()
 
 
 def _print_rows(rows: list[tuple[str, IndexStatus]], as_json: bool) -> None:
