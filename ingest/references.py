@@ -306,13 +306,11 @@ def _label_starts(rows: list[_Row]) -> list[int] | None:
     return starts
 
 
-def _margin(xs: list[float]) -> float:
-    """A block's left edge: the smallest x that another line shares (a stray mark further left is no edge)."""
-    xs = sorted(xs)
-    for i, x in enumerate(xs[:-1]):
-        if xs[i + 1] - x <= 1.0:
-            return x
-    return xs[0]
+def _margin(rows: list[_Row]) -> float:
+    """A block's left edge: where its leftmost line of words starts (a stray mark of a few characters further
+    left is no edge; a lone line is, as where a column holds one entry's first line and its indented rest)."""
+    worded = [r.x0 for r in rows if len(r.text) >= 4]
+    return min(worded or [r.x0 for r in rows])
 
 
 def _indent_starts(rows: list[_Row]) -> list[int] | None:
@@ -324,7 +322,7 @@ def _indent_starts(rows: list[_Row]) -> list[int] | None:
     offsets: list[float] = []
     for b in {r.block for r in rows}:
         xs = [r.x0 for r in rows if r.block == b]
-        margins[b] = _margin(xs)
+        margins[b] = _margin([r for r in rows if r.block == b])
         if max(xs) - margins[b] > 2.0:
             offsets.append(min(x for x in xs if x - margins[b] > 2.0) - margins[b])
     if offsets:
@@ -452,6 +450,12 @@ _SURNAME_INITIALS = re.compile(
 )
 
 
+# a quoted title: “...,” or "..."
+_QUOTED_TITLE = re.compile(r"[“\"]([^”\"]{8,400}?)[,.]?[”\"]")
+# Vancouver names closed by a full stop: "Farooq M, Bramley H, Palta J. Title"
+_VANCOUVER = re.compile(r"^(?:(?:[A-Z][\w'’-]+\s){1,3}[A-Z]{1,3}(?:,\s|\.(?=\s)))+")
+
+
 def _author_block(raw: str) -> int:
     """Where the author list ends: before a year printed right after it, a colon (Vancouver style), after the
     last initial of a "Surname, I." list, or at the first full stop that does not close an initial."""
@@ -461,12 +465,24 @@ def _author_block(raw: str) -> int:
     cut = stop.start() if stop else len(raw)
     if si and si.end() < cut and re.match(r"\s*[A-Z(\d“\"]", raw[si.end() :]):
         cut = si.end()
+    vm = _VANCOUVER.match(raw)
+    # two names or more, and no surname after the last initials ("Daniel M. Bikel. 2004." is one given-names-first
+    # author, "Palta J. Heat stress ..." a Vancouver list closed before its title)
+    if (
+        vm
+        and vm.group(0).endswith(".")
+        and ", " in vm.group(0)
+        and not re.match(r"\s*[A-Z][\w'’-]+[.,]", raw[vm.end() :])
+        and vm.end() - 1 < cut
+    ):
+        cut = vm.end() - 1
     if ym and ym.start() <= cut + 2:
         cut = ym.start()
     return cut
 
 
-def _split_authors(head: str) -> list[str]:
+def _split_authors(head: str) -> tuple[list[str], str | None]:
+    """The names in an author list, and the part that ended it when it ran on into the title (else None)."""
     head = _ET_AL.sub("", head).strip(" ,.;(")
     parts = re.split(r"[;,]\s*(?:and\s+|AND\s+|&\s*)?|\s+(?:and|AND|&)\s+", head)
     authors: list[str] = []
@@ -474,6 +490,8 @@ def _split_authors(head: str) -> list[str]:
         a = a.strip(" .")
         if not a:
             continue
+        if re.fullmatch(r"(?i)eds?|editors?|\(eds?\)", a):
+            continue  # "C. Fellbaum, ed."
         if authors and re.fullmatch(r"Jr|Sr|II|III|IV", a):
             authors[-1] = f"{authors[-1]} {a}"  # "Daume, H., III"
         elif authors and _INITIALS.fullmatch(a) and "," not in authors[-1] and len(authors[-1].split()) == 1:
@@ -483,20 +501,32 @@ def _split_authors(head: str) -> list[str]:
         elif 1 <= len(a.split()) <= 4 and not a[0].islower():
             authors.append(a)
         else:
-            break  # a title run on after the names ("A. Name, B. Name, A title in lower case, in: ...")
-    return authors[:50]
+            return authors[:50], a  # a title run on after the names ("A. Name, B. Name, A title, Venue 3 (2012)")
+    return authors[:50], None
 
 
 def read_reference(raw: str) -> Reference:
     """One entry's text read into a Reference: authors (the list before the year, colon or first sentence
     end), year, title (the sentence after the authors and year), DOI and arXiv id where printed."""
-    cut = _author_block(raw)
-    year, ym = _year(raw, cut)
-    authors = _split_authors(raw[:cut])
-    rest = raw[ym.end() :] if ym else raw[cut:]
-    rest = re.sub(r"^[\s.,:;)]+", "", rest)
-    tm = re.match(r"(.+?[?!]|.+?)(?:\.\s|,\s(?:in|In)[:\s]|\.?$)", rest)
-    title = (tm.group(1) if tm else rest).strip(" .,“”\"'")
+    quoted = _QUOTED_TITLE.search(raw)
+    if quoted and raw[: quoted.start()].rstrip().endswith(",") and quoted.start() < 0.6 * len(raw):
+        # "A. Name, B. Name, “The title,” in Venue, 1994" (IEEE)
+        authors, _ = _split_authors(raw[: quoted.start()])
+        year, _ = _year(raw, quoted.start())
+        title = quoted.group(1)
+    else:
+        cut = _author_block(raw)
+        year, ym = _year(raw, cut)
+        authors, run_on = _split_authors(raw[:cut])
+        if run_on:
+            # the names ran on into the title: it goes to the next comma or full stop ("..., Title, Venue 3 (2012)")
+            rest = raw[raw.find(run_on) :]
+            tm = re.match(r"(.+?)(?:,\s|\.\s|\.?$)", rest)
+        else:
+            rest = re.sub(r"^[\s.,:;)]+", "", raw[ym.end() :] if ym else raw[cut:])
+            tm = re.match(r"(.+?[?!]|.+?)(?:\.\s|,\s(?:in|In)[:\s]|\.?$)", rest)
+        title = tm.group(1) if tm else rest
+    title = title.strip(" .,“”\"'")
     doi = normalize_doi(raw) if re.search(r"10\.\d{4,9}/", raw) else None
     arxiv = next((a.arxiv_id for a in find_arxiv_ids(raw)), None) if re.search("arxiv", raw, re.I) else None
     return Reference(raw=raw[:2000], title=title[:400], authors=authors, year=year, doi=doi, arxiv_id=arxiv)

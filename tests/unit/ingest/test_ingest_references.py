@@ -157,6 +157,20 @@ def test_a_page_of_continuation_lines_only_is_not_a_list_of_entries() -> None:
     assert refs[-1].raw.endswith("Lund, Sweden.")
 
 
+def test_a_column_holding_one_entry_only() -> None:
+    """The list opens at the foot of a column with one entry (its first line alone at the column's edge, three
+    indented) and goes on in the next column."""
+    head = _ln("REFERENCES", 60, 130, size=9)
+    first, _ = _entry_lines(surname_entry(0), 60, 8, 115, width=40)
+    lines = [head, *first[:4]]
+    y = 740.0
+    for k in range(1, 6):
+        ls, y = _entry_lines(surname_entry(k), 312, 8, y, width=40)
+        lines += ls
+    refs = parse_reference_lines(lines, 1)
+    assert _first_surnames(refs) == SURNAMES[:6]
+
+
 def test_numbered_list_a_continuation_opening_with_a_number_starts_nothing() -> None:
     text = "\n".join(
         [
@@ -317,16 +331,36 @@ def test_a_numbered_list_of_prose_without_a_heading_is_no_reference_list() -> No
             "P. A. Estevez, P. Vera, K. Saito, Selecting the most influential nodes in networks, in: IJCNN, 2007.",
             ["P. A. Estevez", "P. Vera", "K. Saito"],
             2007,
-            None,
+            "Selecting the most influential nodes in networks",
+        ),
+        (  # the title in quotes (IEEE)
+            "M. S. Chen, D. Kandlur, and P. Yu, “Support for interactive playout in a video server,” in Proc. ACM "
+            "Multimedia’94, San Francisco, CA, Oct. 1994, pp. 391–398.",
+            ["M. S. Chen", "D. Kandlur", "P. Yu"],
+            1994,
+            "Support for interactive playout in a video server",
+        ),
+        (  # Vancouver names closed by a full stop after their initials
+            "Farooq M, Bramley H, Palta J. Heat stress in wheat during grain filling. Crit. Rev. Plant Sci. 2011; "
+            "30: 491–507.",
+            ["Farooq M", "Bramley H", "Palta J"],
+            2011,
+            "Heat stress in wheat during grain filling",
+        ),
+        (  # names, then the title and the venue set off by commas (Elsevier)
+            "D. Chen, L. Lu, T. Zhou, Identifying influential nodes in complex networks, Physica A 391 (4) (2012) "
+            "1777–1787.",
+            ["D. Chen", "L. Lu", "T. Zhou"],
+            2012,
+            "Identifying influential nodes in complex networks",
         ),
     ],
 )
-def test_authors_year_and_title(raw: str, authors: list[str], year: int, title: str | None) -> None:
+def test_authors_year_and_title(raw: str, authors: list[str], year: int, title: str) -> None:
     r = read_reference(raw)
     assert r.authors == authors
     assert r.year == year
-    if title is not None:
-        assert r.title == title
+    assert r.title == title
     assert r.raw == raw
 
 
