@@ -346,8 +346,8 @@ def _indent_starts(rows: list[_Row]) -> list[int] | None:
 
 
 def _gap_starts(rows: list[_Row]) -> list[int] | None:
-    """Rows set after extra vertical space (lists set flush with space between entries); None when the
-    spacing is even."""
+    """Rows set after extra vertical space (lists set flush with space between entries), and author starts;
+    None when the spacing is even."""
     gaps: list[tuple[int, float]] = []
     for i in range(1, len(rows)):
         a, b = rows[i - 1], rows[i]
@@ -360,16 +360,9 @@ def _gap_starts(rows: list[_Row]) -> list[int] | None:
     wide = [i for i, g in gaps if g > usual + max(1.0, 0.15 * size)]
     if len(wide) < 2 or len(wide) > 0.6 * len(gaps):
         return None
-    # a row that opens a block (new column or page) opens an entry when the block before ended one
-    return [
-        0,
-        *wide,
-        *(
-            i
-            for i in range(1, len(rows))
-            if rows[i].block != rows[i - 1].block and rows[i - 1].text.rstrip().endswith(".")
-        ),
-    ]
+    # where the space is missing (a new column or page, a typesetting slip) an author start after a line that
+    # ends a sentence opens an entry
+    return [0, *wide, *(_text_starts(rows) or [])]
 
 
 def _text_starts(rows: list[_Row]) -> list[int] | None:

@@ -204,10 +204,14 @@ def test_bare_number_labels_and_a_label_lost_by_the_layout_pass() -> None:
     assert [r.year for r in refs] == [_year(k) for k in (1, 2, 4, 5)]
 
 
-def test_flush_entries_separated_by_space() -> None:
+@pytest.mark.parametrize("unspaced", [None, 3])
+def test_flush_entries_separated_by_space(unspaced: int | None) -> None:
+    """Entries set flush, space between them — and one set without its space (a typesetting slip): its author
+    start after a full stop opens it."""
     lines = [_ln("References", 72, 720, size=11)]
     y = 700.0
     for k in range(6):
+        y += 4.0 if k == unspaced else 0.0
         for t in wrap(surname_entry(k), 60):
             lines.append(_ln(t, 72, y))
             y -= 10.0
