@@ -11,19 +11,22 @@
 #   ./scripts/setup.sh --with-neo4j       + a local Neo4j 5.26 Community server without Docker (`motivgraph neo4j start`):
 #                                           Java 17 and Maven (Debian packages, when missing) and the server's
 #                                           artefacts from Maven Central (~160 MB in ~/.m2/repository)
+#   ./scripts/setup.sh --with-ray         + Ray 2.60 (~240 MB) for `--engine ray` (ingest, reindex): README "Scale-out on Ray"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WITH_LOCAL_LLM=0
 WITH_BROWSER=0
 WITH_NEO4J=0
+WITH_RAY=0
 for arg in "$@"; do
   case "$arg" in
     --with-local-llm) WITH_LOCAL_LLM=1 ;;
     --with-browser) WITH_BROWSER=1 ;;
     --with-neo4j) WITH_NEO4J=1 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "setup.sh: unknown option $arg (use --with-local-llm, --with-browser, --with-neo4j)" >&2; exit 2 ;;
+    --with-ray) WITH_RAY=1 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg (use --with-local-llm, --with-browser, --with-neo4j, --with-ray)" >&2; exit 2 ;;
   esac
 done
 
@@ -45,6 +48,9 @@ if [ "$WITH_LOCAL_LLM" = 1 ]; then
   # AMX, so it is left out; a CFLAGS/CXXFLAGS of your own replaces this.
   export CFLAGS="${CFLAGS:--mno-amx-tile -mno-amx-int8 -mno-amx-bf16}"
   export CXXFLAGS="${CXXFLAGS:--mno-amx-tile -mno-amx-int8 -mno-amx-bf16}"
+fi
+if [ "$WITH_RAY" = 1 ]; then
+  EXTRAS="$EXTRAS,ray"   # the Ray engine (optional: the default install and the quick start never need it)
 fi
 "${PIP[@]}" install --quiet -c requirements.lock -e ".[$EXTRAS]"
 # The default embedding backend is ONNX Runtime: export the model once from the packaged weights with torch

@@ -269,9 +269,9 @@ def _check_engine(engine: str, ray_address: str | None, settings: Any, dry_run: 
             raise ConfigError("--ray-address needs --engine ray")
         settings.ray.address = ray_address
     if engine == "ray" and not dry_run:  # a dry run plans on the driver alone: it needs no cluster
-        import_ray()
         if settings.ray.address:
             check_reachable(settings.ray.address)
+        import_ray()
 
 
 def _render_run(run: Any) -> None:

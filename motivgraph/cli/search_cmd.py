@@ -143,10 +143,10 @@ def reindex(
             raise ConfigError("--ray-address needs --engine ray")
         settings.ray.address = ray_address
     on_ray = engine == "ray" and not check
-    if on_ray:  # checked before anything opens: Ray installed, the cluster answering
-        import_ray()
+    if on_ray:  # checked before anything opens: the cluster answering, Ray installed
         if settings.ray.address:
             check_reachable(settings.ray.address)
+        import_ray()
     rt = Runtime(settings)
     stack = contextlib.ExitStack()
     try:
