@@ -256,7 +256,7 @@ class RayParser:
             out = await await_task(ref, "parsing", self.retries)
         if isinstance(out, Failure):
             raise out.exception()
-        return out  # type: ignore[no-any-return]
+        return out
 
     async def aclose(self) -> None:
         """Nothing held here: the workers' parsers end with their run (or with the local Ray)."""

@@ -63,7 +63,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.outcome = "failed"
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.longrepr = f"a Neo4j test skipped with MOTIVGRAPH_REQUIRE_NEO4J=1: {reason}"
-    if report.skipped and os.environ.get("MOTIVGRAPH_REQUIRE_RAY") == "1" and item.get_closest_marker("ray") is not None:
+    if (report.skipped and os.environ.get("MOTIVGRAPH_REQUIRE_RAY") == "1"
+            and item.get_closest_marker("ray") is not None):
         report.outcome = "failed"  # CI installs Ray (setup.sh --with-ray): the Ray engine's tests must run
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.longrepr = f"a Ray test skipped with MOTIVGRAPH_REQUIRE_RAY=1: {reason}"
