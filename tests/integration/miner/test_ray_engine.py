@@ -182,3 +182,34 @@ def test_ray_embedder_splits_a_batch_over_the_workers_in_order(ray_cluster: None
     assert got.shape == (300, embedder.dim)
     assert np.allclose(got, embedder.embed(texts), atol=1e-5)  # row i is text i, across the two batches
     assert ray_emb.embed([]).shape == (0, embedder.dim)
+
+
+def test_a_spent_budget_stops_the_ray_ingest_and_a_rerun_resumes(ray_cluster: None, falkordb_server: Any,
+                                                                 tmp_path: Path) -> None:
+    """The workers' spend is added up on the driver and each task gets what is left: a spent budget stops
+    the run (resumable, nothing marked failed), and the re-run finishes to the local engine's graph."""
+    from motivgraph.errors import BudgetExceeded
+    from motivgraph.ingest.ledger import Ledger
+
+    model = script_file(tmp_path / "model.json")
+    local = _settings(tmp_path, falkordb_server.url, "local", model)
+    on_ray = _settings(tmp_path, falkordb_server.url, "ray", model)
+    on_ray.llm.prices = {str(model): (1000.0, 1000.0)}  # dollars per million tokens: one extraction ~ $2
+    req = IngestRequest(paths=[str(CORPUS_PDF)], parser="pdf", engine="ray", budget_usd=0.5)
+    stopped = asyncio.run(run_ingest_command(req, on_ray))
+    assert isinstance(stopped.stopped, BudgetExceeded)
+    spent = float(dict(stopped.miner_rows)["estimated cost"].lstrip("$"))
+    assert spent > 0.5  # the workers' calls reached the driver's account
+    led = Ledger.for_data_dir(on_ray.data_dir)
+    try:
+        failures = [row.error or "" for rows in led.failures_by_reason().values() for row in rows]
+        stored = led.counts().get("stored", 0)
+    finally:
+        led.close()
+    assert not any("budget" in e.lower() for e in failures), failures  # a spent budget fails no document
+    assert stored < len(list(CORPUS_PDF.glob("*.pdf")))  # it did stop early
+    on_ray.llm.prices = {}
+    resumed = _ingest(on_ray, "ray")
+    assert resumed.stopped is None and resumed.summary.processed > 0
+    _ingest(local, "local")
+    assert _snapshot(on_ray) == _snapshot(local)
