@@ -490,7 +490,7 @@ def table(trials: list[Trial]) -> str:
     """The summary table: identical graphs per fault kind, plus re-runs, in-run recoveries and orphans."""
     rows = ["| fault | trials | identical graphs | ledger identical | first run exit 0 | re-runs (max) "
             "| in-run pauses | orphan workers |", "|---|---|---|---|---|---|---|---|"]
-    for fault in FAULTS:
+    for fault in dict.fromkeys([*FAULTS, *(t.fault for t in trials)]):  # kinds of other harnesses (Ray) after ours
         ts = [t for t in trials if t.fault == fault]
         if not ts:
             continue
