@@ -47,6 +47,7 @@ def run_json(run: Any) -> dict[str, Any]:
     out: dict[str, Any] = {
         "summary": summary,
         "extractor": run.extractor,
+        "engine": run.engine,  # "engine: Ray ..." when the per-document work ran on Ray; null: in this process
         "estimate": dataclasses.asdict(run.estimate) if run.estimate is not None else None,
         "miner": {k.strip(): v for k, v in run.miner_rows},
         "derived": dataclasses.asdict(run.derived) if run.derived is not None else None,

@@ -213,3 +213,15 @@ def test_a_spent_budget_stops_the_ray_ingest_and_a_rerun_resumes(ray_cluster: No
     assert resumed.stopped is None and resumed.summary.processed > 0
     _ingest(local, "local")
     assert _snapshot(on_ray) == _snapshot(local)
+
+
+def test_the_cli_runs_the_ray_engine_and_says_so(ray_cluster: None, falkordb_server: Any, tmp_path: Path) -> None:
+    s = _settings(tmp_path, falkordb_server.url, "cli")
+    pdf = sorted(CORPUS_PDF.glob("*.pdf"))[0]
+    env = {"MOTIVGRAPH_DATA_DIR": str(s.data_dir), "MOTIVGRAPH_GRAPH_FALKORDB_URL": s.graph.falkordb_url or "",
+           "MOTIVGRAPH_GRAPH_NAME": s.graph.name, "MOTIVGRAPH_LLM_MODEL": ""}
+    r = CliRunner().invoke(app, ["ingest", str(pdf), "--parser", "pdf", "--engine", "ray", "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout[r.stdout.index("{"):])
+    assert out["engine"].startswith("engine: Ray") and out["summary"]["ok"] == 1
+    assert "on Ray" in out["summary"]["parser"]
