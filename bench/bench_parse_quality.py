@@ -377,7 +377,8 @@ def quality_and_coverage(shared: Path, verbose: bool) -> dict[str, object]:
           "matched by first author and year):")
     for style, row in refs.items():
         print(f"  {style:15s} {row['papers']:2d} papers: found {row['found']}/{row['truth']} entries, count within "
-              f"10 % on {row['close']}/{row['papers']}, first/last entries matched {row['ends']}/{row['anchors']}")
+              f"10 % on {row['close']}/{row['papers']}, first/last entries matched {row['ends']}/{row['anchors']}, "
+              f"their titles {row['titles']}/{row['titled']}")
     return {"quality": q, "coverage": cov, "identifiers": ids, "references": refs}
 
 
@@ -386,8 +387,9 @@ REFERENCE_TRUTH_PATH = REPO / "tests" / "fixtures" / "ingest" / "reference_truth
 
 def reference_recall(shared: Path, verbose: bool) -> dict[str, dict[str, int]]:
     """The parser's reference lists against the hand-counted truth, per list style: entries in the truth and
-    found, papers whose count is within 10 %, and the first and last entries matched one by one (the parsed
-    list's first/last entry has the truth's first-author surname in its first author, and its year)."""
+    found, papers whose count is within 10 %, the first and last entries matched one by one (the parsed
+    list's first/last entry has the truth's first-author surname in its first author, and its year), and their
+    titles (the parsed title starts with the truth's first words)."""
     import re
     import unicodedata
 
@@ -408,7 +410,8 @@ def reference_recall(shared: Path, verbose: bool) -> dict[str, dict[str, int]]:
             continue
         got = parse_or_reason(path, 60)
         refs = [] if isinstance(got, str) else got.references
-        row = rows.setdefault(want["style"], dict.fromkeys(("papers", "truth", "found", "close", "anchors", "ends"), 0))
+        fields = ("papers", "truth", "found", "close", "anchors", "ends", "titled", "titles")
+        row = rows.setdefault(want["style"], dict.fromkeys(fields, 0))
         row["papers"] += 1
         row["truth"] += want["count"]
         row["found"] += len(refs)
@@ -416,6 +419,13 @@ def reference_recall(shared: Path, verbose: bool) -> dict[str, dict[str, int]]:
         ends = [bool(refs) and matches(refs[0], want["first"]), bool(refs) and matches(refs[-1], want["last"])]
         row["anchors"] += 2
         row["ends"] += sum(ends)
+        # the title's first words as printed, where the entry prints a title
+        for k, end in ((0, want["first"]), (-1, want["last"])):
+            if end.get("title"):
+                row["titled"] += 1
+                row["titles"] += bool(refs) and fold(refs[k].title).replace(" ", "").startswith(
+                    fold(end["title"]).replace(" ", "")
+                )
         if verbose and (not all(ends) or len(refs) != want["count"]):
             a, b = (refs[0], refs[-1]) if refs else (None, None)
             got_ends = f" ({a.authors[:1]}, {a.year} / {b.authors[:1]}, {b.year})" if a and b else ""

@@ -55,6 +55,8 @@ _AUTHOR_START = re.compile(
     r"^(?:[A-Z][A-Za-z'’\-]+\s){0,2}[A-Z][A-Za-z'’\-]+(?:,\s(?:[A-Z]\.|[A-Z][a-z]+)|\s[A-Z]{1,3}[,.:])"
 )
 _INITIALS = re.compile(r"(?:[A-Z]\.?\s?-?){1,4}")
+# a surname's lower-case particle: "van den Berg M", "de Jong, A."
+_PARTICLE = re.compile(r"(?:van|von|de|der|den|di|da|du|la|le|dos|das|des|del|della|ten|ter|zu)\s")
 _ET_AL = re.compile(r",?\s*\bet\.? al\.?", re.I)
 
 
@@ -491,7 +493,7 @@ def _split_authors(head: str) -> tuple[list[str], str | None]:
             authors[-1] = f"{authors[-1]}, {a}"  # "Downey, D." is one author
         elif authors and _INITIALS.fullmatch(a) and authors[-1].endswith(a):
             continue
-        elif 1 <= len(a.split()) <= 4 and not a[0].islower():
+        elif 1 <= len(a.split()) <= 4 and (not a[0].islower() or _PARTICLE.match(a)):
             authors.append(a)
         else:
             return authors[:50], a  # a title run on after the names ("A. Name, B. Name, A title, Venue 3 (2012)")
