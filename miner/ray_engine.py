@@ -40,6 +40,7 @@ from motivgraph.errors import (
     BackendUnavailable,
     BudgetExceeded,
     ExternalServiceError,
+    IngestError,
     LLMError,
     MotivGraphError,
     ParseError,
@@ -230,10 +231,13 @@ async def await_task(ref: Any, what: str, retries: int) -> Any:
     except ray.exceptions.OutOfMemoryError as e:
         raise ParseError(f"out of memory on a Ray worker while {what} (Ray's memory monitor killed it)") from e
     except ray.exceptions.WorkerCrashedError as e:
-        raise ParseError(
-            f"the Ray worker process died while {what}, {retries + 1} time(s) (setting "
-            "MOTIVGRAPH_RAY_MAX_RETRIES); the document may exhaust memory or crash its parser"
-        ) from e
+        tries = f"{retries + 1} time(s) (setting MOTIVGRAPH_RAY_MAX_RETRIES)"
+        if what == "parsing":  # `ingest report` groups it with the local engine's crashed parsers
+            raise ParseError(
+                f"the Ray worker process died while parsing, {tries}; the document may exhaust "
+                "memory or crash its parser"
+            ) from e
+        raise IngestError(f"the Ray worker died while {what}, {tries}") from e
     except ray.exceptions.RayTaskError as e:  # an exception escaped a task (they return failures): a bug
         raise RuntimeError(f"Ray task failed while {what}: {e}") from e
     except ray.exceptions.RayError as e:

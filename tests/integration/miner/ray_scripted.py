@@ -25,3 +25,10 @@ def script_file(path: Path) -> Path:
     path.write_text(json.dumps({"default": {"call": "tests.integration.miner.ray_scripted:reply"},
                                 "model_name": "scripted-ray"}), encoding="utf-8")
     return path
+
+
+def die() -> None:
+    """A task whose worker process dies (as when the kernel kills it for memory)."""
+    import os
+
+    os._exit(1)

@@ -225,3 +225,24 @@ def test_the_cli_runs_the_ray_engine_and_says_so(ray_cluster: None, falkordb_ser
     out = json.loads(r.stdout[r.stdout.index("{"):])
     assert out["engine"].startswith("engine: Ray") and out["summary"]["ok"] == 1
     assert "on Ray" in out["summary"]["parser"]
+
+
+def test_a_worker_that_dies_on_every_try_fails_the_document(ray_cluster: None) -> None:
+    """Ray re-runs the task on a new worker `retries` times; then the document is a permanent failure with
+    the local engine's reason for a crashed parser, not a hang and not a transient pause."""
+    import ray
+
+    from motivgraph.errors import IngestError, ParseError
+    from motivgraph.ingest.pipeline import classify_failure
+    from motivgraph.miner.ray_engine import await_task
+    from motivgraph.outbound import is_transient
+    from tests.integration.miner.ray_scripted import die
+
+    ref = ray.remote(die).options(max_retries=1).remote()
+    with pytest.raises(ParseError) as err:
+        asyncio.run(await_task(ref, "parsing", 1))
+    assert "died while parsing, 2 time(s)" in str(err.value)
+    assert classify_failure(err.value) == "parser crashed"
+    with pytest.raises(IngestError, match="the Ray worker died while extracting, 1 time") as err2:
+        asyncio.run(await_task(ray.remote(die).options(max_retries=0).remote(), "extracting", 0))
+    assert classify_failure(err2.value) == "ingest error" and not is_transient(err2.value)
