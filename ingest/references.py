@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from motivgraph.ingest.identity import find_arxiv_ids, normalize_doi
+from motivgraph.ingest.identity import find_arxiv_ids, find_dois
 from motivgraph.ingest.models import Reference
 from motivgraph.ingest.pdf_layout import Line
 
@@ -418,7 +418,7 @@ def _read_all(entries: list[list[_Row]]) -> list[Reference]:
         raw = re.sub(r"^\s*(?:\[[^\]]{1,60}\]|\(\d{1,3}\)|\d{1,3}\.(?=\s)|\d{1,3}(?=\s))\s*", "", raw)
         if len(raw) < 15 or not re.search(r"[A-Za-z]{3}", raw):
             continue  # a stray mark or page number, no entry
-        refs.append(read_reference(raw))
+        refs.append(read_reference(raw, "\n".join(r.text for r in e)))
         if len(refs) >= MAX_REFERENCES:
             break
     return refs
@@ -500,9 +500,10 @@ def _split_authors(head: str) -> tuple[list[str], str | None]:
     return authors[:50], None
 
 
-def read_reference(raw: str) -> Reference:
+def read_reference(raw: str, printed: str = "") -> Reference:
     """One entry's text read into a Reference: authors (the list before the year, colon or first sentence
-    end), year, title (the sentence after the authors and year), DOI and arXiv id where printed."""
+    end), year, title (the sentence after the authors and year), DOI and arXiv id where printed. `printed`, the
+    entry's lines as set (one per line), lets a DOI cut at a line end be read whole."""
     quoted = _QUOTED_TITLE.search(raw)
     if quoted and raw[: quoted.start()].rstrip().endswith(",") and quoted.start() < 0.6 * len(raw):
         # "A. Name, B. Name, “The title,” in Venue, 1994" (IEEE)
@@ -522,6 +523,7 @@ def read_reference(raw: str) -> Reference:
             tm = re.match(r"(.+?[?!]|.+?)(?:\.\s|,\s(?:in|In)[:\s]|\.?$)", rest)
         title = tm.group(1) if tm else rest
     title = title.strip(" .,“”\"'")
-    doi = normalize_doi(raw) if re.search(r"10\.\d{4,9}/", raw) else None
+    # a DOI cut at a line end is whole again in the entry's printed lines (`printed`, one per line)
+    doi = next((d.doi for d in find_dois(printed or raw)), None) if re.search(r"10\.\d{4,9}/", raw) else None
     arxiv = next((a.arxiv_id for a in find_arxiv_ids(raw)), None) if re.search("arxiv", raw, re.I) else None
     return Reference(raw=raw[:2000], title=title[:400], authors=authors, year=year, doi=doi, arxiv_id=arxiv)

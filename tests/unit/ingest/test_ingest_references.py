@@ -385,6 +385,19 @@ def test_identifiers_in_an_entry() -> None:
     assert r.arxiv_id == "1309.4168" and r.year == 2013 and r.doi is None
 
 
+def test_a_doi_wrapped_across_lines() -> None:
+    lines = [
+        _ln("References", 72, 720, size=11),
+        _ln("Tsolaki, M. et al. (2010). Severely stressful events and dementia.", 72, 700),
+        _ln("Psychiatry Research, 176, 51–54. doi:10.1016/j.", 82, 689),
+        _ln("psychres.2009.06.001.", 82, 678),
+        _ln("Twisk, J. W. R. and Snel, J. (1999). Changes in daily hassles.", 72, 667),
+        _ln("Journal of Psychosomatic Research, 46, 229–240.", 82, 656),
+    ]
+    refs = parse_reference_lines(lines, 1)
+    assert [r.doi for r in refs] == ["10.1016/j.psychres.2009.06.001", None]
+
+
 def test_an_accent_set_as_its_own_character_joins_its_letter() -> None:
     lines = [
         _ln("References", 72, 720, size=11),
