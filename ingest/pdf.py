@@ -880,7 +880,10 @@ def parse_pdf(
         sections=sections,
         # the list after the first References heading (ingest.references finds where it ends)
         references=parse_reference_lines(
-            ordered, next((h.idx + h.lines for h in heads if _norm_head(h.heading) in _REF_HEADS), None)
+            ordered,
+            next((h.idx + h.lines for h in heads if _norm_head(h.heading) in _REF_HEADS), None),
+            # a numbered or appendix heading ends the list (a bold unnumbered line inside it is an entry)
+            stops={h.idx for h in heads if h.number is not None or re.match(r"^(appendix|[A-H]\b)", h.heading, re.I)},
         ),
         page_count=n_pages,
         parser="pdf",

@@ -23,7 +23,7 @@ import re
 import statistics
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from motivgraph.ingest.identity import find_arxiv_ids, find_dois
@@ -71,6 +71,7 @@ class _Row:
     y1: float = 0.0
     size: float = 0.0
     margin: bool = False  # in the page's top or bottom tenth, where running heads and page numbers stand
+    bold: bool = False
 
 
 def parse_references(text: str) -> list[Reference]:
@@ -83,18 +84,20 @@ def parse_references(text: str) -> list[Reference]:
     return _read_all(_segment(rows))
 
 
-def parse_reference_lines(lines: Sequence[Line], start: int | None) -> list[Reference]:
+def parse_reference_lines(lines: Sequence[Line], start: int | None, stops: Collection[int] = ()) -> list[Reference]:
     """The entries of the reference list whose heading ends just before `lines[start]` (None: the paper has no
-    such heading, and no list is read). `lines` are the paper's lines in reading order; the list runs on to an
-    appendix or back-matter heading, or to the end."""
+    such heading marked, and one is looked for). `lines` are the paper's lines in reading order; the list runs
+    on to a line whose index is in `stops` (the headings a layout parser found after it: an appendix, a
+    numbered section), an appendix or back-matter heading it finds itself, or the end."""
     if start is None:
         start = _unmarked_start(lines)
     if start is None or start >= len(lines):
         return []
-    rows = [
-        _Row(ln.text.strip(), (ln.page, c), ln.x0, ln.y0, ln.y1, ln.size, _in_margin(ln))
-        for ln, c in _list_lines(lines, start)
-    ]
+    rows: list[_Row] = []
+    for i, ln, c in _list_lines(lines, start):
+        if i in stops and i >= start:
+            break
+        rows.append(_Row(ln.text.strip(), (ln.page, c), ln.x0, ln.y0, ln.y1, ln.size, _in_margin(ln), ln.bold))
     return _read_all(_segment(_trim_end([r for r in rows if r.text])))
 
 
@@ -190,22 +193,22 @@ def _page_order(page: list[tuple[int, Line]]) -> list[tuple[int, Line, int]]:
     return out
 
 
-def _list_lines(lines: Sequence[Line], start: int) -> list[tuple[Line, int]]:
-    """The lines after the heading at lines[start - 1], page by page in reading order: on the heading's page
-    the ones below it in its column, and the next column's."""
+def _list_lines(lines: Sequence[Line], start: int) -> list[tuple[int, Line, int]]:
+    """The lines after the heading at lines[start - 1], page by page in reading order (each with its index in
+    `lines` and its column): on the heading's page the ones below it in its column, and the next column's."""
     head = lines[start - 1] if start > 0 else None
     first_page = head.page if head else lines[start].page
     pages: dict[int, list[tuple[int, Line]]] = {}
     for i, ln in enumerate(lines):
         if ln.page >= first_page:
             pages.setdefault(ln.page, []).append((i, ln))
-    out: list[tuple[Line, int]] = []
+    out: list[tuple[int, Line, int]] = []
     for pn in sorted(pages):
         order = _page_order(pages[pn])
         if head is not None and pn == first_page:
             at = next((k for k, (i, _, _) in enumerate(order) if i == start - 1), None)
             order = [x for x in order if x[0] >= start] if at is None else order[at + 1 :]
-        out.extend((ln, c) for _, ln, c in order)
+        out.extend(order)
     return out
 
 
@@ -228,6 +231,7 @@ def _trim_end(rows: list[_Row]) -> list[_Row]:
     # a running head or page number set apart in size in the page margin is no part of the list, nor its end
     rows = [r for r in rows if not (r.margin and size and abs(r.size - size) >= 1.0)]
     last = ""  # the last line set in the list's size before this one
+    bold_list = sum(r.bold for r in rows) > 0.3 * len(rows)  # a list that sets its entries' first lines bold
     for i, r in enumerate(rows):
         before, last = last, (r.text if not size or abs(r.size - size) < 0.6 else last)
         if i < 1:
@@ -242,9 +246,15 @@ def _trim_end(rows: list[_Row]) -> list[_Row]:
             and re.search(r"[A-Za-z]{3}", r.text)
             and not _YEAR_ANY.search(r.text)
         )
-        if heading or _END.match(r.text):
+        # a short bold line numbered as a section ("A. Proofs", "7 Appendix") in a list set in roman
+        sh = _SECTION_HEAD.match(r.text) if r.bold and not bold_list and len(r.text.split()) <= 6 else None
+        numbered = sh is not None and not re.search(r"\d", r.text[sh.end() :])  # "J. Neurophysiol. 84" is none
+        if heading or numbered or _END.match(r.text):
             return rows[:i]
     return rows
+
+
+_SECTION_HEAD = re.compile(r"^(?:[A-Z]|\d{1,2}|[IVX]{1,4})(?:\.\d{1,2})*\.?\s+[A-Z][a-z]")
 
 
 # -- where entries start ---------------------------------------------------------------------------------------

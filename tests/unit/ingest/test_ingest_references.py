@@ -253,6 +253,18 @@ def test_the_list_ends_at_an_appendix_or_back_matter(after: tuple[str, float]) -
     assert refs[-1].raw.endswith("Lund, Sweden.")
 
 
+def test_the_list_ends_at_a_heading_the_layout_parser_found() -> None:
+    """A section heading set like the list (same size, roman) ends it when the caller names it in `stops`."""
+    lines = [_ln("References", 72, 720, size=11)]
+    y = 700.0
+    for k in range(4):
+        ls, y = _entry_lines(acl_entry(k), 72, 10, y, width=70)
+        lines += ls
+    lines.append(_ln("7 Proofs of the bounds", 72, y - 12))
+    lines += [_ln("We prove the bound of Section 3 here, one step at a time.", 72, y - 30 - 11 * i) for i in range(6)]
+    assert len(parse_reference_lines(lines, 1, stops={len(lines) - 7})) == 4
+
+
 def test_a_sentence_inside_an_entry_that_reads_like_a_biography_does_not_end_the_list() -> None:
     lines = [_ln("REFERENCES", 60, 720, size=10)]
     texts = [
@@ -425,8 +437,9 @@ def test_empty_and_label_free_noise() -> None:
 # -- synthetic PDFs, one per list style --------------------------------------------------------------------------
 
 
-def _paper(tmp_path: Path, style: str, n: int) -> tuple[Path, list[str]]:
-    """A one-page body, then a two-column reference page (a third column page when long), then an appendix."""
+def _paper(tmp_path: Path, style: str, n: int, appendix_size: float = 12) -> tuple[Path, list[str]]:
+    """A one-page body, then a two-column reference page (a third column page when long), then an appendix whose
+    heading is set bold in `appendix_size`."""
     doc = RawPdf()
     p = doc.page()
     p.text("Helvetica-Bold", 18, 72, 720, "Water Budgets for Dry Gardens")
@@ -453,14 +466,17 @@ def _paper(tmp_path: Path, style: str, n: int) -> tuple[Path, list[str]]:
             y -= 10.5
         y -= 2.5 if style == "author-year" else 0
     last = col_pages[-1]
-    last.text("Times-Bold", 12, x, y - 16, "A Proofs")
-    last.paragraph("Times-Roman", 10, x, y - 32, wrap("The bound follows from the water balance. " * 3, 40))
+    last.text("Times-Bold", appendix_size, x, y - 16, "A. Proofs")
+    last.paragraph("Times-Roman", 9, x, y - 32, wrap("The bound follows from the water balance. " * 3, 40))
     return doc.save(tmp_path / f"{style}.pdf"), [SURNAMES[k % len(SURNAMES)] for k in range(n)]
 
 
+@pytest.mark.parametrize("appendix_size", [12, 9])
 @pytest.mark.parametrize("style", ["hanging-indent", "author-year", "numbered"])
-def test_reference_list_of_each_style_in_a_pdf(tmp_path: Path, style: str) -> None:
-    path, surnames = _paper(tmp_path, style, 34)
+def test_reference_list_of_each_style_in_a_pdf(tmp_path: Path, style: str, appendix_size: float) -> None:
+    """The list ends at the appendix heading, set larger or (found by the layout parser's heading finder) bold in
+    the list's own size."""
+    path, surnames = _paper(tmp_path, style, 34, appendix_size)
     refs = parse_pdf(path).references
     assert len(refs) == 34
     assert _first_surnames(refs) == surnames
