@@ -100,7 +100,7 @@ def canonical_export(data_dir: Path) -> list[str]:
     from motivgraph.settings import GraphSettings, Settings
     from tests.reliability.harness import canonical_lines
 
-    settings = Settings(data_dir=data_dir, graph=GraphSettings(), _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(data_dir=data_dir, graph=GraphSettings(), _env_file=None)
     store = open_store(settings, ensure_schema=False)
     try:
         return canonical_lines(list(export_lines(store)))

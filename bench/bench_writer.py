@@ -320,7 +320,7 @@ def main() -> None:
     if args.corpus is not None:
         from motivgraph.settings import Settings
 
-        records = corpus_records(args.corpus, Settings(_env_file=None))  # type: ignore[call-arg]
+        records = corpus_records(args.corpus, Settings(_env_file=None))
         describe = f"{len(records)} PDFs of {args.corpus}, offline parser + heuristic extractor"
     else:
         from bench.synthetic import SyntheticGraph
