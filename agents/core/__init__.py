@@ -1,4 +1,4 @@
-"""The ideation platform every method builds on (see /docs or the README "Ideation methods").
+"""The ideation platform every method builds on (see /docs or docs/ideation.md, "Ideation methods").
 
 - `Method`, `MethodConfig`, `CostPlan`   — the protocol a method implements (agents.core.method)
 - `register`, `get_method`, `method_names` — the registry (agents.core.registry)

@@ -1,5 +1,5 @@
 """Dry-run cost of IDEAgent and its baselines: calls, tokens and dollars per role, without calling
-any model. `python -m motivgraph.agents.ideagent.cost` prints the tables for the README.
+any model. `python -m motivgraph.agents.ideagent.cost` prints the tables for docs/ideation.md.
 
 Token counts come from the real prompt builders filled with synthetic text of the sizes the
 prompts ask for (an idea ~650 tokens, a signature ~120, judge answers 60-150), counted by the LLM

@@ -1,4 +1,4 @@
-"""Every open choice of MindFlow as an explicit setting (README "MindFlow" explains the defaults).
+"""Every open choice of MindFlow as an explicit setting (docs/ideation.md, "MindFlow", explains the defaults).
 
 `FlowConfig` shapes the supernet, the sampling rule and the operators; `TrainConfig` the anchor
 tournament, the reward and the policy-gradient loop. Both are pydantic models so they validate,

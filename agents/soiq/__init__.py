@@ -1,5 +1,5 @@
 """MotivGraph-SoIQ: the Q-driven Socratic ideator (researcher explores and writes, mentor questions).
 
 The registered method `soiq` (`agents.soiq.method.SoiqMethod`) on the ideation platform
-(`agents.core`); see README "Ideation sessions (SoIQ)".
+(`agents.core`); see docs/ideation.md, "Ideation sessions (SoIQ)".
 """

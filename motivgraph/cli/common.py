@@ -1,6 +1,6 @@
 """What every CLI command shares: the console, settings loading, and error-to-exit-code mapping.
 
-Exit codes (documented in the README and every `--help`, cli/helpfmt.EXIT_CODES): 0 ok, 1 the command ran
+Exit codes (documented in docs/command-line.md and every `--help`, cli/helpfmt.EXIT_CODES): 0 ok, 1 the command ran
 but something failed (e.g. some import lines invalid), 2 usage error (typer), 3 configuration or input error,
 4 backend/service unreachable, 5 interrupted/budget.
 """

@@ -1,4 +1,4 @@
-"""Every Cypher query of the README's Neo4j Browser walk-through runs, exactly as printed, on a real Neo4j.
+"""Every Cypher query of the Neo4j Browser walk-through (docs/neo4j.md) runs, exactly as printed, on a real Neo4j.
 
 The graph is the API test graph plus one triple that makes a solution shared by two problems (as the
 FalkorDB variant, tests/integration/graph/test_neo4j_browser_queries.py), with node embeddings and the
@@ -17,7 +17,7 @@ import pytest
 
 from motivgraph.settings import Settings
 from tests.integration.api.conftest import C_ACO, C_WSN
-from tests.integration.graph.test_neo4j_browser_queries import fill_walk_through_graph, readme_queries
+from tests.integration.graph.test_neo4j_browser_queries import fill_walk_through_graph, walkthrough_queries
 
 pytestmark = [pytest.mark.e2e, pytest.mark.neo4j]
 
@@ -43,8 +43,9 @@ def docs_graph(neo4j_settings: Settings, embedder: Any) -> Iterator[Any]:
         store.close()
 
 
-@pytest.mark.parametrize("title, query", readme_queries(), ids=[t.split(".")[0] for t, _ in readme_queries()])
-def test_readme_query_runs_on_neo4j(docs_graph: Any, title: str, query: str) -> None:
+@pytest.mark.parametrize("title, query", walkthrough_queries(),
+                         ids=[t.split(".")[0] for t, _ in walkthrough_queries()])
+def test_walkthrough_query_runs_on_neo4j(docs_graph: Any, title: str, query: str) -> None:
     params = {"key": C_ACO} if "$key" in query else {}
     rows = docs_graph._read(query, params)
     assert rows, f"query {title!r} returned no rows on a real Neo4j"

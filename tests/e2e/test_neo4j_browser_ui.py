@@ -1,7 +1,7 @@
-"""The README's Neo4j Browser walk-through in a real browser: headless Debian chromium opens the Neo4j
+"""The Neo4j Browser walk-through (docs/neo4j.md) in a real browser: headless Debian chromium opens the Neo4j
 Browser that the test Neo4j serves (http://<host>:<http_port>/browser/), connects with the Bolt URL, user
 neo4j and the test password, loads docs/neo4j/motivgraph.grass with `:style`, sets `:param key => …` and runs
-every query of the README's ```cypher block — on the walk-through graph with embeddings and the vector and
+every query of its ```cypher block — on the walk-through graph with embeddings and the vector and
 full-text indexes (the `docs_graph` fixture of test_docs_cypher_neo4j.py).
 
 Offline: chromium resolves no host but the server's, so a Browser that needed the internet would fail here.
@@ -35,7 +35,7 @@ import pytest
 from motivgraph.settings import Settings
 from tests.e2e.test_docs_cypher_neo4j import docs_graph  # noqa: F401  (the fixture: graph, embeddings, indexes)
 from tests.integration.api.conftest import C_ACO
-from tests.integration.graph.test_neo4j_browser_queries import readme_queries
+from tests.integration.graph.test_neo4j_browser_queries import walkthrough_queries
 
 try:
     from selenium import webdriver
@@ -273,7 +273,7 @@ def _settled(d: Any, frame: Any) -> None:
 
 
 @pytest.mark.usefixtures("docs_graph")
-def test_readme_walk_through_in_neo4j_browser(neo4j_settings: Settings, browser: Any, browser_url: str) -> None:
+def test_walk_through_in_neo4j_browser(neo4j_settings: Settings, browser: Any, browser_url: str) -> None:
     d = browser
     grass = GRASS.read_text(encoding="utf-8")
     style = parse_grass(grass)
@@ -296,7 +296,7 @@ def test_readme_walk_through_in_neo4j_browser(neo4j_settings: Settings, browser:
 
         results: dict[str, dict[str, Any]] = {}
         shot_of = None
-        for title, query in readme_queries():
+        for title, query in walkthrough_queries():
             frame, state = _run(d, query + ";", _query_done, f"query {title!r}")
             results[title] = state
             print(f"  {title}: " + (f"{len(state['fills'])} nodes drawn" if state["graph"]

@@ -1,4 +1,4 @@
-"""The README's Neo4j Browser queries parse and return rows on a small real graph.
+"""The Neo4j Browser walk-through's queries (docs/neo4j.md) parse and return rows on a small real graph.
 
 There is no Neo4j here, so each query runs on the embedded FalkorDB (same schema, same Cypher where the
 dialects agree) over the API test graph plus one triple that makes a solution shared by two problems.
@@ -24,17 +24,15 @@ from motivgraph.graph.neo4j_search import FULLTEXT_INDEX, VECTOR_INDEXES
 from motivgraph.graph.vector_index import node_text
 from tests.integration.api.conftest import C_ACO, C_WSN, PAPERS, PARENTS, S_ACO, TRIPLES, WSN
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+WALKTHROUGH = Path(__file__).resolve().parents[3] / "docs" / "neo4j.md"
 _LABEL_OF_INDEX = {name: label for label, name in VECTOR_INDEXES.items()}
 
 
-def readme_queries() -> list[tuple[str, str]]:
-    """(title, query) of every numbered query in the README's Neo4j Browser walk-through."""
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Neo4j Browser walk-through"):]
-    section = section[: section.index("\n## ", 5)]
-    block = re.search(r"```cypher\n(.*?)```", section, re.S)
-    assert block, "no ```cypher block in the Neo4j section"
+def walkthrough_queries() -> list[tuple[str, str]]:
+    """(title, query) of every numbered query in the Neo4j Browser walk-through (docs/neo4j.md)."""
+    text = WALKTHROUGH.read_text(encoding="utf-8")
+    block = re.search(r"```cypher\n(.*?)```", text, re.S)
+    assert block, "no ```cypher block in the Neo4j Browser walk-through"
     parts = re.split(r"^// (\d+\. .*)$", block.group(1), flags=re.M)
     return [(parts[i].strip(), parts[i + 1].strip().rstrip(";")) for i in range(1, len(parts), 2)]
 
@@ -88,14 +86,15 @@ def browser_graph(falkordb_server: Any, embedder: Any, tmp_path_factory: pytest.
         store.close()
 
 
-def test_readme_has_eight_to_ten_numbered_queries() -> None:
-    queries = readme_queries()
+def test_the_walk_through_has_eight_to_ten_numbered_queries() -> None:
+    queries = walkthrough_queries()
     assert 8 <= len(queries) <= 10, [t for t, _ in queries]
     assert [int(t.split(".")[0]) for t, _ in queries] == list(range(1, len(queries) + 1))
 
 
-@pytest.mark.parametrize("title, query", readme_queries(), ids=[t.split(".")[0] for t, _ in readme_queries()])
-def test_readme_query_runs_and_returns_rows(browser_graph: Any, title: str, query: str) -> None:
+@pytest.mark.parametrize("title, query", walkthrough_queries(),
+                         ids=[t.split(".")[0] for t, _ in walkthrough_queries()])
+def test_walk_through_query_runs_and_returns_rows(browser_graph: Any, title: str, query: str) -> None:
     params = {"key": C_ACO} if "$key" in query else {}
     rows: list[dict[str, Any]] = []
     for q in to_falkordb(query):

@@ -1,5 +1,5 @@
 """Every help screen: an example, the exit codes, readable metavars, no seed section numbers; `ingest
---help` shows the options of `ingest run`; the README's exit-code table is the CLI's."""
+--help` shows the options of `ingest run`; the exit-code table of docs/command-line.md is the CLI's."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from motivgraph.cli import app
 from motivgraph.cli.helpfmt import EXIT_CODES
 
 runner = CliRunner()
-README = Path(__file__).resolve().parents[3] / "README.md"
+REPO = Path(__file__).resolve().parents[3]
+README = REPO / "README.md"
+COMMAND_LINE = REPO / "docs" / "command-line.md"  # the exit-code table
 # Python-typed metavars typer would print, and section numbers of the source paper (B.4, §3.2)
 _TYPED = re.compile(r"<(bool|str|int|float|path|list\[[^\]]*\]|[a-z]+ range)>|\{[a-z_]+\}")
 _SECTION = re.compile(r"\(([A-E]\.\d+(\.\d+)?)\)|§\s?\d|\b[A-E]\.\d\b(?![\d.]*\w)")
@@ -66,8 +68,8 @@ def test_ingest_help_shows_the_run_options() -> None:
         assert opt in text, opt
 
 
-def test_readme_exit_code_table_matches_the_cli() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_documented_exit_code_table_matches_the_cli() -> None:
+    text = COMMAND_LINE.read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `(\d)` \| ([^|]+) \|", text, flags=re.M))
     assert {int(k) for k in rows} == {c for c, _ in EXIT_CODES}
 
@@ -83,12 +85,13 @@ def test_exit_codes_are_the_ones_the_cli_uses() -> None:
 
 
 def _readme_commands(group: str) -> list[list[str]]:
-    """The words of every README command line `motivgraph <group> ...` (env assignments before it dropped,
-    the comment after it cut)."""
+    """The words of every command line `motivgraph <group> ...` of the README and the docs pages (env
+    assignments before it dropped, the comment after it cut)."""
     import shlex
 
     out = []
-    for line in README.read_text(encoding="utf-8").splitlines():
+    pages = [README, *sorted((REPO / "docs").rglob("*.md"))]
+    for line in (ln for page in pages for ln in page.read_text(encoding="utf-8").splitlines()):
         m = re.match(rf"^\s*(?:\w+=\S+\s+)*motivgraph {re.escape(group)}\b(.*)$", line)
         if m:
             out.append(shlex.split(m[1].split(" #", 1)[0], comments=False))
