@@ -129,7 +129,7 @@ class RayChaos(Chaos):
         proc = self.start_ingest(env, "ray")
         try:
             if fault == "ray_kill_worker":
-                self._kill_worker(proc, data, rng, res, deadline)
+                proc = self._kill_worker(proc, env, data, rng, res, deadline)
             elif fault == "ray_kill_driver":
                 proc = self._kill_driver(proc, env, data, rng, res, deadline)
             else:
@@ -170,31 +170,42 @@ class RayChaos(Chaos):
         return res
 
     # -- the faults (each sets res.killed_at_s to the monotonic time of its fault) --------------------------------
-    def _kill_worker(self, proc: subprocess.Popen[bytes], data: Path, rng: random.Random, res: Trial,
-                     deadline: float) -> None:
+    def _kill_worker(self, proc: subprocess.Popen[bytes], env: dict[str, str], data: Path, rng: random.Random,
+                     res: Trial, deadline: float) -> subprocess.Popen[bytes]:
         """Once a seeded number of documents is stored, kill -9 the first worker seen running one of our tasks
-        (a seeded choice when several are)."""
+        (a seeded choice when several are). When the ingest ends first (under load the last tasks may all be done
+        before the kill point), start afresh and kill the first busy worker seen: a trial without its fault proves
+        nothing. Returns the ingest the fault hit."""
         after = rng.randrange(max(1, len(list(self.corpus.glob("*.pdf"))) - 1))
-        while self.stored(data) < after and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        while proc.poll() is None and time.monotonic() < deadline:
-            busy = busy_workers(proc.pid)
-            if busy:
-                pid, title = busy[rng.randrange(len(busy))]
-                kids = descendants(pid)
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-                res.killed_at_s = time.monotonic()
-                res.note = ""
-                end = time.monotonic() + GONE_WITHIN_S
-                while any(_alive(k) for k in kids) and time.monotonic() < end:
-                    time.sleep(0.1)
-                res.orphans = sum(_alive(k) for k in kids)
-                res.diff.append(f"killed {title} (pid {pid}) after {self.stored(data)} stored")
-                return
-            time.sleep(0.01)
+        for attempt in range(3):
+            if attempt:
+                self._cleanup(data)
+                data.parent.mkdir(parents=True)
+                proc, after = self.start_ingest(env, "ray"), 0
+            while self.stored(data) < after and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            while proc.poll() is None and time.monotonic() < deadline:
+                busy = busy_workers(proc.pid)
+                if busy:
+                    pid, title = busy[rng.randrange(len(busy))]
+                    kids = descendants(pid)
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                    res.killed_at_s = time.monotonic()
+                    res.note = ""
+                    end = time.monotonic() + GONE_WITHIN_S
+                    while any(_alive(k) for k in kids) and time.monotonic() < end:
+                        time.sleep(0.1)
+                    res.orphans = sum(_alive(k) for k in kids)
+                    res.diff.append(f"killed {title} (pid {pid}) after {self.stored(data)} stored")
+                    return proc
+                time.sleep(0.01)
+            if time.monotonic() >= deadline:
+                break
+            self.wait(proc, deadline)  # it finished before the kill: let it exit before starting afresh
         res.killed_at_s = time.monotonic()
         res.note = "no worker seen running a task before the ingest ended"
+        return proc
 
     def _kill_driver(self, proc: subprocess.Popen[bytes], env: dict[str, str], data: Path, rng: random.Random,
                      res: Trial, deadline: float) -> subprocess.Popen[bytes]:
