@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 
 import httpx
 
+from motivgraph.choices import ParserName
 from motivgraph.errors import ConfigError, ExternalServiceError, ParseError
 from motivgraph.ingest.grobid import GrobidClient
 from motivgraph.ingest.models import Paper
@@ -22,11 +23,9 @@ from motivgraph.settings import IngestSettings
 
 log = logging.getLogger(__name__)
 
-ParserName = Literal["auto", "grobid", "pdf"]
-
 
 class DocumentParser(Protocol):
-    name: str
+    name: ParserName
     description: str
 
     async def parse(self, path: Path, sha256: str) -> Paper: ...
@@ -35,7 +34,7 @@ class DocumentParser(Protocol):
 
 
 class OfflineParser:
-    name = "pdf"
+    name: ParserName = "pdf"
 
     def __init__(self, settings: IngestSettings, workers: int, reason: str = "") -> None:
         self.settings = settings
@@ -56,7 +55,7 @@ class OfflineParser:
 
 
 class GrobidParser:
-    name = "grobid"
+    name: ParserName = "grobid"
 
     def __init__(self, settings: IngestSettings, client: GrobidClient) -> None:
         self.settings = settings
@@ -87,7 +86,7 @@ class GrobidParser:
 class AutoParser:
     """GROBID first; when GROBID is down for a document, parse it offline instead."""
 
-    name = "auto"
+    name: ParserName = "auto"
 
     def __init__(self, grobid: GrobidParser, offline: OfflineParser) -> None:
         self.grobid = grobid

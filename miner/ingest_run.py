@@ -29,20 +29,22 @@ from motivgraph.ingest.plan import IngestPlan, plan_async
 from motivgraph.miner.sink import IngestEstimate, MinerSink, decide_extractor, estimate_plan
 
 if TYPE_CHECKING:
+    from motivgraph.choices import Engine, ParserName
+    from motivgraph.ingest.parsers import DocumentParser
     from motivgraph.settings import Settings
 
 
 @dataclass
 class IngestRequest:
     paths: list[str]
-    parser: str | None = None
+    parser: ParserName | None = None
     concurrency: int | None = None
     limit: int | None = None
     dry_run: bool = False
     retry_failed: bool = False
     extract: bool = True
     budget_usd: float | None = None
-    engine: str = "local"  # "ray": per-document work as Ray tasks (miner/ray_engine.py)
+    engine: Engine = "local"  # "ray": per-document work as Ray tasks (miner/ray_engine.py)
 
 
 @dataclass
@@ -78,7 +80,7 @@ async def run_ingest_command(
     if req.extract:
         mode, client = decide_extractor(settings, budget_usd=req.budget_usd)
     if req.dry_run:
-        run = IngestRun(summary=dry_run_summary(p, req.parser), plan=p, extractor=mode)  # type: ignore[arg-type]
+        run = IngestRun(summary=dry_run_summary(p, req.parser), plan=p, extractor=mode)
         try:
             if client is not None:
                 run.estimate = await estimate_plan(p, client, parser=req.parser, concurrency=req.concurrency)
@@ -102,7 +104,7 @@ async def run_ingest_command(
             sink = GraphPaperSink(await store_step(lambda: rt.store, settings, note))
         try:
             async with contextlib.AsyncExitStack() as stack:
-                parser: Any = req.parser
+                parser: ParserName | DocumentParser | None = req.parser
                 doc_sink: Any = sink
                 concurrency = req.concurrency
                 if req.engine == "ray" and p.todo:  # nothing to do: no cluster to start

@@ -52,6 +52,7 @@ from motivgraph.outbound import is_transient
 from motivgraph.ray_cluster import RayInfo, import_ray, ray_session
 
 if TYPE_CHECKING:
+    from motivgraph.choices import ParserName
     from motivgraph.ingest.parsers import DocumentParser
     from motivgraph.ingest.pipeline import DocOutcome, IngestProgress, PaperSink
     from motivgraph.ingest.plan import WorkItem
@@ -73,7 +74,7 @@ class Job:
 
     token: str  # one run: a worker's cached parser/extractor belong to it
     settings: Settings
-    parser: str  # the parser the driver resolved ("pdf", "grobid", "auto")
+    parser: ParserName  # the parser the driver resolved
     extractor: str | None  # "llm" | "heuristic" | None (no extraction)
     run_id: str | None  # the driver's LLM run id, so the usage log tells one run's calls together
 
@@ -134,7 +135,7 @@ class _WorkerState:
             # one child process: the timeout and memory cap of the local engine, one parse per worker at a time
             self.parser = await make_parser(
                 self.job.settings.ingest,
-                self.job.parser,  # type: ignore[arg-type]
+                self.job.parser,
                 workers=1,
             )
         return await self.parser.parse(path, sha256)
@@ -247,7 +248,7 @@ async def await_task(ref: Any, what: str, retries: int) -> Any:
 class RayParser:
     """DocumentParser whose every parse is a Ray task running the parser the driver chose."""
 
-    def __init__(self, job_ref: Any, name: str, description: str, retries: int, grobid_cap: int | None) -> None:
+    def __init__(self, job_ref: Any, name: ParserName, description: str, retries: int, grobid_cap: int | None) -> None:
         self.name = name
         self.description = description
         self.retries = retries
@@ -397,13 +398,18 @@ class RayEngine:
 
 @contextlib.asynccontextmanager
 async def ray_engine(
-    settings: Settings, todo: Sequence[WorkItem], *, parser: str | None, extractor: str | None, run_id: str | None
+    settings: Settings,
+    todo: Sequence[WorkItem],
+    *,
+    parser: ParserName | None,
+    extractor: str | None,
+    run_id: str | None,
 ) -> AsyncIterator[RayEngine]:
     """Start (or join) Ray for one ingest and build its seams. The parser is chosen on the driver (GROBID
     checked once, as locally) so every worker runs the same one and the summary names it."""
     from motivgraph.ingest.parsers import make_parser
 
-    chosen = await make_parser(settings.ingest, parser, workers=1)  # type: ignore[arg-type]
+    chosen = await make_parser(settings.ingest, parser, workers=1)
     name, description = chosen.name, chosen.description
     await chosen.aclose()  # only its choice is used here: the offline pool starts no process before a parse
     cfg = settings.ray

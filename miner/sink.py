@@ -38,6 +38,7 @@ from motivgraph.outbound import is_transient
 if TYPE_CHECKING:
     import numpy as np
 
+    from motivgraph.choices import ParserName
     from motivgraph.graph.runtime import Runtime
     from motivgraph.ingest.models import Paper
     from motivgraph.ingest.plan import IngestPlan
@@ -369,7 +370,7 @@ def estimate_papers(papers: list[Paper], settings: Settings, client: LLMClient) 
 
 
 async def estimate_plan(
-    plan: IngestPlan, client: LLMClient, *, parser: str | None = None, concurrency: int | None = None,
+    plan: IngestPlan, client: LLMClient, *, parser: ParserName | None = None, concurrency: int | None = None,
 ) -> IngestEstimate:
     """`ingest --dry-run` with the LLM miner: the papers `plan()` would process (parsing what is not in
     the parsed cache; nothing is written), and the extraction tokens and cost of each."""
@@ -389,7 +390,7 @@ async def estimate_plan(
             paper = cache.get(item.key) if kind.needs_parser else None
             if paper is None:
                 if kind.needs_parser and doc_parser is None:
-                    doc_parser = await make_parser(settings.ingest, parser,  # type: ignore[arg-type]
+                    doc_parser = await make_parser(settings.ingest, parser,
                                                    workers=concurrency or settings.ingest.concurrency)
                 try:
                     paper = await kind.load(item, doc_parser, settings)

@@ -25,9 +25,10 @@ import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 from urllib.parse import urlsplit
 
+from motivgraph.choices import Engine
 from motivgraph.errors import BackendUnavailable, ConfigError
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = "install it with `pip install 'motivgraph[ray]'` (or `./scripts/setup.sh --with-ray`)"
-ENGINES = ("local", "ray")
+ENGINES: tuple[Engine, ...] = get_args(Engine)
 _CONNECT_TIMEOUT_S = 5.0
 
 
@@ -51,6 +52,7 @@ def import_ray() -> ModuleType:
 
 
 def check_engine(engine: str) -> str:
+    """For callers that take the engine as a plain string; a typer option typed `Engine` needs no check."""
     if engine not in ENGINES:
         raise ConfigError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
     return engine

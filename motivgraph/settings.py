@@ -18,6 +18,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+# The parser and backend choices are declared in motivgraph.choices: CLI options share them, and a help screen
+# may import that module but not this one (pydantic).
+from motivgraph.choices import EmbeddingBackend, GraphBackend, IndexBackend, ParserName
+
 NodeKind = Literal["problem", "challenge", "solution"]
 # How an agent calls tools: the model's native tool calls, the text <CALL> protocol, or JSON actions under
 # schema-constrained decoding. A run's config or the settings may also say "auto": by the model (agents.core.llm).
@@ -30,7 +34,7 @@ def _default_data_dir() -> Path:
 
 
 class GraphSettings(BaseModel):
-    backend: Literal["falkordb", "neo4j"] = Field(
+    backend: GraphBackend = Field(
         "falkordb", description="Graph store: 'falkordb' (embedded by default, zero setup) or 'neo4j'."
     )
     name: str = Field("motivgraph", description="Graph name (FalkorDB) / database label namespace.")
@@ -70,7 +74,7 @@ class EmbeddingSettings(BaseModel):
     )
     batch_size: int = Field(64, ge=1, le=4096, description="Texts per embedding batch.")
     device: str = Field("cpu", description="Torch device for the embedding model (backend=torch).")
-    backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+    backend: EmbeddingBackend = Field(
         "onnx",
         description="What runs the model: 'onnx' (ONNX Runtime fp32, the same vectors as torch and ~3x faster "
         "per query; the file is exported from the packaged weights by `motivgraph embeddings export` at setup, "
@@ -97,7 +101,7 @@ class EmbeddingSettings(BaseModel):
 
 
 class IndexSettings(BaseModel):
-    backend: Literal["faiss", "neo4j"] = Field(
+    backend: IndexBackend = Field(
         "faiss",
         description="Where the tools search nodes by meaning: 'faiss' (the local index under the data directory, "
         "any graph backend) or 'neo4j' (Neo4j's vector indexes; needs graph.backend=neo4j and the embeddings "
@@ -129,7 +133,7 @@ class IndexSettings(BaseModel):
 
 
 class IngestSettings(BaseModel):
-    parser: Literal["auto", "grobid", "pdf"] = Field(
+    parser: ParserName = Field(
         "auto", description="PDF parser: GROBID when reachable (auto), GROBID only, or the offline parser."
     )
     grobid_url: str | None = Field(None, description="GROBID server URL, e.g. http://localhost:8070.")

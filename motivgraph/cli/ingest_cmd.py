@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup
 
+from motivgraph.choices import Engine, ParserName
 from motivgraph.cli.common import (
     EXIT_FAILED,
     EXIT_STOPPED,
@@ -180,7 +181,7 @@ def _summary_table(s: IngestSummary) -> Table:
 @cli_errors
 def run_cmd(
     paths: list[str] = typer.Argument(..., help="PDF files, folders (searched recursively) or glob patterns."),
-    parser: str = typer.Option(None, "--parser", help=_PARSER_HELP),
+    parser: ParserName | None = typer.Option(None, "--parser", help=_PARSER_HELP),
     concurrency: int = typer.Option(None, "--concurrency", min=1, max=256, help="Documents processed in parallel."),
     limit: int = typer.Option(None, "--limit", min=0, help="Process at most N documents that still need work."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Walk, hash and report what would be done; write nothing."),
@@ -195,7 +196,7 @@ def run_cmd(
     ),
     json_out: bool = typer.Option(False, "--json", help="Print the outcome as JSON on stdout (progress stays on "
                                   "stderr)."),
-    engine: str = typer.Option(
+    engine: Engine = typer.Option(
         "local", "--engine",
         help="Where parsing and extraction run: local (this process and its workers) or ray (Ray tasks on a "
         "local Ray started for the command, or on --ray-address; needs `pip install 'motivgraph[ray]'`).",
@@ -207,14 +208,10 @@ def run_cmd(
     ),
 ) -> None:
     """Parse PDFs, extract motivation triples and store them in the graph; resumable (re-run the same command)."""
-    from motivgraph.errors import ConfigError
-    from motivgraph.ingest.pipeline import IngestInterrupted
-    from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
-
-    if parser is not None and parser not in ("auto", "grobid", "pdf"):
-        raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")
     from motivgraph.cli.common import announce_data_dir
     from motivgraph.cli.ingest_support import check_inputs, run_json
+    from motivgraph.ingest.pipeline import IngestInterrupted
+    from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
 
     check_inputs(paths)  # a typo or an empty glob is an error before anything starts
     settings = load_settings()
@@ -257,13 +254,12 @@ def run_cmd(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _check_engine(engine: str, ray_address: str | None, settings: Any, dry_run: bool) -> None:
+def _check_engine(engine: Engine, ray_address: str | None, settings: Any, dry_run: bool) -> None:
     """`--engine ray` is checked before anything starts: Ray installed, the cluster address well formed and
     answering (a ConfigError / BackendUnavailable naming the fix, not a hang or a traceback mid-run)."""
     from motivgraph.errors import ConfigError
-    from motivgraph.ray_cluster import check_engine, check_reachable, import_ray
+    from motivgraph.ray_cluster import check_reachable, import_ray
 
-    check_engine(engine)
     if ray_address is not None:
         if engine != "ray":
             raise ConfigError("--ray-address needs --engine ray")
@@ -396,21 +392,19 @@ def report_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON i
 def parse_cmd(
     file: Path = typer.Argument(..., help="The PDF to parse."),
     json_out: bool = typer.Option(False, "--json", help="Print the Paper as JSON."),
-    parser: str = typer.Option(None, "--parser", help=_PARSER_HELP),
+    parser: ParserName | None = typer.Option(None, "--parser", help=_PARSER_HELP),
 ) -> None:
     """Parse one PDF and print the structured paper (nothing is stored)."""
-    from motivgraph.errors import ConfigError, ParseError
+    from motivgraph.errors import ParseError
     from motivgraph.ingest.parsers import make_parser
     from motivgraph.ingest.walker import sha256_file
 
-    if parser is not None and parser not in ("auto", "grobid", "pdf"):
-        raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")
     if not file.is_file():
         raise ParseError(f"no such file: {file}")
     settings = load_settings()
 
     async def go() -> Any:
-        p = await make_parser(settings.ingest, parser, workers=1)  # type: ignore[arg-type]
+        p = await make_parser(settings.ingest, parser, workers=1)
         try:
             t0 = time.perf_counter()
             paper = await p.parse(file.resolve(), await asyncio.to_thread(sha256_file, file))

@@ -11,6 +11,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from motivgraph.choices import ParserName
 from motivgraph.cli.common import cli_errors, console, err_console, load_settings
 
 parents_app = typer.Typer(help="Hierarchical parent nodes for problems and challenges.", no_args_is_help=True)
@@ -21,11 +22,11 @@ def extract_cmd(
     file: Path = typer.Argument(..., help="The PDF (or GROBID .tei.xml) to extract triples from."),
     json_out: bool = typer.Option(False, "--json", help="Print the extraction result as JSON."),
     offline: bool = typer.Option(False, "--offline", help="Use the offline heuristic extractor even if an LLM is set."),
-    parser: str = typer.Option(None, "--parser", help="Parser: auto, grobid or pdf (offline)."),
+    parser: ParserName | None = typer.Option(None, "--parser", help="Parser: auto, grobid or pdf (offline)."),
 ) -> None:
     """Parse one paper and print its (problem, challenge, solution) triples; nothing is stored."""
     from motivgraph.embeddings import get_embedder
-    from motivgraph.errors import ConfigError, ParseError
+    from motivgraph.errors import ParseError
     from motivgraph.ingest.walker import sha256_file
     from motivgraph.miner.extract import LLMExtractor
     from motivgraph.miner.heuristic import HeuristicExtractor
@@ -47,7 +48,7 @@ def extract_cmd(
         else:
             from motivgraph.ingest.parsers import make_parser
 
-            p = await make_parser(settings.ingest, parser, workers=1)  # type: ignore[arg-type]
+            p = await make_parser(settings.ingest, parser, workers=1)
             try:
                 paper = await p.parse(file.resolve(), await asyncio.to_thread(sha256_file, file))
             finally:
@@ -56,8 +57,6 @@ def extract_cmd(
         ext = LLMExtractor(client, settings.miner, embedder) if client else HeuristicExtractor(embedder, settings.miner)
         return paper, await ext.extract(paper)
 
-    if parser is not None and parser not in ("auto", "grobid", "pdf"):
-        raise ConfigError(f"--parser must be auto, grobid or pdf (got {parser!r})")
     try:
         paper, res = asyncio.run(go())
     finally:

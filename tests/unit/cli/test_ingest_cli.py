@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import typing
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from motivgraph.cli import app
+from motivgraph.ray_cluster import ENGINES
+from motivgraph.settings import IngestSettings
 from tests.fixtures.ingest.pdfgen import write_paper
 
 
@@ -48,3 +52,25 @@ def test_summary_counts_each_input_kind_in_its_own_words(tmp_path: Path) -> None
     r = CliRunner().invoke(app, ["ingest", str(inp), "--dry-run"], env=env)
     assert re.search(r"PDF files found\W+1\b", r.output) and re.search(r"paper JSON files found\W+1 \(3", r.output)
     assert re.search(r"other files skipped \(not PDF or paper JSON\)\W+1\b", r.output), r.output
+
+
+@pytest.mark.parametrize("command", [["parse"], ["extract"], ["ingest"], ["ingest", "run"]])
+def test_a_bad_parser_is_a_usage_error_naming_the_choices(command: list[str], tmp_path: Path) -> None:
+    """The choices come from the one declaration the settings use; typer refuses anything else before the
+    command starts (exit 2, the valid values named), so nothing is created."""
+    pdf = tmp_path / "a.pdf"
+    write_paper(pdf)
+    env = {"MOTIVGRAPH_DATA_DIR": str(tmp_path / "data"), "MOTIVGRAPH_LLM_MODEL": ""}
+    r = CliRunner().invoke(app, [*command, str(pdf), "--parser", "nope"], env=env)
+    out = " ".join(re.sub("[│╭╮╰╯─]", " ", r.output).split())  # typer's error box, unwrapped
+    choices = typing.get_args(IngestSettings.model_fields["parser"].annotation)
+    assert r.exit_code == 2, out
+    assert "'nope' is not one of " + ", ".join(repr(c) for c in choices) in out
+    assert not (tmp_path / "data").exists()
+
+
+def test_parser_and_engine_options_offer_the_declared_choices() -> None:
+    r = CliRunner().invoke(app, ["ingest", "run", "--help"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    assert "|".join(typing.get_args(IngestSettings.model_fields["parser"].annotation)) in r.output
+    assert "|".join(ENGINES) in r.output
