@@ -156,7 +156,8 @@ def synthetic_node_index(settings: Any, store: Any, emb: Any, seed: int) -> None
     import numpy as np
 
     from bench.bench_scale import WordVectors, make_group, vectorise
-    from motivgraph.graph.vector_index import Group, NodeIndex, build_faiss, choose_kind
+    from motivgraph.graph.faiss_groups import Group, build_faiss, choose_kind
+    from motivgraph.graph.vector_index import NodeIndex
 
     wv = WordVectors(seed)
     rng = np.random.default_rng(seed)

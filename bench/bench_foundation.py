@@ -120,8 +120,9 @@ def flush_bench(
     the append path (`NodeIndex.add`: the new rows go to the live generation's log). Vectors are
     computed once beforehand, so only the index write is timed. Then the time to open each result
     (the append path replays its log) and whether both answer the same."""
+    from motivgraph.graph.index_store import apply_record, text_hash, write_lock
     from motivgraph.graph.models import NodeRef
-    from motivgraph.graph.vector_index import NodeIndex, apply_record, node_text, text_hash, write_lock
+    from motivgraph.graph.vector_index import NodeIndex, node_text
 
     kinds = ("problem", "challenge", "solution")
     nodes = [NodeRef(key=f"{kinds[i % 3]}:flush bench node {i}", type=kinds[i % 3], name=f"Flush bench node {i}",

@@ -650,8 +650,9 @@ def install_index(ds: Dataset, settings: Any, default: Config, cache: Path) -> d
 
     from motivgraph.embeddings import get_embedder
     from motivgraph.graph import open_store
+    from motivgraph.graph.faiss_groups import Group, build_faiss, choose_kind
     from motivgraph.graph.identity import node_key
-    from motivgraph.graph.vector_index import Group, NodeIndex, build_faiss, choose_kind
+    from motivgraph.graph.vector_index import NodeIndex
     from motivgraph.settings import EmbeddingSettings
 
     store = open_store(settings, ensure_schema=False)

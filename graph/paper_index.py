@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from motivgraph.graph.grouped_index import GroupedIndex
 from motivgraph.graph.models import PaperRecord
-from motivgraph.graph.vector_index import GroupedIndex
 
 log = logging.getLogger(__name__)
 

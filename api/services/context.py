@@ -29,9 +29,10 @@ if TYPE_CHECKING:
     from motivgraph.api.services.search_backend import NodeSearchBackend
     from motivgraph.embeddings.base import Embedder
     from motivgraph.graph.base import GraphStore
+    from motivgraph.graph.grouped_index import IndexStatus
     from motivgraph.graph.models import NodeRecord, NodeRef, NodeType, TripleView
     from motivgraph.graph.paper_index import PaperIndex
-    from motivgraph.graph.vector_index import IndexHit, IndexStatus
+    from motivgraph.graph.vector_index import IndexHit
 
 log = logging.getLogger(__name__)
 

@@ -19,10 +19,11 @@ import numpy as np
 from motivgraph.errors import ConfigError
 
 if TYPE_CHECKING:
+    from motivgraph.graph.grouped_index import IndexStatus
     from motivgraph.graph.models import NodeType
     from motivgraph.graph.neo4j_search import Neo4jNodeVectors
     from motivgraph.graph.runtime import Runtime
-    from motivgraph.graph.vector_index import IndexHit, IndexStatus, NodeIndex
+    from motivgraph.graph.vector_index import IndexHit, NodeIndex
 
 
 class NodeSearchBackend(ABC):

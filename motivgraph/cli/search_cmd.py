@@ -23,7 +23,7 @@ from motivgraph.errors import ConfigError, IndexMissing
 from motivgraph.graph.runtime import Runtime
 
 if TYPE_CHECKING:
-    from motivgraph.graph.vector_index import IndexStatus
+    from motivgraph.graph.grouped_index import IndexStatus
 
 NODE_TYPES = ("problem", "challenge", "solution")
 

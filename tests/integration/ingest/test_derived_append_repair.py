@@ -4,9 +4,10 @@ only the texts the index never stored."""
 
 from __future__ import annotations
 
+from motivgraph.graph.index_store import DELTA_LOG, DELTA_VECTORS
 from motivgraph.graph.models import NodeIn, NodeRef, TripleIn
 from motivgraph.graph.runtime import Runtime
-from motivgraph.graph.vector_index import DELTA_LOG, DELTA_VECTORS, node_text
+from motivgraph.graph.vector_index import node_text
 from motivgraph.ingest.derived import repair_derived
 from tests.integration.miner.test_miner_embed_once import CountingEmbedder
 

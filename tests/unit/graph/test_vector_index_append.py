@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from motivgraph.embeddings.base import Embedder
-from motivgraph.graph import vector_index as vi
-from motivgraph.graph.vector_index import DELTA_LOG, DELTA_VECTORS, NodeIndex, node_text
+from motivgraph.graph import index_store
+from motivgraph.graph.index_store import DELTA_LOG, DELTA_VECTORS
+from motivgraph.graph.vector_index import NodeIndex, node_text
 from motivgraph.settings import Settings
 from tests.unit.graph.test_vector_index import MemStore
 
@@ -102,8 +103,8 @@ def test_appends_and_deletes_give_the_results_of_a_fresh_rebuild(settings: Setti
 
 def test_compaction_writes_a_new_generation_with_the_same_results(settings: Settings, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(vi, "COMPACT_MIN_ROWS", 8)
-    monkeypatch.setattr(vi, "DEAD_MIN_ROWS", 3)
+    monkeypatch.setattr(index_store, "COMPACT_MIN_ROWS", 8)
+    monkeypatch.setattr(index_store, "DEAD_MIN_ROWS", 3)
     mem, emb = MemStore(), HashEmbedder()
     _populate(mem, 30)
     idx = NodeIndex.open(settings, mem, emb)
