@@ -89,8 +89,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if owned and settings.api.node_cache > 0:
             # a server keeps node briefs in memory (api.node_cache); a test's shared service decides itself
-            service.ctx.keep_warm = True
-            service.ctx.warm_briefs()
+            service.ctx.brief_cache.keep_warm()
         yield
         if owned:
             client = service.ctx._s2_client

@@ -224,7 +224,8 @@ def push_embeddings(store: Any, embedder: Embedder, nodes: Iterable[NodeRecord],
 
 # ------------------------------------------------------------------------------------------ searching
 class Neo4jNodeVectors:
-    """Node search through Neo4j's vector indexes; the hits, scores and states of the FAISS NodeIndex."""
+    """Node search through Neo4j's vector indexes; the hits, scores and states of the FAISS NodeIndex (both are
+    a `NodeSearchBackend`, graph/node_search.py)."""
 
     WHAT = "Neo4j vector index"
 
@@ -321,10 +322,13 @@ class Neo4jNodeVectors:
 
     # -- search --------------------------------------------------------------------------------------
     def search_vectors(self, vectors: np.ndarray, k: int = 10, types: Sequence[NodeType] | None = None,
-                       min_score: float | None = None) -> list[list[IndexHit]]:
-        """Top-k nodes per query vector by cosine, merged across the given types, best first."""
+                       min_score: float | None = None, *, check: bool = False) -> list[list[IndexHit]]:
+        """Top-k nodes per query vector by cosine, merged across the given types, best first. `check=True`
+        runs `ensure_ready` first (graph/node_search.py's protocol); by default the caller has checked."""
         if k < 1:
             raise ValueError("k must be at least 1")
+        if check:
+            self.ensure_ready()
         queries = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
         chosen = list(dict.fromkeys(types)) if types else list(NODE_TYPES)
         for t in chosen:

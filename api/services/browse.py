@@ -9,7 +9,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from motivgraph.api.contract.models import NodeBrief, NodeRelation, PaperBrief, TripleOut
-from motivgraph.api.services.context import ToolContext, brief, triple_out
+from motivgraph.api.services.briefs import brief, triple_out
+from motivgraph.api.services.context import ToolContext
 from motivgraph.api.services.errors import InvalidCursor, PaperNotFound, scrub_paths
 from motivgraph.api.services.node_relation import relation_of
 from motivgraph.errors import GraphError, MotivGraphError, NodeNotFound
@@ -194,8 +195,8 @@ def health(ctx: ToolContext) -> Health:
     except MotivGraphError as e:
         index, stale = ComponentHealth(ok=False, detail=scrub_paths(str(e))), False
     status = "ok" if index.ok and not stale else "degraded"
-    return Health(status=status, graph=graph, index=index, index_stale=stale, node_cache=ctx.cached_briefs,
-                  node_cache_filling=ctx.filling_briefs, version=__version__)
+    return Health(status=status, graph=graph, index=index, index_stale=stale, node_cache=len(ctx.brief_cache),
+                  node_cache_filling=ctx.brief_cache.filling, version=__version__)
 
 
 __all__ = ["PaperBrief", "health", "page_triples", "stats"]

@@ -16,7 +16,8 @@ from motivgraph.api.contract.models import (
     PaperBrief,
     Unresolved,
 )
-from motivgraph.api.services.context import ToolContext, brief, triple_out
+from motivgraph.api.services.briefs import brief, triple_out
+from motivgraph.api.services.context import ToolContext
 from motivgraph.errors import NodeNotFound
 from motivgraph.graph.models import NodeDetail
 

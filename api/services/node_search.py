@@ -1,4 +1,4 @@
-"""node_search: semantic match of a query against node name + description (FAISS or Neo4j, see search_backend)."""
+"""node_search: semantic match of a query against node name + description (FAISS or Neo4j, see graph/node_search.py)."""
 
 from __future__ import annotations
 

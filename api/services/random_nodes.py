@@ -12,7 +12,8 @@ import secrets
 import numpy as np
 
 from motivgraph.api.contract.models import RandomNode, RandomNodesRequest, RandomNodesResult, TripleOut
-from motivgraph.api.services.context import ToolContext, brief, triple_out
+from motivgraph.api.services.briefs import brief, triple_out
+from motivgraph.api.services.context import ToolContext
 
 OVERSAMPLE = (4, 16, 64)  # candidates drawn per wanted item, widened while too few pass
 
@@ -35,7 +36,7 @@ def random_nodes(ctx: ToolContext, req: RandomNodesRequest) -> RandomNodesResult
         return RandomNodesResult(mode="nodes", seed=seed, nodes=nodes, note=note)
 
     ctx.ready_index()
-    topic = ctx.embed(req.far_from)
+    topic = ctx.queries.embed(req.far_from)
     picked: list[RandomNode] = []
     seen: set[str] = set()
     total_seen = 0
@@ -74,7 +75,7 @@ def _random_triples(ctx: ToolContext, req: RandomNodesRequest, seed: int) -> Ran
         return RandomNodesResult(mode="triples", seed=seed, triples=triples, note=note)
 
     ctx.ready_index()
-    topic = ctx.embed(req.far_from)
+    topic = ctx.queries.embed(req.far_from)
     picked: list[TripleOut] = []
     seen: set[str] = set()
     for factor in OVERSAMPLE:

@@ -11,7 +11,8 @@ a parent's child is the same obstacle, not a distant one.
 from __future__ import annotations
 
 from motivgraph.api.contract.models import TransferCandidate, TransferRequest, TransferResult
-from motivgraph.api.services.context import ToolContext, brief
+from motivgraph.api.services.briefs import brief
+from motivgraph.api.services.context import ToolContext
 from motivgraph.graph.models import NodeDetail
 
 SOURCES_PER_TARGET = 10
@@ -52,7 +53,7 @@ def transfer_candidates(ctx: ToolContext, req: TransferRequest) -> TransferResul
     similar = (
         ctx.node_search.search_vectors(
             np.stack([vecs[t.key] for t in with_vec]), SOURCES_PER_TARGET + 1, ["challenge"],
-            req.min_challenge_similarity,
+            req.min_challenge_similarity, check=False,
         )
         if with_vec
         else []

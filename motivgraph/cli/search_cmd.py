@@ -54,22 +54,23 @@ def search(
 
     Searches where the tools do: the FAISS node index, or Neo4j's vector indexes with
     MOTIVGRAPH_INDEX_BACKEND=neo4j."""
-    # the API's backend choice, so the CLI and the tools answer a query alike (cli may use the api layer)
-    from motivgraph.api.services import search_backend
+    # the tools' backend choice, so the CLI and the tools answer a query alike
+    from motivgraph.graph import node_search
 
     if not query.strip():
         raise ConfigError("The search query is empty; pass some text, e.g. motivgraph search \"label scarcity\"")
     types = _types(node_type)
     rt = Runtime(load_settings())
     try:
-        backend = search_backend.open_node_search(rt)
+        backend = node_search.open_node_search(rt)
         try:
             backend.ensure_ready()
         except IndexMissing:
             if graph_is_empty(rt.store):  # nothing to index yet: the fix is ingest, not reindex
                 raise IndexMissing(EMPTY_GRAPH_ADVICE) from None
             raise
-        hits = backend.search_vectors(rt.embedder.embed([query]), k, types, min_score)[0]  # type: ignore[arg-type]
+        hits = backend.search_vectors(rt.embedder.embed([query]), k, types, min_score,  # type: ignore[arg-type]
+                                      check=False)[0]  # readiness checked just above
     finally:
         rt.close()
     if as_json:

@@ -33,7 +33,6 @@ def _online(vec: Any, timeout_s: float = 60.0) -> Any:
 
 def test_tools_search_through_neo4j_vector_indexes(neo4j_settings: Settings, embedder: Any) -> None:
     from motivgraph.api.services import ToolService
-    from motivgraph.api.services.search_backend import Neo4jNodeSearch
     from motivgraph.graph import open_store
     from motivgraph.graph.neo4j_search import Neo4jNodeVectors
     from motivgraph.graph.vector_index import NodeIndex
@@ -65,7 +64,7 @@ def test_tools_search_through_neo4j_vector_indexes(neo4j_settings: Settings, emb
         rt = Runtime(settings)
         rt.__dict__["store"], rt.__dict__["embedder"] = store, embedder
         svc = ToolService(rt)
-        assert isinstance(svc.ctx.node_search, Neo4jNodeSearch)
+        assert isinstance(svc.ctx.node_search, Neo4jNodeVectors)
         res = node_search(svc.ctx, NodeSearchRequest(query="LLM compression", k=3, types=["solution"]))
         assert res.hits[0].key == QUANT and not res.index_stale
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from motivgraph.api.contract.models import NodeSearchRequest, RandomNodesRequest
-from motivgraph.api.services import ToolService, context
+from motivgraph.api.services import ToolService, briefs
 from motivgraph.api.services.node_search import node_search
 from motivgraph.api.services.random_nodes import random_nodes
 from motivgraph.graph.models import NodeIn, TripleIn
@@ -32,20 +32,20 @@ def wait_for(cond, timeout: float = 30.0) -> None:
 
 
 def test_a_warm_cache_answers_hits_without_the_graph_and_a_change_drops_it(graph_settings, monkeypatch):
-    monkeypatch.setattr(context, "REWARM_DELAY_S", 0.05)
+    monkeypatch.setattr(briefs, "REWARM_DELAY_S", 0.05)
     svc = ToolService(graph_settings)
     ctx = svc.ctx
     try:
-        ctx.keep_warm = True
+        cache = ctx.brief_cache
         ctx.graph_version()
-        ctx.warm_briefs()
-        wait_for(lambda: not ctx._warming.is_alive())
-        n = len(ctx._nodes)
+        cache.keep_warm()
+        wait_for(lambda: not cache.filling)
+        n = len(cache)
         assert n == sum(1 for _ in ctx.store.iter_nodes()) and n > 5
 
         fetched: list[list[str]] = []
-        real_fetch = ctx._fetch
-        monkeypatch.setattr(ctx, "_fetch", lambda keys: fetched.append(keys) or real_fetch(keys))
+        real_fetch = cache._fetch
+        monkeypatch.setattr(cache, "_fetch", lambda keys: fetched.append(keys) or real_fetch(keys))
         res = node_search(ctx, NodeSearchRequest(query="LLM compression", k=3, types=["solution"]))
         assert res.hits and res.hits[0].key == QUANT
         assert fetched == []  # every hit came from the cache
@@ -67,9 +67,9 @@ def test_a_warm_cache_answers_hits_without_the_graph_and_a_change_drops_it(graph
             solution=NodeIn(name="Fused low-bit kernels", description="Kernels that multiply packed weights."),
             section="introduction")])
         ctx.graph_version()
-        wait_for(lambda: "solution:fused low bit kernels" in ctx._nodes._d)
-        wait_for(lambda: not ctx._warming.is_alive())
-        assert len(ctx._nodes) == n + 3
+        wait_for(lambda: "solution:fused low bit kernels" in cache.nodes)
+        wait_for(lambda: not cache.filling)
+        assert len(cache) == n + 3
     finally:
         svc.close()
 
@@ -77,7 +77,7 @@ def test_a_warm_cache_answers_hits_without_the_graph_and_a_change_drops_it(graph
 def test_a_fill_begun_before_a_clear_puts_nothing(graph_settings):
     svc = ToolService(graph_settings)
     try:
-        cache = svc.ctx._nodes
+        cache = svc.ctx.brief_cache.nodes
         generation = cache.generation
         cache.clear()
         assert cache.put_many([("k", "v")], generation) is False and len(cache) == 0
@@ -91,10 +91,9 @@ def test_node_cache_zero_turns_it_off(tmp_path, falkordb_server, embedder):
     build_graph(s, embedder)
     svc = ToolService(s)
     try:
-        svc.ctx.keep_warm = True
-        svc.ctx.warm_briefs()
-        assert svc.ctx._warming is None
+        svc.ctx.brief_cache.keep_warm()
+        assert svc.ctx.brief_cache._thread is None
         res = node_search(svc.ctx, NodeSearchRequest(query="LLM compression", k=3, types=["solution"]))
-        assert res.hits[0].key == QUANT and len(svc.ctx._nodes) == 0
+        assert res.hits[0].key == QUANT and len(svc.ctx.brief_cache) == 0
     finally:
         svc.close()

@@ -185,7 +185,7 @@ async def test_random_nodes_far_from(client, service):
     import numpy as np
 
     vec = service.ctx.embedder.embed([topic])[0]
-    stored = service.ctx.node_index.vectors_for(list(keys))
+    stored = service.ctx.node_search.vectors_for(list(keys))
     for n in r["nodes"]:
         assert abs(float(np.dot(stored[n["key"]], vec)) - n["similarity"]) < 1e-3
 

@@ -1,4 +1,4 @@
-"""The tools give the same answers whichever node search backend runs (api/services/search_backend.py).
+"""The tools give the same answers whichever node search backend runs (graph/node_search.py).
 
 The FAISS service is the module's real graph (embedded FalkorDB, MiniLM, FAISS). The Neo4j one reads the
 same graph but searches through `Neo4jNodeVectors` on the recording fake driver, whose responder answers
@@ -17,14 +17,12 @@ from motivgraph.api.contract.models import NodeSearchRequest, RandomNodesRequest
 from motivgraph.api.services import ToolService
 from motivgraph.api.services.node_search import node_search
 from motivgraph.api.services.random_nodes import random_nodes
-from motivgraph.api.services.search_backend import (
-    FaissNodeSearch,
-    Neo4jNodeSearch,
-    open_node_search,
-)
 from motivgraph.api.services.transfer import transfer_candidates
 from motivgraph.errors import ConfigError, IndexMissing
+from motivgraph.graph.neo4j_search import Neo4jNodeVectors
+from motivgraph.graph.node_search import open_node_search
 from motivgraph.graph.runtime import Runtime
+from motivgraph.graph.vector_index import NodeIndex
 from motivgraph.settings import Settings
 from tests.unit.graph.neo4j_vector_fake import VectorGraph
 from tests.unit.graph.test_neo4j_backend import FakeDriver
@@ -42,7 +40,7 @@ def fake_neo4j(nodes: list[Any], version: int) -> tuple[Any, VectorGraph, Settin
 
 @pytest.fixture(scope="module")
 def neo4j_service(service: ToolService, embedder: Any) -> Iterator[tuple[ToolService, VectorGraph]]:
-    from motivgraph.graph.neo4j_search import Neo4jNodeVectors, push_embeddings
+    from motivgraph.graph.neo4j_search import push_embeddings
 
     real = service.ctx.store
     nodes = list(real.iter_nodes())
@@ -50,7 +48,7 @@ def neo4j_service(service: ToolService, embedder: Any) -> Iterator[tuple[ToolSer
     push_embeddings(store, embedder, nodes)
     svc = ToolService(service.ctx.runtime.settings)
     # graph reads from the same FalkorDB graph; node search from the Neo4j vector statements
-    svc.ctx.node_search = Neo4jNodeSearch(Neo4jNodeVectors(s, store, embedder))  # type: ignore[misc]
+    svc.ctx.node_search = Neo4jNodeVectors(s, store, embedder)  # type: ignore[misc]
     yield svc, graph
     svc.ctx.runtime.close()
 
@@ -98,11 +96,9 @@ def test_far_from_transfer_and_suggestions_agree(service: ToolService, neo4j_ser
 
 
 def test_missing_neo4j_embeddings_is_a_503_naming_the_fix(service: ToolService, embedder: Any) -> None:
-    from motivgraph.graph.neo4j_search import Neo4jNodeVectors
-
     store, _, s = fake_neo4j(list(service.ctx.store.iter_nodes()), int(service.ctx.store.node_version()))
     svc = ToolService(service.ctx.runtime.settings)
-    svc.ctx.node_search = Neo4jNodeSearch(Neo4jNodeVectors(s, store, embedder))  # type: ignore[misc]
+    svc.ctx.node_search = Neo4jNodeVectors(s, store, embedder)  # type: ignore[misc]
     try:
         with pytest.raises(IndexMissing, match="motivgraph reindex"):
             node_search(svc.ctx, NodeSearchRequest(query="LLM compression"))
@@ -112,7 +108,7 @@ def test_missing_neo4j_embeddings_is_a_503_naming_the_fix(service: ToolService, 
 
 
 def test_the_setting_picks_the_backend(api_settings: Settings, embedder: Any) -> None:
-    assert isinstance(open_node_search(Runtime(api_settings)), FaissNodeSearch)
+    assert isinstance(open_node_search(Runtime(api_settings)), NodeIndex)
 
     wrong = api_settings.model_copy(deep=True)
     wrong.index.backend = "neo4j"  # graph on FalkorDB: Neo4j's vector indexes are not there to search
@@ -123,4 +119,4 @@ def test_the_setting_picks_the_backend(api_settings: Settings, embedder: Any) ->
     rt = Runtime(s)
     rt.__dict__["store"], rt.__dict__["embedder"] = store, embedder  # the Neo4j store the settings name
     backend = open_node_search(rt)
-    assert isinstance(backend, Neo4jNodeSearch) and backend.status().state == "missing"
+    assert isinstance(backend, Neo4jNodeVectors) and backend.status().state == "missing"

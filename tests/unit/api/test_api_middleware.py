@@ -11,7 +11,7 @@ from fastapi import FastAPI, Request
 
 from motivgraph.api.errors import Redactor
 from motivgraph.api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
-from motivgraph.api.services.context import one_line
+from motivgraph.api.services.briefs import one_line
 
 
 def _app() -> FastAPI:

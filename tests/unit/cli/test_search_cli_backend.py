@@ -1,5 +1,5 @@
 """`motivgraph search` searches where the tools do: the node search backend chosen by
-MOTIVGRAPH_INDEX_BACKEND (api/services/search_backend.open_node_search), not always the FAISS index."""
+MOTIVGRAPH_INDEX_BACKEND (graph/node_search.open_node_search), not always the FAISS index."""
 
 from __future__ import annotations
 
@@ -30,19 +30,19 @@ class _Backend:
     name = "neo4j"
 
     def __init__(self) -> None:
-        self.calls: list[tuple[int, Any, Any]] = []
+        self.calls: list[tuple[int, Any, Any, bool]] = []
 
     def ensure_ready(self) -> None:
         pass
 
     def search_vectors(self, vectors: np.ndarray, k: int, types: Any = None,
-                       min_score: Any = None) -> list[list[IndexHit]]:
-        self.calls.append((k, types, min_score))
+                       min_score: Any = None, *, check: bool) -> list[list[IndexHit]]:
+        self.calls.append((k, types, min_score, check))
         return [[IndexHit(key="problem:label noise", type="problem", name="Label noise", score=0.9)]]
 
 
 def test_search_uses_the_configured_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import motivgraph.api.services.search_backend as SB
+    import motivgraph.graph.node_search as SB
 
     backend = _Backend()
     chosen: list[str] = []
@@ -57,7 +57,7 @@ def test_search_uses_the_configured_backend(tmp_path: Path, monkeypatch: pytest.
            "MOTIVGRAPH_GRAPH_BACKEND": "neo4j"}
     r = CliRunner().invoke(app, ["search", "noisy labels", "-t", "problem", "-k", "3", "--json"], env=env)
     assert r.exit_code == 0, r.output
-    assert chosen == ["neo4j"] and backend.calls == [(3, ["problem"], None)]
+    assert chosen == ["neo4j"] and backend.calls == [(3, ["problem"], None, False)]  # readiness checked once, not again
     assert [h["key"] for h in json.loads(r.stdout)] == ["problem:label noise"]
 
 
