@@ -69,13 +69,28 @@ def ensure_terminal(run: RunDir, e: BaseException) -> None:
 
 
 def make_method(spec: RunSpec) -> Method[Any, Any]:
+    """The spec's method with its config validated: the one check of a config given as JSON. An edge (the CLI's
+    flags, a stored run being resumed) calls it once and hands the method on; the HTTP body is already the
+    typed config (its model extends the method's config model)."""
     cls = get_method(spec.method)
     return cls(cls.config_model.model_validate(spec.config))
 
 
-def create_run(runs_dir: Path, spec: RunSpec, run_id: str | None = None) -> RunDir:
-    """A new run directory (status queued) for a validated spec."""
-    make_method(spec)  # validate the config before anything is written
+def _method_for(spec: RunSpec, method: Method[Any, Any] | None) -> Method[Any, Any]:
+    """`method` when the caller built it from `spec` already (its config checked at the edge), else built here."""
+    if method is None:
+        return make_method(spec)
+    if method.name != spec.method:
+        raise ValueError(f"a {method.name} method was handed over for a {spec.method} run")
+    return method
+
+
+def create_run(runs_dir: Path, spec: RunSpec, run_id: str | None = None, *,
+               method: Method[Any, Any] | None = None) -> RunDir:
+    """A new run directory (status queued) for a spec whose config is valid: `method` is the spec's method as
+    the caller built it (config checked at the edge); without it the config is checked here, before anything
+    is written."""
+    _method_for(spec, method)
     Path(runs_dir).mkdir(parents=True, exist_ok=True)
     run = RunDir.create(runs_dir, spec.method, spec.topic, spec.config, run_id=run_id)
     run.update_status(spec=spec.model_dump(mode="json"))
@@ -125,8 +140,10 @@ async def run_method(
     listener: Listener | None = None,
     budget_usd: float | None = None,
     argv: list[str] | None = None,
+    method: Method[Any, Any] | None = None,
 ) -> RunOutcome:
-    """Run (or resume) the run's method. `budget_usd` given on resume replaces the stored budget.
+    """Run (or resume) the run's method. `budget_usd` given on resume replaces the stored budget. `method`: the
+    one the run was just created with (config already checked); without it, the stored config is checked.
     Raises what stopped the run after recording it (BudgetExceeded, CancelledError, ...)."""
     st = run.status()
     if st.get("status") == COMPLETED:
@@ -138,7 +155,7 @@ async def run_method(
     if budget_usd is not None:
         spec = spec.model_copy(update={"budget_usd": budget_usd})
         run.update_status(spec=spec.model_dump(mode="json"))
-    method = make_method(spec)
+    method = _method_for(spec, method)
     cls = type(method)
     prior = dict(st.get("usage") or {})
     if cls.uses_tools is False:
@@ -208,14 +225,15 @@ async def run_method(
     return RunOutcome(run.id, COMPLETED, ideas, ctx.usage(), run.path)
 
 
-def dry_run(settings: Settings, spec: RunSpec, llm: Any) -> CostPlan:
-    """What the run would cost per role for the configured models, without calling any model."""
+def dry_run(settings: Settings, spec: RunSpec, llm: Any, *, method: Method[Any, Any] | None = None) -> CostPlan:
+    """What the run would cost per role for the configured models, without calling any model. `method`: the
+    spec's method as the caller built it (see `create_run`)."""
     from motivgraph.agents.core.llm import account_role, model_role
     from motivgraph.llm.factory import resolve_spec
     from motivgraph.llm.tokens import count_tokens
     from motivgraph.llm.usage import cost_usd
 
-    method = make_method(spec)
+    method = _method_for(spec, method)
     prices = settings.llm.prices
 
     def price(role: str, t_in: int, t_out: int) -> tuple[str, float]:

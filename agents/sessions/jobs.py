@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from motivgraph.agents.core.context import RunSpec
+from motivgraph.agents.core.method import Method
 from motivgraph.agents.core.registry import get_method
 from motivgraph.agents.core.rundir import (
     COMPLETED,
@@ -70,10 +71,11 @@ class JobManager:
         return self._sem
 
     # ------------------------------------------------------------------ control
-    def start(self, spec: RunSpec, *, run_id: str | None = None) -> RunDir:
-        """Create the run directory and schedule the run; returns at once (status 'queued')."""
-        run = create_run(self.runs_dir, spec, run_id=run_id)
-        self._spawn(run, None)
+    def start(self, spec: RunSpec, *, run_id: str | None = None, method: Method[Any, Any] | None = None) -> RunDir:
+        """Create the run directory and schedule the run; returns at once (status 'queued'). `method`: the spec's
+        method as the caller built it from a checked config (the HTTP body), run as it is."""
+        run = create_run(self.runs_dir, spec, run_id=run_id, method=method)
+        self._spawn(run, None, method)
         return run
 
     def check_resumable(self, run_id: str) -> RunDir:
@@ -96,9 +98,9 @@ class JobManager:
         self._spawn(run, budget_usd)
         return run
 
-    def _spawn(self, run: RunDir, budget_usd: float | None) -> None:
-        method = run.status().get("method", "run")
-        task = asyncio.get_running_loop().create_task(self._run(run, budget_usd), name=f"{method}:{run.id}")
+    def _spawn(self, run: RunDir, budget_usd: float | None, method: Method[Any, Any] | None = None) -> None:
+        name = run.status().get("method", "run")
+        task = asyncio.get_running_loop().create_task(self._run(run, budget_usd, method), name=f"{name}:{run.id}")
         self._tasks[run.id] = task
         def forget(t: asyncio.Task[Any], rid: str = run.id) -> None:
             if self._tasks.get(rid) is t:
@@ -106,7 +108,7 @@ class JobManager:
 
         task.add_done_callback(forget)
 
-    async def _run(self, run: RunDir, budget_usd: float | None) -> None:
+    async def _run(self, run: RunDir, budget_usd: float | None, method: Method[Any, Any] | None = None) -> None:
         async with self._semaphore():
             client = llm = None
             try:
@@ -114,7 +116,7 @@ class JobManager:
                 if get_method(spec.method).uses_tools and self._tool_client_factory is not None:
                     client = self._tool_client_factory()
                 llm = self._llm_factory(run.id)
-                await run_method(self.settings, run, llm=llm, tool_client=client, budget_usd=budget_usd)
+                await run_method(self.settings, run, llm=llm, tool_client=client, budget_usd=budget_usd, method=method)
             except asyncio.CancelledError:
                 raise  # run_method recorded it as interrupted
             except Exception as e:  # recorded in the run; a failed run must not take the server down

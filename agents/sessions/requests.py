@@ -17,6 +17,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, Field, ValidationInfo, create_model, field_validator
 
+from motivgraph.agents.core.method import Method, MethodConfig
 from motivgraph.agents.core.registry import RunRequestBase, all_methods, as_run_request, request_model
 from motivgraph.api.contract.models import SchemaPattern
 from motivgraph.text_hygiene import TEXT_PATTERN, check_text
@@ -68,6 +69,15 @@ def strict_request_model(method: Any) -> type[RunRequestBase]:
     model.model_config = {**model.model_config, "json_schema_extra": {"examples": [example]}}
     model.model_rebuild(force=True)
     return as_run_request(model)
+
+
+def method_config_of(body: RunRequestBase, method: type[Method[Any, Any]]) -> MethodConfig:
+    """The body as the method's typed config, not validated again: the request model extends the method's config
+    model, so its config fields went through the same field and model validators (and the stricter number rule)
+    when the body was parsed; they are taken as they are."""
+    names = method.config_model.model_fields
+    return method.config_model.model_construct(_fields_set=body.model_fields_set & set(names),
+                                               **{n: getattr(body, n) for n in names})
 
 
 def session_body_type() -> Any:

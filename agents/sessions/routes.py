@@ -23,7 +23,12 @@ from motivgraph.agents.core.context import RunSpec
 from motivgraph.agents.core.registry import RunRequestBase, all_methods, get_method
 from motivgraph.agents.core.rundir import RunNotFound, RunStateError
 from motivgraph.agents.sessions.jobs import JobManager
-from motivgraph.agents.sessions.requests import ResumeRequest, session_body_type, strict_request_model
+from motivgraph.agents.sessions.requests import (
+    ResumeRequest,
+    method_config_of,
+    session_body_type,
+    strict_request_model,
+)
 from motivgraph.api.errors import ErrorResponse
 
 log = logging.getLogger(__name__)
@@ -137,7 +142,8 @@ def build_router() -> APIRouter:
         settings = request.app.state.settings
         spec = RunSpec(method=method, topic=body.topic, config=body.method_config(), budget_usd=body.budget_usd,
                        seed=body.seed if body.seed is not None else settings.agents.seed)
-        run = jobs.start(spec)
+        cls = get_method(method)
+        run = jobs.start(spec, method=cls(method_config_of(body, cls)))  # the body was the config's one check
         return SessionCreated(id=run.id, method=method, status=run.status()["status"], links=_links(run.id))
 
     @router.get("/sessions", summary="List ideation runs")

@@ -28,6 +28,8 @@ from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
+    from motivgraph.agents.core.method import Method
+
 log = logging.getLogger(__name__)
 
 _COLOURS = {"researcher": "cyan", "mentor": "magenta"}
@@ -240,7 +242,7 @@ def _require_llm(settings: Any, roles: list[str]) -> None:
 
 
 async def _run(settings: Any, run: Any, printer: DialoguePrinter, budget_usd: float | None, uses_tools: bool,
-               background_file: str | None) -> Any:
+               background_file: str | None, method: Method[Any, Any] | None = None) -> Any:
     from motivgraph.agents.core.llm import PlatformLLMClient
     from motivgraph.agents.core.runner import ensure_terminal, run_method
 
@@ -251,7 +253,7 @@ async def _run(settings: Any, run: Any, printer: DialoguePrinter, budget_usd: fl
         if uses_tools and client is None:
             console.print("[yellow]no graph available: the method runs from the background alone[/yellow]")
         return await run_method(settings, run, llm=llm, tool_client=client, listener=printer, budget_usd=budget_usd,
-                                argv=sys.argv)
+                                argv=sys.argv, method=method)
     except BaseException as e:
         ensure_terminal(run, e)
         raise
@@ -328,7 +330,7 @@ def ideate(
     from motivgraph.agents.core.context import RunSpec
     from motivgraph.agents.core.registry import get_method
     from motivgraph.agents.core.rundir import RunDir
-    from motivgraph.agents.core.runner import create_run, spec_of
+    from motivgraph.agents.core.runner import create_run, make_method, spec_of
     from motivgraph.agents.core.runner import dry_run as plan_run
 
     if list_methods_:
@@ -336,6 +338,8 @@ def ideate(
         return
     settings = load_settings()
     runs_dir = out or settings.runs_dir
+    # a new run's method, its config checked once here and handed on; a resumed run's config is read back by the runner
+    method_obj: Method[Any, Any] | None = None
     if resume:
         if ctx.args:
             raise typer.BadParameter(f"a topic or method flags cannot change a run being resumed: {' '.join(ctx.args)}")
@@ -356,7 +360,7 @@ def ideate(
             spec = RunSpec(method=cls.name, topic=" ".join(topic.split()), topic_id=topic_id, config=config,
                            budget_usd=budget_usd, seed=settings.agents.seed if seed is None else seed,
                            background_file=bg_file)
-            cls.config_model.model_validate(spec.config)
+            method_obj = make_method(spec)
         except ValueError as e:  # pydantic's ValidationError is one; imported only here, help screens stay light
             from pydantic import ValidationError
 
@@ -364,7 +368,7 @@ def ideate(
                 raise typer.BadParameter(argument_problems(e)) from None
             raise typer.BadParameter(str(e)) from e
         if dry_run:
-            _print_plan(plan_run(settings, spec, None), cls.name)
+            _print_plan(plan_run(settings, spec, None, method=method_obj), cls.name)
             return
     if dry_run:
         _print_plan(plan_run(settings, spec, None), cls.name)
@@ -373,12 +377,13 @@ def ideate(
     if resume:
         console.print(f"resuming [bold]{run.id}[/bold] ({run.status()['status']}): {escape(spec.topic)}")
     else:
-        run = create_run(runs_dir, spec)
+        run = create_run(runs_dir, spec, method=method_obj)
         console.print(f"run [bold]{run.id}[/bold] ({cls.name}) → {run.path}")
     printer = DialoguePrinter(verbose)
     hint = f"motivgraph ideate --resume {run.id}" + (f" --out {out}" if out else "")
     try:
-        result = asyncio.run(_run(settings, run, printer, budget_usd, cls.uses_tools, spec.background_file))
+        result = asyncio.run(_run(settings, run, printer, budget_usd, cls.uses_tools, spec.background_file,
+                                  method_obj))
     except KeyboardInterrupt:
         err_console.print(f"[yellow]interrupted[/yellow] — continue with: {hint}")
         raise typer.Exit(EXIT_STOPPED) from None
