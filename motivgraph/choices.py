@@ -15,7 +15,8 @@ ParserName = Literal["auto", "grobid", "pdf"]
 GraphBackend = Literal["falkordb", "neo4j"]
 EmbeddingBackend = Literal["torch", "onnx", "onnx-int8"]
 IndexBackend = Literal["faiss", "neo4j"]
+IndexKind = Literal["auto", "exact", "hnsw"]
 # Where `ingest` and `reindex` run their per-document work: this process, or Ray tasks (motivgraph.ray_cluster).
 Engine = Literal["local", "ray"]
 
-__all__ = ["EmbeddingBackend", "Engine", "GraphBackend", "IndexBackend", "ParserName"]
+__all__ = ["EmbeddingBackend", "Engine", "GraphBackend", "IndexBackend", "IndexKind", "ParserName"]

@@ -25,10 +25,9 @@ import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from motivgraph.choices import Engine
 from motivgraph.errors import BackendUnavailable, ConfigError
 
 if TYPE_CHECKING:
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = "install it with `pip install 'motivgraph[ray]'` (or `./scripts/setup.sh --with-ray`)"
-ENGINES: tuple[Engine, ...] = get_args(Engine)
 _CONNECT_TIMEOUT_S = 5.0
 
 
@@ -49,13 +47,6 @@ def import_ray() -> ModuleType:
     except ImportError as e:
         raise ConfigError(f"--engine ray needs Ray, which is not installed: {INSTALL_HINT}") from e
     return ray
-
-
-def check_engine(engine: str) -> str:
-    """For callers that take the engine as a plain string; a typer option typed `Engine` needs no check."""
-    if engine not in ENGINES:
-        raise ConfigError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
-    return engine
 
 
 def _host_port(address: str) -> tuple[str, int] | None:
@@ -133,4 +124,4 @@ def ray_session(cfg: RaySettings) -> Iterator[RayInfo]:
             ray.shutdown()
 
 
-__all__ = ["ENGINES", "INSTALL_HINT", "RayInfo", "check_engine", "check_reachable", "import_ray", "ray_session"]
+__all__ = ["INSTALL_HINT", "RayInfo", "check_reachable", "import_ray", "ray_session"]

@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # The parser and backend choices are declared in motivgraph.choices: CLI options share them, and a help screen
 # may import that module but not this one (pydantic).
-from motivgraph.choices import EmbeddingBackend, GraphBackend, IndexBackend, ParserName
+from motivgraph.choices import EmbeddingBackend, GraphBackend, IndexBackend, IndexKind, ParserName
 
 NodeKind = Literal["problem", "challenge", "solution"]
 # How an agent calls tools: the model's native tool calls, the text <CALL> protocol, or JSON actions under
@@ -107,7 +107,7 @@ class IndexSettings(BaseModel):
         "any graph backend) or 'neo4j' (Neo4j's vector indexes; needs graph.backend=neo4j and the embeddings "
         "written by `motivgraph reindex` or `motivgraph graph push`). Paper search stays on FAISS.",
     )
-    kind: Literal["auto", "exact", "hnsw"] = Field(
+    kind: IndexKind = Field(
         "auto", description="FAISS index: exact inner product, HNSW, or auto (HNSW past hnsw_threshold)."
     )
     hnsw_threshold: int = Field(

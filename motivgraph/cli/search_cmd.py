@@ -10,6 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from motivgraph.choices import Engine, IndexKind
 from motivgraph.cli.common import (
     EMPTY_GRAPH_ADVICE,
     EXIT_FAILED,
@@ -107,7 +108,7 @@ def status_table(rows: list[tuple[str, IndexStatus]]) -> Table:
 def reindex(
     nodes: bool = typer.Option(True, "--nodes/--no-nodes", help="Rebuild the node index."),
     papers: bool = typer.Option(True, "--papers/--no-papers", help="Rebuild the paper (title + abstract) index."),
-    kind: str = typer.Option(
+    kind: IndexKind | None = typer.Option(
         None, "--kind", help="Index kind for this build: auto, exact or hnsw (default: MOTIVGRAPH_INDEX_KIND)."
     ),
     check: bool = typer.Option(
@@ -117,7 +118,7 @@ def reindex(
     re_embed: bool = typer.Option(
         False, "--re-embed", help="Embed every text again instead of reusing the stored vectors of unchanged ones."
     ),
-    engine: str = typer.Option(
+    engine: Engine = typer.Option(
         "local", "--engine", help="Where the texts are embedded: local (this process) or ray (batches over the "
         "workers of a local Ray started for the command, or of --ray-address; `pip install 'motivgraph[ray]'`).",
     ),
@@ -131,14 +132,11 @@ def reindex(
     MOTIVGRAPH_INDEX_BACKEND=neo4j the node embeddings and vector indexes are written to Neo4j instead."""
     from motivgraph.graph.paper_index import PaperIndex
     from motivgraph.graph.vector_index import NodeIndex
-    from motivgraph.ray_cluster import check_engine, check_reachable, import_ray
+    from motivgraph.ray_cluster import check_reachable, import_ray
 
     settings = load_settings()
     if kind is not None:
-        if kind not in ("auto", "exact", "hnsw"):
-            raise ConfigError(f"--kind {kind!r} is not one of auto, exact, hnsw")
-        settings.index.kind = kind  # type: ignore[assignment]
-    check_engine(engine)
+        settings.index.kind = kind
     if ray_address is not None:
         if engine != "ray":
             raise ConfigError("--ray-address needs --engine ray")

@@ -23,7 +23,7 @@ from motivgraph.ingest.pipeline import DocOutcome, classify_failure
 from motivgraph.ingest.plan import WorkItem
 from motivgraph.miner.ray_engine import Failure, PlanOrder
 from motivgraph.outbound import is_transient
-from motivgraph.ray_cluster import check_engine, check_reachable
+from motivgraph.ray_cluster import check_reachable
 
 
 def _items(n: int) -> list[WorkItem]:
@@ -118,10 +118,7 @@ def test_failures_keep_their_taxonomy_across_the_process_boundary(
         assert classify_failure(rebuilt) == "internal error" and "KeyError" in str(rebuilt)
 
 
-def test_engine_and_address_checks() -> None:
-    assert check_engine("ray") == "ray"
-    with pytest.raises(ConfigError, match="--engine must be one of local, ray"):
-        check_engine("spark")
+def test_address_checks() -> None:  # the engine is a typed option (tests/unit/cli/test_reindex_options.py)
     for bad in ("http://head:8265", "head", "ray://:10001", "head:notaport", "head:6379/path"):
         with pytest.raises(ConfigError, match="--ray-address"):
             check_reachable(bad)
