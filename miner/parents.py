@@ -54,6 +54,7 @@ from motivgraph.miner.prompts import join_messages, parent_messages
 from motivgraph.miner.schemas import JoinVerdict, NodeText, ParentVerdict
 
 if TYPE_CHECKING:
+    from motivgraph.choices import ParentKind
     from motivgraph.embeddings.base import Embedder
     from motivgraph.graph.base import GraphStore
     from motivgraph.graph.vector_index import NodeIndex
@@ -359,7 +360,7 @@ class ParentBuilder:
         return parent
 
     async def build(
-        self, kinds: Sequence[str] = ("problem", "challenge"), levels: int | None = None,
+        self, kinds: Sequence[ParentKind] = ("problem", "challenge"), levels: int | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> list[PassResult]:
         levels = levels or self.cfg.parent_levels
@@ -375,8 +376,8 @@ class ParentBuilder:
                     break
         return out
 
-    async def build_level(self, kind: str, level: int) -> PassResult:
-        nodes_all = list(self.store.iter_nodes(types=[kind]))  # type: ignore[list-item]
+    async def build_level(self, kind: ParentKind, level: int) -> PassResult:
+        nodes_all = list(self.store.iter_nodes(types=[kind]))
         has_parent: set[str] = set()
         parents_here: list[NodeRecord] = []
         for p in self.store.iter_parents():

@@ -16,7 +16,9 @@ GraphBackend = Literal["falkordb", "neo4j"]
 EmbeddingBackend = Literal["torch", "onnx", "onnx-int8"]
 IndexBackend = Literal["faiss", "neo4j"]
 IndexKind = Literal["auto", "exact", "hnsw"]
+# The node types `motivgraph parents build` adds parent nodes over (solutions get none).
+ParentKind = Literal["problem", "challenge"]
 # Where `ingest` and `reindex` run their per-document work: this process, or Ray tasks (motivgraph.ray_cluster).
 Engine = Literal["local", "ray"]
 
-__all__ = ["EmbeddingBackend", "Engine", "GraphBackend", "IndexBackend", "IndexKind", "ParserName"]
+__all__ = ["EmbeddingBackend", "Engine", "GraphBackend", "IndexBackend", "IndexKind", "ParentKind", "ParserName"]

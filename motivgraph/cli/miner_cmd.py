@@ -11,7 +11,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from motivgraph.choices import ParserName
+from motivgraph.choices import ParentKind, ParserName
 from motivgraph.cli.common import cli_errors, console, err_console, load_settings
 
 parents_app = typer.Typer(help="Hierarchical parent nodes for problems and challenges.", no_args_is_help=True)
@@ -85,7 +85,7 @@ def extract_cmd(
 @parents_app.command("build")
 @cli_errors
 def parents_build_cmd(
-    node_type: str = typer.Option(None, "--type", help="problem or challenge (default: both)."),
+    node_type: ParentKind | None = typer.Option(None, "--type", help="problem or challenge (default: both)."),
     levels: int = typer.Option(None, "--levels", min=1, max=5, help="Levels of parents (default: setting)."),
     offline: bool = typer.Option(False, "--offline", help="Cluster by embeddings only, even if an LLM is set."),
     concurrency: int = typer.Option(None, "--concurrency", min=1, max=256, help="Judge calls in flight."),
@@ -96,14 +96,12 @@ def parents_build_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the per-level results as JSON."),
 ) -> None:
     """Add parent nodes over the graph's problems and challenges; incremental and resumable."""
-    from motivgraph.errors import BudgetExceeded, ConfigError
+    from motivgraph.errors import BudgetExceeded
     from motivgraph.graph.runtime import Runtime
     from motivgraph.llm import LLMClient
     from motivgraph.miner.decisions import DecisionLog
     from motivgraph.miner.parents import ParentBuilder
 
-    if node_type is not None and node_type not in ("problem", "challenge"):
-        raise ConfigError(f"--type must be problem or challenge (got {node_type!r})")
     settings = load_settings()
     rt = Runtime(settings)
     client = None if offline else LLMClient(settings, budget_usd=budget_usd)
@@ -119,7 +117,7 @@ def parents_build_cmd(
         if builder.offline:
             err_console.print("[yellow]offline parent addition[/yellow]: embedding clustering, parents named after "
                               "the most central member (set MOTIVGRAPH_LLM_MODEL for the LLM judge)")
-        kinds = [node_type] if node_type else ["problem", "challenge"]
+        kinds: list[ParentKind] = [node_type] if node_type else ["problem", "challenge"]
         with err_console.status("building parents…"):
             try:
                 results = asyncio.run(builder.build(kinds, levels, progress=lambda m: err_console.print(m)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -44,5 +45,6 @@ def test_cli_offline_ingest_extract_and_parents(tmp_path, settings, store) -> No
     assert r.exit_code == 0, r.output
     assert "offline parent addition" in r.output and "parent nodes" in r.output
 
-    r = runner.invoke(app, ["parents", "build", "--type", "solution"], env=env)
-    assert r.exit_code == 3 and "--type must be problem or challenge" in r.output
+    r = runner.invoke(app, ["parents", "build", "--type", "solution"], env=env)  # a usage error naming the choices
+    assert r.exit_code == 2 and "'solution' is not one of 'problem', 'challenge'" in " ".join(
+        re.sub("[│╭╮╰╯─]", " ", r.output).split())
