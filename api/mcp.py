@@ -1,6 +1,6 @@
 """The researcher tools as an MCP server (Model Context Protocol), generated from the one tool table.
 
-Every `ToolSpec` in `api.contract.tools.TOOLS` becomes an MCP tool with the same name, description and
+Every tool of `api.contract.tools.all_tools()` becomes an MCP tool with the same name, description and
 JSON schema as `GET /tools`, answered by `ToolService.call` like the HTTP routes. Nodes and
 papers are resource templates (`motivgraph://node/{key}`, `motivgraph://paper/{paper_id}`).
 

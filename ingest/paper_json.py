@@ -35,7 +35,7 @@ from motivgraph.errors import ParseError
 from motivgraph.fsutil import path_to_text
 from motivgraph.ingest.identity import doi_or_arxiv, normalize_arxiv, normalize_doi
 from motivgraph.ingest.models import Paper, Section, assign_roles
-from motivgraph.ingest.plan import DocKey, WorkItem, register_input_kind
+from motivgraph.ingest.plan import DocKey, WorkItem
 from motivgraph.text_hygiene import Repairs, repair_text
 
 if TYPE_CHECKING:
@@ -306,4 +306,4 @@ class PaperJsonInput:
         return record_to_paper(rec.data, _where(rec))
 
 
-register_input_kind(PaperJsonInput())
+PAPER_JSON_INPUT = PaperJsonInput()  # the "paper_json" input kind of motivgraph/plugins.py

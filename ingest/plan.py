@@ -2,8 +2,9 @@
 ledger → the work list. `plan()` is read-only, so `--dry-run` is simply a plan that is not executed.
 
 Inputs come in kinds (`InputKind`): the built-in kind is the PDF file, keyed by the sha256 of its
-bytes. Another kind (e.g. paper JSON records, keyed by a stable record id) registers itself with
-`register_input_kind` and is walked, keyed, deduplicated, resumed and reported like PDFs; only
+bytes. Another kind (e.g. paper JSON records, keyed by a stable record id) is an "input_kinds" part of the one
+extension mechanism (`motivgraph/plugins.py`: built-in, an installed package's entry point, or
+`register_input_kind` for this process) and is walked, keyed, deduplicated, resumed and reported like PDFs; only
 `keys()` (what documents a file holds) and `load()` (one document → Paper) are its own.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from motivgraph import plugins
 from motivgraph.errors import ParseError
 from motivgraph.fsutil import path_from_text, path_to_text
 from motivgraph.ingest.ledger import Ledger
@@ -58,6 +60,8 @@ class InputKind(Protocol):
 
 
 class PdfInput:
+    """PDF files, one paper each, keyed by the sha256 of their bytes and read by the run's parser."""
+
     name = "pdf"
     suffixes: tuple[str, ...] = (".pdf",)
     needs_parser = True
@@ -81,28 +85,35 @@ class PdfInput:
         return await parser.parse(item.path, item.key)
 
 
-_KINDS: dict[str, InputKind] = {}
+PDF_INPUT = PdfInput()
+
+
+def _check(name: str, kind: Any) -> None:
+    if not all(hasattr(kind, a) for a in ("name", "suffixes", "needs_parser", "keys", "load")) or kind.name != name:
+        raise TypeError(f"it is not an InputKind named {name!r}")
 
 
 def register_input_kind(kind: InputKind) -> None:
-    """Make `plan()` pick up files ending in `kind.suffixes` (a later registration of a suffix wins)."""
-    for suffix in kind.suffixes:
-        _KINDS[suffix.lower()] = kind
+    """Make `plan()` pick up files ending in `kind.suffixes` in this process (a later kind claiming a suffix
+    wins)."""
+    plugins.register("input_kinds", kind.name, kind, replace=True)
 
 
 def input_kinds() -> dict[str, InputKind]:
-    return dict(_KINDS)
+    """Every input kind by the suffix it claims (lower case, with the dot)."""
+    out: dict[str, InputKind] = {}
+    for kind in plugins.load_all("input_kinds", _check).values():
+        out.update({suffix.lower(): kind for suffix in kind.suffixes})
+    return out
 
 
 def kind_of(path: Path) -> InputKind | None:
     name = path.name.lower()
-    for suffix in sorted(_KINDS, key=len, reverse=True):  # longest first: ".paper.json" before ".json"
+    kinds = input_kinds()
+    for suffix in sorted(kinds, key=len, reverse=True):  # longest first: ".paper.json" before ".json"
         if name.endswith(suffix):
-            return _KINDS[suffix]
+            return kinds[suffix]
     return None
-
-
-register_input_kind(PdfInput())
 
 
 # -- the plan -------------------------------------------------------------------------------------------------------
@@ -282,5 +293,3 @@ def plan(
     return asyncio.run(plan_async(paths, settings, retry_failed=retry_failed, limit=limit, concurrency=concurrency))
 
 
-
-import motivgraph.ingest.paper_json  # noqa: E402,F401  (registers the paper-JSON input kind)

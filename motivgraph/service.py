@@ -26,9 +26,9 @@ def create_service_app(source: Settings | ToolService | None = None) -> FastAPI:
 
     mount_mcp(app)  # streamable-HTTP MCP at /mcp, over the same ToolService as the routes
     app.include_router(build_router())
-    from motivgraph.agents.core.registry import all_contributions
+    from motivgraph import plugins
 
-    for contribution in all_contributions():  # e.g. the evaluation's GET /eval/runs
+    for contribution in plugins.load_all("commands").values():  # e.g. the evaluation's GET /eval/runs
         router = contribution.router()
         if router is not None:
             app.include_router(router)

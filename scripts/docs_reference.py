@@ -280,10 +280,42 @@ def cli_markdown() -> str:
     return "\n".join(out)
 
 
+# ---- the extension points ----
+
+
+def _part_summary(obj: Any) -> str:
+    own_doc = obj.__doc__ if isinstance(obj, type) or callable(obj) else type(obj).__doc__
+    text = getattr(obj, "summary", None) or getattr(obj, "description", None) or own_doc or ""
+    if not isinstance(text, str):
+        text = ""
+    return " ".join(text.split(". ")[0].split()).rstrip(".")
+
+
+def parts_markdown() -> str:
+    """One table per kind of part of the one extension mechanism (motivgraph/plugins.py): every built-in part
+    with its import path and first sentence, and the entry-point group a package adds one through."""
+    from motivgraph import plugins
+
+    out = []
+    for kind, what in plugins.KINDS.items():
+        out += [f"## {kind.replace('_', ' ')}", "", f"Entry-point group `{plugins.group(kind)}`: {cell(what)}.", ""]
+        rows = []
+        for name, path in plugins.lines(kind).items():
+            try:
+                summary = _part_summary(plugins.load(kind, name))
+            except Exception as e:  # a broken package's part is listed with why
+                summary = f"cannot be loaded: {e}"
+            where = "built-in" if name in plugins.BUILTIN[kind] else "installed package"
+            rows.append((f"`{name}`", f"`{path}`", where, cell(summary)))
+        out += [*(_table(rows, ("name", "object", "from", "what it is")) if rows else ["None built in."]), ""]
+    return "\n".join(out)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "settings": settings_markdown,
     "methods": methods_markdown,
     "cli": cli_markdown,
+    "parts": parts_markdown,
 }
 
 

@@ -20,7 +20,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -108,6 +108,23 @@ def _stop_embedded_servers_left_running(tmp_path_factory: pytest.TempPathFactory
     for pidfile in tmp_path_factory.getbasetemp().glob("**/falkordb/falkordb.pid"):
         with contextlib.suppress(Exception):
             EmbeddedFalkorDB(pidfile.parent.parent).stop(timeout_s=10)
+
+
+@pytest.fixture
+def register_part() -> Iterator[Any]:
+    """`register_part(kind, name, obj)`: a part of motivgraph/plugins.py for one test, taken back after it."""
+    from motivgraph import plugins
+
+    added: list[tuple[Any, str]] = []
+
+    def add(kind: Any, name: str, obj: Any) -> Any:
+        plugins.register(kind, name, obj)
+        added.append((kind, name))
+        return obj
+
+    yield add
+    for kind, name in added:
+        plugins.unregister(kind, name)
 
 
 @pytest.fixture

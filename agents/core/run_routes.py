@@ -1,6 +1,6 @@
 """GET /runs (every run of every method, newest first) and GET /runs/{id} (one run's report as an HTML
 page, or `?format=markdown` its summary, `?format=json` its status, ideas and usage). Contributed to the
-service through the registry's CONTRIBUTIONS (`runs`); the pages come from `agents.core.report`.
+service through the "commands" parts of motivgraph/plugins.py (`runs`); the pages come from `agents.core.report`.
 
 Run ids are checked by `rundir.check_run_id` (letters, digits, '_', '-', '.'; no '..'), so a request
 can never name a path outside the runs directory; an unknown or invalid id is a 404. The pages are not in

@@ -1,4 +1,4 @@
-"""What the run directories contribute to the HTTP service through the registry's CONTRIBUTIONS:
+"""What the run directories contribute to the HTTP service through the "commands" parts of motivgraph/plugins.py:
 GET /runs and GET /runs/{id} (agents/core/run_routes.py). The `motivgraph runs list|show` commands are
 built into the CLI (motivgraph/cli/runs_cmd.py), so no CLI is contributed here."""
 

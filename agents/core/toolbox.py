@@ -1,5 +1,5 @@
 """The tools as every ideation agent sees them, generated from the one tool table
-(`motivgraph.api.contract.tools.TOOLS`): canonical names shown, aliases and common argument
+(`motivgraph.api.contract.tools.all_tools()`): canonical names shown, aliases and common argument
 spellings accepted, results rendered by the one renderer (`agents.tools.render`), plus the record
 of what a run has seen (node keys and papers) that the grounding check uses.
 
@@ -20,18 +20,18 @@ from pydantic import BaseModel, ValidationError
 
 from motivgraph.agents.tools.render import render
 from motivgraph.api.contract.errors import ToolArgumentError
-from motivgraph.api.contract.models import LiteraturePaper, LiteratureSearchRequest, RandomNodesRequest
+from motivgraph.api.contract.models import (
+    LiteraturePaper,
+    LiteratureSearchRequest,
+    LiteratureSearchResult,
+    RandomNodesRequest,
+)
 from motivgraph.api.contract.tools import LITERATURE_SEARCH, RANDOM_NODES, ToolSpec, all_tools, resolve_tool
 from motivgraph.errors import MotivGraphError, NodeNotFound
 
 log = logging.getLogger(__name__)
 
 TOOL_ABLATIONS = ("no_graph", "no_lit_details")
-# What the model gets unless it asks otherwise: smaller than the API's defaults, to save context.
-DEFAULT_ARGS: dict[str, dict[str, Any]] = {
-    "node_relation": {"max_triples": 8, "max_neighbours": 10},
-    "literature_search": {"limit": 8},
-}
 
 
 @dataclass
@@ -144,9 +144,9 @@ class Toolbox:
         for f in spec.one_or_many:
             if isinstance(out.get(f), str):
                 out[f] = [out[f]]
-        if spec.name == "transfer_candidates" and not out.get("topic"):
-            out["topic"] = self.topic
-        for k, v in DEFAULT_ARGS.get(spec.name, {}).items():
+        if spec.topic_field and not out.get(spec.topic_field):
+            out[spec.topic_field] = self.topic
+        for k, v in spec.agent_defaults:
             out.setdefault(k, v)
         return out
 
@@ -195,16 +195,16 @@ class Toolbox:
         return (self.seed * 1_000_003 + self.calls) % (2**31)
 
     async def _run(self, spec: ToolSpec, req: BaseModel) -> tuple[str, Any]:
-        if "no_graph" in self.ablations and spec.name != "literature_search":
+        if "no_graph" in self.ablations and spec.stand_in is not None:
             return await self._no_graph(spec, req)
-        if isinstance(req, RandomNodesRequest) and req.seed is None:
-            req = req.model_copy(update={"seed": self._next_seed()})
+        if spec.seed_field and getattr(req, spec.seed_field, None) is None:
+            req = req.model_copy(update={spec.seed_field: self._next_seed()})
         result = await self.client.call(spec, req)
         self._note(result)
-        if spec.name == "literature_search" and "no_lit_details" in self.ablations:
+        if isinstance(result, LiteratureSearchResult) and "no_lit_details" in self.ablations:
             # Titles only: nothing to cite by author/year (the seed's ablation).
             titles = [p.title for p in result.papers]
-            text = f"literature_search({result.query!r}): {len(titles)} papers\n" + "\n".join(f"- {t}" for t in titles)
+            text = f"{spec.name}({result.query!r}): {len(titles)} papers\n" + "\n".join(f"- {t}" for t in titles)
             return text, {"query": result.query, "papers": [{"title": t} for t in titles]}
         return render(result, self.token_cap), result.model_dump(mode="json")
 
@@ -230,27 +230,33 @@ class Toolbox:
         return "\n".join(lines), [p.model_dump(mode="json") for p in papers]
 
     async def _no_graph(self, spec: ToolSpec, req: Any) -> tuple[str, Any]:
-        if spec.name == "node_search":
-            return await self._papers_for(req.query, min(req.k, 10), "node_search")
-        if spec.name == "node_relation":
-            parts: list[str] = []
-            datas: list[Any] = []
-            for name in req.names:
-                t, d = await self._papers_for(name, 3, "node_relation")
-                parts.append(t)
-                datas.append(d)
-            return "\n\n".join(parts), datas
-        if spec.name == "transfer_candidates":
-            return await self._papers_for(req.topic, req.k, "transfer_candidates")
-        # random_nodes: the papers behind random triples, not the triples themselves.
+        stand_in = spec.stand_in
+        assert stand_in is not None
+        if stand_in.draw:
+            return await self._random_papers(spec, int(getattr(req, stand_in.field)))
+        k = stand_in.per_lookup if isinstance(stand_in.per_lookup, int) else int(getattr(req, stand_in.per_lookup))
+        k = min(k, stand_in.most) if stand_in.most else k
+        value = getattr(req, stand_in.field)
+        if isinstance(value, str):
+            return await self._papers_for(value, k, spec.name)
+        parts: list[str] = []
+        datas: list[Any] = []
+        for one in value:
+            t, d = await self._papers_for(str(one), k, spec.name)
+            parts.append(t)
+            datas.append(d)
+        return "\n\n".join(parts), datas
+
+    async def _random_papers(self, spec: ToolSpec, n: int) -> tuple[str, Any]:
+        """The papers behind `n` random triples, not the triples themselves."""
         seed = self._next_seed()
-        res = await self.client.call(RANDOM_NODES, RandomNodesRequest(n=req.n, mode="triples", seed=seed))
+        res = await self.client.call(RANDOM_NODES, RandomNodesRequest(n=n, mode="triples", seed=seed))
         rng = random.Random(seed)
         queries = [f"{t.problem.name} {t.solution.name}" for t in res.triples]
         rng.shuffle(queries)
         texts: list[str] = []
         seen_titles: set[str] = set()
-        for q in queries[: req.n]:
+        for q in queries[:n]:
             t, d = await self._papers_for(q, 1, None, skip=seen_titles)
             if d:
                 texts.append(t)

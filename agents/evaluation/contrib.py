@@ -1,5 +1,5 @@
 """What the evaluation contributes to the CLI and the HTTP service, through the registry's
-CONTRIBUTIONS table (agents/core/registry.py): `motivgraph eval ...` and GET /eval/runs[/{id}]."""
+"commands" parts (motivgraph/plugins.py): `motivgraph eval ...` and GET /eval/runs[/{id}]."""
 
 from __future__ import annotations
 

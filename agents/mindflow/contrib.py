@@ -1,4 +1,4 @@
-"""What MindFlow contributes at the top of the CLI through the registry's CONTRIBUTIONS table:
+"""What MindFlow contributes at the top of the CLI through the "commands" parts of motivgraph/plugins.py:
 `motivgraph mindflow train|show` (the same commands as `motivgraph method mindflow …`)."""
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """The researcher tools as the model sees them: name, documentation, argument schema, result type,
 and the service function that answers them.
 
-One table (`TOOLS`) drives everything: the HTTP routes (`POST /tools/<name>`), `GET /tools` (OpenAI
-function-calling JSON), the MCP tools, the LangChain wrappers, both ToolClients (`client.call(spec, args)`)
-and every agent's model-facing Toolbox. Adding a tool = a request and a result model (contract/models.py),
-a service function `fn(ctx, request) -> result` (api/services/) and a row here; nothing else.
+One table drives everything — the "tools" parts of the one extension mechanism (`motivgraph/plugins.py`):
+the HTTP routes (`POST /tools/<name>`), `GET /tools` (OpenAI function-calling JSON), the MCP tools, the
+LangChain wrappers, both ToolClients (`client.call(spec, args)`) and every agent's model-facing Toolbox.
+Adding a tool = a request and a result model (contract/models.py), a service function
+`fn(ctx, request) -> result` (api/services/), a `ToolSpec` row here and its line in `plugins.BUILTIN`; a
+package of its own declares the row as an entry point of `motivgraph.tools` instead.
 
 Readers go through `all_tools()` / `resolve_tool()` at call time (never a copy taken at import), so
 the table is the one place a tool exists.
@@ -20,6 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from motivgraph import plugins
 from motivgraph.api.contract.errors import ToolArgumentError, validation_problems
 from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
@@ -33,6 +36,21 @@ from motivgraph.api.contract.models import (
     TransferRequest,
     TransferResult,
 )
+
+
+@dataclass(frozen=True)
+class CorpusStandIn:
+    """How the agents' `no_graph` ablation answers a graph tool with whole papers from the local corpus.
+
+    `field` is the request field holding what to look up (a string, or a list of strings looked up one by
+    one); `per_lookup` is the papers per lookup, a number or the name of the request field that gives it,
+    at most `most`. With `draw`, `field` is a count instead: the papers behind that many random triples."""
+
+    field: str
+    per_lookup: int | str = 3
+    most: int | None = None
+    draw: bool = False
+
 
 Q = TypeVar("Q", bound=BaseModel)  # a tool's request model
 R = TypeVar("R", bound=BaseModel)  # a tool's result model
@@ -48,7 +66,13 @@ class ToolSpec(Generic[Q, R]):
     request's fields; `positional` names the fields a text-protocol call may give without a keyword, in
     order; `one_or_many` names list fields a caller may give as one value (clients wrap it; the wire
     still wants a list). `responses`: HTTP answers beside 422/503 worth documenting; `idempotent` /
-    `open_world`: the MCP hints (same arguments, same answer / reaches outside the graph)."""
+    `open_world`: the MCP hints (same arguments, same answer / reaches outside the graph).
+
+    What an agent's toolbox does with the tool (agents/core/toolbox.py) is said here too, never by name:
+    `agent_defaults` are arguments an agent gets unless it gives them (smaller than the API's defaults, to
+    save context); `topic_field` is filled with the run's topic when left out; `seed_field` is filled with a
+    seed from the run's seed and call number, so a resumed run draws the same; `stand_in` is how the
+    `no_graph` ablation answers the tool from the local corpus (None: the tool does not read the graph)."""
 
     name: str
     description: str
@@ -62,6 +86,10 @@ class ToolSpec(Generic[Q, R]):
     responses: tuple[tuple[int, str], ...] = ()
     idempotent: bool = True
     open_world: bool = False
+    agent_defaults: tuple[tuple[str, Any], ...] = ()
+    topic_field: str | None = None
+    seed_field: str | None = None
+    stand_in: CorpusStandIn | None = None
 
     def service_function(self) -> Callable[..., Any]:
         module, _, attr = self.service.partition(":")
@@ -112,6 +140,7 @@ NODE_SEARCH: ToolSpec[NodeSearchRequest, NodeSearchResult] = ToolSpec(
     arg_aliases=(("search_query", "query"), ("q", "query"), ("text", "query"), ("top_k", "k"), ("limit", "k"),
                  ("n", "k"), ("number", "k")),
     positional=("query", "k"),
+    stand_in=CorpusStandIn("query", per_lookup="k", most=10),
 )
 
 NODE_RELATION: ToolSpec[NodeRelationRequest, NodeRelationResult] = ToolSpec(
@@ -130,6 +159,8 @@ NODE_RELATION: ToolSpec[NodeRelationRequest, NodeRelationResult] = ToolSpec(
     positional=("names",),
     one_or_many=("names",),
     responses=((404, "No name resolved; suggestions given."),),
+    agent_defaults=(("max_triples", 8), ("max_neighbours", 10)),
+    stand_in=CorpusStandIn("names", per_lookup=3),
 )
 
 RANDOM_NODES: ToolSpec[RandomNodesRequest, RandomNodesResult] = ToolSpec(
@@ -145,6 +176,8 @@ RANDOM_NODES: ToolSpec[RandomNodesRequest, RandomNodesResult] = ToolSpec(
     arg_aliases=(("number", "n"), ("k", "n"), ("count", "n")),
     positional=("n",),
     idempotent=False,  # a draw without a seed differs each time
+    seed_field="seed",
+    stand_in=CorpusStandIn("n", draw=True),
 )
 
 LITERATURE_SEARCH: ToolSpec[LiteratureSearchRequest, LiteratureSearchResult] = ToolSpec(
@@ -162,6 +195,7 @@ LITERATURE_SEARCH: ToolSpec[LiteratureSearchRequest, LiteratureSearchResult] = T
                  ("number", "limit"), ("top_k", "limit")),
     positional=("query", "limit"),
     open_world=True,
+    agent_defaults=(("limit", 8),),
 )
 
 TRANSFER_CANDIDATES: ToolSpec[TransferRequest, TransferResult] = ToolSpec(
@@ -175,34 +209,38 @@ TRANSFER_CANDIDATES: ToolSpec[TransferRequest, TransferResult] = ToolSpec(
     aliases=("transfers", "get_transfers"),
     arg_aliases=(("query", "topic"), ("challenge", "topic")),
     positional=("topic", "k"),
+    topic_field="topic",
+    stand_in=CorpusStandIn("topic", per_lookup="k"),
 )
 
-# The table. Readers go through the functions below at call time, so a test may extend it (monkeypatch TOOLS).
-TOOLS: tuple[ToolSpec[Any, Any], ...] = (NODE_SEARCH, NODE_RELATION, RANDOM_NODES, LITERATURE_SEARCH,
-                                         TRANSFER_CANDIDATES)
+def _check(name: str, spec: Any) -> None:
+    if not isinstance(spec, ToolSpec) or spec.name != name:
+        raise TypeError(f"it is not a ToolSpec named {name!r}")
 
 
 def all_tools() -> tuple[ToolSpec[Any, Any], ...]:
-    return TOOLS
+    """Every tool: the "tools" parts of motivgraph/plugins.py (the built-in rows above, then installed
+    packages' and registered ones), read at call time so the table is the one place a tool exists."""
+    return tuple(plugins.load_all("tools", _check).values())
 
 
 def tool_names() -> list[str]:
-    return [t.name for t in TOOLS]
+    return [t.name for t in all_tools()]
 
 
 def get_tool(name: str) -> ToolSpec[Any, Any] | None:
     """The tool with the canonical `name`, or None."""
-    return next((t for t in TOOLS if t.name == name), None)
+    return next((t for t in all_tools() if t.name == name), None)
 
 
 def resolve_tool(name: str) -> ToolSpec[Any, Any] | None:
     """The tool a model meant by `name` (canonical or alias, any case), or None."""
     want = (name or "").strip().lower()
-    return get_tool(want) or next((t for t in TOOLS if want in t.aliases), None)
+    return get_tool(want) or next((t for t in all_tools() if want in t.aliases), None)
 
 
 def openai_tools() -> list[dict[str, Any]]:
-    return [t.openai() for t in TOOLS]
+    return [t.openai() for t in all_tools()]
 
 
 def inline_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -1,10 +1,10 @@
 """Worked example for docs/extending.md, "Add a tool": `papers_of_node`, the papers that state a node.
 
 A tool is a request model, a result model, a service function `fn(ctx, request) -> result` and one
-`ToolSpec` row. With the row in the tool table (`motivgraph.api.contract.tools.TOOLS`) the tool is an HTTP
+`ToolSpec` row. With the row registered as a "tools" part (`motivgraph/plugins.py`) the tool is an HTTP
 route (`POST /tools/papers_of_node`), an entry of `GET /tools` and of the MCP tool list, a LangChain tool,
-and callable by every agent and both ToolClients. tests/integration/docs/test_docs_examples.py adds the row
-for one test and calls the tool through the HTTP app and the in-process client.
+and callable by every agent and both ToolClients. tests/integration/docs/test_docs_examples.py registers the
+row for one test and calls the tool through the HTTP app and the in-process client.
 """
 
 from __future__ import annotations

@@ -62,8 +62,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merges": ("motivgraph.cli.merges_cmd",
                "Review merge decisions (a mention joined an existing node) and undo one."),
 }
-# The same for the commands contributed through the agents registry (`CONTRIBUTIONS`); one missing here is
-# still listed, by importing it.
+# The same for the commands contributed as "commands" parts (motivgraph/plugins.py: built-in or from an installed
+# package); one missing here is still listed, by importing it.
 CONTRIBUTED: dict[str, str] = {
     "eval": "Evaluate ideation methods on the same topics; write one report.",
     "mindflow": "MindFlow: train the thinking-flow controller.",
@@ -87,8 +87,8 @@ def load_commands(module: str) -> dict[str, Command]:
 
 
 class _RootCommands(typer.core.TyperGroup):
-    """The built-in commands (`COMMANDS`) plus the top-level commands contributed through the agents
-    registry (`CONTRIBUTIONS`, e.g. `motivgraph eval`), imported only when invoked or their own help is
+    """The built-in commands (`COMMANDS`) plus the top-level commands of "commands" parts
+    (motivgraph/plugins.py, e.g. `motivgraph eval`), imported only when invoked or their own help is
     shown; the root help lists them from their summaries. Every command looked up here gets readable
     metavars, examples and the exit codes in its help (cli/helpfmt.py)."""
 
@@ -112,10 +112,10 @@ class _RootCommands(typer.core.TyperGroup):
             self._listing = False
 
     def list_commands(self, ctx: Context) -> list[str]:
-        from motivgraph.agents.core.contributions import CONTRIBUTIONS
+        from motivgraph import plugins
 
         names = [*super().list_commands(ctx), *(n for n in COMMANDS if n not in self.commands)]
-        return names + sorted(n for n in CONTRIBUTIONS if n not in names)
+        return names + sorted(n for n in plugins.names("commands") if n not in names)
 
     def get_command(self, ctx: Context, name: str) -> Command | None:
         cmd = super().get_command(ctx, name)
@@ -126,15 +126,18 @@ class _RootCommands(typer.core.TyperGroup):
             if self._listing:
                 return typer.core.TyperCommand(name, help=summary)
             return polish(load_commands(module)[name], name)
-        from motivgraph.agents.core.contributions import CONTRIBUTIONS, get_contribution
+        from motivgraph import plugins
 
-        if name not in CONTRIBUTIONS:
+        if name not in plugins.names("commands"):
             return None
         if self._listing and name in CONTRIBUTED:
             return typer.core.TyperCommand(name, help=CONTRIBUTED[name])
-        sub = get_contribution(name).cli()
-        if sub is None:
+        part = plugins.load("commands", name)
+        sub = part.cli()
+        if sub is None:  # routes only
             return None
+        if self._listing:  # a package's command: its own summary (importing it is the price of listing it)
+            return typer.core.TyperCommand(name, help=str(getattr(part, "summary", "") or ""))
         cmd = typer.main.get_command(sub)
         cmd.name = name
         return polish(cmd, name)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
+from motivgraph import plugins
 from motivgraph.errors import ConfigError
 from motivgraph.llm.dialects import dialect_for
 from motivgraph.settings import LLM_ROLES, LLMSettings, RoleOverride, is_role_name, role_override_key
@@ -124,10 +125,11 @@ def split_model(value: str) -> tuple[str, str]:
     if not sep:
         return "openai", value.strip()
     provider = provider.strip().lower()
-    if provider not in PROVIDERS:
+    if provider not in PROVIDERS and provider not in plugins.names("llm_providers"):
+        known = [*PROVIDERS, *(p for p in plugins.names("llm_providers") if p not in PROVIDERS)]
         raise ConfigError(
             f"Unknown LLM provider {provider!r} in {value!r} (MOTIVGRAPH_LLM_MODEL): use one of "
-            f"{', '.join(PROVIDERS)} — any OpenAI-compatible server works as openai: with MOTIVGRAPH_LLM_BASE_URL"
+            f"{', '.join(known)} — any OpenAI-compatible server works as openai: with MOTIVGRAPH_LLM_BASE_URL"
         )
     if not model.strip():
         raise ConfigError(f"MOTIVGRAPH_LLM_MODEL {value!r} names no model after {provider!r}:")
@@ -263,11 +265,21 @@ def http_timeout_s(spec: ModelSpec, timeout_retries: int) -> float:
     return spec.timeout_s * 2 ** timeout_retries + 30
 
 
+def _check_provider(name: str, make: Any) -> None:
+    if not callable(make):
+        raise TypeError(f"it is not a function (spec, *, timeout_s) -> BaseChatModel for {name}: models")
+
+
 def build_chat_model(spec: ModelSpec, *, timeout_retries: int = 0) -> BaseChatModel:
     """A LangChain chat model for `spec`. No network traffic, except that a local: model's server
     is started here (or the running one reused)."""
     if spec.provider == "scripted":
         return _scripted_model(spec.model)
+    if spec.provider not in PROVIDERS:  # an "llm_providers" part (motivgraph/plugins.py): a package's provider
+        make = plugins.load("llm_providers", spec.provider, _check_provider)
+        log.info("LLM %s -> %s via the %s provider part", spec.role or "default", spec.model_id, spec.provider)
+        model: BaseChatModel = make(spec, timeout_s=http_timeout_s(spec, timeout_retries))
+        return model
     if spec.provider in LANGCHAIN_PROVIDERS:
         return _langchain_model(spec, timeout_retries)
     try:

@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from motivgraph.api.contract.tools import TOOLS
+from motivgraph.api.contract.tools import all_tools
 from motivgraph.settings import Settings
 from tests.integration.api.conftest import C_WSN, QUANT
 from tests.uvicorn_support import served
@@ -61,8 +61,8 @@ async def test_mcp_end_to_end(transport: str, api_settings: Settings, http_url: 
     async with _client(transport, api_settings, http_url) as client:
         # every tool of the one table, with its description and argument schema
         listed = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(listed) == {t.name for t in TOOLS}
-        for spec in TOOLS:
+        assert set(listed) == {t.name for t in all_tools()}
+        for spec in all_tools():
             assert listed[spec.name].description == spec.description
             assert listed[spec.name].input_schema == spec.parameters()
 

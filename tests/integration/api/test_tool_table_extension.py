@@ -1,16 +1,18 @@
 """Adding a tool = request/result models + a service function + one row in the tool table.
 
-A row for a tool that is not in the product is added to the table for one test (monkeypatch), with no
+A row for a tool that is not in the product is registered for one test (`plugins.registered`), with no
 other edit, and the tool is then reached through every surface: the HTTP route and its OpenAPI entry,
 GET /tools (OpenAI schema), the MCP tool list and call, the LangChain wrapper, the agents' Toolbox
 (under an alias) and both ToolClients (HTTP and in-process), which return the same result."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import httpx
 import pytest
 
-from motivgraph.api.contract import tools as table
+from motivgraph import plugins
 from motivgraph.api.contract.tools import ToolSpec
 from tests.integration.api.extra_tool import NearestNamesRequest, NearestNamesResult
 
@@ -27,9 +29,9 @@ EXTRA: ToolSpec[NearestNamesRequest, NearestNamesResult] = ToolSpec(
 
 
 @pytest.fixture
-def extra_tool(monkeypatch: pytest.MonkeyPatch) -> ToolSpec[NearestNamesRequest, NearestNamesResult]:
-    monkeypatch.setattr(table, "TOOLS", (*table.TOOLS, EXTRA))
-    return EXTRA
+def extra_tool() -> Iterator[ToolSpec[NearestNamesRequest, NearestNamesResult]]:
+    with plugins.registered("tools", EXTRA.name, EXTRA):
+        yield EXTRA
 
 
 async def test_a_new_row_reaches_every_surface(service, extra_tool) -> None:
@@ -88,4 +90,6 @@ async def test_a_new_row_reaches_every_surface(service, extra_tool) -> None:
 
 
 def test_the_table_is_back_to_the_product_tools() -> None:
-    assert "nearest_names" not in table.tool_names()
+    from motivgraph.api.contract.tools import tool_names
+
+    assert "nearest_names" not in tool_names()

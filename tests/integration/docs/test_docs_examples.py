@@ -52,14 +52,13 @@ def test_the_page_shows_every_example_and_names_its_file() -> None:
 async def test_add_tool_reaches_http_and_the_clients(
     service: Any,  # noqa: F811 (the fixture imported above)
     examples: Any,
-    monkeypatch: pytest.MonkeyPatch,
+    register_part: Any,
 ) -> None:
     from motivgraph.agents.tools.inprocess import InProcessToolClient
     from motivgraph.api.app import create_app
-    from motivgraph.api.contract import tools as table
 
     ex = examples("add_tool")
-    monkeypatch.setattr(table, "TOOLS", (*table.TOOLS, ex.PAPERS_OF_NODE))
+    register_part("tools", ex.PAPERS_OF_NODE.name, ex.PAPERS_OF_NODE)
     app = create_app(service)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost") as web:
         r = await web.post("/tools/papers_of_node", json={"name": QUANT})

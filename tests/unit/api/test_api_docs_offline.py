@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from motivgraph.api.contract.tools import TOOLS
+from motivgraph.api.contract.tools import all_tools
 from motivgraph.settings import Settings
 
 EXTERNAL = re.compile(r"""(?:https?:)?//[\w.-]+\.[a-z]{2,}""", re.I)
@@ -47,7 +47,7 @@ async def test_docs_asset_route_serves_only_its_files(client: httpx.AsyncClient)
 
 
 def test_every_request_model_has_a_valid_example() -> None:
-    for spec in TOOLS:
+    for spec in all_tools():
         examples = spec.request.model_json_schema().get("examples")
         assert examples, f"{spec.request.__name__} has no example"
         for ex in examples:
@@ -57,7 +57,7 @@ def test_every_request_model_has_a_valid_example() -> None:
 async def test_openapi_request_bodies_show_the_examples(client: httpx.AsyncClient) -> None:
     spec = (await client.get("/openapi.json")).json()
     schemas = spec["components"]["schemas"]
-    for tool in TOOLS:
+    for tool in all_tools():
         assert schemas[tool.request.__name__].get("examples"), tool.request.__name__
 
 

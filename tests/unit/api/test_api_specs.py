@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from motivgraph.api.contract.tools import TOOLS, inline_schema, openai_tools
+from motivgraph.api.contract.tools import all_tools, inline_schema, openai_tools
 
 
 def test_openai_tools_shape():
     tools = openai_tools()
-    assert [t["function"]["name"] for t in tools] == [s.name for s in TOOLS]
+    assert [t["function"]["name"] for t in tools] == [s.name for s in all_tools()]
     for t in tools:
         f = t["function"]
         assert t["type"] == "function" and f["description"]

@@ -20,7 +20,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from motivgraph.agents.core.contributions import CONTRIBUTIONS
+from motivgraph import plugins
 from motivgraph.cli import COMMANDS, CONTRIBUTED, app, load_commands
 
 # Top-level packages a help screen or a light command must not import.
@@ -123,9 +123,8 @@ def test_root_help_summaries_are_the_commands_own() -> None:
         if own != summary:
             wrong[name] = own
     for name, summary in CONTRIBUTED.items():
-        from motivgraph.agents.core.contributions import get_contribution
 
-        cmd = typer.main.get_command(get_contribution(name).cli())
+        cmd = typer.main.get_command(plugins.load("commands", name).cli())
         own = inspect.cleandoc(cmd.short_help or cmd.help or "").split("\n\n")[0]
         if own != summary:
             wrong[name] = own
@@ -137,7 +136,7 @@ def test_every_command_a_module_adds_is_in_the_table() -> None:
     for module in {m for m, _ in COMMANDS.values()}:
         for name in load_commands(module):
             assert COMMANDS.get(name, ("",))[0] == module, f"{module} adds `{name}`: add it to COMMANDS"
-    assert set(CONTRIBUTED) <= set(CONTRIBUTIONS)
+    assert set(CONTRIBUTED) <= set(plugins.names("commands"))
 
 
 def test_root_help_lists_every_command_in_order() -> None:
@@ -145,7 +144,7 @@ def test_root_help_lists_every_command_in_order() -> None:
     ctx = root.context_class(root, info_name="motivgraph")
     names = root.list_commands(ctx)  # type: ignore[attr-defined]
     assert names[: len(COMMANDS)] == list(COMMANDS)
-    assert set(names) == set(COMMANDS) | set(CONTRIBUTIONS)
+    assert set(names) == set(COMMANDS) | set(plugins.names("commands"))
     text = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output
     for name in names:
         assert f"│ {name} " in text, name

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from motivgraph import plugins
 from motivgraph.errors import ParseError
-from motivgraph.ingest import plan as plan_mod
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.pipeline import SinkResult, execute
@@ -95,11 +95,9 @@ class JsonLinesKind:
 
 @pytest.fixture
 def records_kind() -> Iterator[None]:
-    before = dict(plan_mod._KINDS)
     register_input_kind(JsonLinesKind())
     yield
-    plan_mod._KINDS.clear()
-    plan_mod._KINDS.update(before)
+    plugins.unregister("input_kinds", JsonLinesKind.name)
 
 
 async def test_a_new_input_kind_plugs_into_plan_and_execute(tmp_path: Path, records_kind: None) -> None:

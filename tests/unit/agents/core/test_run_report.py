@@ -7,7 +7,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from motivgraph.agents.core.registry import get_contribution
+from motivgraph import plugins
 from motivgraph.agents.core.report import load_view, readable_links, render_summary
 from motivgraph.agents.core.rundir import RunDir
 from tests.fixtures.runs import write_finished_run
@@ -43,7 +43,7 @@ def test_readable_links_all_spellings() -> None:
 def _client(runs_dir: Path) -> TestClient:
     app = FastAPI()
     app.state.settings = type("S", (), {"runs_dir": runs_dir})()
-    app.include_router(get_contribution("runs").router())  # mounted the way motivgraph/service.py mounts it
+    app.include_router(plugins.load("commands", "runs").router())  # mounted the way motivgraph/service.py mounts it
     return TestClient(app)
 
 
