@@ -17,11 +17,11 @@ def open_store(settings: Settings, *, ensure_schema: bool = True) -> GraphStore:
     """Connect to the configured graph backend. Raises BackendUnavailable (naming the setting to fix)
     when it cannot be reached and ConfigError when its settings are incomplete."""
     if settings.graph.backend == "neo4j":
-        from motivgraph.graph.backends.neo4j import Neo4jStore
+        from motivgraph.graph.backends.neo4j import Neo4jStore  # local: optional extra
 
         store: GraphStore = Neo4jStore.from_settings(settings)
     else:
-        from motivgraph.graph.backends.falkordb import FalkorDBStore
+        from motivgraph.graph.backends.falkordb import FalkorDBStore  # local: light CLI path
 
         store = FalkorDBStore.from_settings(settings)
     if ensure_schema:

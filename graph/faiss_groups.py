@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import faiss
 import numpy as np
 
 from motivgraph.settings import IndexSettings
@@ -91,8 +92,6 @@ def choose_kind(cfg: IndexSettings, count: int) -> IndexKind:
 
 
 def build_faiss(vectors: np.ndarray, kind: IndexKind, cfg: IndexSettings, dim: int) -> Any:
-    import faiss
-
     if kind == "hnsw":
         hnsw = faiss.IndexHNSWFlat(dim, cfg.hnsw_m, faiss.METRIC_INNER_PRODUCT)
         hnsw.hnsw.efConstruction = cfg.hnsw_ef_construction

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import faiss
 import numpy as np
 
 from motivgraph.errors import IndexCorrupt, IndexError_, IndexMissing
@@ -121,7 +122,6 @@ def needs_compaction(grp: Group) -> bool:
 def compact(grp: Group, cfg: IndexSettings) -> Group:
     """One base part holding the live rows, of the configured kind. An HNSW base with no deleted rows
     grows by the appended rows (no rebuild); otherwise the FAISS index is built from the stored vectors."""
-    import faiss
 
     if len(grp.parts) == 1 and not grp.dead and grp.kind == choose_kind(cfg, len(grp)):
         return grp
@@ -291,8 +291,6 @@ class GenerationStore:
         return rec
 
     def _load_group(self, gdir: Path, g: str, stamp: dict[str, Any], dim: int, cfg: IndexSettings) -> Group:
-        import faiss
-
         expected = int(stamp.get("counts", {}).get(g, 0))
         kind: IndexKind = stamp.get("kinds", {}).get(g, "exact")
         try:
@@ -340,7 +338,6 @@ class GenerationStore:
     # -- writing (call under write_lock) -------------------------------------------------------
     def write(self, stamp: dict[str, Any], groups: dict[str, Group]) -> str:
         """Write a complete new generation (of compacted groups) and make it live. Returns its name."""
-        import faiss
 
         self.root.mkdir(parents=True, exist_ok=True)
         prev = self.current_name()

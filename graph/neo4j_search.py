@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from motivgraph.errors import ConfigError, IndexCorrupt, IndexMissing, IndexStale
+from motivgraph.graph.backends.neo4j import Neo4jStore
 from motivgraph.graph.grouped_index import IndexStatus, stamp_backend
 from motivgraph.graph.identity import NODE_TYPES
 from motivgraph.graph.queries import META_ID, NODE_LABELS
@@ -230,8 +231,6 @@ class Neo4jNodeVectors:
     WHAT = "Neo4j vector index"
 
     def __init__(self, settings: Settings, store: Any, embedder: Embedder | None) -> None:
-        from motivgraph.graph.backends.neo4j import Neo4jStore
-
         if not isinstance(store, Neo4jStore):
             raise ConfigError("MOTIVGRAPH_INDEX_BACKEND=neo4j searches Neo4j's vector indexes, so it needs "
                               "MOTIVGRAPH_GRAPH_BACKEND=neo4j (the graph store is "

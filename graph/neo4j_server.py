@@ -342,7 +342,7 @@ class Neo4jServer:
 
     def _check_login(self) -> None:
         try:
-            import neo4j
+            import neo4j  # local: optional extra
         except ImportError:
             return  # the handshake is proof enough without the driver
         with neo4j.GraphDatabase.driver(self.bolt_uri, auth=(self.user, self.password)) as driver:

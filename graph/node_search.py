@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from motivgraph.errors import ConfigError
+from motivgraph.graph.neo4j_search import Neo4jNodeVectors
 
 if TYPE_CHECKING:
     from motivgraph.graph.grouped_index import IndexStatus
@@ -57,7 +58,6 @@ def open_node_search(runtime: Runtime) -> NodeSearchBackend:
             raise ConfigError("MOTIVGRAPH_INDEX_BACKEND=neo4j searches Neo4j's vector indexes, so it needs "
                               f"MOTIVGRAPH_GRAPH_BACKEND=neo4j (it is {settings.graph.backend!r}); "
                               "or set MOTIVGRAPH_INDEX_BACKEND=faiss")
-        from motivgraph.graph.neo4j_search import Neo4jNodeVectors
 
         return Neo4jNodeVectors(settings, runtime.store, runtime.embedder)
     return runtime.node_index

@@ -20,32 +20,32 @@ if TYPE_CHECKING:
 class Runtime:
     def __init__(self, settings: Settings | None = None) -> None:
         if settings is None:
-            from motivgraph.settings import get_settings  # not at import: `motivgraph search --help` needs none
+            from motivgraph.settings import get_settings  # local: light CLI path (`search --help` needs no settings)
 
             settings = get_settings()
         self.settings = settings
 
     @cached_property
     def store(self) -> GraphStore:
-        from motivgraph.graph import open_store
+        from motivgraph.graph import open_store  # local: light CLI path
 
         return open_store(self.settings)
 
     @cached_property
     def embedder(self) -> Embedder:
-        from motivgraph.embeddings import get_embedder
+        from motivgraph.embeddings import get_embedder  # local: light CLI path
 
         return get_embedder(self.settings.embedding)
 
     @cached_property
     def node_index(self) -> NodeIndex:
-        from motivgraph.graph.vector_index import NodeIndex
+        from motivgraph.graph.vector_index import NodeIndex  # local: light CLI path
 
         return NodeIndex.open(self.settings, self.store, self.embedder)
 
     @cached_property
     def paper_index(self) -> PaperIndex:
-        from motivgraph.graph.paper_index import PaperIndex
+        from motivgraph.graph.paper_index import PaperIndex  # local: light CLI path
 
         return PaperIndex.open(self.settings, self.store, self.embedder)
 

@@ -15,9 +15,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from motivgraph.errors import BackendUnavailable, GraphError
+import redis
+from falkordb import FalkorDB
+
+from motivgraph.errors import BackendUnavailable, ConfigError, GraphError
 from motivgraph.graph import queries as Q
 from motivgraph.graph.backends.cypher import CypherGraphStore, Row, Statement
+from motivgraph.graph.embedded import EmbeddedFalkorDB
 
 if TYPE_CHECKING:
     from motivgraph.settings import Settings
@@ -83,8 +87,6 @@ class FalkorDBStore(CypherGraphStore):
             hint = f"check that the server is running or fix {URL_SETTING}"
             db = cls._connect_url(url, where, hint)
         else:
-            from motivgraph.graph.embedded import EmbeddedFalkorDB
-
             server = EmbeddedFalkorDB(settings.data_dir)
             server.start()
             where = f"the embedded FalkorDB on {server.socket_path}"
@@ -98,12 +100,7 @@ class FalkorDBStore(CypherGraphStore):
 
     @staticmethod
     def _connect_url(url: str, where: str, hint: str) -> Any:
-        import redis
-        from falkordb import FalkorDB
-
         if not re.match(r"^(redis|rediss|unix|falkor|falkors)://", url):
-            from motivgraph.errors import ConfigError
-
             raise ConfigError(
                 f"{URL_SETTING}={mask_url(url)!r} is not a FalkorDB URL; use redis://host:port or unix:///path/to.sock"
             )
@@ -122,8 +119,6 @@ class FalkorDBStore(CypherGraphStore):
         return [dict(zip(names, row, strict=False)) for row in res.result_set]
 
     def _call(self, fn: Any, query: str, params: dict[str, Any] | None, **kw: Any) -> list[Row]:
-        import redis
-
         try:
             if params and _has_nul(params):
                 params = _scrub(params)
@@ -143,8 +138,6 @@ class FalkorDBStore(CypherGraphStore):
 
     # ---------------------------------------------------------------------- lifecycle
     def ping(self) -> None:
-        import redis
-
         try:
             self.db.connection.ping()
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as e:
@@ -155,8 +148,6 @@ class FalkorDBStore(CypherGraphStore):
         return {(r["label"], prop) for r in rows for prop in r["properties"] or []}
 
     def ensure_schema(self) -> None:
-        import redis
-
         have = self._existing_indexes()
         for label, props in RANGE_INDEXES.items():
             for prop in props:
@@ -180,7 +171,6 @@ class FalkorDBStore(CypherGraphStore):
 
     def drop_graph(self) -> None:
         """Delete this graph and its indexes entirely (test teardown)."""
-        import redis
 
         try:
             self.graph.delete()

@@ -82,7 +82,7 @@ class Neo4jStore(CypherGraphStore):
             )
         if driver is None:
             try:
-                import neo4j
+                import neo4j  # local: optional extra
             except ImportError as e:
                 raise ConfigError("The neo4j backend needs the driver: pip install 'motivgraph[neo4j]'") from e
             try:
@@ -107,7 +107,7 @@ class Neo4jStore(CypherGraphStore):
 
     # ---------------------------------------------------------------------- errors
     def _translate(self, e: Exception) -> Exception:
-        from neo4j import exceptions as nx
+        from neo4j import exceptions as nx  # local: optional extra
 
         if isinstance(e, nx.AuthError):
             return BackendUnavailable(f"Neo4j at {self.uri} rejected the credentials of user {self.user!r}; "
@@ -140,7 +140,7 @@ class Neo4jStore(CypherGraphStore):
     # ---------------------------------------------------------------------- primitives
     def _timed(self, fn: Any) -> Any:
         # Managed transactions take their timeout from the unit of work, not from a Query object.
-        from neo4j import unit_of_work
+        from neo4j import unit_of_work  # local: optional extra
 
         return unit_of_work(timeout=self.timeout_s)(fn)
 
