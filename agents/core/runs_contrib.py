@@ -1,22 +1,24 @@
-"""What the run directories contribute to the HTTP service through the "commands" parts of motivgraph/plugins.py:
-GET /runs and GET /runs/{id} (agents/core/run_routes.py). The `motivgraph runs list|show` commands are
-built into the CLI (motivgraph/cli/runs_cmd.py), so no CLI is contributed here."""
+"""What the run directories contribute as a "commands" part of motivgraph/plugins.py: `motivgraph runs list|show`
+(agents/core/runs_cli.py) and GET /runs, GET /runs/{id} (agents/core/run_routes.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import typer
     from fastapi import APIRouter
 
 
 class RunsContribution:
     name = "runs"
-    summary = "Every ideation run's report: GET /runs, GET /runs/{id}."
+    summary = "List ideation runs of every method and show one run's report."
 
     @classmethod
-    def cli(cls) -> None:
-        return None
+    def cli(cls) -> typer.Typer:
+        from motivgraph.agents.core.runs_cli import app
+
+        return app
 
     @classmethod
     def router(cls) -> APIRouter:

@@ -18,43 +18,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
+from motivgraph.errors import BudgetExceeded, ConfigError
+from motivgraph.terminal import EXIT_CONFIG, EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
 
-# agents sit below the CLI layer (motivgraph/cli is a composition root): the same exit codes, kept here.
-EXIT_FAILED, EXIT_CONFIG, EXIT_STOPPED = 1, 3, 5
-console = Console()
-err_console = Console(stderr=True)
-
-
-def load_settings() -> Any:
-    """Settings read now (env and .env), not a cached copy: a resumed or checked evaluation uses today's."""
-    from pydantic import ValidationError
-
-    from motivgraph.settings import Settings
-
-    try:
-        return Settings()
-    except ValidationError as e:
-        lines = [f"  MOTIVGRAPH_{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in e.errors()]
-        raise ConfigError("Invalid settings:\n" + "\n".join(lines)) from e
-
-
-def cli_errors(fn: Any) -> Any:
-    """A MotivGraphError becomes one red line and an exit code, not a traceback."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except MotivGraphError as e:
-            err_console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False)
-            raise typer.Exit(EXIT_CONFIG if isinstance(e, ConfigError) else EXIT_FAILED) from None
-        except KeyboardInterrupt:  # before an evaluation exists (the run's own hint names its id)
-            err_console.print("[yellow]interrupted[/yellow] — `motivgraph eval --list` shows the evaluations to resume")
-            raise typer.Exit(EXIT_STOPPED) from None
-
-    return wrapper
+# agents sit below the CLI layer (motivgraph/cli is a composition root): the consoles, settings loading and
+# exit codes every command shares are the kernel's (motivgraph/terminal.py)
+_RESUME_HINT = "`motivgraph eval --list` shows the evaluations to resume"
 
 
 def _floats3(s: str | None, name: str) -> tuple[float, float, float] | None:
@@ -155,7 +124,7 @@ def _print_estimate(est: Any, title: str) -> None:
         wide.print(f"[dim]{escape(n)}[/dim]")
 
 
-@cli_errors
+@cli_errors(on_interrupt=_RESUME_HINT)
 def eval_command(
     topics: Path | None = typer.Option(None, "--topics", help="Topics JSONL (topic_id, topic_name, "
                                        "background_papers, target_papers)."),

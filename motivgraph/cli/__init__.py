@@ -51,7 +51,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "llm": ("motivgraph.cli.llm_cmd",
             "LLM access: check the configured model, per-role models, usage and cost; the local model server."),
     "graph": ("motivgraph.cli.graph_cmd", "Export, import, copy and count the graph."),
-    "runs": ("motivgraph.cli.runs_cmd", "List ideation runs of every method and show one run's report."),
     "ingest": ("motivgraph.cli.ingest_cmd",
                "Ingest PDFs into the graph (default: run). Also: `ingest status`, `ingest report`, "
                "`ingest --re-extract`."),
@@ -67,6 +66,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 CONTRIBUTED: dict[str, str] = {
     "eval": "Evaluate ideation methods on the same topics; write one report.",
     "mindflow": "MindFlow: train the thinking-flow controller.",
+    "runs": "List ideation runs of every method and show one run's report.",
 }
 
 _loaded: dict[str, dict[str, Command]] = {}  # module -> the commands it added (imported once per process)
@@ -168,9 +168,9 @@ def _root(
 ) -> None:
     if ctx.meta.get(_HELP_ASKED):  # a help screen needs no settings, logging or data dir (and starts faster)
         return
-    from motivgraph.cli.common import EXIT_CONFIG, err_console, load_settings
     from motivgraph.data_format import DataFormatError, check_data_dir
     from motivgraph.logging import setup_logging
+    from motivgraph.terminal import EXIT_CONFIG, err_console, load_settings
 
     try:
         settings = load_settings()

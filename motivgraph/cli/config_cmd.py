@@ -7,7 +7,7 @@ import json
 import typer
 from rich.syntax import Syntax
 
-from motivgraph.cli.common import cli_errors, console, load_settings
+from motivgraph.terminal import cli_errors, console, load_settings
 
 app = typer.Typer(help="Inspect settings (env MOTIVGRAPH_*, .env file).", no_args_is_help=True)
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from motivgraph.cli.common import EXIT_UNAVAILABLE, cli_errors, console, err_console, load_settings
 from motivgraph.graph.embedded import EmbeddedFalkorDB, ServerStatus
+from motivgraph.terminal import EXIT_UNAVAILABLE, cli_errors, console, err_console, load_settings
 
 if TYPE_CHECKING:  # the settings tree loads when a command runs, not for its --help
     from motivgraph.settings import Settings

@@ -7,7 +7,7 @@ import time
 
 import typer
 
-from motivgraph.cli.common import cli_errors, console, load_settings
+from motivgraph.terminal import cli_errors, console, load_settings
 
 app = typer.Typer(help="The embedding model: export it to ONNX (scripts/setup.sh does) and check the backend.",
                   no_args_is_help=True)

@@ -13,10 +13,11 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from motivgraph.cli.common import EMPTY_GRAPH_ADVICE, EXIT_FAILED, cli_errors, console, err_console, load_settings
+from motivgraph.cli.common import EMPTY_GRAPH_ADVICE
 from motivgraph.errors import ConfigError, ImportFormatError
 from motivgraph.fsutil import atomic_open
 from motivgraph.graph.runtime import Runtime
+from motivgraph.terminal import EXIT_FAILED, cli_errors, console, err_console, load_settings
 
 if TYPE_CHECKING:  # the settings tree loads when a command runs, not for its --help
     from motivgraph.settings import Settings

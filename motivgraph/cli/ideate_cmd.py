@@ -22,8 +22,8 @@ import typer.main
 from rich.markup import escape
 from rich.panel import Panel
 
-from motivgraph.cli.common import EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
 from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
+from motivgraph.terminal import EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

@@ -21,7 +21,8 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from motivgraph.choices import Engine, ParserName
-from motivgraph.cli.common import (
+from motivgraph.cli.reextract_cmd import reextract_cmd
+from motivgraph.terminal import (
     EXIT_FAILED,
     EXIT_STOPPED,
     EXIT_UNAVAILABLE,
@@ -30,7 +31,6 @@ from motivgraph.cli.common import (
     err_console,
     load_settings,
 )
-from motivgraph.cli.reextract_cmd import reextract_cmd
 
 if TYPE_CHECKING:
     from typer._click import Context  # typer vendors click: its groups are handed this Context

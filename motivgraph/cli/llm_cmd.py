@@ -10,7 +10,7 @@ import time
 import typer
 from rich.table import Table
 
-from motivgraph.cli.common import cli_errors, console, err_console, load_settings
+from motivgraph.terminal import cli_errors, console, err_console, load_settings
 
 app = typer.Typer(help="LLM access: check the configured model, per-role models, usage and cost; the local "
                   "model server.", no_args_is_help=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from motivgraph.cli.common import cli_errors, load_settings
+from motivgraph.terminal import cli_errors, load_settings
 
 
 def register(app: typer.Typer) -> None:

@@ -9,8 +9,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from motivgraph.cli.common import cli_errors, console, load_settings
 from motivgraph.cli.reextract_cmd import finish, note, render_report, run_job
+from motivgraph.terminal import cli_errors, console, load_settings
 
 app = typer.Typer(help="Review merge decisions (a mention joined an existing node) and undo one.",
                   no_args_is_help=True)

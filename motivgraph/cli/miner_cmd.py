@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from motivgraph.choices import ParentKind, ParserName
-from motivgraph.cli.common import cli_errors, console, err_console, load_settings
+from motivgraph.terminal import cli_errors, console, err_console, load_settings
 
 parents_app = typer.Typer(help="Hierarchical parent nodes for problems and challenges.", no_args_is_help=True)
 

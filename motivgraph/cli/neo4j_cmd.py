@@ -16,8 +16,8 @@ import json
 import typer
 from rich.table import Table
 
-from motivgraph.cli.common import EXIT_UNAVAILABLE, cli_errors, console, load_settings
 from motivgraph.graph.neo4j_server import Neo4jServer, Neo4jStatus, from_settings
+from motivgraph.terminal import EXIT_UNAVAILABLE, cli_errors, console, load_settings
 
 app = typer.Typer(
     help="Run a local Neo4j 5.26 Community server (Bolt + Browser on loopback) from Maven Central, without Docker.",

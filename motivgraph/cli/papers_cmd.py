@@ -10,8 +10,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from motivgraph.cli.common import EXIT_FAILED, cli_errors, console, is_tty, load_settings
+from motivgraph.cli.common import is_tty
 from motivgraph.cli.reextract_cmd import finish, note, render_report, run_job
+from motivgraph.terminal import EXIT_FAILED, cli_errors, console, load_settings
 
 app = typer.Typer(help="Papers in the graph: list them, delete one with its triples.", no_args_is_help=True)
 

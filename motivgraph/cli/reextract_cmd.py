@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from motivgraph.cli.common import (
+from motivgraph.terminal import (
     EXIT_FAILED,
     EXIT_STOPPED,
     EXIT_UNAVAILABLE,

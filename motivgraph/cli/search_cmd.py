@@ -11,17 +11,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from motivgraph.choices import Engine, IndexKind
-from motivgraph.cli.common import (
-    EMPTY_GRAPH_ADVICE,
-    EXIT_FAILED,
-    cli_errors,
-    console,
-    err_console,
-    graph_is_empty,
-    load_settings,
-)
+from motivgraph.cli.common import EMPTY_GRAPH_ADVICE, graph_is_empty
 from motivgraph.errors import ConfigError, IndexMissing
 from motivgraph.graph.runtime import Runtime
+from motivgraph.terminal import EXIT_FAILED, cli_errors, console, err_console, load_settings
 
 if TYPE_CHECKING:
     from motivgraph.graph.grouped_index import IndexStatus

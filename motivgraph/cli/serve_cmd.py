@@ -10,16 +10,9 @@ from enum import StrEnum
 
 import typer
 
-from motivgraph.cli.common import (
-    EMPTY_GRAPH_ADVICE,
-    announce_data_dir,
-    cli_errors,
-    console,
-    err_console,
-    graph_is_empty,
-    load_settings,
-)
+from motivgraph.cli.common import EMPTY_GRAPH_ADVICE, announce_data_dir, graph_is_empty
 from motivgraph.errors import BackendUnavailable, ConfigError
+from motivgraph.terminal import cli_errors, console, err_console, load_settings
 
 
 class LogLevel(StrEnum):

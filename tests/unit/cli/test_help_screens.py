@@ -75,8 +75,8 @@ def test_documented_exit_code_table_matches_the_cli() -> None:
 
 
 def test_exit_codes_are_the_ones_the_cli_uses() -> None:
-    from motivgraph.cli.common import EXIT_CONFIG, EXIT_FAILED, EXIT_STOPPED, EXIT_UNAVAILABLE, exit_code_for
     from motivgraph.errors import BackendUnavailable, BudgetExceeded, ConfigError, GraphError
+    from motivgraph.terminal import EXIT_CONFIG, EXIT_FAILED, EXIT_STOPPED, EXIT_UNAVAILABLE, exit_code_for
 
     documented = {c for c, _ in EXIT_CODES}
     assert {EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_STOPPED, 2} <= documented

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from motivgraph.cli.common import load_settings
 from motivgraph.errors import ConfigError
 from motivgraph.settings import Settings
+from motivgraph.terminal import load_settings
 
 SECRET = "hunter2-very-secret"
 

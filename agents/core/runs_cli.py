@@ -1,4 +1,5 @@
-"""`motivgraph runs list|show`: the runs of every ideation method (and evaluation) under the runs directory.
+"""`motivgraph runs list|show`: the runs of every ideation method (and evaluation) under the runs directory,
+contributed with GET /runs by the "runs" part (agents/core/runs_contrib.py).
 
 The layout is `agents.core.rundir`'s; the report is `agents.core.report`'s (the same renderer as
 summary.md and GET /runs/{id}).
@@ -13,7 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from motivgraph.cli.common import cli_errors, console, load_settings
+from motivgraph.terminal import cli_errors, console, load_settings
 
 app = typer.Typer(help="List ideation runs of every method and show one run's report.", no_args_is_help=True)
 
