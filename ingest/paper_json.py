@@ -23,6 +23,7 @@ of the file goes on.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
@@ -291,8 +292,6 @@ class PaperJsonInput:
         return out
 
     async def load(self, item: WorkItem, parser: DocumentParser | None, settings: Settings) -> Paper:
-        import asyncio
-
         line, index = item.ref if isinstance(item.ref, tuple) else (None, None)
         try:
             recs = await asyncio.to_thread(_CACHE.get, item.path)

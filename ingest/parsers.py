@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 import httpx
+import pypdfium2 as pdfium
 
 from motivgraph.choices import ParserName
 from motivgraph.errors import ConfigError, ExternalServiceError, ParseError
@@ -110,8 +111,6 @@ class AutoParser:
 
 def _page_count(path: Path) -> int | None:
     try:
-        import pypdfium2 as pdfium
-
         doc = pdfium.PdfDocument(str(path))
         try:
             return len(doc)

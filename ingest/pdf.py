@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+import pypdfium2 as pdfium
+
 from motivgraph.errors import ParseError
 from motivgraph.ingest.identity import stable_paper_id
 from motivgraph.ingest.models import (
@@ -729,7 +731,6 @@ def parse_pdf(
     source_path: str | None = None,
 ) -> Paper:
     """Parse one PDF into a Paper with the offline heuristics. Raises ParseError with a reason."""
-    import pypdfium2 as pdfium
 
     p = Path(path)
     try:

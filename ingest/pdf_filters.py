@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from motivgraph.ingest.pdf_layout import Line
 
 _SECTION_NUM = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.?|[A-H]\.)$")
@@ -66,8 +68,6 @@ class PageRows:
     asks it of many lines (the furniture pass, of every page-number-like line)."""
 
     def __init__(self, page: list[Line]) -> None:
-        import numpy as np
-
         self.lines = page
         self.x1 = np.array([o.x1 for o in page])
         self.y0 = np.array([o.y0 for o in page])
@@ -75,7 +75,6 @@ class PageRows:
 
     def ends_a_row(self, k: int) -> bool:
         """Whether a line of the page other than line k ends left of it on its baseline."""
-        import numpy as np
 
         ln = self.lines[k]
         overlap = np.minimum(self.y1, ln.y1) - np.maximum(self.y0, ln.y0)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
+import numpy as np
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
@@ -112,7 +113,6 @@ def _gap_size(size: float, height: float, heights: list[float]) -> float:
 def _page_text(tp: pdfium.PdfTextPage, n: int) -> tuple[str, Any] | None:
     """The page's text with one char per pdfium char index, and those chars' codes as an array; None
     when the bulk text does not line up with the chars."""
-    import numpy as np
 
     bulk = tp.get_text_range()
     if len(bulk) == n:
@@ -141,7 +141,6 @@ def _quarter(raw: pdfium_c.FPDF_TEXTPAGE, i: int, matrix: pdfium_c.FS_MATRIX) ->
 
 def _reading_turn(raw: pdfium_c.FPDF_TEXTPAGE, n: int, units: Any) -> int:
     """The quarter turns of the page's dominant text direction, from a sample of its characters."""
-    import numpy as np
 
     lib = _native()
     if lib is not None:
@@ -423,7 +422,6 @@ _CLASS_TABLE: Any = None
 
 def _class_table() -> Any:
     """The class of every code up to 0x10000 (the class of all codes above), as an int8 array."""
-    import numpy as np
 
     global _CLASS_TABLE
     if _CLASS_TABLE is None:
@@ -437,8 +435,6 @@ def _class_table() -> Any:
 
 
 def _char_classes(cp: Any) -> Any:
-    import numpy as np
-
     return _class_table()[np.minimum(cp, 0x10000)]
 
 
@@ -448,14 +444,11 @@ def _native() -> Any:
 
 
 def _indexes(idx: Any) -> Any:
-    import numpy as np
-
     return np.ascontiguousarray(idx, dtype=np.int32)
 
 
 def _bulk_unicode(raw: pdfium_c.FPDF_TEXTPAGE, n: int) -> tuple[str, Any]:
     """The page's text and codes asked char by char (when the bulk text does not line up with the chars)."""
-    import numpy as np
 
     handle = _address(raw)
     lib = _native()
@@ -470,7 +463,6 @@ def _bulk_unicode(raw: pdfium_c.FPDF_TEXTPAGE, n: int) -> tuple[str, Any]:
 
 def _bulk_into(fn: Any, handle: int, idx: Any, struct: Any) -> tuple[Any, Any]:
     """Call `fn(textpage, i, &out[k])` for every char index idx[k]: (success flags, out array)."""
-    import numpy as np
 
     count = len(idx)
     out = (struct * count)()
@@ -483,7 +475,6 @@ def _bulk_into(fn: Any, handle: int, idx: Any, struct: Any) -> tuple[Any, Any]:
 
 def _font_sizes(handle: int, idx: Any) -> Any:
     """pdfium's font size of every char idx[k]."""
-    import numpy as np
 
     listed = _indexes(idx).tolist()
     return np.fromiter(map(_FONT_SIZE_OF, repeat(handle, len(listed)), listed), dtype=np.float64, count=len(listed))
@@ -495,7 +486,6 @@ _TIGHT_BOX = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctype
 
 def _tight_boxes(handle: int, idx: Any) -> Any:
     """Glyph boxes (rows left, right, bottom, top) of the chars idx; None when pdfium has none for one."""
-    import numpy as np
 
     count = len(idx)
     idx = _indexes(idx).tolist()
@@ -509,7 +499,6 @@ def _tight_boxes(handle: int, idx: Any) -> Any:
 
 def _quarters(ok: Any, mats: Any) -> Any:
     """`_quarter` of many chars from their matrices (rows a, b, c, d, e, f; `ok`: the matrix was read)."""
-    import numpy as np
 
     a, b = mats[:, 0], mats[:, 1]
     with np.errstate(invalid="ignore"):
@@ -522,7 +511,6 @@ def _quarters(ok: Any, mats: Any) -> Any:
 
 def _effective_sizes(sizes: Any, ok: Any, mats: Any) -> Any:
     """`_effective_size` of many chars from their font sizes and matrices."""
-    import numpy as np
 
     a, b, c, d = mats[:, 0], mats[:, 1], mats[:, 2], mats[:, 3]
     scale = np.power(np.abs(a * d - b * c), 0.5)
@@ -554,7 +542,6 @@ def _side_text(raw: pdfium_c.FPDF_TEXTPAGE, units: Any, turn: int, mb: tuple[flo
     rotated label), rebuilt from the characters' matrices and boxes: per direction, characters on one
     baseline in order along it, a space where they stand apart, one line per baseline. pdfium's own page
     text may break such a run into single letters when each is placed on its own. '' when there is none."""
-    import numpy as np
 
     handle = _address(raw)
     idx = np.flatnonzero(np.asarray(units) > 32)
@@ -601,7 +588,6 @@ def _lines_in_bulk(raw: pdfium_c.FPDF_TEXTPAGE, n: int, page_text: str, cp: Any,
     (the line box so far, the type size last read). None, for the per-char pass, when a type size read
     inside a word turns usable or unusable (< 2 pt: a Type 3 font, whose glyphs are measured by their own
     boxes), which would change how the rest of the word is measured, or when pdfium has no glyph box."""
-    import numpy as np
 
     handle = _address(raw)
     cls = _char_classes(cp)
@@ -783,7 +769,6 @@ def _printed_text(page_text: str, cp: Any, as_is: Any, accepted: Any, space: Any
     " ", anything else (a line end, a left-out glyph, a soft hyphen inside a line) as nothing; and
     where each char's print starts in it (one more entry: the end). `as_is`: the glyphs that print as
     themselves; only the other chars are looked at one by one."""
-    import numpy as np
 
     n = len(page_text)
     plain = as_is | (cp == 32)
@@ -825,7 +810,6 @@ _FONT_SLOT = 256
 
 def _font_names(raw: pdfium_c.FPDF_TEXTPAGE, handle: int, idx: list[int]) -> list[str]:
     """`_font_name` of many chars, read in bulk into a slot each."""
-    import numpy as np
 
     count = len(idx)
     names = ctypes.create_string_buffer(_FONT_SLOT * count)
@@ -860,7 +844,6 @@ def _lines_native(lib: Any, raw: pdfium_c.FPDF_TEXTPAGE, n: int, cp: Any, exact_
                   repairs: list[Repairs] | None) -> list[Line] | None:
     """`_lines_char_by_char`'s lines, built in C; None when C could not (out of memory) or its text is not
     valid code points (then the Python passes decide, as without the C loops)."""
-    import numpy as np
 
     handle = _address(raw)
     codes = np.ascontiguousarray(cp, dtype=np.uint32)

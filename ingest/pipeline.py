@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 from pydantic import BaseModel, Field
 
 from motivgraph.errors import BudgetExceeded, ExternalServiceError, IngestError, MotivGraphError, ParseError
+from motivgraph.graph import open_store
+from motivgraph.graph.embedded import EmbeddedFalkorDB
 from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.identity import PaperKeys
 from motivgraph.ingest.ledger import Ledger
@@ -199,8 +201,6 @@ def embedded_store_recovery(settings: Settings, store: GraphStore | None) -> Cal
 
     async def recover() -> None:
         if settings.graph.backend != "neo4j" and not settings.graph.falkordb_url:
-            from motivgraph.graph.embedded import EmbeddedFalkorDB
-
             await asyncio.to_thread(EmbeddedFalkorDB(settings.data_dir).start)
         if store is not None and hasattr(store, "ping"):
             await asyncio.to_thread(store.ping)
@@ -371,8 +371,6 @@ async def execute(
         own_store = False
         if sink is None and p.todo:
             if store is None:
-                from motivgraph.graph import open_store
-
                 store = await asyncio.to_thread(open_store, settings)  # schema ensured once, here
                 own_store = True
             sink = GraphPaperSink(store)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
 import multiprocessing as mp
 import os
@@ -26,6 +27,7 @@ from typing import Any
 from motivgraph.errors import ParseError
 from motivgraph.fsutil import path_to_text
 from motivgraph.ingest.models import Paper
+from motivgraph.ingest.pdf import parse_pdf
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +39,6 @@ def die_with_parent(parent_pid: int) -> None:
     parent is already gone (it died before we got here), exit now."""
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError) as e:  # no libc prctl: the closed pipe still ends an idle worker
@@ -52,13 +52,12 @@ def _worker_main(conn: Connection, memory_mb: int | None, parent_pid: int | None
         die_with_parent(parent_pid)
     if memory_mb:
         try:
-            import resource
+            import resource  # local: optional (not on every platform)
 
             limit = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ImportError, ValueError, OSError):  # not on every platform
             pass
-    from motivgraph.ingest.pdf import parse_pdf
 
     while True:
         try:
