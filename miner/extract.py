@@ -52,8 +52,8 @@ class LLMExtractor:
             self._input_cfg = self.cfg
             cap = self.client.prompt_budget(ROLE)
             if cap is not None:
-                from motivgraph.llm import structured as so
-                from motivgraph.llm.tokens import count_message_tokens
+                from motivgraph.llm import structured as so  # local: offline ingest loads no LangChain
+                from motivgraph.llm.tokens import count_message_tokens  # local: offline ingest loads no LangChain
 
                 overhead = count_message_tokens(
                     so.with_instruction(extraction_messages("", self.cfg.max_triples),
@@ -102,7 +102,7 @@ class LLMExtractor:
             bad = [(0, ["the reply has no triples and no no_triples_reason; give 1 or more triples or say why none"])]
 
         if (bad and self.cfg.reask):
-            from langchain_core.messages import AIMessage  # here: the offline ingest path never loads LangChain
+            from langchain_core.messages import AIMessage  # local: offline ingest loads no LangChain
 
             res.reasked = True
             follow = [

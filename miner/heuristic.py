@@ -50,7 +50,7 @@ import numpy as np
 from motivgraph.miner.scaffolding import is_label_only, is_scaffolding, strip_pointers
 from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult, NodeText, RejectedTriple
 from motivgraph.miner.text import CONTRIBUTION_CUES, select_input, split_paragraphs, split_sentences
-from motivgraph.miner.validation import coined_terms, dedupe, validate
+from motivgraph.miner.validation import _PROBLEM_DESC_BANNED, coined_terms, dedupe, validate
 
 if TYPE_CHECKING:
     from motivgraph.embeddings.base import Embedder
@@ -468,8 +468,6 @@ class HeuristicExtractor:
         return NodeText(name=name, description=self._problem_description(name, sentences))
 
     def _problem_description(self, name: str, sentences: list[tuple[str, str]]) -> str:
-        from motivgraph.miner.validation import _PROBLEM_DESC_BANNED
-
         for _, s in sentences[:15]:
             if _SELF_REFERENCE.search(s) or _PROBLEM_DESC_BANNED.search(s) or _CONTRAST.search(s):
                 continue

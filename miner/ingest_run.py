@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from motivgraph.errors import BudgetExceeded
+from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.derived import DerivedReport, repair_derived
 from motivgraph.ingest.pipeline import (
     GraphPaperSink,
@@ -26,6 +27,7 @@ from motivgraph.ingest.pipeline import (
     store_step,
 )
 from motivgraph.ingest.plan import IngestPlan, plan_async
+from motivgraph.miner.ray_engine import ray_engine
 from motivgraph.miner.sink import IngestEstimate, MinerSink, decide_extractor, estimate_plan
 
 if TYPE_CHECKING:
@@ -89,7 +91,6 @@ async def run_ingest_command(
                 client.close()
         return run
 
-    from motivgraph.graph.runtime import Runtime
 
     rt = Runtime(settings)
     run = IngestRun(summary=IngestSummary(), plan=p, extractor=mode)
@@ -108,7 +109,6 @@ async def run_ingest_command(
                 doc_sink: Any = sink
                 concurrency = req.concurrency
                 if req.engine == "ray" and p.todo:  # nothing to do: no cluster to start
-                    from motivgraph.miner.ray_engine import ray_engine
 
                     run_id = sink.client.run_id if isinstance(sink, MinerSink) and sink.client is not None else None
                     eng = await stack.enter_async_context(

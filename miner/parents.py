@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+import faiss
 import numpy as np
 
 from motivgraph.errors import BudgetExceeded, LLMError
@@ -156,7 +157,6 @@ class PassResult:
 
 def knn(vectors: np.ndarray, k: int, min_sim: float) -> list[list[tuple[int, float]]]:
     """Each row's k nearest other rows (cosine on unit vectors) at or above min_sim, best first."""
-    import faiss
 
     n = vectors.shape[0]
     if n < 2:

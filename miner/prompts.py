@@ -60,7 +60,7 @@ unchanged."""
 
 
 def extraction_messages(paper_text: str, max_triples: int) -> list[BaseMessage]:
-    from langchain_core.messages import HumanMessage, SystemMessage
+    from langchain_core.messages import HumanMessage, SystemMessage  # local: offline ingest loads no LangChain
 
     return [
         SystemMessage(content=EXTRACTOR_SYSTEM.format(max_triples=max_triples)),
@@ -69,7 +69,7 @@ def extraction_messages(paper_text: str, max_triples: int) -> list[BaseMessage]:
 
 
 def reask_message(violations: Sequence[tuple[int, list[str]]]) -> HumanMessage:
-    from langchain_core.messages import HumanMessage
+    from langchain_core.messages import HumanMessage  # local: offline ingest loads no LangChain
 
     lines = [f"- triple {i + 1}: {'; '.join(v)}" for i, v in violations]
     return HumanMessage(content=REASK.format(violations="\n".join(lines)))
@@ -83,7 +83,7 @@ Reply with JSON only: {{"same": true or false, "reason": "one sentence"}}"""
 
 
 def resolver_messages(kind: str, existing: NodeText, new: NodeText) -> list[BaseMessage]:
-    from langchain_core.messages import HumanMessage, SystemMessage
+    from langchain_core.messages import HumanMessage, SystemMessage  # local: offline ingest loads no LangChain
 
     return [
         SystemMessage(content=RESOLVER_SYSTEM.format(kind=kind)),
@@ -112,7 +112,7 @@ _NAMING = {
 
 
 def parent_messages(kind: str, focal: NodeText, candidates: Sequence[NodeText]) -> list[BaseMessage]:
-    from langchain_core.messages import HumanMessage, SystemMessage
+    from langchain_core.messages import HumanMessage, SystemMessage  # local: offline ingest loads no LangChain
 
     lines = "\n".join(f"{i + 1}. {c.name}: {c.description}" for i, c in enumerate(candidates))
     return [
@@ -130,7 +130,7 @@ under it. Reply with JSON only: {{"covers": true or false, "reason": "one senten
 
 
 def join_messages(kind: str, parent: NodeText, node: NodeText) -> list[BaseMessage]:
-    from langchain_core.messages import HumanMessage, SystemMessage
+    from langchain_core.messages import HumanMessage, SystemMessage  # local: offline ingest loads no LangChain
 
     return [
         SystemMessage(content=JOIN_SYSTEM.format(kind=kind)),

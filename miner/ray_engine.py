@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from motivgraph.embeddings import get_embedder
 from motivgraph.errors import (
     BackendUnavailable,
     BudgetExceeded,
@@ -46,8 +47,12 @@ from motivgraph.errors import (
     ParseError,
 )
 from motivgraph.ingest.models import Paper
+from motivgraph.ingest.parsers import make_parser
 from motivgraph.ingest.pipeline import SinkResult
-from motivgraph.llm.usage import RoleUsage
+from motivgraph.llm.usage import RoleUsage, Usage
+from motivgraph.miner.extract import LLMExtractor
+from motivgraph.miner.heuristic import HeuristicExtractor
+from motivgraph.miner.sink import MinerSink
 from motivgraph.outbound import is_transient
 from motivgraph.ray_cluster import RayInfo, import_ray, ray_session
 
@@ -130,8 +135,6 @@ class _WorkerState:
 
     async def _parse(self, path: Path, sha256: str) -> Paper:
         if self.parser is None:
-            from motivgraph.ingest.parsers import make_parser
-
             # one child process: the timeout and memory cap of the local engine, one parse per worker at a time
             self.parser = await make_parser(
                 self.job.settings.ingest,
@@ -143,22 +146,15 @@ class _WorkerState:
     def extract(self, paper: Paper, budget_usd: float | None) -> tuple[ExtractionResult, dict[str, Any]]:
         settings = self.job.settings
         if self.extractor is None:
-            from motivgraph.embeddings import get_embedder
-
             embedder = get_embedder(settings.embedding)
             if self.job.extractor == "llm":
-                from motivgraph.llm import LLMClient
-                from motivgraph.miner.extract import LLMExtractor
+                from motivgraph.llm import LLMClient  # local: offline ingest loads no LangChain
 
                 self.client = LLMClient(settings, budget_usd=budget_usd, run_id=self.job.run_id)
                 self.extractor = LLMExtractor(self.client, settings.miner, embedder)
             else:
-                from motivgraph.miner.heuristic import HeuristicExtractor
-
                 self.extractor = HeuristicExtractor(embedder, settings.miner)
         if self.client is not None:
-            from motivgraph.llm.usage import Usage
-
             # this task's usage alone, against what is left of the run's budget (the driver adds it up)
             self.client.usage, self.client.budget_usd = Usage(), budget_usd
         try:
@@ -386,8 +382,6 @@ class RayEngine:
         return f"engine: {self.info.label}"
 
     def sink(self, sink: PaperSink) -> PaperSink:
-        from motivgraph.miner.sink import MinerSink
-
         if isinstance(sink, MinerSink):
             return RayExtractionSink(sink, self.job_ref, self.retries, self.llm_cap, self.order)
         return sink  # Paper nodes only (--no-extract): an upsert per paper, whose order does not matter
@@ -407,7 +401,6 @@ async def ray_engine(
 ) -> AsyncIterator[RayEngine]:
     """Start (or join) Ray for one ingest and build its seams. The parser is chosen on the driver (GROBID
     checked once, as locally) so every worker runs the same one and the summary names it."""
-    from motivgraph.ingest.parsers import make_parser
 
     chosen = await make_parser(settings.ingest, parser, workers=1)
     name, description = chosen.name, chosen.description

@@ -43,15 +43,19 @@ from typing import TYPE_CHECKING, Any
 
 from motivgraph.errors import ConfigError, GraphError, IngestError
 from motivgraph.fsutil import atomic_write, path_from_text
+from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.derived import DerivedReport, repair_derived
 from motivgraph.ingest.identity import resolve_paper_id
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
+from motivgraph.ingest.parsers import make_parser
 from motivgraph.ingest.pipeline import SinkResult, TransientGate, embedded_store_recovery, store_step
+from motivgraph.ingest.plan import WorkItem, kind_of
 from motivgraph.miner import decisions as D
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.extractions import ExtractionStore
+from motivgraph.miner.heuristic import HeuristicExtractor
 from motivgraph.miner.merges import get_merge, record_undo
 from motivgraph.miner.sink import MinerSink, decide_extractor
 from motivgraph.outbound import is_transient
@@ -304,7 +308,6 @@ class _Runner:
         paper = self.cache.get(key) if key else None
         if paper is not None:
             return paper
-        from motivgraph.ingest.plan import WorkItem, kind_of
 
         row = None
         path = Path(self.settings.data_dir) / "ingest" / "ledger.sqlite"
@@ -323,8 +326,6 @@ class _Runner:
         if dk is None:
             raise IngestError(f"paper {pid}: {file} no longer holds the document that was ingested")
         if kind.needs_parser and self.parser is None:
-            from motivgraph.ingest.parsers import make_parser
-
             self.parser = await make_parser(self.settings.ingest, None, workers=1)
         item = WorkItem(key, kind.name, file, dk.size, dk.ref)  # type: ignore[arg-type]
         paper = await kind.load(item, self.parser, self.settings)
@@ -356,7 +357,6 @@ class _Runner:
                 raise ConfigError(f"paper {pid} was extracted by the LLM before extractions were kept; set "
                                   "MOTIVGRAPH_LLM_MODEL (its cached reply is reused) to re-process it")
             return await sink.extractor.extract(paper)
-        from motivgraph.miner.heuristic import HeuristicExtractor
 
         return await HeuristicExtractor(sink.embedder, sink.cfg).extract(paper)
 
@@ -470,7 +470,6 @@ async def _with_job(settings: Settings, kind: str, plan: Callable[[Runtime], Job
                     same: Callable[[Job], bool], client: LLMClient | None = None, mode: str | None = None,
                     note: Note | None = None) -> ReprocessReport:
     """Finish an unfinished job first (the same request only resumes it), then plan and run this one."""
-    from motivgraph.graph.runtime import Runtime
 
     rt = Runtime(settings)
     report = ReprocessReport(kind=kind)
@@ -568,7 +567,6 @@ async def reextract(
 async def delete_papers(settings: Settings, ids: Sequence[str], *, note: Note | None = None) -> ReprocessReport:
     """Delete papers with everything they contributed (see the module doc); the papers stored after
     them that shared nodes are replayed, so the graph equals a fresh ingest without them."""
-    from motivgraph.graph.runtime import Runtime
 
     pending = Job.load(settings)
     resumable = pending.delete if pending is not None and pending.kind == "delete" else []

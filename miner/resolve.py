@@ -37,6 +37,7 @@ from motivgraph.graph.models import NodeIn, NodeRecord
 from motivgraph.graph.vector_index import node_text
 from motivgraph.miner import decisions as D
 from motivgraph.miner.decisions import DecisionLog, MergeDecision, qhash
+from motivgraph.miner.heuristic import candidate_phrases
 from motivgraph.miner.merges import is_undone
 from motivgraph.miner.prompts import resolver_messages
 from motivgraph.miner.schemas import ExtractedTriple, NodeText, SameConceptVerdict
@@ -71,7 +72,6 @@ class Resolved:
 
 def _qualifier(name: str, description: str, embed: Callable[[Sequence[str]], np.ndarray]) -> str:
     """A short keyphrase of the description that the name does not already say (for homonyms)."""
-    from motivgraph.miner.heuristic import candidate_phrases
 
     name_words = {w.casefold() for w in name.split()}
     cands = [

@@ -27,7 +27,10 @@ from typing import TYPE_CHECKING
 
 from motivgraph.errors import BudgetExceeded, LLMError
 from motivgraph.graph.models import NodeRef, TripleIn
-from motivgraph.ingest.pipeline import SinkResult
+from motivgraph.ingest.parsers import make_parser
+from motivgraph.ingest.pipeline import SinkResult, cache_for
+from motivgraph.ingest.plan import input_kinds
+from motivgraph.llm.factory import is_configured
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.extract import LLMExtractor
 from motivgraph.miner.extractions import ExtractionStore
@@ -107,7 +110,7 @@ class MinerSink:
         self.client = client
         self.mode = mode or extractor_mode(self.settings, client)
         if self.mode == "llm" and client is None:
-            from motivgraph.llm import get_client
+            from motivgraph.llm import get_client  # local: offline ingest loads no LangChain
 
             self.client = get_client(self.settings, role="extractor")  # ConfigError names the setting
         self.decisions = DecisionLog.for_data_dir(self.settings.data_dir)
@@ -312,11 +315,10 @@ def decide_extractor(
     naming the setting), else ('heuristic', None). The caller owns and closes the client."""
     if offline or settings.miner.extractor == "heuristic":
         return "heuristic", None
-    from motivgraph.llm.factory import is_configured
 
     if not is_configured(settings.llm, "extractor") and settings.miner.extractor != "llm":
         return "heuristic", None  # decided from the settings alone: the offline path never loads the LLM stack
-    from motivgraph.llm import LLMClient
+    from motivgraph.llm import LLMClient  # local: offline ingest loads no LangChain
 
     candidate = LLMClient(settings, budget_usd=budget_usd)
     if candidate.is_configured("extractor"):
@@ -374,9 +376,6 @@ async def estimate_plan(
 ) -> IngestEstimate:
     """`ingest --dry-run` with the LLM miner: the papers `plan()` would process (parsing what is not in
     the parsed cache; nothing is written), and the extraction tokens and cost of each."""
-    from motivgraph.ingest.parsers import make_parser
-    from motivgraph.ingest.pipeline import cache_for
-    from motivgraph.ingest.plan import input_kinds
 
     settings = plan.settings
     kinds = {k.name: k for k in input_kinds().values()}
