@@ -9,11 +9,17 @@ in `api.services` and shared with the in-process ToolClient. Other areas add the
 from __future__ import annotations
 
 import logging
+import os
+import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
+import faiss
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 
 from motivgraph import __version__
 from motivgraph.api import errors
@@ -27,6 +33,7 @@ from motivgraph.api.middleware import (
 )
 from motivgraph.api.routes import docs, explorer, health, nodes, papers, stats, tools, triples
 from motivgraph.api.services import ToolService
+from motivgraph.embeddings import set_threads
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
 
@@ -51,9 +58,6 @@ def _secrets(settings: Settings) -> list[str]:
 
 def _server_paths(settings: Settings) -> dict[str, str]:
     """Server paths that may appear in error messages, and what a client is shown instead."""
-    import sys
-    import tempfile
-    from pathlib import Path
 
     out = {str(settings.data_dir): "<data dir>", str(Path(settings.data_dir).expanduser().resolve()): "<data dir>",
            sys.prefix: "<install>", tempfile.gettempdir(): "<tmp>"}
@@ -121,8 +125,6 @@ def create_app(
     if keyed:
         app.add_middleware(ApiKeyMiddleware, api_key=api_key, open_paths=open_paths)
     if settings.api.cors_origins:
-        from fastapi.middleware.cors import CORSMiddleware
-
         app.add_middleware(CORSMiddleware, allow_origins=settings.api.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Content-Type", "X-API-Key"], expose_headers=["X-Request-ID"])
     app.add_middleware(TrustedHostMiddleware, allowed=allowed_hosts(settings))
@@ -135,12 +137,8 @@ def set_compute_threads(n: int) -> None:
     """Embedding (ONNX Runtime or torch) and FAISS threads of this process (see ApiSettings.compute_threads).
     torch is not imported for it: with the default ONNX backend a worker never loads torch (~1 s, ~300 MB),
     and OMP_NUM_THREADS holds the count for a torch imported later (the torch backend or its fall-back)."""
-    import os
-    import sys
 
-    import faiss
 
-    from motivgraph.embeddings import set_threads
 
     set_threads(n)
     torch = sys.modules.get("torch")

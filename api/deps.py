@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from pydantic import AfterValidator, StringConstraints
+from starlette.exceptions import HTTPException
 
 from motivgraph.api.contract.models import CleanText, SchemaPattern, _clean_text
 from motivgraph.api.services import ToolService
@@ -67,8 +68,6 @@ async def require_json_body(request: Request) -> None:
         return
     content_type = request.headers.get("content-type")
     if content_type and not _is_json(content_type):
-        from starlette.exceptions import HTTPException
-
         media = content_type.split(";", 1)[0].strip()[:100]
         raise HTTPException(UNSUPPORTED_MEDIA_TYPE, f"Unsupported Media Type {media!r}: {request.method} "
                             f"{request.url.path} takes a JSON body; send it with Content-Type: application/json",

@@ -20,12 +20,18 @@ from urllib.parse import quote, unquote
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
 
 from motivgraph import __version__
 from motivgraph.api.contract.errors import ToolArgumentError, validation_problems
 from motivgraph.api.contract.tools import all_tools, get_tool, inline_schema, resolve_tool, tool_names
+from motivgraph.api.services.browse import get_node, get_paper
 from motivgraph.api.services.errors import PaperNotFound, scrub_paths
 from motivgraph.errors import MotivGraphError, NodeNotFound
 
@@ -123,8 +129,6 @@ def resource_templates() -> list[types.ResourceTemplate]:
 
 
 async def read_resource(service: ToolService, uri: str) -> types.ReadResourceResult:
-    from motivgraph.api.services.browse import get_node, get_paper
-
     fetch: Callable[[ToolContext, str], BaseModel]
     if uri.startswith(_NODE_PREFIX):
         ident, fetch = unquote(uri[len(_NODE_PREFIX):]), get_node
@@ -179,7 +183,6 @@ def build_server(service: ToolService) -> Server[Any]:
 
 async def run_stdio(service: ToolService) -> None:
     """Serve MCP over this process's stdin/stdout until the client closes them."""
-    from mcp.server.stdio import stdio_server
 
     server = build_server(service)
     async with stdio_server() as (read, write):
@@ -189,10 +192,6 @@ async def run_stdio(service: ToolService) -> None:
 def mount_mcp(app: FastAPI, service: ToolService | None = None, path: str = MCP_PATH) -> None:
     """Add streamable-HTTP MCP at `path` to `app` (stateless, JSON responses). The app's own middleware
     (trusted hosts, API key, body limit, access log) applies to it like to every other route."""
-    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-    from mcp.server.transport_security import TransportSecuritySettings
-    from starlette.exceptions import HTTPException as StarletteHTTPException
-    from starlette.routing import Route
 
     server = build_server(service if service is not None else app.state.service)
 

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+import fastapi_offline
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
@@ -36,8 +37,6 @@ _CACHE = {"Cache-Control": "public, max-age=86400"}
 
 
 def assets_dir() -> Path:
-    import fastapi_offline
-
     return Path(fastapi_offline.__file__).resolve().parent / "static"
 
 

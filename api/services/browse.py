@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from motivgraph import __version__
 from motivgraph.api.contract.models import NodeBrief, NodeRelation, PaperBrief, TripleOut
 from motivgraph.api.services.briefs import brief, triple_out
 from motivgraph.api.services.context import ToolContext
@@ -172,8 +173,6 @@ def stats(ctx: ToolContext) -> Stats:
 
 
 def health(ctx: ToolContext) -> Health:
-    from motivgraph import __version__
-
     t0 = time.perf_counter()
     try:
         ctx.store.ping()

@@ -11,6 +11,7 @@ unreadable one is a 503 naming `motivgraph reindex`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -21,8 +22,10 @@ from typing import TYPE_CHECKING, Any
 from motivgraph.api.services.batching import BatchedQueries
 from motivgraph.api.services.briefs import BriefCache
 from motivgraph.errors import NOTHING_TO_SEARCH, BackendUnavailable, IndexCorrupt, IndexMissing, MotivGraphError
+from motivgraph.graph.node_search import open_node_search
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import Settings
+from motivgraph.sources.semantic_scholar import client_from_settings
 
 if TYPE_CHECKING:
     from motivgraph.api.contract.models import NodeBrief
@@ -82,7 +85,6 @@ class ToolContext:
     @cached_property
     def node_search(self) -> NodeSearchBackend:
         """The node vector search named by index.backend: the FAISS index or Neo4j's vector indexes."""
-        from motivgraph.graph.node_search import open_node_search
 
         return open_node_search(self.runtime)
 
@@ -96,13 +98,10 @@ class ToolContext:
         connections belong to the loop that opened them; agents may run several loops in turn)."""
         if self._s2_injected:
             return self._s2_client
-        import asyncio
 
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._s2_client is None or self._s2_loop is not loop:
-                from motivgraph.sources.semantic_scholar import client_from_settings
-
                 self._s2_client, self._s2_loop = client_from_settings(self.settings), loop
             return self._s2_client
 
@@ -113,7 +112,6 @@ class ToolContext:
             return self.s2_client
         if key in self._sources_injected:
             return self._sources_injected[key]
-        import asyncio
 
         loop = asyncio.get_running_loop()
         with self._lock:
@@ -125,7 +123,6 @@ class ToolContext:
     async def aclose_sources(self) -> None:
         """Close the literature source clients this context made on the running loop (a client's connections
         belong to the loop that opened them; S2's is closed by its owner, as before)."""
-        import asyncio
 
         loop = asyncio.get_running_loop()
         with self._lock:

@@ -33,26 +33,24 @@ from motivgraph.api.contract.models import (
 from motivgraph.api.services.context import ToolContext
 from motivgraph.errors import BackendUnavailable, ExternalServiceError, IndexError_, MotivGraphError
 from motivgraph.settings import LiteratureSourceName, Settings
+from motivgraph.sources.arxiv import client_from_settings as arxiv_client
+from motivgraph.sources.openalex import client_from_settings as openalex_client
+from motivgraph.sources.records import SourcePaper
+from motivgraph.sources.semantic_scholar import client_from_settings as s2_client
 
 log = logging.getLogger(__name__)
 
 
 def _openalex_client(settings: Settings) -> Any:
-    from motivgraph.sources.openalex import client_from_settings
-
-    return client_from_settings(settings)
+    return openalex_client(settings)
 
 
 def _arxiv_client(settings: Settings) -> Any:
-    from motivgraph.sources.arxiv import client_from_settings
-
-    return client_from_settings(settings)
+    return arxiv_client(settings)
 
 
 def _s2_client(settings: Settings) -> Any:  # ToolContext.s2_client makes it; here for the table's shape
-    from motivgraph.sources.semantic_scholar import client_from_settings
-
-    return client_from_settings(settings)
+    return s2_client(settings)
 
 
 @dataclass(frozen=True)
@@ -146,7 +144,6 @@ def s2_paper(obj: Any) -> LiteraturePaper | None:
 
 def source_paper(obj: Any) -> LiteraturePaper | None:
     """A LiteraturePaper from another source's record (sources.records.SourcePaper), naming that source."""
-    from motivgraph.sources.records import SourcePaper
 
     if not isinstance(obj, SourcePaper):
         return s2_paper(obj)

@@ -10,6 +10,8 @@ a parent's child is the same obstacle, not a distant one.
 
 from __future__ import annotations
 
+import numpy as np
+
 from motivgraph.api.contract.models import TransferCandidate, TransferRequest, TransferResult
 from motivgraph.api.services.briefs import brief
 from motivgraph.api.services.context import ToolContext
@@ -48,7 +50,6 @@ def transfer_candidates(ctx: ToolContext, req: TransferRequest) -> TransferResul
 
     vecs = ctx.node_search.vectors_for([t.key for t in targets])
     with_vec = [t for t in targets if t.key in vecs]
-    import numpy as np
 
     similar = (
         ctx.node_search.search_vectors(
