@@ -1,12 +1,16 @@
 """Parser choice: `auto` (GROBID when configured and alive, else offline), `grobid`, `pdf`.
 
-Every parser turns one PDF path into a Paper (or raises ParseError / ExternalServiceError) and
-says in `description` what it is, so the CLI can tell the user which parser auto picked.
+Every parser turns one PDF path into a Paper (or raises ParseError / ExternalServiceError) and says in
+`description` what it is, so the CLI can tell the user which parser auto picked. `cache_tag` names the parse a
+paper is: the parser that made it and a fingerprint of its code and page limit (and, for GROBID, the server),
+so the parsed cache (ingest/cache.py) never serves a parse made by another parser or an older version of one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import importlib.util
 import logging
 from pathlib import Path
 from typing import Protocol
@@ -23,6 +27,52 @@ from motivgraph.ingest.workers import ProcessParserPool
 from motivgraph.settings import IngestSettings
 
 log = logging.getLogger(__name__)
+
+
+# The modules whose code decides what each parser makes of a PDF (a change to any of them is a new parse).
+_OFFLINE_CODE = ("pdf", "pdf_layout", "pdf_filters", "pdf_identity", "pdf_native", "references", "identity",
+                 "models", "quality")
+_GROBID_CODE = ("grobid", "tei", "references", "identity", "models")
+
+
+def code_fingerprint(modules: tuple[str, ...], *extra: object) -> str:
+    """12 hex digits over the source of `motivgraph.ingest.<module>` for each module (and the C helper the
+    offline parser compiles), plus `extra` values: the same code and values give the same fingerprint."""
+    h = hashlib.sha256(repr(extra).encode())
+    for name in modules:
+        spec = importlib.util.find_spec(f"motivgraph.ingest.{name}")
+        if spec is None or spec.origin is None:
+            raise RuntimeError(f"motivgraph.ingest.{name} has no source to fingerprint")
+        h.update(Path(spec.origin).read_bytes())
+        if name == "pdf_native":
+            for c in sorted((Path(spec.origin).parent / "native").glob("*.c")):
+                h.update(c.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def offline_tag(settings: IngestSettings) -> str:
+    return f"pdf-{code_fingerprint(_OFFLINE_CODE, settings.max_pages)}"
+
+
+def grobid_tag(settings: IngestSettings) -> str:
+    # the server is part of the parse: another GROBID (or another version behind that URL) is a new parse
+    return f"grobid-{code_fingerprint(_GROBID_CODE, settings.max_pages, settings.grobid_url or '')}"
+
+
+def cache_tag(paper: Paper, settings: IngestSettings) -> str:
+    """The tag of the parse `paper` is (by the parser that made it: auto makes either kind)."""
+    return grobid_tag(settings) if paper.parser == "grobid" else offline_tag(settings)
+
+
+def accepted_tags(settings: IngestSettings, name: ParserName | None = None) -> tuple[str, ...]:
+    """The parses an ingest with parser `name` (default: the setting) takes from the cache, best first, decided
+    without reaching GROBID: a resume whose documents are all parsed needs no parser at all."""
+    name = name or settings.parser
+    if name == "pdf" or not settings.grobid_url:
+        return (offline_tag(settings),)
+    if name == "grobid":
+        return (grobid_tag(settings),)
+    return grobid_tag(settings), offline_tag(settings)  # auto: GROBID's parse, else the offline fallback's
 
 
 class DocumentParser(Protocol):

@@ -33,7 +33,7 @@ from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.identity import PaperKeys
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.parsers import DocumentParser, ParserName, make_parser
+from motivgraph.ingest.parsers import DocumentParser, ParserName, accepted_tags, cache_tag, make_parser
 from motivgraph.ingest.plan import IngestPlan, WorkItem, input_kinds, plan_async
 from motivgraph.outbound import describe, is_transient
 from motivgraph.settings import Settings
@@ -356,7 +356,9 @@ async def execute(
     try:
         _record_plan(ledger, p)
         cache = cache_for(settings)
-        need_parse = any(kinds[i.kind].needs_parser and i.key not in cache for i in p.todo)
+        # the parses this run may take from the cache: those its parser choice would make today
+        tags = accepted_tags(settings.ingest, parser if parser is None or isinstance(parser, str) else parser.name)
+        need_parse = any(kinds[i.kind].needs_parser and not cache.has(i.key, tags) for i in p.todo)
         own_parser = parser is None or isinstance(parser, str)
         doc_parser: DocumentParser | None = None
         if need_parse:
@@ -386,7 +388,7 @@ async def execute(
 
         async def attempt(item: WorkItem, out: DocOutcome) -> None:
             kind = kinds[item.kind]
-            paper = cache.get(item.key) if kind.needs_parser else None
+            paper = cache.get(item.key, tags) if kind.needs_parser else None
             out.from_parse_cache = paper is not None
             if paper is None:
                 paper = await kind.load(item, doc_parser, settings)
@@ -394,7 +396,7 @@ async def execute(
                 if kind.needs_parser:
                     if s2 is not None:
                         await _fill_metadata(paper, s2)
-                    await asyncio.to_thread(cache.put, paper)
+                    await asyncio.to_thread(cache.put, paper, cache_tag(paper, settings.ingest))
                     out.parsed = True
                     out.pages = min(paper.page_count or 0, settings.ingest.max_pages)
             _resolve_identity(ledger, item, paper, out)

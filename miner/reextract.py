@@ -49,7 +49,7 @@ from motivgraph.ingest.derived import DerivedReport, repair_derived
 from motivgraph.ingest.identity import resolve_paper_id
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.parsers import make_parser
+from motivgraph.ingest.parsers import cache_tag, make_parser
 from motivgraph.ingest.pipeline import SinkResult, TransientGate, embedded_store_recovery, store_step
 from motivgraph.ingest.plan import WorkItem, kind_of
 from motivgraph.miner import decisions as D
@@ -331,7 +331,7 @@ class _Runner:
         paper = await kind.load(item, self.parser, self.settings)
         paper.source_path = item.display
         if kind.needs_parser:
-            await asyncio.to_thread(self.cache.put, paper)
+            await asyncio.to_thread(self.cache.put, paper, cache_tag(paper, self.settings.ingest))
         return paper
 
     def paper_from_graph(self, pid: str) -> Paper:

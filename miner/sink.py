@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from motivgraph.errors import BudgetExceeded, LLMError
 from motivgraph.graph.models import NodeRef, TripleIn
-from motivgraph.ingest.parsers import make_parser
+from motivgraph.ingest.parsers import accepted_tags, make_parser
 from motivgraph.ingest.pipeline import SinkResult, cache_for
 from motivgraph.ingest.plan import input_kinds
 from motivgraph.llm.factory import is_configured
@@ -386,7 +386,7 @@ async def estimate_plan(
     try:
         for item in plan.todo:
             kind = kinds[item.kind]
-            paper = cache.get(item.key) if kind.needs_parser else None
+            paper = cache.get(item.key, accepted_tags(settings.ingest, parser)) if kind.needs_parser else None
             if paper is None:
                 if kind.needs_parser and doc_parser is None:
                     doc_parser = await make_parser(settings.ingest, parser,

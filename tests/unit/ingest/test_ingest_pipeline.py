@@ -72,11 +72,42 @@ def test_ledger_transitions_and_report(tmp_path: Path) -> None:
 def test_cache_roundtrip_and_corrupt_entry(tmp_path: Path) -> None:
     c = ParsedCache(tmp_path)
     p = Paper(paper_id="sha256:" + "d" * 64, title="T", sha256="d" * 64)
-    assert c.get("d" * 64) is None
-    c.put(p)
-    assert c.get("d" * 64) == p and "d" * 64 in c
-    (tmp_path / "dd" / ("d" * 64 + ".json")).write_text("{broken")
-    assert c.get("d" * 64) is None
+    assert c.get("d" * 64, ("pdf-abc",)) is None and "d" * 64 not in c
+    c.put(p, "pdf-abc")
+    assert c.get("d" * 64, ("pdf-abc",)) == p and "d" * 64 in c and c.has("d" * 64, ("x-1", "pdf-abc"))
+    (tmp_path / "dd" / ("d" * 64 + ".pdf-abc.json")).write_text("{broken")
+    assert c.get("d" * 64, ("pdf-abc",)) is None
+
+
+def test_cache_serves_a_parse_only_to_the_parser_that_made_it(tmp_path: Path) -> None:
+    c = ParsedCache(tmp_path)
+    sha = "e" * 64
+    old = Paper(paper_id="sha256:" + sha, title="Old parse", sha256=sha)
+    new = Paper(paper_id="sha256:" + sha, title="New parse", sha256=sha)
+    (tmp_path / "ee").mkdir()
+    (tmp_path / "ee" / f"{sha}.json").write_text(old.model_dump_json())  # the layout before tags
+    assert c.get(sha, ("pdf-111111111111",)) is None  # an ingest never takes a parse of unknown origin
+    assert c.get(sha) == old and sha in c  # re-extraction reads what the graph was built from
+    c.put(new, "pdf-222222222222")
+    assert c.get(sha, ("grobid-111111111111", "pdf-222222222222")) == new  # the first there is
+    assert c.get(sha, ("grobid-222222222222",)) is None
+    assert c.get(sha) == new  # the newest parse of any parser
+    with pytest.raises(ValueError, match="cache tag"):
+        c.put(new, "../escape")
+
+
+def test_a_parse_tag_follows_the_parser_its_code_and_page_limit() -> None:
+    from motivgraph.ingest.parsers import accepted_tags, code_fingerprint, grobid_tag, offline_tag
+
+    s60, s20 = IngestSettings(max_pages=60), IngestSettings(max_pages=20)
+    assert offline_tag(s60) == offline_tag(IngestSettings(max_pages=60)) and offline_tag(s60).startswith("pdf-")
+    assert offline_tag(s20) != offline_tag(s60)  # fewer pages read: another parse
+    g1 = IngestSettings(grobid_url="http://grobid-a:8070")
+    g2 = IngestSettings(grobid_url="http://grobid-b:8070")
+    assert grobid_tag(g1) != grobid_tag(g2)  # another server: another parse
+    assert accepted_tags(g1, "auto") == (grobid_tag(g1), offline_tag(g1))
+    assert accepted_tags(g1, "pdf") == (offline_tag(g1),) and accepted_tags(s60, "auto") == (offline_tag(s60),)
+    assert code_fingerprint(("tei",)) != code_fingerprint(("pdf",)) == code_fingerprint(("pdf",))
 
 
 async def test_bad_inputs_are_recorded_and_the_batch_goes_on(tmp_path: Path) -> None:
@@ -184,6 +215,20 @@ async def test_sink_states_limit_and_dry_run(tmp_path: Path) -> None:
     led = Ledger.for_data_dir(s.data_dir)
     assert led.counts()["extracted"] == 3 and led.counts()["failed"] == 1
     assert led.rows("failed")[0].error == "extractor rejected the paper"
+
+
+async def test_a_changed_parser_parses_again_instead_of_reading_the_old_parse(tmp_path: Path) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    write_paper(inp / "p0.pdf", title="Generated paper number zero")
+    s = _settings(tmp_path)
+    first = await ingest_async([inp], s, sink=Sink(status="extracted"))
+    assert first.parsed == 1 and first.from_cache == 0
+    again = await ingest_async([inp], s, sink=Sink(status="extracted"))  # not final: handed to the sink again
+    assert again.parsed == 0 and again.from_cache == 1  # the same parser: its parse is reused
+    s.ingest.max_pages = 1  # another parse of the same file (e.g. a new parser version): not the cached one
+    changed = await ingest_async([inp], s, sink=Sink(status="extracted"))
+    assert changed.parsed == 1 and changed.from_cache == 0
 
 
 def test_run_ingest_sync_entry_point(tmp_path: Path) -> None:
