@@ -95,7 +95,7 @@ class GrobidClient:
         form = {
             "consolidateHeader": "1" if self.settings.grobid_consolidate_header else "0",
             "consolidateCitations": "0",
-            "includeRawCitations": "0",
+            "includeRawCitations": "1",  # each entry as printed (Reference.raw), as the offline parser keeps it
         }
         # GROBID's 503 means "all workers busy" (retry); its 500 means "cannot parse this PDF" (do not)
         backoff = Backoff(retries=self.settings.grobid_max_retries, base_s=self.backoff_base_s,

@@ -103,6 +103,10 @@ class Reference(BaseModel):
     arxiv_id: str | None = Field(None, description="The cited work's arXiv id, when the entry prints one.")
 
 
+# The note every parser gives a document it judges not a research paper (Paper.not_a_paper starts with it).
+NOT_A_PAPER = "not a research paper: no title block, no abstract and no Introduction on its first page"
+
+
 class Paper(BaseModel):
     paper_id: str = Field(description="DOI or arXiv id when known, else the sha256 of the PDF.")
     title: str = ""

@@ -26,6 +26,7 @@ import pypdfium2 as pdfium
 from motivgraph.errors import ParseError
 from motivgraph.ingest.identity import stable_paper_id
 from motivgraph.ingest.models import (
+    NOT_A_PAPER,
     Paper,
     Section,
     assign_roles,
@@ -633,7 +634,6 @@ def _sets_on(last: Line, ln: Line) -> bool:
     )
 
 
-NOT_A_PAPER = "not a research paper: no title block, no abstract and no Introduction on its first page"
 
 
 def _not_a_paper(

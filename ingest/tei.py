@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 
 from motivgraph.errors import ParseError
 from motivgraph.ingest.identity import clean_doi, doi_or_arxiv, normalize_arxiv, stable_paper_id
-from motivgraph.ingest.models import Paper, Reference, Section, assign_roles
+from motivgraph.ingest.models import NOT_A_PAPER, Paper, Reference, Section, assign_roles, classify_heading
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,22 @@ def _is_noisy(head: str) -> bool:
         return True
     # a head that starts lower-case is a line fragment GROBID mistook for a title
     return h[0].islower()
+
+
+def _not_a_paper(title: str, authors: list[str], abstract: str, sections: list[Section]) -> str | None:
+    """Why GROBID's reading of a document is not a research paper (None: it is one), by the offline parser's
+    rule: a paper has an abstract, or an Introduction (or a section numbered 1) where its body starts, or a
+    title with its authors' names. A page from inside a paper, a brief or a form has none of these."""
+    if abstract:
+        return None
+    # by the headings GROBID read (a role may be inferred: the first untitled section is taken as the intro)
+    if any(classify_heading(s.heading) == "introduction" or (s.number or "").rstrip(".") in ("1", "I")
+           for s in sections[:3]):
+        return None
+    if title and authors:
+        return None
+    why = "no title" if not title else f"the title {title[:60]!r} has no author names"
+    return f"{NOT_A_PAPER} (GROBID found no abstract, no Introduction and {why})"
 
 
 def tei_to_paper(
@@ -141,14 +157,21 @@ def tei_to_paper(
         ]
         date = bib.find(".//tei:imprint/tei:date", NS)
         ryear = _year(date.get("when") or _text(date)) if date is not None else None
+        ids = {(i.get("type") or "").lower(): _text(i) for i in reversed(bib.findall(".//tei:idno", NS))}
+        rdoi, rarxiv = doi_or_arxiv(clean_doi(ids.get("doi")), normalize_arxiv(ids.get("arxiv")))
+        raw = _text(bib.find("tei:note[@type='raw_reference']", NS))  # with includeRawCitations=1
         if rtitle or rauthors:
-            references.append(Reference(title=rtitle, authors=rauthors, year=ryear))
+            references.append(Reference(title=rtitle, authors=rauthors, year=ryear, raw=raw, doi=rdoi,
+                                        arxiv_id=rarxiv))
 
     if not (title or abstract or sections):
         raise ParseError("TEI has no title, abstract or body text (empty or withdrawn document)")
 
     doi, arxiv = doi_or_arxiv(doi, arxiv)  # arXiv's own DOI is the arXiv id
+    not_paper = _not_a_paper(title, authors, abstract, sections)
     return Paper(
+        not_a_paper=not_paper,
+        notes=[NOT_A_PAPER] if not_paper else [],
         paper_id=stable_paper_id(doi, arxiv, sha256) if (doi or arxiv or sha256) else f"title:{title[:200]}",
         title=title,
         authors=authors,

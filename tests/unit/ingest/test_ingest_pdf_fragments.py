@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from motivgraph.errors import ParseError
-from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pdf import NOT_A_PAPER, parse_pdf
+from motivgraph.ingest.models import NOT_A_PAPER, Paper
+from motivgraph.ingest.pdf import parse_pdf
 from motivgraph.miner.text import select_input
 from motivgraph.settings import MinerSettings
 from tests.fixtures.ingest.rawpdf import RawPage, RawPdf, wrap

@@ -31,6 +31,7 @@ def test_every_tei_file_converts_or_fails_clearly(path: Path) -> None:
     assert p.sections and all(s.text or s.heading for s in p.sections)
     assert p.references and all(r.title or r.authors for r in p.references)
     assert p.parser == "grobid" and p.sha256 == SHA
+    assert p.not_a_paper is None  # every real file is a paper
     # no page furniture survives as a section heading
     assert not any(s.heading.lower().startswith(("continued", "figure")) for s in p.sections)
     # back matter (acknowledgements, funding, annex) is not a body section
@@ -107,3 +108,56 @@ def test_rejects_non_tei_and_dtd() -> None:
         tei_to_paper(b"<TEI><unclosed>")
     with pytest.raises(ParseError, match="DOCTYPE"):
         tei_to_paper(b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><TEI/>')
+
+
+_TEI = """<?xml version="1.0" encoding="UTF-8"?>
+<TEI xmlns="http://www.tei-c.org/ns/1.0">
+<teiHeader><fileDesc><titleStmt><title level="a" type="main">{title}</title></titleStmt>
+<publicationStmt><publisher/></publicationStmt>
+<sourceDesc><biblStruct><analytic>{authors}</analytic><monogr><imprint/></monogr></biblStruct></sourceDesc>
+</fileDesc><profileDesc>{abstract}</profileDesc></teiHeader>
+<text><body>{body}</body><back><div type="references"><listBibl>{refs}</listBibl></div></back></text></TEI>"""
+
+
+def _tei(title: str = "", authors: str = "", abstract: str = "", body: str = "", refs: str = "") -> bytes:
+    return _TEI.format(title=title, authors=authors, abstract=abstract, body=body, refs=refs).encode()
+
+
+_AUTHOR = "<author><persName><forename>Ada</forename><surname>Lovelace</surname></persName></author>"
+_MID_PAGE = ('<div><head n="5.1">Hyper Parameter Optimization</head><p>We tuned the learning rate on the '
+             'validation split and kept the best run.</p></div><div><head n="5.2">Ablations</head><p>Removing the '
+             'gate costs two points.</p></div>')
+
+
+def test_a_page_from_inside_a_paper_is_not_a_paper() -> None:
+    from motivgraph.ingest.models import NOT_A_PAPER
+
+    p = tei_to_paper(_tei(body=_MID_PAGE), sha256=SHA)
+    assert p.not_a_paper is not None and p.not_a_paper.startswith(NOT_A_PAPER) and "no title" in p.not_a_paper
+    assert NOT_A_PAPER in p.notes
+    titled = tei_to_paper(_tei(title="5.1 Hyper Parameter Optimization", body=_MID_PAGE), sha256=SHA)
+    assert titled.not_a_paper is not None and "has no author names" in titled.not_a_paper
+
+
+@pytest.mark.parametrize("parts", [
+    {"abstract": "<abstract><p>We study gated models.</p></abstract>"},  # an abstract
+    {"body": '<div><head n="1">Introduction</head><p>Gated models are everywhere.</p></div>'},  # an Introduction
+    {"title": "Gated models for everyone", "authors": _AUTHOR},  # a title block with its authors
+])
+def test_a_paper_needs_only_one_of_abstract_introduction_or_title_block(parts: dict[str, str]) -> None:
+    body = parts.pop("body", _MID_PAGE)
+    assert tei_to_paper(_tei(body=body, **parts), sha256=SHA).not_a_paper is None
+
+
+def test_reference_entries_keep_their_ids_and_printed_text() -> None:
+    refs = ('<biblStruct><analytic><title level="a">Gates everywhere</title>' + _AUTHOR + "</analytic>"
+            '<monogr><title level="j">J. Gates</title><imprint><date when="2020"/></imprint></monogr>'
+            '<idno type="DOI">10.1000/GATES.2020</idno><idno type="arXiv">arXiv:2001.01234v2</idno>'
+            '<note type="raw_reference">A. Lovelace. Gates everywhere. J. Gates, 2020.</note></biblStruct>'
+            '<biblStruct><analytic><title level="a">No ids here</title></analytic><monogr><imprint/></monogr>'
+            '<idno type="DOI">10.1371/journal</idno></biblStruct>')
+    p = tei_to_paper(_tei(title="Gated models", authors=_AUTHOR, body=_MID_PAGE, refs=refs), sha256=SHA)
+    first, second = p.references
+    assert (first.doi, first.arxiv_id, first.year) == ("10.1000/gates.2020", "2001.01234", 2020)
+    assert first.raw == "A. Lovelace. Gates everywhere. J. Gates, 2020."
+    assert (second.doi, second.arxiv_id, second.raw) == (None, None, "")  # a bare journal prefix is no DOI
