@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from motivgraph.api.contract.tools import ToolSpec
+from motivgraph.api.contract.tools import ToolSpec, resolve_tool
 
 ANSWER = "answer"
 MAX_ARG_CHARS = 200
@@ -97,8 +97,6 @@ def _call_model(spec: ToolSpec) -> type[BaseModel]:
 
 @lru_cache(maxsize=64)
 def _action_model(names: tuple[str, ...], allow_answer: bool) -> type[BaseModel]:
-    from motivgraph.api.contract.tools import resolve_tool
-
     variants: list[type[BaseModel]] = [_call_model(spec) for spec in (resolve_tool(n) for n in names) if spec]
     if allow_answer:
         variants.append(AnswerNow)

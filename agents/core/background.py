@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from motivgraph.api.contract.models import LiteratureSearchRequest, NodeRelationRequest, NodeSearchRequest
+from motivgraph.api.contract.tools import LITERATURE_SEARCH, NODE_RELATION, NODE_SEARCH
 from motivgraph.errors import ConfigError, MotivGraphError
 
 HELD_OUT_KEYS = ("target_papers",)
@@ -158,12 +160,6 @@ class TopicBackground(BaseModel):
     async def from_graph(cls, client: Any, topic: str, *, nodes: int = 8, relations: int = 4,
                          papers: int = 8) -> TopicBackground:
         """node_search(topic) → node_relation(top hits) → triples and their papers; literature_search(topic)."""
-        from motivgraph.api.contract.models import (
-            LiteratureSearchRequest,
-            NodeRelationRequest,
-            NodeSearchRequest,
-        )
-        from motivgraph.api.contract.tools import LITERATURE_SEARCH, NODE_RELATION, NODE_SEARCH
 
         bg = cls(topic=topic, source="graph", searched=True)
         hits = (await client.call(NODE_SEARCH, NodeSearchRequest(query=topic, k=nodes))).hits

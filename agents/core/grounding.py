@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from motivgraph.agents.core.idea import CitationRef, Grounding, KgLink, ResolvedPaper
+from motivgraph.api.contract.models import NodeRelationRequest
+from motivgraph.api.contract.tools import NODE_RELATION
 from motivgraph.errors import MotivGraphError, NodeNotFound
 from motivgraph.graph.identity import node_key, normalize_name
 
@@ -153,8 +155,6 @@ def match_citation(c: Citation, papers: list[dict[str, Any]]) -> bool:
 
 async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], list[dict[str, Any]]]:
     """(resolved, unresolved-with-reason) — resolved against the graph through the ToolClient."""
-    from motivgraph.api.contract.models import NodeRelationRequest
-    from motivgraph.api.contract.tools import NODE_RELATION
 
     resolved: list[Link] = []
     unresolved: list[dict[str, Any]] = []

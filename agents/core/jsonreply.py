@@ -13,6 +13,8 @@ import logging
 import re
 from typing import Any
 
+from json_repair import repair_json
+
 log = logging.getLogger(__name__)
 
 _FENCE_RE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
@@ -39,7 +41,6 @@ def loads_lenient(span: str) -> tuple[dict[str, Any] | None, bool]:
         return (obj, False) if isinstance(obj, dict) else (None, False)
     except json.JSONDecodeError:
         pass
-    from json_repair import repair_json
 
     try:
         obj = repair_json(span, return_objects=True)

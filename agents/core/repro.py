@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from motivgraph import __version__
 from motivgraph.errors import MotivGraphError
 
 MASK = "***"
@@ -39,8 +40,6 @@ def sha256(text: str) -> str:
 
 
 def code_version() -> dict[str, Any]:
-    from motivgraph import __version__
-
     out: dict[str, Any] = {"package": __version__, "git_commit": None, "git_dirty": None}
     root = Path(__file__).resolve().parents[2]
     try:
@@ -57,7 +56,7 @@ def code_version() -> dict[str, Any]:
 
 def model_record(llm: Any, roles: list[str]) -> dict[str, dict[str, Any]]:
     """Per role: model id, provider, endpoint — or the reason there is none (no call is made)."""
-    from motivgraph.agents.core.llm import account_role
+    from motivgraph.agents.core.llm import account_role  # local: light CLI path (`runs list` loads no LangChain)
 
     out: dict[str, dict[str, Any]] = {}
     for role in roles:

@@ -13,7 +13,9 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
-from motivgraph.agents.core.report import list_rows
+from motivgraph.agents.core.report import list_rows, load_view, render_html, render_index_html, render_summary
+from motivgraph.agents.core.rundir import RunDir, RunNotFound
+from motivgraph.settings import get_settings
 
 PREFIX = "/runs"
 
@@ -21,16 +23,11 @@ PREFIX = "/runs"
 def _runs_dir(request: Request) -> Any:
     s = getattr(request.app.state, "settings", None)
     if s is None:
-        from motivgraph.settings import get_settings
-
         s = get_settings()
     return s.runs_dir
 
 
 def build_router() -> APIRouter:
-    from motivgraph.agents.core.report import load_view, render_html, render_index_html, render_summary
-    from motivgraph.agents.core.rundir import RunDir, RunNotFound
-
     # Pages for people (like /explorer and /docs), so outside the OpenAPI spec; the machine interface to runs is
     # /ideation/sessions. `?format=json` is a convenience of the page, not a documented API.
     router = APIRouter(prefix=PREFIX, tags=["runs"], include_in_schema=False)

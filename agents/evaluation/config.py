@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from motivgraph.agents.evaluation.cutoff import parse_cutoff
+
 METRICS = ("diversity", "novelty", "scores", "elo", "reference", "gates", "yield", "cu", "grounding")
 
 
@@ -110,8 +112,6 @@ class EvalConfig(BaseModel):
     @classmethod
     def _cutoff(cls, v: str | None) -> str | None:
         if v:
-            from motivgraph.agents.evaluation.cutoff import parse_cutoff
-
             parse_cutoff(v)  # a cutoff that is no date fails here, naming the accepted forms
         return v or None
 

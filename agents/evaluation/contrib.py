@@ -16,12 +16,12 @@ class EvaluationContribution:
 
     @classmethod
     def cli(cls) -> typer.Typer:
-        from motivgraph.agents.evaluation.cli import cli
+        from motivgraph.agents.evaluation.cli import cli  # local: plugin part, loaded on use
 
         return cli()
 
     @classmethod
     def router(cls) -> APIRouter:
-        from motivgraph.agents.evaluation.routes import build_router
+        from motivgraph.agents.evaluation.routes import build_router  # local: plugin part, loaded on use
 
         return build_router()

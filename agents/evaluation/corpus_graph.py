@@ -15,7 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from motivgraph.agents.evaluation.topic_graph import build_topic_graph
 from motivgraph.agents.evaluation.topics import EvalTopic, Paper, _norm_title, identities
+from motivgraph.ingest.paper_json import stable_id
 
 if TYPE_CHECKING:
     from motivgraph.agents.evaluation.topic_graph import TopicGraph
@@ -28,7 +30,6 @@ def corpus_records(topics: list[EvalTopic]) -> tuple[list[Paper], list[str]]:
     """(the corpus's papers, what was left out and why). A paper is one by its stable id (the same paper in
     two topics is ingested once, the first record kept); a paper that is any topic's target (same id, DOI,
     arXiv id or title) is left out, so no topic's held-out truth is ever in the graph."""
-    from motivgraph.ingest.paper_json import stable_id
 
     target_ids: set[str] = set()
     target_titles: set[str] = set()
@@ -88,7 +89,6 @@ async def build_corpus_graph(settings: Settings, topics: list[EvalTopic], cache_
                              s2: bool = False) -> tuple[TopicGraph, list[str]]:
     """The shared corpus graph (built, or reused from the cache when the same papers and extractor built it
     before) and the papers left out of it."""
-    from motivgraph.agents.evaluation.topic_graph import build_topic_graph
 
     corpus, left_out = corpus_topic(topics)
     tg = await build_topic_graph(settings, corpus, cache_root, budget_usd=budget_usd,
@@ -99,7 +99,6 @@ async def build_corpus_graph(settings: Settings, topics: list[EvalTopic], cache_
 def source_records(topics: list[EvalTopic]) -> dict[str, dict[str, Any]]:
     """Every background record by the paper id the ingest gives it: the dates a graph paper does not keep
     (a topics file's publicationDate) are read from here."""
-    from motivgraph.ingest.paper_json import stable_id
 
     out: dict[str, dict[str, Any]] = {}
     for t in topics:

@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from motivgraph.agents.evaluation.topics import _norm_title, identities
 from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.models import (
     LiteraturePaper,
@@ -42,6 +43,9 @@ from motivgraph.api.contract.models import (
 )
 from motivgraph.api.contract.tools import Q, R, ToolSpec
 from motivgraph.errors import ConfigError, NodeNotFound
+from motivgraph.graph.identity import node_key, normalize_name
+from motivgraph.graph.runtime import Runtime
+from motivgraph.ingest.identity import normalize_arxiv
 
 DateSpan = tuple[date, date]  # (earliest, latest) day the paper can have appeared
 _ISO = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:[T ].*)?\s*$")
@@ -78,7 +82,6 @@ def _parse(text: str) -> DateSpan | None:
 
 def arxiv_span(value: Any) -> DateSpan | None:
     """The month an arXiv id was assigned (`2402.03300` → February 2024; `cs/0112017` → December 2001)."""
-    from motivgraph.ingest.identity import normalize_arxiv
 
     aid = normalize_arxiv(str(value)) if isinstance(value, str | int) else None
     if not aid:
@@ -160,8 +163,6 @@ class GraphDates:
 def read_graph_dates(settings: Any, extra: dict[str, Any] | None = None) -> GraphDates:
     """GraphDates of the settings' graph; `extra` maps paper id → its source record (dates a graph paper does not
     keep, e.g. a topics file's publicationDate)."""
-    from motivgraph.graph.identity import node_key
-    from motivgraph.graph.runtime import Runtime
 
     rt = Runtime(settings)
     try:
@@ -202,8 +203,6 @@ class CutoffToolClient(ToolClient):
 
     def __init__(self, inner: Any, *, cutoff: date | None, hidden_nodes: set[str], later_papers: set[str],
                  targets: Iterable[Any] = (), held: HeldBack | None = None) -> None:
-        from motivgraph.agents.evaluation.topics import _norm_title, identities
-
         self.inner = inner
         self.cutoff = cutoff
         self.hidden_nodes = hidden_nodes
@@ -226,8 +225,6 @@ class CutoffToolClient(ToolClient):
 
     # ------------------------------------------------------------------ predicates
     def _is_target(self, rec: Any) -> bool:
-        from motivgraph.agents.evaluation.topics import _norm_title, identities
-
         title = str(getattr(rec, "title", "") or "")
         return bool(identities(rec) & self._target_ids) or (
             bool(_norm_title(title)) and _norm_title(title) in self._target_titles)
@@ -239,8 +236,6 @@ class CutoffToolClient(ToolClient):
         return key in self.hidden_nodes
 
     def _suggestions(self, names: list[str]) -> list[str]:
-        from motivgraph.graph.identity import normalize_name
-
         keep = [n for n in names if normalize_name(n) not in self._hidden_names]
         self.held.graph_nodes += len(names) - len(keep)
         return keep

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from motivgraph.agents.core import RunSpec, dry_run, get_method
 from motivgraph.agents.evaluation.config import EvalConfig
+from motivgraph.agents.evaluation.corpus_graph import corpus_topic
 from motivgraph.agents.evaluation.judges import (
     PAIR_DIMENSIONS,
     SYS,
@@ -28,12 +30,21 @@ from motivgraph.agents.evaluation.judges import (
     Signature,
 )
 from motivgraph.agents.evaluation.metrics.elo import rounds_for
+from motivgraph.agents.evaluation.mindflow_split import mindflow_split, training_estimate
+from motivgraph.agents.evaluation.protocol import panel_seats
 from motivgraph.agents.evaluation.speed import role_model
+from motivgraph.agents.evaluation.topic_graph import background_records, extractor_id, graph_key
 from motivgraph.agents.evaluation.topics import EvalTopic
+from motivgraph.agents.setlevel import reward as cu
+from motivgraph.ingest.paper_json import record_to_paper
 from motivgraph.llm.factory import split_model
 from motivgraph.llm.structured import schema_instruction
-from motivgraph.llm.tokens import count_tokens
+from motivgraph.llm.tokens import count_message_tokens, count_tokens
 from motivgraph.llm.usage import cost_usd
+from motivgraph.miner.extract import EXPECTED_OUTPUT_TOKENS
+from motivgraph.miner.prompts import extraction_messages
+from motivgraph.miner.schemas import ExtractionReply
+from motivgraph.miner.text import select_input
 from motivgraph.settings import Settings
 
 REPLY_TOKENS = {"score": 80, "gates": 80, "signature": 260, "diversity": 140, "reference": 120, "pairwise": 40,
@@ -81,15 +92,7 @@ def _graph_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic],
     """Per-topic graphs: the LLM miner's first extraction call for every background paper of topics whose
     graph is not cached yet, counted from the miner's own prompt (no API key needed); the offline
     heuristic extractor costs nothing."""
-    from pathlib import Path
 
-    from motivgraph.agents.evaluation.topic_graph import background_records, extractor_id, graph_key
-    from motivgraph.ingest.paper_json import record_to_paper
-    from motivgraph.llm.tokens import count_message_tokens
-    from motivgraph.miner.extract import EXPECTED_OUTPUT_TOKENS
-    from motivgraph.miner.prompts import extraction_messages
-    from motivgraph.miner.schemas import ExtractionReply
-    from motivgraph.miner.text import select_input
 
     ext = extractor_id(settings)
     if ext == "heuristic":
@@ -119,7 +122,6 @@ def _graph_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic],
 def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic], *, idea_tokens: int = 700,
                   reference_tokens: int = 350) -> EvalEstimate:
     out = EvalEstimate()
-    from motivgraph.agents.evaluation.mindflow_split import mindflow_split, training_estimate
 
     split = mindflow_split(settings, config, topics)  # MindFlow's train/test protocol: compared on held-out topics
     all_topics = list(topics)  # the corpus graph holds every topic's background papers, split or not
@@ -129,12 +131,9 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
         out.lines.append(Line(**training_estimate(settings, config, topics, split)))
         topics = [t for t in topics if t.topic_id in set(split.test)]
     if config.graph in ("per-topic", "corpus") and any(t.background for t in topics):
-        from motivgraph.agents.evaluation.corpus_graph import corpus_topic
-
         # the corpus graph is one graph of every topic's papers (each paper extracted once)
         _graph_line(settings, config, [corpus_topic(all_topics)[0]] if config.graph == "corpus" else topics, out)
     prices = settings.llm.prices
-    from motivgraph.agents.evaluation.protocol import panel_seats
 
     seats = panel_seats(settings, config)  # the protocol's panel: every seat asks every judged question
     judge_models = [s.model or model_name(settings, "judge") for s in seats]
@@ -188,7 +187,6 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
             if config.on("reference") or (config.on("cu") and config.cu_quality == "reference_share"):
                 add("reference", ideas_per_topic * refs * 2, _overhead("reference") + idea_tokens + reference_tokens)
             if config.on("cu") and n >= 2:  # cu_collect.py: a set of one asks nothing
-                from motivgraph.agents.setlevel import reward as cu
 
                 if config.cu_quality == "impact":
                     over = count_tokens(cu.IMPACT_SYSTEM + "\n\n" + schema_instruction(cu.ImpactVerdict)) + 40

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motivgraph.agents.core import IdeaRecord
+from motivgraph.agents.core import IdeaRecord, PlatformLLMClient, get_method
 from motivgraph.agents.core.context import add_usage
 from motivgraph.agents.core.rundir import (
     COMPLETED,
@@ -38,17 +38,31 @@ from motivgraph.agents.core.rundir import (
 from motivgraph.agents.evaluation.aggregate import aggregate
 from motivgraph.agents.evaluation.collect import Collector, IdeaItem, TopicEvidence
 from motivgraph.agents.evaluation.config import EvalConfig
-from motivgraph.agents.evaluation.cutoff import TopicFilter
+from motivgraph.agents.evaluation.corpus_graph import build_corpus_graph, source_records
+from motivgraph.agents.evaluation.cu_collect import collect_cu
+from motivgraph.agents.evaluation.cutoff import (
+    TopicFilter,
+    after,
+    paper_span,
+    read_graph_dates,
+    topic_cutoff,
+    topic_filters,
+)
 from motivgraph.agents.evaluation.generate import Delivery, Generator, View, from_existing, write_background
 from motivgraph.agents.evaluation.judges import Judge, JudgmentLog, Panel
 from motivgraph.agents.evaluation.metrics.cost import from_usage
+from motivgraph.agents.evaluation.mindflow_split import prepare_mindflow
+from motivgraph.agents.evaluation.protocol import ORDERS, panel_seats, protocol_rows
 from motivgraph.agents.evaluation.references import topic_references
 from motivgraph.agents.evaluation.report import EvalResults, write_report
-from motivgraph.agents.evaluation.topic_graph import TopicGraph
+from motivgraph.agents.evaluation.topic_graph import TopicGraph, build_topic_graph, stop_embedded
 from motivgraph.agents.evaluation.topics import EvalTopic, leaked_targets
+from motivgraph.agents.tools.inprocess import InProcessToolClient
+from motivgraph.embeddings import get_embedder
 from motivgraph.errors import BudgetExceeded, ConfigError
 from motivgraph.graph.models import PaperRecord
-from motivgraph.settings import Settings
+from motivgraph.graph.runtime import Runtime
+from motivgraph.settings import RoleOverride, Settings
 
 log = logging.getLogger(__name__)
 EVAL_METHOD = "eval"  # the `method` of an evaluation's status.json: how the run list tells them apart
@@ -84,9 +98,6 @@ def paper_json_available() -> bool:
 def default_panel(settings: Settings, config: EvalConfig, budget_usd: float | None, run_id: str) -> list[Judge]:
     """The protocol's panel (protocol.panel_seats): every named judge model, filled to `panel_size` with
     independent seeded samples of them; each seat its own client (its own sample, so its own cache keys)."""
-    from motivgraph.agents.core import PlatformLLMClient
-    from motivgraph.agents.evaluation.protocol import panel_seats
-    from motivgraph.settings import RoleOverride
 
     judges = []
     for seat in panel_seats(settings, config):
@@ -134,8 +145,6 @@ class Evaluation:
         self.judges = judges or default_panel(settings, self.config, None, run.id)
         self.panel = Panel(self.judges, JudgmentLog(run.path / "judgments.jsonl"))
         if embed is None and (self.config.on("diversity") or self.config.on("novelty")):
-            from motivgraph.embeddings import get_embedder
-
             embedder = get_embedder(settings.embedding)
             embed = embedder.embed
         self.embed = embed
@@ -183,9 +192,6 @@ class Evaluation:
                               "background papers as a file, not a graph")
             mode = "file"
         if mode == "corpus":
-            from motivgraph.agents.evaluation.corpus_graph import build_corpus_graph
-            from motivgraph.agents.evaluation.topic_graph import stop_embedded
-
             root = Path(self.config.graph_cache or self.settings.cache_dir / "eval-graphs").expanduser()
             left = None if self.config.budget_usd is None else max(0.0, self.config.budget_usd - self.spent())
             tg, left_out = await build_corpus_graph(self.settings, self.all_topics, root, budget_usd=left,
@@ -213,8 +219,6 @@ class Evaluation:
                                                            "papers": [p.paper_id for p in tg.papers],
                                                            "left_out": left_out, "summary": tg.summary}})
         if mode == "per-topic":
-            from motivgraph.agents.evaluation.topic_graph import build_topic_graph, stop_embedded
-
             root = Path(self.config.graph_cache or self.settings.cache_dir / "eval-graphs").expanduser()
             self.emit({"type": "phase", "phase": "graphs", "total": len(self.topics)})
             for n, t in enumerate(self.topics, 1):
@@ -251,8 +255,6 @@ class Evaluation:
     async def _apply_cutoffs(self, mode: str) -> None:
         """Per topic, its cutoff and what of its graph appeared after it (cutoff.py): hidden from its methods'
         tools, and out of what the leak check counts as visible. Said per topic in the notes and the status."""
-        from motivgraph.agents.evaluation.corpus_graph import source_records
-        from motivgraph.agents.evaluation.cutoff import read_graph_dates, topic_cutoff, topic_filters
 
         records = source_records(self.all_topics)
         graphs: dict[str, Any] = {}
@@ -261,7 +263,6 @@ class Evaluation:
             key = str(tg.settings.data_dir)
             if key not in by_dir and tg.papers:
                 by_dir[key] = await asyncio.to_thread(read_graph_dates, tg.settings, records)
-                from motivgraph.agents.evaluation.topic_graph import stop_embedded
 
                 await asyncio.to_thread(stop_embedded, tg.settings)
             if key in by_dir:
@@ -277,7 +278,6 @@ class Evaluation:
             self.visible[t.topic_id] = [p for p in self.visible.get(t.topic_id, [])
                                         if not isinstance(p, PaperRecord) or p.paper_id not in f.later_papers]
             if f.cutoff is not None:  # a --cutoff before some background paper holds that paper back too
-                from motivgraph.agents.evaluation.cutoff import after, paper_span
 
                 self.visible[t.topic_id] = [p for p in self.visible[t.topic_id] if isinstance(p, PaperRecord)
                                             or not after(paper_span(p), f.cutoff)]
@@ -291,8 +291,6 @@ class Evaluation:
         self.notes += [f.note(tid) for tid, f in self.filters.items()]
 
     def view(self, topic: EvalTopic, method: str) -> View:
-        from motivgraph.agents.core import get_method
-
         uses_tools = get_method(method).uses_tools
         if self.mode == "current":
             f = self.filters.get(topic.topic_id)
@@ -308,8 +306,6 @@ class Evaluation:
                 if self.topic_tool_client_factory is not None:
                     inner = self.topic_tool_client_factory(s)
                 else:
-                    from motivgraph.agents.tools.inprocess import InProcessToolClient
-
                     inner = InProcessToolClient(s)
                 f = self.filters.get(topic.topic_id)
                 return inner if f is None else f.client(inner)  # nothing after the topic's cutoff reaches it
@@ -325,7 +321,6 @@ class Evaluation:
         f = self.filters.get(topic.topic_id)
         if f is None or f.cutoff is None:
             return topic
-        from motivgraph.agents.evaluation.cutoff import after, paper_span
 
         return topic.model_copy(update={"background": [p for p in topic.background
                                                        if not after(paper_span(p), f.cutoff)]})
@@ -374,7 +369,6 @@ class Evaluation:
 
     def protocol(self, mode: str) -> list[tuple[str, str]]:
         """The protocol rows (protocol.py) with the panel as it actually sits, and its warnings noted."""
-        from motivgraph.agents.evaluation.protocol import ORDERS, protocol_rows
 
         rows = protocol_rows(self.settings, self.config, len(self.topics), mode)
         names = self.panel.names
@@ -390,8 +384,6 @@ class Evaluation:
         return rows
 
     async def _execute(self) -> EvalResults:
-        from motivgraph.agents.evaluation.mindflow_split import prepare_mindflow
-
         await prepare_mindflow(self)  # MindFlow's train/test split: trains its controller, keeps the held-out topics
         cfg = self.config
         mode = await self.prepare_views()
@@ -421,7 +413,6 @@ class Evaluation:
                                "requested": cfg.n_ideas})
             finally:
                 if t.topic_id in self.graphs:  # one topic's graph server up at a time
-                    from motivgraph.agents.evaluation.topic_graph import stop_embedded
 
                     await asyncio.to_thread(stop_embedded, self.graphs[t.topic_id].settings)
         self.held_back_notes()
@@ -442,8 +433,6 @@ class Evaluation:
             await collector.diversity_pairs(ev)
             await collector.reference(ev)
             if cfg.on("cu"):
-                from motivgraph.agents.evaluation.cu_collect import collect_cu
-
                 await collect_cu(self.panel, ev, quality=cfg.cu_quality, distance=cfg.cu_distance)
             await collector.tournaments(ev, seed=cfg.seed + n)
             evidence.append(ev)
@@ -490,7 +479,6 @@ class Evaluation:
 
 def _graph_papers(settings: Settings) -> list[Any]:
     """Every paper of the user's graph (what methods see with --graph current)."""
-    from motivgraph.graph.runtime import Runtime
 
     rt = Runtime(settings)
     try:

@@ -20,15 +20,28 @@ The target papers are never read here: training sees each topic's text and backg
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.topics import EvalTopic
-from motivgraph.errors import ConfigError
+from motivgraph.agents.mindflow.config import FlowConfig, TrainConfig
+from motivgraph.agents.mindflow.controller import Controller
+from motivgraph.agents.mindflow.cost import training_tally
+from motivgraph.agents.mindflow.operators import resolve_operators
+from motivgraph.agents.mindflow.protocol import IDEATOR_ROLE, train_controller
+from motivgraph.agents.mindflow.store import content_key, entry_dir, find
+from motivgraph.agents.mindflow.topics import Topic
+from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
+from motivgraph.llm import resolve_spec
+from motivgraph.llm.factory import split_model
+from motivgraph.llm.tokens import count_tokens
+from motivgraph.llm.usage import cost_usd
 from motivgraph.settings import Settings
 
 METHOD = "mindflow"
@@ -114,10 +127,6 @@ def stored_overlap(settings: Settings, ids: list[str]) -> str:
     """Without a split MindFlow takes the newest controller stored for its model, which an earlier evaluation
     may have trained on some of these very topics: name it and its overlap ('' when none is stored or the
     ideator model is not configured). Read from the settings, so no client is made."""
-    from motivgraph.agents.mindflow.protocol import IDEATOR_ROLE
-    from motivgraph.agents.mindflow.store import find
-    from motivgraph.errors import MotivGraphError
-    from motivgraph.llm import resolve_spec
 
     try:
         model = resolve_spec(settings.llm, IDEATOR_ROLE, settings.data_dir).model_id
@@ -130,8 +139,6 @@ def stored_overlap(settings: Settings, ids: list[str]) -> str:
 
 
 def _overlap(path: str, ids: list[str]) -> str:
-    from motivgraph.agents.mindflow.controller import Controller
-
     try:
         rec = Controller.load(path).training.get("topics", {})
     except ConfigError as e:
@@ -147,11 +154,9 @@ def _overlap(path: str, ids: list[str]) -> str:
 def train_settings(config: EvalConfig) -> tuple[Any, Any]:
     """(FlowConfig, TrainConfig) of the evaluation's training: MindFlow's config shapes the supernet
     (layers, threshold) as it does for the test runs; `mindflow_train` overrides training settings."""
-    from motivgraph.agents.mindflow.config import FlowConfig, TrainConfig
 
     mcfg = config.method_configs.get(METHOD) or {}
     flow = {k: mcfg[k] for k in ("layers", "threshold", "finalize") if mcfg.get(k) is not None}
-    from pydantic import ValidationError
 
     try:
         return FlowConfig(**flow), TrainConfig(**{"seed": config.seed, **config.mindflow_train})
@@ -162,8 +167,6 @@ def train_settings(config: EvalConfig) -> tuple[Any, Any]:
 
 
 def _mf_topics(topics: list[EvalTopic]) -> list[Any]:
-    from motivgraph.agents.mindflow.topics import Topic
-
     return [Topic(t.topic_id, t.topic, [p.model_dump(mode="json") for p in t.background]) for t in topics]
 
 
@@ -171,7 +174,6 @@ def controller_dir(settings: Settings, config: EvalConfig, train: list[EvalTopic
     """The store entry of the controller trained on `train`: keyed by the ideator and embedding model
     (store folder) and by the topics' content and the training settings (entry name), so the same
     evaluation -- or another one on the same training topics -- finds it, and a killed one resumes it."""
-    from motivgraph.agents.mindflow.store import content_key, entry_dir
 
     fcfg, tcfg = train_settings(config)
     papers = hashlib.sha256("".join(p.model_dump_json() for t in train for p in t.background).encode()).hexdigest()
@@ -184,12 +186,6 @@ def training_estimate(settings: Settings, config: EvalConfig, topics: list[EvalT
                       split: MindflowSplit) -> dict[str, Any]:
     """Calls, tokens and dollars of training the controller on the split's training topics (the
     untrained prior's flows at a zero topic embedding, MindFlow's own dry-run estimate)."""
-    from motivgraph.agents.mindflow.controller import Controller
-    from motivgraph.agents.mindflow.cost import training_tally
-    from motivgraph.agents.mindflow.operators import resolve_operators
-    from motivgraph.llm.factory import split_model
-    from motivgraph.llm.tokens import count_tokens
-    from motivgraph.llm.usage import cost_usd
 
     fcfg, tcfg = train_settings(config)
     items = _mf_topics([t for t in topics if t.topic_id in set(split.train)])
@@ -209,7 +205,6 @@ async def prepare_mindflow(ev: Any) -> None:
     """Before anything is built or generated: split the evaluation's topics, train (or resume, or
     reuse) the controller on the training topics, hand its path to MindFlow's runs and keep only the
     held-out topics for every method. `ev` is the harness's Evaluation (topics, config, notes, emit)."""
-    from motivgraph.agents.mindflow.protocol import IDEATOR_ROLE, train_controller
 
     split = mindflow_split(ev.settings, ev.config, ev.topics)
     if not split.active:  # decided without a model: an evaluation without MindFlow needs none here
@@ -248,8 +243,6 @@ async def prepare_mindflow(ev: Any) -> None:
         if close is not None:
             close()
     if res.stopped != "completed":
-        from motivgraph.errors import BudgetExceeded
-
         raise BudgetExceeded(f"MindFlow controller training stopped ({res.stopped}) at step {res.steps_done}: "
                              f"{res.message}")
     path = out / "controller.npz"
@@ -267,8 +260,6 @@ async def prepare_mindflow(ev: Any) -> None:
 
 
 def _training_cost(out: Path) -> float:
-    import json
-
     log = out / "train_log.jsonl"
     if not log.exists():
         return 0.0

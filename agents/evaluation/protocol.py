@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from motivgraph.agents.core import get_method
+from motivgraph.agents.core.llm import model_role
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.metrics.elo import rounds_for
 from motivgraph.agents.evaluation.speed import role_model
@@ -57,8 +59,6 @@ def panel_seats(settings: Settings, config: EvalConfig) -> list[Seat]:
 
 def generator_models(settings: Settings, config: EvalConfig) -> dict[str, set[str]]:
     """Per method: the models its roles write with (from settings, as a run would bind them)."""
-    from motivgraph.agents.core import get_method
-    from motivgraph.agents.core.llm import model_role
 
     out: dict[str, set[str]] = {}
     for m in config.methods:

@@ -10,14 +10,15 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
+from motivgraph.agents.core.rundir import RunDir, RunNotFound
+from motivgraph.agents.evaluation.harness import EVAL_METHOD, list_evals
 from motivgraph.api.errors import ErrorResponse
+from motivgraph.settings import get_settings
 
 
 def _settings(request: Request) -> Any:
     s = getattr(request.app.state, "settings", None)
     if s is None:
-        from motivgraph.settings import get_settings
-
         s = get_settings()
     return s
 
@@ -34,9 +35,6 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 def build_router() -> APIRouter:
-    from motivgraph.agents.core.rundir import RunDir, RunNotFound
-    from motivgraph.agents.evaluation.harness import EVAL_METHOD, list_evals
-
     router = APIRouter(prefix="/eval", tags=["evaluation"])
 
     @router.get("/runs", summary="Evaluations under the runs directory, newest first")

@@ -13,6 +13,7 @@ a stated basis (HOSTED_*), printed with it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from motivgraph.agents.core import PlatformLLMClient
 from motivgraph.settings import Settings
 
 # Basis for hosted models (not measured): typical API throughput for one request stream, and calls in flight.
@@ -93,9 +95,7 @@ def _record(settings: Settings, sp: Speed) -> None:
 
 def measure(settings: Settings, role: str | None = "judge") -> Speed:
     """Two timed completions on the role's model (uncached; the nonce keeps any cache from answering)."""
-    import asyncio
 
-    from motivgraph.agents.core import PlatformLLMClient
 
     model, _ = role_model(settings, role)
     client = PlatformLLMClient(settings)

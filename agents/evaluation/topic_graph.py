@@ -28,7 +28,12 @@ from typing import Any
 
 from motivgraph.agents.evaluation.topics import EvalTopic
 from motivgraph.errors import BudgetExceeded, MotivGraphError
+from motivgraph.graph.embedded import EmbeddedFalkorDB
 from motivgraph.graph.models import PaperRecord
+from motivgraph.graph.runtime import Runtime
+from motivgraph.ingest.paper_json import stable_id
+from motivgraph.llm.factory import is_configured, split_model
+from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -63,7 +68,6 @@ def extractor_id(settings: Settings) -> str:
     """Which extractor builds the graph: 'heuristic' or 'llm:<provider>:<model>' (part of the cache key).
     Read from settings alone, as the miner decides it (miner.extractor, an extractor model set), so a dry
     run without an API key names the same graphs a real run builds."""
-    from motivgraph.llm.factory import is_configured, split_model
 
     if settings.miner.extractor == "heuristic" or not is_configured(settings.llm, "extractor"):
         return "heuristic"
@@ -93,7 +97,6 @@ def topic_settings(settings: Settings, root: Path, *, s2: bool = False) -> Setti
 
 def expected_ids(topic: EvalTopic) -> set[str]:
     """The paper ids the ingest gives the topic's background records (their stable ids)."""
-    from motivgraph.ingest.paper_json import stable_id
 
     return {stable_id(r) for r in background_records(topic)}
 
@@ -107,7 +110,6 @@ def _write_records(topic: EvalTopic, path: Path) -> Path:
 
 def _contents(s: Settings) -> tuple[list[PaperRecord], int]:
     """(every paper, number of triples) of the graph."""
-    from motivgraph.graph.runtime import Runtime
 
     rt = Runtime(s)
     try:
@@ -120,15 +122,12 @@ def stop_embedded(s: Settings) -> None:
     """Stop the topic's embedded FalkorDB (only when it is the topic's own, never an external server)."""
     if s.graph.falkordb_url or not (s.data_dir / "falkordb" / "falkordb.pid").exists():
         return
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
 
     with contextlib.suppress(Exception):
         EmbeddedFalkorDB(s.data_dir).stop(timeout_s=10)
 
 
 def _wipe(s: Settings) -> None:
-    from motivgraph.graph.runtime import Runtime
-
     rt = Runtime(s)
     try:
         rt.store.clear()
@@ -140,8 +139,6 @@ def _wipe(s: Settings) -> None:
 
 
 async def _ingest(topic: EvalTopic, s: Settings, budget_usd: float | None, progress: Any = None) -> dict[str, Any]:
-    from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
-
     src = _write_records(topic, s.data_dir / "background.jsonl")
     run = await run_ingest_command(IngestRequest(paths=[str(src)], budget_usd=budget_usd), s, progress=progress)
     sm = run.summary

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from motivgraph.errors import ConfigError
+from motivgraph.ingest.paper_json import stable_id
 
 
 class TopicsError(ConfigError):
@@ -117,7 +118,6 @@ def norm_id(raw: str | None) -> str:
 def identities(paper: Any) -> set[str]:
     """Every identifier a paper record (topics-file paper, S2 record, graph paper) carries, normalised:
     its own id, DOI, arXiv id, Semantic Scholar id, and the stable id the ingest gives it."""
-    from motivgraph.ingest.paper_json import stable_id
 
     rec = paper.model_dump(mode="json") if isinstance(paper, BaseModel) else dict(paper)
     ext = rec.get("externalIds") or rec.get("external_ids") or {}

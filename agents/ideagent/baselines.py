@@ -16,10 +16,12 @@ from __future__ import annotations
 import logging
 from typing import Any, ClassVar
 
+from langchain_core.messages import AIMessage
 from pydantic import BaseModel, Field
 
 from motivgraph.agents.core.context import RunContext
 from motivgraph.agents.core.idea import IdeaRecord
+from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.core.method import CostPlan, Method, MethodConfig
 from motivgraph.agents.ideagent import prompts as P
 from motivgraph.agents.ideagent.archive import Draft
@@ -181,8 +183,6 @@ class OneShotMethod(_Baseline):
         return await self._records(state.items)
 
     async def _write_many(self) -> list[dict[str, Any]]:
-        from motivgraph.agents.core.loop import ChatAgent
-
         llm = self.ctx.llm("ideator")
         agent = ChatAgent("ideator", llm.invoke, toolbox=self.writer.toolbox,
                           tool_mode=self.mode, context_budget=self.ctx.settings.agents.context_token_budget,
@@ -192,7 +192,6 @@ class OneShotMethod(_Baseline):
                 "motivation, method, novelty, experiment_plan, expected_effect, risks — and nothing else.")
         turn = await agent.turn(f"{P.one_shot_prompt(self.n)}\n\n{note}",
                                 max_calls=self.writer.max_calls if self.writer.toolbox else 0, answer_schema=IdeaList)
-        from langchain_core.messages import AIMessage
 
         try:
             return [i.model_dump() for i in so.parse_reply(AIMessage(content=turn.text), IdeaList).ideas]

@@ -24,6 +24,8 @@ from motivgraph.agents.ideagent.config import IdeagentConfig
 from motivgraph.agents.ideagent.scores import Scores, aggregate_soundness
 from motivgraph.agents.ideagent.signature import Signature
 from motivgraph.llm.tokens import count_tokens
+from motivgraph.llm.usage import cost_usd
+from motivgraph.settings import LLMSettings
 
 _WORDS = ("model", "graph", "signal", "noise", "robust", "label", "transfer", "sparse", "bias", "objective",
           "causal", "benchmark", "attention", "retrieval", "calibration", "curriculum", "token", "memory")
@@ -215,9 +217,6 @@ def estimate_baseline(plan: Any, method: str, cfg: IdeagentConfig, *, n: int, to
 
 
 def main() -> None:
-    from motivgraph.llm.usage import cost_usd
-    from motivgraph.settings import LLMSettings
-
     prices = LLMSettings().prices
     cfg = IdeagentConfig(_env_file=None)
     topic = "efficient long-context retrieval for language models"

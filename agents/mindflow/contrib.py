@@ -15,7 +15,7 @@ class MindflowContribution:
 
     @classmethod
     def cli(cls) -> typer.Typer:
-        from motivgraph.agents.mindflow.cli import app
+        from motivgraph.agents.mindflow.cli import app  # local: plugin part, loaded on use
 
         return app
 

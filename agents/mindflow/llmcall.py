@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel
 
+from motivgraph.agents.core.llm import account_role
 from motivgraph.errors import StructuredOutputError
 from motivgraph.llm import structured as so
 from motivgraph.llm.tokens import count_message_tokens, count_tokens
@@ -114,7 +115,6 @@ async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[
 def role_ask(llm: Any) -> Ask:
     """`ask` over an agents.core RoleLLM (ctx.llm("ideator")): calls go through `llm.chat`, so the
     platform's usage events and accounting see them; the tokens come from each reply's metadata."""
-    from motivgraph.agents.core.llm import account_role
 
     key = account_role(llm.client, llm.role)
 

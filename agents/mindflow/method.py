@@ -27,7 +27,10 @@ from motivgraph.agents.mindflow.executor import execute_flow
 from motivgraph.agents.mindflow.flow import StepTrace
 from motivgraph.agents.mindflow.llmcall import role_ask
 from motivgraph.agents.mindflow.operators import OpEnv, resolve_operators
+from motivgraph.agents.mindflow.store import find
+from motivgraph.embeddings import get_embedder
 from motivgraph.errors import MotivGraphError
+from motivgraph.llm.factory import resolve_spec
 
 if TYPE_CHECKING:
     import typer
@@ -97,8 +100,6 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
         path = self.config.controller
         source = "given"
         if not path and settings is not None and model:
-            from motivgraph.agents.mindflow.store import find
-
             found = find(settings.data_dir, model, settings.embedding.model)
             path = str(found.path) if found.path is not None else None
             source = "stored for this model"
@@ -125,7 +126,6 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
     def _embedding(ctx: RunContext, ctrl: Controller, label: str) -> np.ndarray:
         if label == PRIOR:
             return np.zeros(ctrl.embed_dim)  # the prior ignores the topic: every weight is zero
-        from motivgraph.embeddings import get_embedder
 
         emb = get_embedder(ctx.settings.embedding)
         if ctrl.embedding_model and ctrl.embedding_model != ctx.settings.embedding.model:
@@ -203,8 +203,6 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
         settings = getattr(plan, "settings", None)
         model = None
         if settings is not None:
-            from motivgraph.llm.factory import resolve_spec
-
             with contextlib.suppress(MotivGraphError):
                 model = resolve_spec(settings.llm, "mindflow.ideator", settings.data_dir).model_id
         ctrl, label, notes = self.controller(settings, model)
@@ -227,6 +225,6 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
 
     @classmethod
     def cli(cls) -> typer.Typer | None:
-        from motivgraph.agents.mindflow.cli import app
+        from motivgraph.agents.mindflow.cli import app  # local: plugin part, loaded on use
 
         return app

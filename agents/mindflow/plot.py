@@ -22,10 +22,10 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
 
 
 def plot_log(log_path: str | Path, png_path: str | Path) -> Path | None:
-    import matplotlib
+    import matplotlib  # local: the Agg backend is set before pyplot loads
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # local: the Agg backend is set before pyplot loads
 
     recs = read_log(log_path)
     steps = [r for r in recs if r.get("type") == "step"]

@@ -14,9 +14,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from motivgraph.agents.core.llm import RoleLLM
+from motivgraph.agents.core.toolbox import Toolbox
 from motivgraph.agents.mindflow.config import FlowConfig, TrainConfig
-from motivgraph.agents.mindflow.topics import Topic
-from motivgraph.agents.mindflow.train import TrainOutcome
+from motivgraph.agents.mindflow.controller import Controller
+from motivgraph.agents.mindflow.executor import llm_executor
+from motivgraph.agents.mindflow.llmcall import role_ask
+from motivgraph.agents.mindflow.operators import resolve_operators
+from motivgraph.agents.mindflow.topics import Topic, embed_topics
+from motivgraph.agents.mindflow.tournament import LLMJudge
+from motivgraph.agents.mindflow.train import Trainer, TrainOutcome
+from motivgraph.embeddings import get_embedder
 
 IDEATOR_ROLE = "mindflow.ideator"
 JUDGE_ROLE = "mindflow.judge"
@@ -28,19 +36,8 @@ async def train_controller(settings: Any, client: Any, fcfg: FlowConfig, tcfg: T
                            embedder: Any | None = None) -> tuple[TrainOutcome, bool]:
     """Train (or resume) a controller on `items` into `out_dir`; returns (outcome, validation reuses
     the training topic). `tools`: a graph tool client for the analogical operator (None: without)."""
-    from motivgraph.agents.core.llm import RoleLLM
-    from motivgraph.agents.core.toolbox import Toolbox
-    from motivgraph.agents.mindflow.controller import Controller
-    from motivgraph.agents.mindflow.executor import llm_executor
-    from motivgraph.agents.mindflow.llmcall import role_ask
-    from motivgraph.agents.mindflow.operators import resolve_operators
-    from motivgraph.agents.mindflow.topics import embed_topics
-    from motivgraph.agents.mindflow.tournament import LLMJudge
-    from motivgraph.agents.mindflow.train import Trainer
 
     if embedder is None:
-        from motivgraph.embeddings import get_embedder
-
         embedder = get_embedder(settings.embedding)
     graph = graph or {}
     embed_topics(items, embedder)  # once, with the graph's own model

@@ -35,6 +35,7 @@ from motivgraph.agents.mindflow.config import DIMENSIONS, TrainConfig
 from motivgraph.agents.mindflow.controller import Controller, make_optimizer
 from motivgraph.agents.mindflow.flow import FlowPlan, FlowResult
 from motivgraph.agents.mindflow.llmcall import CallUsage
+from motivgraph.agents.mindflow.plot import plot_log
 from motivgraph.agents.mindflow.reward import advantages, flow_costs, rewards
 from motivgraph.agents.mindflow.topics import Topic, split_topics
 from motivgraph.agents.mindflow.tournament import (
@@ -358,8 +359,6 @@ class Trainer:
                        "re-run the same command (with a higher --budget-usd) to resume.")
             log.warning("%s", message)
         if plot:
-            from motivgraph.agents.mindflow.plot import plot_log
-
             plot_log(self.out / LOG, self.out / PLOT)
         return TrainOutcome(self.step, stopped, self.prior_val, self.last_val, self.out,
                             self.resumed_from if resumed else 0, message, self.val_history)

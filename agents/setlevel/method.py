@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, RunContext
@@ -186,8 +187,6 @@ class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
                         min_words=self.config.min_field_words)
 
     async def run(self, ctx: RunContext) -> list[IdeaRecord]:
-        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-
         cfg = self.config
         state = ctx.load_checkpoint() or SetlevelState()
         if state.cards and not state.sets:  # a checkpoint of the one-set method

@@ -25,6 +25,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
+from motivgraph.agents.core import PlatformLLMClient, RunSpec, create_run, run_method
 from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.models import (
     LiteraturePaper,
@@ -40,6 +41,10 @@ from motivgraph.api.contract.models import (
     TripleOut,
 )
 from motivgraph.errors import MotivGraphError
+from motivgraph.llm import ScriptedChatModel
+from motivgraph.llm.tokens import tokenizer_name
+from motivgraph.llm.usage import cost_usd
+from motivgraph.settings import LLMSettings, Settings
 
 _WORDS = [
     "graph", "network", "challenge", "method", "data", "model", "learning", "node", "signal", "robust", "sparse",
@@ -135,10 +140,6 @@ def script(ideas: int, explore_calls: int, rounds: int, calls_per_round: int, ac
 
 
 async def measure(name: str, **kw: Any) -> dict[str, Any]:
-    from motivgraph.agents.core import PlatformLLMClient, RunSpec, create_run, run_method
-    from motivgraph.llm import ScriptedChatModel
-    from motivgraph.settings import Settings
-
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), _env_file=None)
         settings.llm.cache = False
@@ -160,10 +161,6 @@ async def measure(name: str, **kw: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    from motivgraph.llm.tokens import tokenizer_name
-    from motivgraph.llm.usage import cost_usd
-    from motivgraph.settings import LLMSettings
-
     prices = LLMSettings().prices
     rows = [
         asyncio.run(measure("full", explore_calls=12, rounds=5, calls_per_round=2, accept_after=None)),

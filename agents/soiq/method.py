@@ -26,7 +26,7 @@ from motivgraph.agents.soiq import prompts
 from motivgraph.agents.soiq.idea import Idea
 from motivgraph.agents.soiq.mentor import ACCEPT, REJECT, Mentor
 from motivgraph.agents.soiq.researcher import IdeaReply, Researcher
-from motivgraph.settings import ToolMode, ToolModeChoice
+from motivgraph.settings import ToolMode, ToolModeChoice, get_settings
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +164,6 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
         asked (question + answer with its tool calls), the final decision and one grounding fix.
         Prompt sizes grow with the conversation up to the context budget: this is an upper bound
         from the settings, not a measurement (python -m motivgraph.agents.soiq.cost measures one)."""
-        from motivgraph.settings import get_settings
 
         cfg = (plan.settings or get_settings()).agents
         ideas = self.config.ideas or cfg.ideas

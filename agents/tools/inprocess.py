@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.tools import Q, R, ToolSpec
+from motivgraph.api.services import ToolService
 
 if TYPE_CHECKING:
     from motivgraph.api.services import ToolService
@@ -18,8 +19,6 @@ class InProcessToolClient(ToolClient):
     blocking store and index calls in a worker thread, so the caller's event loop never stalls)."""
 
     def __init__(self, service: ToolService | Runtime | Settings | None = None, *, owns: bool | None = None) -> None:
-        from motivgraph.api.services import ToolService
-
         if isinstance(service, ToolService):
             self.service = service
             self._owns = bool(owns)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.tools import StructuredTool
+
 from motivgraph.agents.tools.render import DEFAULT_CAP, render
 from motivgraph.api.contract.tools import all_tools
 from motivgraph.errors import MotivGraphError
@@ -19,8 +21,6 @@ if TYPE_CHECKING:
 
 def langchain_tools(client: ToolClient, *, token_cap: int = DEFAULT_CAP,
                     names: list[str] | None = None) -> list[StructuredTool]:
-    from langchain_core.tools import StructuredTool
-
     out = []
     for spec in all_tools():
         if names is not None and spec.name not in names:

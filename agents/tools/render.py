@@ -8,6 +8,7 @@ what was left out — so a model always sees a whole, honest, bounded answer. To
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,13 +23,12 @@ from motivgraph.api.contract.models import (
     TransferResult,
     TripleOut,
 )
+from motivgraph.llm.tokens import count_tokens
 
 DEFAULT_CAP = 1500
 
 
 def _count(text: str) -> int:
-    from motivgraph.llm.tokens import count_tokens
-
     return count_tokens(text)
 
 
@@ -137,7 +137,6 @@ _RENDERERS: dict[type[BaseModel], Callable[[Any, int], str]] = {
 def render_generic(r: BaseModel, cap: int = DEFAULT_CAP) -> str:
     """A result type without its own renderer (a newly added tool): its fields as compact JSON lines,
     so adding a tool needs no renderer until a better one is worth writing."""
-    import json
 
     lines = [f"{type(r).__name__}:"]
     for name, value in r.model_dump(mode="json", exclude_none=True).items():
