@@ -19,7 +19,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import httpx
 import tenacity
+
+from motivgraph.errors import BackendUnavailable, BudgetExceeded, ExternalServiceError, ParseError
 
 T = TypeVar("T")
 
@@ -99,10 +102,6 @@ def is_retryable_http(e: BaseException) -> bool:
     """`is_retryable`, plus any httpx transport failure (read/write errors on a dropped connection)."""
     if is_retryable(e):
         return True
-    try:
-        import httpx
-    except ImportError:  # pragma: no cover - httpx is a dependency
-        return False
     return isinstance(e, httpx.TransportError)
 
 
@@ -120,7 +119,6 @@ def is_transient(e: BaseException) -> bool:
 
     A client that gave up after its own retries raises its error `from` the last underlying one, so
     the whole cause chain is examined."""
-    from motivgraph.errors import BackendUnavailable, BudgetExceeded, ExternalServiceError, ParseError
 
     seen: set[int] = set()
     cur: BaseException | None = e

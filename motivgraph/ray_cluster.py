@@ -43,7 +43,7 @@ def import_ray() -> ModuleType:
     """The `ray` module, with usage statistics off; a ConfigError naming the extra when it is not installed."""
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # before the import: Ray reads it when it starts a node
     try:
-        import ray
+        import ray  # local: optional extra
     except ImportError as e:
         raise ConfigError(f"--engine ray needs Ray, which is not installed: {INSTALL_HINT}") from e
     return ray

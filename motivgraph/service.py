@@ -8,6 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from motivgraph import plugins
+from motivgraph.agents.sessions.routes import build_router
+from motivgraph.api.app import create_app, set_compute_threads
+from motivgraph.api.mcp import mount_mcp
+from motivgraph.logging import setup_logging
+from motivgraph.private import set_private_umask
+from motivgraph.settings import get_settings
+
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
@@ -18,15 +26,11 @@ if TYPE_CHECKING:
 def create_service_app(source: Settings | ToolService | None = None) -> FastAPI:
     """The full HTTP service: tool API routes and the agents' ideation routes — for every method
     registered now, with the routes each method contributes under /ideation/methods/<name>."""
-    from motivgraph.agents.sessions.routes import build_router
-    from motivgraph.api.app import create_app
 
     app = create_app(source)
-    from motivgraph.api.mcp import mount_mcp
 
     mount_mcp(app)  # streamable-HTTP MCP at /mcp, over the same ToolService as the routes
     app.include_router(build_router())
-    from motivgraph import plugins
 
     for contribution in plugins.load_all("commands").values():  # e.g. the evaluation's GET /eval/runs
         router = contribution.router()
@@ -38,10 +42,6 @@ def create_service_app(source: Settings | ToolService | None = None) -> FastAPI:
 def serve_factory() -> FastAPI:
     """Entry point for uvicorn workers (`motivgraph serve`): settings from env, plain log lines, warnings only
     by default as every command."""
-    from motivgraph.api.app import set_compute_threads
-    from motivgraph.logging import setup_logging
-    from motivgraph.private import set_private_umask
-    from motivgraph.settings import get_settings
 
     set_private_umask()  # also when uvicorn runs this factory directly, not through `motivgraph serve`
     settings = get_settings()

@@ -12,7 +12,11 @@ from __future__ import annotations
 import logging
 import threading
 
+from motivgraph.embeddings import onnx_export
 from motivgraph.embeddings.base import Embedder
+from motivgraph.embeddings.bulk import attach_bulk
+from motivgraph.embeddings.minilm import SentenceTransformerEmbedder, resolve_model_path
+from motivgraph.embeddings.onnx_embedder import OnnxEmbedder, OnnxMismatch, Variant
 from motivgraph.errors import ConfigError, EmbeddingError
 from motivgraph.settings import EmbeddingSettings
 
@@ -34,8 +38,6 @@ def get_embedder(cfg: EmbeddingSettings) -> Embedder:
     key = (cfg.model, cfg.device, cfg.backend, str(cfg.onnx_dir or ""), cfg.bulk_precision)
     with _lock:
         if key not in _cache:
-            from motivgraph.embeddings.bulk import attach_bulk
-
             emb = _load(cfg)
             attach_bulk(emb, cfg.bulk_precision, cfg.batch_size)
             _cache[key] = emb
@@ -43,16 +45,12 @@ def get_embedder(cfg: EmbeddingSettings) -> Embedder:
 
 
 def _torch(cfg: EmbeddingSettings) -> Embedder:
-    from motivgraph.embeddings.minilm import SentenceTransformerEmbedder
-
     return SentenceTransformerEmbedder(cfg.model, device=cfg.device, batch_size=cfg.batch_size)
 
 
 def _load(cfg: EmbeddingSettings) -> Embedder:
     if cfg.backend == "torch":
         return _torch(cfg)
-    from motivgraph.embeddings import onnx_export
-    from motivgraph.embeddings.onnx_embedder import OnnxMismatch
 
     if cfg.backend == "onnx-int8" and not onnx_export.INT8_GATE_PASSED:
         raise ConfigError(
@@ -74,9 +72,6 @@ def open_onnx(cfg: EmbeddingSettings, *, check: bool = True) -> Embedder:
     """The ONNX embedder for `cfg`, exported first when the file is missing or from other weights
     (needs torch; EmbeddingError naming the fix otherwise). Raises OnnxMismatch when `check` and
     the self-check against the stored torch vectors fails."""
-    from motivgraph.embeddings import onnx_export
-    from motivgraph.embeddings.minilm import resolve_model_path
-    from motivgraph.embeddings.onnx_embedder import OnnxEmbedder, OnnxMismatch, Variant
 
     variant: Variant = "int8" if cfg.backend == "onnx-int8" else "fp32"
     model_path = resolve_model_path(cfg.model)

@@ -30,7 +30,7 @@ class Embedder(ABC):
     def embed_bulk(self, texts: Sequence[str], *, show_progress: bool = False) -> tuple[np.ndarray, Precision]:
         """Many texts at once (an index build): the vectors and the precision they came in -- bf16 through
         `bulk` for a large batch where embedding.bulk_precision allows it, else `embed`'s fp32."""
-        from motivgraph.embeddings.bulk import BULK_MIN_TEXTS
+        from motivgraph.embeddings.bulk import BULK_MIN_TEXTS  # local: cycle with embeddings.bulk
 
         if self.bulk is not None and len(texts) >= BULK_MIN_TEXTS:
             return self.bulk.embed(texts, show_progress=show_progress)

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from motivgraph.embeddings.minilm import load_sentence_transformer
+from motivgraph.embeddings.onnx_export import REFERENCE_TEXTS
 from motivgraph.errors import ConfigError, EmbeddingError
 
 if TYPE_CHECKING:
@@ -47,7 +49,7 @@ SELF_CHECK_MIN_COSINE = 0.9995
 def native_bf16() -> bool:
     """Whether this CPU multiplies bfloat16 natively (AMX tiles or AVX-512 BF16), as torch sees it."""
     try:
-        import torch
+        import torch  # local: optional extra
     except ImportError:
         return False
     cpu = getattr(torch, "cpu", None)
@@ -86,7 +88,7 @@ class Bf16Bulk:
         return self._encode(st, texts, show_progress), "bf16"
 
     def _encode(self, st: object, texts: Sequence[str], show_progress: bool) -> np.ndarray:
-        import torch
+        import torch  # local: optional extra
 
         with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
             out = st.encode(  # type: ignore[attr-defined]
@@ -105,7 +107,7 @@ class Bf16Bulk:
 
     def _load(self) -> object | None:
         try:
-            import torch  # noqa: F401
+            import torch  # noqa: F401  (local: optional extra)
         except ImportError as e:
             if self.setting == "bf16":
                 raise ConfigError("MOTIVGRAPH_EMBEDDING_BULK_PRECISION=bf16 needs torch (pip install torch, CPU "
@@ -118,8 +120,6 @@ class Bf16Bulk:
         if not native_bf16():
             log.warning("MOTIVGRAPH_EMBEDDING_BULK_PRECISION=bf16 on a CPU without native bfloat16: emulated, so "
                         "index builds get slower, not faster ('auto' picks fp32 here)")
-        from motivgraph.embeddings.minilm import load_sentence_transformer
-        from motivgraph.embeddings.onnx_export import REFERENCE_TEXTS
 
         try:
             st = load_sentence_transformer(self.fp32.model_name)

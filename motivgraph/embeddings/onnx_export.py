@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -28,7 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from motivgraph.embeddings.minilm import PACKAGED_MODEL, SentenceTransformerEmbedder, max_seq_length
 from motivgraph.errors import EmbeddingError
+from motivgraph.fsutil import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,6 @@ INT8_GATE_PASSED = False
 
 def model_slug(model: str, path: Path) -> str:
     """A directory name per model: the packaged one by name, a local directory by name + path hash."""
-    from motivgraph.embeddings.minilm import PACKAGED_MODEL
 
     if model in (PACKAGED_MODEL, f"sentence-transformers/{PACKAGED_MODEL}"):
         return PACKAGED_MODEL
@@ -141,7 +143,7 @@ def _export_lock(dest: Path) -> Iterator[None]:
     _share(dest)
     with open(dest / ".export.lock", "a+") as fh:
         try:
-            import fcntl
+            import fcntl  # local: not on every platform
         except ImportError:  # not POSIX: exports are rare enough to go unlocked
             yield
             return
@@ -153,8 +155,6 @@ def _export_lock(dest: Path) -> Iterator[None]:
 
 
 def torch_available() -> bool:
-    import importlib.util
-
     return importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
 
 
@@ -178,10 +178,9 @@ def export(model: str, model_path: Path, dest: Path, *, int8: bool = True, force
 def _export_fp32(model: str, model_path: Path, dest: Path) -> dict[str, Any]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import torch
-    from transformers import AutoModel
+    import torch  # local: optional extra
+    from transformers import AutoModel  # local: optional extra
 
-    from motivgraph.embeddings.minilm import SentenceTransformerEmbedder, max_seq_length
 
     t0 = time.perf_counter()
     # the reference vectors come from the torch backend itself, as `motivgraph reindex` would embed
@@ -228,7 +227,6 @@ def _export_fp32(model: str, model_path: Path, dest: Path) -> dict[str, Any]:
         "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "reference": {"texts": list(REFERENCE_TEXTS), "vectors": [[float(x) for x in v] for v in reference]},
     }
-    from motivgraph.fsutil import atomic_write
 
     atomic_write(dest / META_FILE, json.dumps(meta, indent=1))
     _share(dest / META_FILE)
@@ -241,8 +239,8 @@ def _export_fp32(model: str, model_path: Path, dest: Path) -> dict[str, Any]:
 def quantize_int8(src: Path, out: Path) -> None:
     """Apply INT8_RECIPE to the fp32 graph (onnxruntime's dynamic quantisation; needs the `onnx` package)."""
     try:
-        import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic
+        import onnx  # local: a clear error when onnx is missing
+        from onnxruntime.quantization import QuantType, quantize_dynamic  # local: a clear error when onnx is missing
     except ImportError as e:
         raise EmbeddingError(f"int8 quantisation needs the onnx package (pip install onnx): {e}") from e
     graph = onnx.load(str(src), load_external_data=False)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from motivgraph.embeddings import get_embedder
 from motivgraph.embeddings.base import Embedder
 from motivgraph.ray_cluster import import_ray
 
@@ -30,15 +31,11 @@ MIN_BATCH = 64
 
 
 def describe_model(cfg: EmbeddingSettings) -> tuple[str, int, str]:
-    from motivgraph.embeddings import get_embedder
-
     emb = get_embedder(cfg)
     return emb.model_name, emb.dim, emb.backend
 
 
 def embed_batch(cfg: EmbeddingSettings, texts: list[str], bulk: bool) -> tuple[np.ndarray, str]:
-    from motivgraph.embeddings import get_embedder
-
     emb = get_embedder(cfg)  # loaded once per worker process
     if bulk:
         vecs, precision = emb.embed_bulk(texts)

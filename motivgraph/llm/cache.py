@@ -92,7 +92,7 @@ class LLMCache:
             row = self._db.execute("SELECT message FROM replies WHERE key=?", (key,)).fetchone()
         if row is None:
             return None
-        from langchain_core.messages import AIMessage, messages_from_dict
+        from langchain_core.messages import AIMessage, messages_from_dict  # local: light CLI path
 
         try:
             msg = messages_from_dict([json.loads(row[0])])[0]
@@ -101,7 +101,7 @@ class LLMCache:
         return msg if isinstance(msg, AIMessage) else None
 
     def put(self, key: str, model_id: str, role: str, msg: AIMessage) -> None:
-        from langchain_core.messages import message_to_dict
+        from langchain_core.messages import message_to_dict  # local: light CLI path
 
         blob = json.dumps(message_to_dict(msg), ensure_ascii=False, default=str)
         with self._lock, self._db:

@@ -50,6 +50,7 @@ from motivgraph.llm.cache import LLMCache, cache_key, cache_path
 from motivgraph.llm.dialects import StructuredRequest, dialect_for, structured_request, weaker
 from motivgraph.llm.factory import ModelSpec, build_chat_model, is_configured, resolve_spec
 from motivgraph.llm.limiter import RateLimiter
+from motivgraph.llm.local import wait_idle
 from motivgraph.llm.retry import RetriesExhausted, RetryPolicy, describe, is_timeout, retry_call, status_code
 from motivgraph.llm.tokens import content_text, count_message_tokens, count_tokens
 from motivgraph.llm.usage import Usage, cost_usd, price_for
@@ -427,7 +428,6 @@ class LLMClient:
         if not base_url:
             return
         key = getattr(b.model, "openai_api_key", None)
-        from motivgraph.llm.local import wait_idle
 
         if not await wait_idle(base_url, key.get_secret_value() if key else None, timeout_s):
             log.warning("LLM server at %s still busy after %.0fs", base_url, timeout_s)

