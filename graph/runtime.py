@@ -9,6 +9,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from motivgraph.graph import open_store
+
 if TYPE_CHECKING:
     from motivgraph.embeddings.base import Embedder
     from motivgraph.graph.base import GraphStore
@@ -27,8 +29,6 @@ class Runtime:
 
     @cached_property
     def store(self) -> GraphStore:
-        from motivgraph.graph import open_store  # local: light CLI path
-
         return open_store(self.settings)
 
     @cached_property
