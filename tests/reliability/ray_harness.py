@@ -16,8 +16,8 @@ documents in flight (the engine's default), so workers really run side by side. 
                    once, resumes from the ledger, and every process of the killed command's Ray (GCS, raylet,
                    workers, parser children, agents) must be gone within GONE_WITHIN_S of the kill. Most go at
                    once (parent-death signal); Ray 2.60's dashboard and runtime-env agents, which Ray starts even
-                   without a dashboard, notice their raylet's death only after ~60 s (measured here), hence the
-                   bound;
+                   without a dashboard, notice their raylet's death only after ~60 s (measured here; longer on a
+                   busy machine), hence the bound;
 - ray_store_down   kill -9 of the embedded FalkorDB once a document is stored: the driver's writer pauses,
                    restarts the store and finishes in the same run, as the local engine does.
 
@@ -44,7 +44,11 @@ from tests.reliability.harness import Chaos, Trial, _alive, _children
 RAY_FAULTS: tuple[str, ...] = ("ray_kill_worker", "ray_kill_driver", "ray_store_down")
 TASK_TITLES = ("ray::parse_task", "ray::extract_task")  # a worker's process title while it runs one of our tasks
 RAY_CPUS = int(os.environ.get("MOTIVGRAPH_CHAOS_RAY_CPUS", "2"))
-GONE_WITHIN_S = 90.0  # after a kill, every process under the killed one is gone within this (see ray_kill_driver)
+# After a kill, every process under the killed one is gone within this (see ray_kill_driver): ~60 s on a quiet
+# machine; in a CI run with other work on its 2 cores, Ray's idle workers and agents took over 90 s to follow a
+# killed driver (ray::IDLE x2 and their parser children left at 90 s; 2026-12-05), so the bound is 150 s. A process
+# that outlives its command for good still fails the trial.
+GONE_WITHIN_S = 150.0
 
 
 def ray_reason() -> str | None:
