@@ -9,6 +9,7 @@ so the parsed cache (ingest/cache.py) never serves a parse made by another parse
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib.util
 import logging
@@ -35,10 +36,11 @@ _OFFLINE_CODE = ("pdf", "pdf_layout", "pdf_filters", "pdf_identity", "pdf_native
 _GROBID_CODE = ("grobid", "tei", "references", "identity", "models")
 
 
-def code_fingerprint(modules: tuple[str, ...], *extra: object) -> str:
-    """12 hex digits over the source of `motivgraph.ingest.<module>` for each module (and the C helper the
-    offline parser compiles), plus `extra` values: the same code and values give the same fingerprint."""
-    h = hashlib.sha256(repr(extra).encode())
+@functools.cache
+def _source_digest(modules: tuple[str, ...]) -> bytes:
+    """sha256 over the source of `motivgraph.ingest.<module>` for each module (and the C helper the offline
+    parser compiles). Read once per process: every parsed document's cache tag asks for it."""
+    h = hashlib.sha256()
     for name in modules:
         spec = importlib.util.find_spec(f"motivgraph.ingest.{name}")
         if spec is None or spec.origin is None:
@@ -47,6 +49,14 @@ def code_fingerprint(modules: tuple[str, ...], *extra: object) -> str:
         if name == "pdf_native":
             for c in sorted((Path(spec.origin).parent / "native").glob("*.c")):
                 h.update(c.read_bytes())
+    return h.digest()
+
+
+def code_fingerprint(modules: tuple[str, ...], *extra: object) -> str:
+    """12 hex digits over the source of `motivgraph.ingest.<module>` for each module, plus `extra` values: the
+    same code and values give the same fingerprint."""
+    h = hashlib.sha256(repr(extra).encode())
+    h.update(_source_digest(modules))
     return h.hexdigest()[:12]
 
 
