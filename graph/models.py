@@ -9,7 +9,14 @@ from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.graph.identity import node_key
 from motivgraph.graph.queries import NODE_LABELS
-from motivgraph.limits import MAX_DESCRIPTION_CHARS, MAX_KEY_CHARS, MAX_NAME_CHARS, MAX_PAPER_ID_CHARS
+from motivgraph.limits import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_KEY_CHARS,
+    MAX_NAME_CHARS,
+    MAX_PAPER_ID_CHARS,
+    MAX_QUOTE_CHARS,
+    MAX_QUOTES_PER_ELEMENT,
+)
 
 NodeType = Literal["problem", "challenge", "solution"]
 
@@ -65,6 +72,52 @@ class PaperRef(BaseModel):
     year: int | None = None
 
 
+class Quote(BaseModel):
+    """One passage of a paper quoted as the evidence for one element (problem, challenge or solution)
+    of a triple, and where the miner located it in the paper's parsed text.
+
+    `text` is the quote as the extractor gave it (bounded, control characters removed). When the
+    verifier found it in the paper, `verified` is true and `section`, `page` and `start`/`end` say where:
+    `start`/`end` are character offsets into the paper's canonical parsed text (`Paper.full_text()`),
+    `page` is 1-based (None for records without pages, e.g. abstract-only JSON). When it was not found,
+    `verified` is false and `reason` says why (e.g. "not found in the paper", "too short to locate")."""
+
+    text: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS)
+    verified: bool = False
+    section: str | None = Field(None, max_length=200, description="heading (or 'abstract', 'title') it was found in")
+    page: int | None = Field(None, ge=1, description="1-based page of the quote's first character")
+    start: int | None = Field(None, ge=0, description="offset of the quote's first character in Paper.full_text()")
+    end: int | None = Field(None, ge=0, description="offset one past its last character")
+    reason: str | None = Field(None, max_length=300, description="why it is not verified (None when verified)")
+
+    @field_validator("text")
+    @classmethod
+    def _clean(cls, v: str) -> str:
+        return " ".join(_CONTROL.sub(" ", v).split())
+
+
+TripleElement = Literal["problem", "challenge", "solution"]
+
+
+class Evidence(BaseModel):
+    """The quotes behind one triple, per element. An element is verified when at least one of its
+    quotes was located in the paper."""
+
+    problem: list[Quote] = Field(default_factory=list, max_length=MAX_QUOTES_PER_ELEMENT)
+    challenge: list[Quote] = Field(default_factory=list, max_length=MAX_QUOTES_PER_ELEMENT)
+    solution: list[Quote] = Field(default_factory=list, max_length=MAX_QUOTES_PER_ELEMENT)
+
+    def of(self, element: TripleElement) -> list[Quote]:
+        return list(getattr(self, element))
+
+    def verified(self, element: TripleElement) -> bool:
+        return any(q.verified for q in self.of(element))
+
+    @property
+    def fully_verified(self) -> bool:
+        return all(self.verified(e) for e in ("problem", "challenge", "solution"))
+
+
 class TripleIn(BaseModel):
     """One (problem, challenge, solution) statement of one paper, with provenance."""
 
@@ -75,6 +128,7 @@ class TripleIn(BaseModel):
     solution: NodeIn
     section: str | None = Field(None, description="section the evidence came from")
     extractor: str = Field("llm", description="'llm' or 'heuristic'")
+    evidence: Evidence = Field(default_factory=Evidence, description="the quotes that state each element")
 
 
 class ParentIn(BaseModel):

@@ -17,3 +17,9 @@ MAX_DESCRIPTION_CHARS = 4000
 
 MAX_PAPER_ID_CHARS = 300
 """A paper id (`arxiv:…`, `doi:…`, a file-derived id)."""
+
+MAX_QUOTE_CHARS = 1200
+"""A quote of evidence for one element of a triple: a sentence or a few; longer is not a quote."""
+
+MAX_QUOTES_PER_ELEMENT = 4
+"""Quotes kept per element (problem, challenge, solution) of a triple."""
