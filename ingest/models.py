@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from bisect import bisect_right
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -13,8 +14,8 @@ from motivgraph.graph.models import PaperRecord
 from motivgraph.ingest.identity import clean_doi, find_arxiv_id, stable_paper_id
 
 __all__ = [
-    "Paper", "Reference", "Section", "SectionRole", "assign_roles", "classify_heading", "clean_doi", "find_arxiv_id",
-    "stable_paper_id",
+    "FULL_TEXT_SEP", "PageMarks", "Paper", "Reference", "Section", "SectionRole", "TextSpan", "assign_roles",
+    "classify_heading", "clean_doi", "find_arxiv_id", "shift_pages", "stable_paper_id",
 ]
 
 SectionRole = Literal["introduction", "related_work", "method", "experiments", "conclusion", "other"]
@@ -87,11 +88,39 @@ def assign_roles(sections: list[Section]) -> list[Section]:
     return sections
 
 
+PageMarks = list[tuple[int, int]]
+"""(offset into a text, 1-based page from that offset on), ascending; empty: pages unknown."""
+
+
 class Section(BaseModel):
     heading: str = ""
     number: str | None = Field(None, description="Section number as printed (e.g. '3.1', 'II'), if any.")
     text: str = ""
     role: SectionRole = "other"
+    pages: PageMarks = Field(
+        default_factory=list,
+        description="Where pages begin in `text`: (offset, 1-based page) pairs, the first at offset 0. Empty "
+        "when the parse kept no page boundaries (JSON records, TEI without <pb>).",
+    )
+
+
+class TextSpan(NamedTuple):
+    """One block of `Paper.full_text()`: `label` is 'title', 'abstract' or the section's heading;
+    [start, end) is the whole block, `body` the offset where its text starts (after a heading line)."""
+
+    label: str
+    start: int
+    end: int
+    body: int
+    section: int | None  # index into Paper.sections (None: title, abstract)
+
+
+FULL_TEXT_SEP = "\n\n"
+
+
+def shift_pages(pages: PageMarks, by: int) -> PageMarks:
+    """Page marks of a text moved `by` characters to the right (it was appended after other text)."""
+    return [(o + by, p) for o, p in pages]
 
 
 class Reference(BaseModel):
@@ -128,11 +157,85 @@ class Paper(BaseModel):
     notes: list[str] = Field(
         default_factory=list, description="What the reader should know about this paper's text (e.g. abstract only)."
     )
+    provenance: dict[str, str] = Field(
+        default_factory=dict,
+        description="field -> the document its value came from, once documents of one paper are merged "
+        "(ingest.paper_merge); empty for a document on its own.",
+    )
     not_a_paper: str | None = Field(
         None,
         description="Why the parser judged this document not a research paper (a page from inside a paper, a "
         "brief); the miner takes no triples from it. None: a paper.",
     )
+    title_page: int | None = Field(None, ge=1, description="1-based page the title is on (None: no pages).")
+    abstract_pages: PageMarks = Field(
+        default_factory=list, description="Where pages begin in `abstract` (see Section.pages)."
+    )
+
+    # -- the canonical text: every evidence offset (graph.models.Quote.start/end) refers to it ----------
+    def text_spans(self) -> list[TextSpan]:
+        """The blocks of `full_text()` in order. The layout is fixed so offsets stay valid for as long as
+        the parse does: the title, the abstract, then each section as its heading line ("3.1 Method":
+        number and heading; none for an untitled section) and its text, heading and text separated and
+        every block separated by one blank line (FULL_TEXT_SEP). Empty blocks are left out."""
+        spans: list[TextSpan] = []
+        pos = 0
+
+        def add(label: str, head: str, body: str, section: int | None) -> None:
+            nonlocal pos
+            if not body and not head:
+                return
+            if spans:
+                pos += len(FULL_TEXT_SEP)
+            start = pos
+            if head:
+                pos += len(head) + (len(FULL_TEXT_SEP) if body else 0)
+            spans.append(TextSpan(label, start, pos + len(body), pos, section))
+            pos += len(body)
+
+        add("title", "", self.title, None)
+        add("abstract", "", self.abstract, None)
+        for k, s in enumerate(self.sections):
+            head = " ".join(x for x in ((s.number or "").strip(), s.heading.strip()) if x)
+            add(s.heading.strip() or (f"section {s.number}" if s.number else "untitled section"), head, s.text, k)
+        return spans
+
+    def full_text(self) -> str:
+        """The paper's parsed text in the layout of `text_spans()` (the text evidence offsets refer to)."""
+        parts: list[str] = []
+        for sp in self.text_spans():
+            if sp.section is None:
+                parts.append(self.title if sp.label == "title" else self.abstract)
+            else:
+                s = self.sections[sp.section]
+                head = " ".join(x for x in ((s.number or "").strip(), s.heading.strip()) if x)
+                parts.append(f"{head}{FULL_TEXT_SEP}{s.text}" if head and s.text else head or s.text)
+        return FULL_TEXT_SEP.join(parts)
+
+    def page_starts(self) -> PageMarks:
+        """Where pages begin in `full_text()`: (offset, 1-based page), ascending. Empty when the parse kept no
+        page boundaries (abstract-only JSON records, TEI without <pb> elements)."""
+        out: PageMarks = []
+        for sp in self.text_spans():
+            if sp.section is None:
+                marks = [(0, self.title_page)] if sp.label == "title" and self.title_page else (
+                    self.abstract_pages if sp.label == "abstract" else [])
+            else:
+                marks = self.sections[sp.section].pages
+            if marks:
+                # a heading sits on the page its text begins on
+                first = [(sp.start, marks[0][1])] if marks[0][0] == 0 else []
+                for off, page in first + [(sp.body + o, p) for o, p in marks]:
+                    if not out or (off >= out[-1][0] and page != out[-1][1]):
+                        out.append((off, page))
+        return out
+
+    @staticmethod
+    def page_in(starts: PageMarks, offset: int) -> int | None:
+        """The page of the character at `offset` given `page_starts()` (None: pages unknown or before the
+        first mark)."""
+        k = bisect_right([o for o, _ in starts], offset) - 1
+        return starts[k][1] if k >= 0 else None
 
     def section(self, role: SectionRole) -> str:
         """Text of the first section with this role, together with the subsections that directly
@@ -159,4 +262,5 @@ class Paper(BaseModel):
             authors=self.authors,
             source_path=self.source_path,
             sha256=self.sha256,
+            provenance=self.provenance,
         )

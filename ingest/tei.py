@@ -14,7 +14,16 @@ import xml.etree.ElementTree as ET
 
 from motivgraph.errors import ParseError
 from motivgraph.ingest.identity import clean_doi, doi_or_arxiv, normalize_arxiv, stable_paper_id
-from motivgraph.ingest.models import NOT_A_PAPER, Paper, Reference, Section, assign_roles, classify_heading
+from motivgraph.ingest.models import (
+    NOT_A_PAPER,
+    PageMarks,
+    Paper,
+    Reference,
+    Section,
+    assign_roles,
+    classify_heading,
+    shift_pages,
+)
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +59,60 @@ def _pers_name(pers: ET.Element) -> str:
 
 
 def _paragraphs(div: ET.Element) -> str:
-    paras = [_text(p) for p in div.iter() if p.tag in (f"{_T}p", f"{_T}formula", f"{_T}list")]
-    return "\n\n".join(p for p in paras if p)
+    return _paragraphs_pages(div, {})[0]
+
+
+_BLOCKS = (f"{_T}p", f"{_T}formula", f"{_T}list")
+
+
+def _page_map(root: ET.Element) -> dict[int, int]:
+    """The 1-based page each text block (p, formula, list) starts on, from GROBID's <pb n=".."/> page
+    breaks in document order (a <pb> without a number counts on from the last one). Empty when the TEI has
+    no <pb> (GROBID writes them only when asked for coordinates): pages are then unknown."""
+    pages: dict[int, int] = {}
+    page = 0
+    for el in root.iter():
+        if el.tag == f"{_T}pb":
+            n = el.get("n") or ""
+            page = int(n) if n.isdigit() and int(n) > 0 else page + 1
+        elif el.tag in _BLOCKS and page:
+            pages[id(el)] = page
+    return pages
+
+
+def _paragraphs_pages(
+    div: ET.Element, page_of: dict[int, int], tags: tuple[str, ...] = _BLOCKS
+) -> tuple[str, PageMarks]:
+    """The div's text blocks, blank-line separated, and where pages begin in that text (Section.pages)."""
+    out: list[str] = []
+    marks: PageMarks = []
+    at = 0
+    for p in div.iter():
+        if p.tag not in tags:
+            continue
+        t = _text(p)
+        if not t:
+            continue
+        if out:
+            at += 2
+        page = page_of.get(id(p))
+        if page and (not marks or marks[-1][1] != page):
+            marks.append((at, page))
+        out.append(t)
+        at += len(t)
+    return "\n\n".join(out), marks
+
+
+def _fold_into(sec: Section, text: str, pages: PageMarks) -> None:
+    """Append text (and its page marks) to a section, blank-line separated."""
+    if not text:
+        return
+    if not sec.text:
+        sec.text, sec.pages = text, list(pages)
+        return
+    by = len(sec.text) + 2
+    sec.text = f"{sec.text}\n\n{text}"
+    sec.pages = [*sec.pages, *(m for m in shift_pages(pages, by) if not sec.pages or m[1] != sec.pages[-1][1])]
 
 
 def _is_noisy(head: str) -> bool:
@@ -121,10 +182,13 @@ def tei_to_paper(
                 year = _year(date.get("when") or _text(date))
 
     abstract_el = header.find("tei:profileDesc/tei:abstract", NS) if header is not None else None
+    page_of = _page_map(root)
     abstract = ""
+    abstract_pages: PageMarks = []
     if abstract_el is not None:
-        paras = [_text(p) for p in abstract_el.iter(f"{_T}p")]
-        abstract = "\n\n".join(p for p in paras if p) or _text(abstract_el)
+        abstract, abstract_pages = _paragraphs_pages(abstract_el, page_of, (f"{_T}p",))
+        if not abstract:
+            abstract, abstract_pages = _text(abstract_el), []
 
     sections: list[Section] = []
     body = root.find("tei:text/tei:body", NS)
@@ -133,20 +197,19 @@ def tei_to_paper(
             head_el = div.find("tei:head", NS)
             head = _text(head_el)
             number = head_el.get("n") if head_el is not None else None
-            text = _paragraphs(div)
+            text, pages = _paragraphs_pages(div, page_of)
             if head and _is_noisy(head) and sections:
                 # fold page furniture into the section it interrupts
-                if text:
-                    sections[-1].text = (sections[-1].text + "\n\n" + text).strip()
+                _fold_into(sections[-1], text, pages)
                 continue
             if not head and not text:
                 continue
             if not head and sections and not number:
-                sections[-1].text = (sections[-1].text + "\n\n" + text).strip()
+                _fold_into(sections[-1], text, pages)
                 continue
             if any(s.heading == head and s.number == number and s.text == text for s in sections):
                 continue  # GROBID sometimes repeats a section verbatim across a page break
-            sections.append(Section(heading=head, number=number, text=text))
+            sections.append(Section(heading=head, number=number, text=text, pages=pages))
     assign_roles(sections)
 
     references: list[Reference] = []
@@ -176,6 +239,9 @@ def tei_to_paper(
         title=title,
         authors=authors,
         abstract=abstract,
+        # with <pb> page breaks: the title is on the first page (the header precedes the body)
+        title_page=1 if title and page_of else None,
+        abstract_pages=abstract_pages,
         year=year,
         venue=venue,
         doi=doi,

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from motivgraph.graph.models import Evidence
+from motivgraph.limits import MAX_QUOTES_PER_ELEMENT
 
 ExtractorName = Literal["llm", "heuristic"]
 
@@ -31,10 +34,43 @@ class NodeText(BaseModel):
         return f"{self.name}: {self.description}" if self.description else self.name
 
 
+def _quotes_required(schema: dict[str, object]) -> None:
+    # the reply schema (and a local model's grammar) must ask for the quotes; stored extractions from
+    # before quotes existed still load, so the Python default stays
+    req = schema.setdefault("required", [])
+    if isinstance(req, list) and "quotes" not in req:
+        req.append("quotes")
+
+
+class ExtractedNode(NodeText):
+    """An element of an extracted triple: its node text and the paper's sentences that state it."""
+
+    model_config = ConfigDict(json_schema_extra=_quotes_required)
+
+    quotes: list[str] = Field(
+        default_factory=list,
+        description="The sentence or sentences of the paper that state this element, copied word for word "
+        "(1 or 2; no paraphrase, no ellipsis).",
+    )
+
+    @field_validator("quotes", mode="before")
+    @classmethod
+    def _quotes(cls, v: object) -> list[str]:
+        if v is None:
+            return []
+        items = [v] if isinstance(v, str) else list(v) if isinstance(v, (list, tuple)) else [v]
+        out = [_squash(str(x)) for x in items if x is not None and _squash(str(x))]
+        return out[:MAX_QUOTES_PER_ELEMENT]
+
+    @classmethod
+    def of(cls, node: NodeText, quotes: list[str]) -> ExtractedNode:
+        return cls(name=node.name, description=node.description, quotes=quotes)
+
+
 class ExtractedTriple(BaseModel):
-    problem: NodeText = Field(description="The general research task or field the paper addresses.")
-    challenge: NodeText = Field(description="One specific difficulty within that problem.")
-    solution: NodeText = Field(description="The technical approach that addresses the challenge.")
+    problem: ExtractedNode = Field(description="The general research task or field the paper addresses.")
+    challenge: ExtractedNode = Field(description="One specific difficulty within that problem.")
+    solution: ExtractedNode = Field(description="The technical approach that addresses the challenge.")
     section: str | None = Field(
         None, description="Section the evidence came from: introduction, abstract or method."
     )
@@ -46,6 +82,12 @@ class ExtractedTriple(BaseModel):
             return None
         s = _squash(str(v)).lower()
         return s[:60] or None
+
+    @field_validator("problem", "challenge", "solution", mode="before")
+    @classmethod
+    def _node(cls, v: object) -> object:
+        # a plain NodeText (no quotes) is accepted as an element without quotes
+        return v.model_dump() if isinstance(v, NodeText) and not isinstance(v, ExtractedNode) else v
 
 
 class ExtractionReply(BaseModel):
@@ -78,6 +120,12 @@ class ExtractionResult(BaseModel):
     trimmed: bool = False
     reasked: bool = False
     llm_calls: int = 0
+    evidence: list[Evidence] = Field(
+        default_factory=list,
+        description="The checked quotes of each triple (same order as `triples`), filled by the sink on the "
+        "first commit against the full parse and kept with the extraction, so a replay (papers delete, merge "
+        "undo) stores the same evidence without the parse.",
+    )
 
     @property
     def ok(self) -> bool:
