@@ -3,8 +3,17 @@ parse throughput beside raw pypdfium2 text extraction on the same files in the s
 
     .venv/bin/python bench/bench_parse_quality.py [--shared ../shared] [--rounds 2] [--json out.json] [-v]
     .venv/bin/python bench/bench_parse_quality.py --speed-only --ingest   # timing only, plus the CLI ingest
+    .venv/bin/python bench/bench_parse_quality.py --heldout-only --no-speed   # the held-out set alone
+
+In-sample and held-out side by side (first table printed): in-sample = the shared corpus, whose files the parser
+was developed on (hand truth in tests/fixtures/ingest); held-out = papers typeset for this purpose from text
+nobody tuned on (bench/heldout/generate.py, needs pdflatex), in two splits — dev (may be looked at) and frozen
+(no parser change is ever tuned on it: only its totals are printed, never its documents).
 
 Figures (never pass/fail):
+- side by side, in-sample vs held-out (dev, frozen): title, abstract boundary, first body section, reference
+  count within ±10 %, real papers judged "not a paper" (held-out targets: title >= 97 %, abstract >= 95 %,
+  first section >= 95 %, references >= 90 %, "not a paper" 0);
 - per-field accuracy with denominators on the papers of tests/fixtures/ingest/parse_truth.json
   (title, first body heading, first body words, first body section = both, abstract start,
   abstract that does not swallow the body);
@@ -315,6 +324,7 @@ def main() -> None:
     ap.add_argument("-v", "--verbose", action="store_true", help="print every paper with a wrong field")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--speed-only", action="store_true", help="skip the quality and coverage figures")
+    ap.add_argument("--heldout-only", action="store_true", help="only the in-sample / held-out table")
     ap.add_argument("--ingest", action="store_true", help="also time the offline CLI ingest of corpus/pdf")
     ap.add_argument("--derive-identity-truth", action="store_true",
                     help="list the DOI/arXiv candidates pypdf reads on page 1 and in the metadata, then stop")
@@ -326,6 +336,8 @@ def main() -> None:
         return
     result: dict[str, object] = {}
     if not args.speed_only:
+        result["side_by_side"] = side_by_side(args.shared, args.verbose)
+    if not args.speed_only and not args.heldout_only:
         result.update(quality_and_coverage(args.shared, args.verbose))
     if not args.no_speed:
         t = throughput(args.shared, args.rounds, args.max_pages)
@@ -383,6 +395,75 @@ def quality_and_coverage(shared: Path, verbose: bool) -> dict[str, object]:
 
 
 REFERENCE_TRUTH_PATH = REPO / "tests" / "fixtures" / "ingest" / "reference_truth.json"
+
+
+def in_sample(shared: Path) -> dict[str, tuple[int, int]]:
+    """The five side-by-side figures on the shared corpus, as (right, of): title, abstract boundary (starts with the
+    truth's first words and does not swallow the body's), first section, references within 10 % (the hand-counted
+    lists), real papers judged "not a paper" (every PDF of the corpus is a real paper)."""
+    q = quality(shared, False)
+    n = q["n"]
+    c = q["correct"]
+    truth = json.loads(TRUTH_PATH.read_text())
+    boundary = 0
+    for folder in FOLDERS:
+        for name, entry in truth[folder].items():
+            got = parse_or_reason(shared / "corpus" / folder / name, 60)
+            if not isinstance(got, str):
+                s = truth_scores(got, entry)
+                boundary += s["abstract"] and s["abstract_clean"]
+    refs = json.loads(REFERENCE_TRUTH_PATH.read_text())["papers"]
+    close = 0
+    for name, want in refs.items():
+        got = parse_or_reason(shared / "corpus" / name, 60)
+        close += not isinstance(got, str) and abs(len(got.references) - want["count"]) <= 0.1 * want["count"]
+    cov = coverage(shared)
+    judged = sum(v.startswith("not a paper") for v in cov.values())
+    return {
+        "title": (c["title"], n),
+        "abstract": (boundary, n),
+        "first_section": (c["first_section"], n),
+        "references": (close, len(refs)),
+        "not_a_paper": (judged, len(cov)),
+    }
+
+
+def side_by_side(shared: Path, verbose: bool) -> dict[str, object]:
+    """In-sample and held-out figures in one table (the held-out set is typeset first when pdflatex is there)."""
+    sys.path.insert(0, str(REPO))
+    from bench.heldout.generate import NoTeX, ensure_set
+    from bench.heldout.score import TARGETS, run
+
+    inside = in_sample(shared)
+    held: dict[str, Any] = {}
+    try:
+        folder = ensure_set()
+    except NoTeX as e:
+        print(f"held-out set not available: {e}")
+        folder = None
+    details: list[str] = []
+    if folder is not None:
+        held = {"dev": run(folder, "dev", details if verbose else None), "frozen": run(folder, "frozen")}
+    print(f"offline parser, in-sample (shared corpus) vs held-out (typeset, {folder or 'not built'}); "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"  {'field':30s} {'in-sample':>12s} {'held-out dev':>14s} {'held-out frozen':>16s}  target (held-out)")
+    rows = {}
+    for f, label in (("title", "title"), ("abstract", "abstract boundary"), ("first_section", "first section"),
+                     ("references", "references within 10 %"), ("not_a_paper", 'real papers "not a paper"')):
+        a, n = inside[f]
+        cells = [f"{a}/{n}"]
+        row: dict[str, Any] = {"in_sample": [a, n]}
+        for split, r in held.items():
+            right = r.right[f] if f != "not_a_paper" else r.n - r.right[f]
+            cells.append(f"{right}/{r.n}")
+            row[split] = [right, r.n]
+        target = "0" if f == "not_a_paper" else f">= {100 * TARGETS[f]:.0f} %"
+        dev, frozen = (cells[1:2] or ["-"])[0], (cells[2:3] or ["-"])[0]
+        print(f"  {label:30s} {cells[0]:>12s} {dev:>14s} {frozen:>16s}  {target}")
+        rows[f] = row
+    for line in details:
+        print("  dev " + line)
+    return rows
 
 
 def reference_recall(shared: Path, verbose: bool) -> dict[str, dict[str, int]]:
