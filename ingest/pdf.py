@@ -79,7 +79,14 @@ _STOP_TITLE = re.compile(
 )
 _AFFIL = re.compile(
     r"(@|universit|institut|department|dept\.|laborator|\blab\b|inc\.|corporation|research|school|college|"
-    r"center|centre|faculty|usa\b|u\.s\.a|germany|china|japan|france|canada|\bwa\b|\bca\b|\bny\b|\d{3,})",
+    r"center|centre|faculty|usa\b|u\.s\.a|germany|china|japan|france|canada|\d{3,}"
+    # an address: a comma, then a US state or Canadian province code in capitals ("Murray Hill, NJ"; any of them,
+    # not only the three of one corpus), or a street line with its number ("One Harbour Way", "12 Rue Cuvier")
+    r"|,\s*(?-i:A[BKLRZ]|BC|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ABDEINOST]|N[BCDEHJLMSTUVY]|O[HKNR]|P[AEQR]|"
+    r"QC|RI|S[CDK]|T[NX]|UT|V[AIT]|W[AIVY]|YT)(?:\b|\s)"
+    r"|(?:\b\d{1,5}|\b(?:one|two|three|four|five|six|seven|eight|nine|ten))\s+(?:[A-Z][\w'.-]*\s+){1,3}"
+    r"(?:way|road|rd\.|street|st\.|avenue|ave\.|boulevard|blvd\.?|drive|lane|parkway|place|plaza|square|court)\b"
+    r"|\b(?:rue|calle|avenida|via|strasse|straße)\s+[A-Z])",
     re.I,
 )
 # Words of departments, disciplines and organisations, never of a person's name: an affiliation line such as
@@ -89,7 +96,7 @@ _ORG_WORDS = frozenset({
     "statistics", "physics", "chemistry", "biology", "medicine", "medical", "technology", "technologies", "academy",
     "hospital", "labs", "group", "systems", "ltd", "gmbh", "llc", "foundation", "ministry", "campus", "studies",
     "program", "programme", "division", "unit", "intelligence", "analytics", "electrical", "mechanical",
-    "electronics", "robotics", "applied", "way", "road", "avenue", "boulevard",
+    "electronics", "robotics", "applied",
 })
 _NUM_PREFIX = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.?|[A-H]\.)\s+")
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10,

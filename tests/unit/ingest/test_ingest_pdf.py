@@ -145,3 +145,22 @@ def test_affiliation_lines_are_not_authors(tmp_path: Path, lines: tuple[str, ...
     """Department, discipline and street lines under the names are capitalised like names but are not people."""
     paper = parse_pdf(write_paper(tmp_path / "p.pdf", author_lines=lines))
     assert paper.authors == expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # a US state other than WA/CA/NY after the city: an address, not a person named "Murray Hill"
+        (("Ravi Mark", "Bell Research Laboratories", "Murray Hill, NJ"), ["Ravi Mark"]),
+        (("Ngozi Adeyemi", "Round Rock, TX"), ["Ngozi Adeyemi"]),
+        (("Minh Tran", "Thunder Bay, ON"), ["Minh Tran"]),
+        # a person whose surname is a street word is still a person; the street line with its number is not
+        (("Jonah Way and Grace Hill", "One Harbour Way", "12 Rue Cuvier"), ["Jonah Way", "Grace Hill"]),
+    ],
+)
+def test_addresses_anywhere_and_people_named_like_streets(
+    tmp_path: Path, lines: tuple[str, ...], expected: list[str]
+) -> None:
+    """General address rules (#40 item 5): every state/province code, street lines by their number."""
+    paper = parse_pdf(write_paper(tmp_path / "p.pdf", author_lines=lines))
+    assert paper.authors == expected
