@@ -27,10 +27,12 @@ from motivgraph.errors import ParseError
 from motivgraph.ingest.identity import stable_paper_id
 from motivgraph.ingest.models import (
     NOT_A_PAPER,
+    PageMarks,
     Paper,
     Section,
     assign_roles,
     classify_heading,
+    shift_pages,
 )
 from motivgraph.ingest.pdf_filters import (
     PageRows,
@@ -71,7 +73,27 @@ _NOT_HEAD = re.compile(
     r"keywords)\b",
     re.I,
 )
-_REF_HEADS = {"references", "bibliography", "literature cited", "reference"}
+# Front matter is often not in English (a German, French or Spanish journal; a thesis chapter): the labels that
+# mark the abstract, the Introduction and the reference list in the languages papers are commonly written in.
+_ABSTRACT_LABELS = frozenset({
+    "abstract", "zusammenfassung", "kurzfassung", "résumé", "resumé", "resumen", "resumo", "riassunto", "sommario",
+    "samenvatting", "sammanfattning", "sammendrag", "tiivistelmä", "streszczenie", "abstrakt", "özet", "аннотация",
+    "抄録", "摘要",
+})
+_INTRO_LABELS = frozenset({
+    "introduction", "einleitung", "einführung", "introducción", "introdução", "introduzione", "inleiding",
+    "inledning", "innledning", "johdanto", "wprowadzenie", "úvod", "giriş", "введение",
+})
+_REF_HEADS = {
+    "references", "bibliography", "literature cited", "reference", "literatur", "literaturverzeichnis",
+    "références", "références bibliographiques", "bibliographie", "referencias", "bibliografía", "referências",
+    "bibliografia", "riferimenti bibliografici", "literatuur", "referenser", "litteratur", "kirjallisuus",
+    "literatura", "kaynaklar", "список литературы",
+}
+_KNOWN_HEADS |= _ABSTRACT_LABELS | _INTRO_LABELS | _REF_HEADS
+_STRONG_HEADS |= _ABSTRACT_LABELS | _INTRO_LABELS | _REF_HEADS
+_LABEL_ALT = "|".join(sorted((re.escape(x) for x in _ABSTRACT_LABELS), key=len, reverse=True))
+_INTRO_ALT = "|".join(sorted((re.escape(x) for x in _INTRO_LABELS), key=len, reverse=True))
 _STOP_TITLE = re.compile(
     r"(arxiv|proceedings|journal|conference|copyright|©|vol\.|volume|issn|doi|preprint|workshop|"
     r"submitted|accepted|published|pages?\s+\d|https?://|www\.)",
@@ -115,16 +137,16 @@ class _Head:
 
 _HEAD_END = re.compile(r"[\s:.]+$")
 # patterns used once per line, compiled once
-_BODY_START = re.compile(r"^(abstract\b|(1\.?|I\.)\s+introduction\b|introduction$)", re.I)
+_BODY_START = re.compile(rf"^((?:{_LABEL_ALT})\b|(1\.?|I\.)\s+(?:{_INTRO_ALT})\b|(?:{_INTRO_ALT})$)", re.I)
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER = re.compile(r"[\d\s\-–—|/ivxlc]{1,12}|page \d+( of \d+)?", re.I)
 _FAMILY_END = re.compile(r"[-,]")
 _SENTENCE_BREAK = re.compile(r"[.:]\s")
 _BRACKETS = re.compile(r"[()=<>{}\[\]|]")
-_RUN_IN_ABSTRACT = re.compile(r"^abstract\s*[—\-–.:]", re.I)
+_RUN_IN_ABSTRACT = re.compile(rf"^(?:{_LABEL_ALT})\s*[—\-–.:]", re.I)
 _RUN_IN_ABSTRACT_CAPS = re.compile(r"^ABSTRACT\s+[A-Z]")
 _RUN_IN_ABSTRACT_WORD = re.compile(r"^Abstract\s+[A-Z][a-z]*\s")  # "Abstract We show ...": before any heading
-_RUN_IN_WORD = re.compile(r"^abstract\s*[—\-–.:]?\s*", re.I)
+_RUN_IN_WORD = re.compile(rf"^(?:{_LABEL_ALT})\s*[—\-–.:]?\s*", re.I)
 
 
 def _norm_head(text: str) -> str:
@@ -278,22 +300,37 @@ def _para_break(prev: Line, ln: Line) -> bool:
 
 def _join(lines: list[Line]) -> str:
     """Lines → text with de-hyphenation and paragraph breaks (vertical gap or indent)."""
+    return _join_pages(lines)[0]
+
+
+def _join_pages(lines: list[Line]) -> tuple[str, PageMarks]:
+    """`_join`, and where each page begins in the text: (offset, 1-based page) pairs (Section.pages), so a
+    quote located in the text has a page (miner/evidence.py)."""
     parts: list[str] = []
+    marks: PageMarks = []
+    at = 0  # length of "".join(parts)
     prev: Line | None = None
     for ln in lines:
         t = ln.text
         if prev is None:
-            parts.append(t)
+            sep = ""
+        elif _para_break(prev, ln):
+            sep = "\n\n"
+        elif parts and parts[-1].endswith("-") and t[:1].islower():
+            parts[-1] = parts[-1][:-1]
+            at -= 1
+            sep = ""
         else:
-            if _para_break(prev, ln):
-                parts.append("\n\n" + t)
-            elif parts and parts[-1].endswith("-") and t[:1].islower():
-                parts[-1] = parts[-1][:-1]
-                parts.append(t)
-            else:
-                parts.append(" " + t)
+            sep = " "
+        if not marks or marks[-1][1] != ln.page + 1:
+            marks.append((at + len(sep), ln.page + 1))
+        parts.append(sep + t)
+        at += len(sep) + len(t)
         prev = ln
-    return "".join(parts).strip()
+    text = "".join(parts)
+    lead = len(text) - len(text.lstrip())
+    text = text.strip()
+    return text, [(max(0, o - lead), p) for o, p in marks if o - lead < len(text)] if text else []
 
 
 def _is_heading_font(ln: Line, body_size: float) -> bool:
@@ -374,13 +411,14 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
                     heads.append(_Head(i, title, num, None))
                     continue
         # a known section name alone on its line (in a heading font, or another typeface than the body's)
-        if len(words) <= 6 and (norm := _norm_head(t)) in _KNOWN_HEADS and (
+        if len(words) <= 6 and (norm := _norm_head(t)) in _KNOWN_HEADS and not t[:1].islower() and (
             heading_font or norm in _STRONG_HEADS or t.isupper()
             or (_family(ln.font) != body_family and ln.size >= body_size - 0.6)
         ):
             if _not_a_heading(lines, i, t):
                 continue
-            heads.append(_Head(i, t.rstrip(".:"), None, None))
+            # "Zusammenfassung", "Resumen": the abstract, whatever language labels it
+            heads.append(_Head(i, "Abstract" if norm in _ABSTRACT_LABELS else t.rstrip(".:"), None, None))
             continue
         # other short lines in a clearly larger or bold font that are not the body font
         if (
@@ -644,7 +682,7 @@ def _sets_on(last: Line, ln: Line) -> bool:
 
 
 def _not_a_paper(
-    tb: _Title, page0: list[Line], heads: list[_Head], body_size: float, authors: list[str]
+    tb: _Title, page0: list[Line], heads: list[_Head], body_size: float, authors: list[str], n_pages: int = 1
 ) -> str | None:
     """Why this document is not a research paper (None: it is one). A paper opens with a title block — a
     title set apart in larger type at the top of page 1, not inside running text, with its authors' names
@@ -654,12 +692,21 @@ def _not_a_paper(
     if any(_norm_head(h.heading) == "abstract" for h in heads):
         return None
     body = [h for h in heads if _norm_head(h.heading) not in ("keywords", "index terms")]
-    if any(classify_heading(h.heading) == "introduction" for h in body) or (body and body[0].top == 1):
+    if any(classify_heading(h.heading) == "introduction" or _norm_head(h.heading) in _INTRO_LABELS for h in body) or (
+        body and body[0].top == 1
+    ):
+        return None
+    # Judging "not a paper" drops the title, the abstract and every triple, so it is kept for what cannot be one: a
+    # document of several pages with body sections and a reference list is a paper whatever its first page looks
+    # like (a cover, a figure whose labels are the largest type, front matter in a language without known labels).
+    sections = [h for h in body if _norm_head(h.heading) not in _REF_HEADS]
+    if n_pages >= 2 and len(sections) >= 2 and len(sections) < len(body):
         return None
     if tb.first >= 0 and tb.set_apart and not tb.text[:1].islower():
         top = page0[tb.first]
         # running text above the title: the "title" is a heading inside a page of body text
-        above = sum(ln.chars for ln in page0 if ln.y0 > top.y1 and abs(ln.size - body_size) < 0.6 and ln.page == 0)
+        above = sum(ln.chars for ln in page0
+                    if ln.y0 > top.y1 and abs(ln.size - body_size) < 0.6 and ln.page == top.page)
         if above < 200 and authors:
             return None
         where = "sits below running text" if above >= 200 else "has no author names under it"
@@ -682,6 +729,8 @@ def _beside_label(ordered: list[Line], i: int, floor: int) -> list[Line]:
         and ln.x0 > label.x1 + 4
         and ln.y0 > label.y0
         and ln.y0 - label.y1 < 1.5 * max(label.size, 6)
+        # an e-mail or address of the author block set level with the label is not the abstract's
+        and not _affiliation_line(ln.text)
     ):
         j -= 1
     return ordered[j:i]
@@ -792,15 +841,24 @@ def parse_pdf(
     page0: list[Line] = []
     page1: list[Line] = []
     repeated = _repeated_texts(lines)
+    # the front page is the first with text on it: a blank first page (or one holding only a page number or a
+    # printer's mark) is skipped, and the title and abstract are looked for on the page after it
+    first_pn = next((pn for pn in sorted(pages) if sum(ln.chars for ln in pages[pn]) >= 80), min(pages, default=0))
     for pn in sorted(pages):
+        if pn < first_pn:
+            continue
         pl = merge_split_lines(_order_page(_strip_furniture(pages[pn], body_size, repeated)), body_size)
-        if pn == 0:
+        if pn == first_pn:
             page0 = pl
-        elif pn == 1:
+        elif not page1:
             page1 = pl
         ordered.extend(pl)
 
-    tb = _title_block(page0, body_size, page1)
+    # the title is set above the abstract and the Introduction: a figure in the body, whose axis labels may be the
+    # largest type on the page, is never the title
+    body_start = next((i for i, ln in enumerate(page0) if i > 0 and (
+        _BODY_START.match(ln.text.strip()) or _RUN_IN_ABSTRACT.match(ln.text.strip()))), len(page0))
+    tb = _title_block(page0[:body_start], body_size, page1)
     title, title_end = tb.text, tb.last
     # the title set again later (on the paper's own first page after a cover sheet) is not a section
     heads = [h for h in _find_headings(ordered, body_size, body_font_name)
@@ -814,7 +872,11 @@ def parse_pdf(
     def body_text(a: int, b: int) -> str:
         return _join([ln for ln in ordered[a:b] if ln.size >= body_size - 1.2])
 
+    def body_pages(a: int, b: int) -> tuple[str, PageMarks]:
+        return _join_pages([ln for ln in ordered[a:b] if ln.size >= body_size - 1.2])
+
     abstract = ""
+    abstract_pages: PageMarks = []  # where pages begin in the abstract (Paper.abstract_pages)
     abstract_end = -1  # index of the first line after the abstract
     sections: list[Section] = []
     ref_text = ""
@@ -834,8 +896,12 @@ def parse_pdf(
                 # no section heading follows: the body runs on untitled, the abstract is its first paragraph
                 stop = _paragraph_end(ordered, h.idx, stop)
             lead = _beside_label(ordered, h.idx, title_end)
-            text = _join([ln for ln in lead + ordered[h.idx + h.lines : stop] if ln.size >= body_size - 1.2])
-            abstract = ((run_in + " ") if run_in != t and run_in else "") + text
+            text, apages = _join_pages([ln for ln in lead + ordered[h.idx + h.lines : stop]
+                                        if ln.size >= body_size - 1.2])
+            prefix = (run_in + " ") if run_in != t and run_in else ""
+            abstract, abstract_pages = prefix + text, shift_pages(apages, len(prefix))
+            if prefix:
+                abstract_pages[:1] = [(0, ordered[h.idx].page + 1)]
             abstract_end = stop
             continue
         if norm in ("keywords", "index terms"):
@@ -844,11 +910,12 @@ def parse_pdf(
             # inside the reference list: a bold line there is an entry, not a section
             ref_text += "\n" + ordered[h.idx].text + " " + _join(ordered[h.idx + 1 : end])
             continue
-        sections.append(Section(heading=h.heading, number=h.number, text=body_text(h.idx + h.lines, end)))
+        text, pages = body_pages(h.idx + h.lines, end)
+        sections.append(Section(heading=h.heading, number=h.number, text=text, pages=pages))
     body_heads = [h for h in heads if _norm_head(h.heading) not in ("abstract", "keywords", "index terms")]
     next_head = body_heads[0].idx if body_heads else len(ordered)
     authors = _authors(page0, title_end, first_idx, body_size)
-    not_paper = _not_a_paper(tb, page0, heads, body_size, authors)
+    not_paper = _not_a_paper(tb, page0, heads, body_size, authors, n_pages)
     if not_paper:
         # a page from inside a paper, a brief, a form: what looked like its title and abstract is a heading, a
         # caption or body text — kept as body, under no title
@@ -857,7 +924,7 @@ def parse_pdf(
         # no marker: the first block of prose between the author block and the first heading
         block = _prose_block(ordered, title_end + 1, next_head, body_size, body_font_name)
         if block:
-            abstract = body_text(*block)
+            abstract, abstract_pages = body_pages(*block)
             abstract_end = block[1]
     intro_like = bool(body_heads) and classify_heading(body_heads[0].heading) in ("introduction", "related_work")
     if not_paper or (not intro_like and (abstract_end >= 0 or not body_heads)):
@@ -866,9 +933,9 @@ def parse_pdf(
         start = abstract_end if abstract_end >= 0 else title_end + 1
         pre = [ln for j, ln in enumerate(ordered[start:next_head], start)
                if ln.size >= body_size - 1.2 and not _is_front_line(ordered, j)]
-        pre_text = _join(pre)
+        pre_text, pre_pages = _join_pages(pre)
         if len(pre_text) > 300 or (pre_text and not sections and abstract_end < 0):
-            sections.insert(0, Section(heading="", number=None, text=pre_text))
+            sections.insert(0, Section(heading="", number=None, text=pre_text, pages=pre_pages))
     assign_roles(sections)
 
     doi, arxiv = ids.doi, ids.arxiv_id
@@ -882,6 +949,8 @@ def parse_pdf(
         title=title,
         authors=authors,
         abstract=abstract,
+        title_page=1 if title else None,  # the title block is read off page 1
+        abstract_pages=abstract_pages if abstract else [],
         year=year,
         doi=doi,
         arxiv_id=arxiv,

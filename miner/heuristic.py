@@ -48,9 +48,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from motivgraph.miner.scaffolding import is_label_only, is_scaffolding, strip_pointers
-from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult, NodeText, RejectedTriple
+from motivgraph.miner.schemas import ExtractedNode, ExtractedTriple, ExtractionResult, NodeText, RejectedTriple
 from motivgraph.miner.text import CONTRIBUTION_CUES, select_input, split_paragraphs, split_sentences
-from motivgraph.miner.validation import _PROBLEM_DESC_BANNED, coined_terms, dedupe, validate
+from motivgraph.miner.validation import (
+    _PROBLEM_DESC_BANNED,
+    coined_terms,
+    dedupe,
+    name_form_violations,
+    own_method_phrases,
+    validate,
+    verbs_in,
+)
 
 if TYPE_CHECKING:
     from motivgraph.embeddings.base import Embedder
@@ -100,7 +108,11 @@ DIFFICULTY_WORDS = re.compile(
     r"\b(cost|costs|expense|complexity|scalab\w*|noise|noisy|sparsity|sparse|bias\w*|variance|overfitting|error\w*"
     r"|ambigu\w*|uncertain\w*|inefficien\w*|intractab\w*|difficult\w*|lack|limited|limitation\w*|bottleneck\w*"
     r"|incoheren\w*|uninformative|scarc\w*|imbalance\w*|instabilit\w*|unstable|latency|overhead|redundan\w*"
-    r"|inconsisten\w*|vulnerab\w*|degradation|drift|shift|gap|failure\w*|spam|heterogene\w*|privacy)\b",
+    r"|inconsisten\w*|vulnerab\w*|degradation|drift|shift|gap|failure\w*|heterogene\w*"
+    # harm done to or by a system, in any field (not a field's own topic words: "privacy" alone names no difficulty,
+    # "privacy leakage" does)
+    r"|risk\w*|threat\w*|attack\w*|leak\w*|violation\w*|abuse|misuse|adversar\w*|malicious\w*|harm\w*|contamina\w*"
+    r"|mis(?:classif|labe?l|align|match|use|inform)\w*)\b",
     re.I,
 )
 # (cue regex, weight, noun prefix used when the keyphrase names no difficulty itself)
@@ -251,6 +263,20 @@ def _trim_words(phrase: str, max_words: int) -> str:
     return " ".join(words)
 
 
+def _phrase(phrase: str, max_words: int) -> str:
+    """`phrase` in at most `max_words` words, cut only where a phrase ends: before a function word ("of",
+    "in", "for", "and", ...) that starts the next part, never inside a noun phrase ("Mining a literature graph
+    in" + "Semantic Scholar" is not cut to "... in Semantic"). '' when there is no such place: no name is
+    better than a fragment (SoIQ B.3 wants a "[General Task/Field of Study]", a whole noun phrase)."""
+    words = phrase.split()
+    if len(words) <= max_words:
+        return _trim_words(phrase, max_words)
+    for k in range(max_words, 0, -1):
+        if words[k].lower().strip(",;:") in STOPWORDS or words[k].lower() in _JOINERS:
+            return _trim_words(" ".join(words[:k]), max_words)
+    return ""
+
+
 def _cap(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
 
@@ -326,6 +352,9 @@ class HeuristicExtractor:
             return res
 
         problem = self._problem(paper.title, abstract, intro, sentences, coined)
+        if not problem.name:  # no whole phrase names the task (only fragments, or the paper's own method)
+            res.reason = "offline extractor found no whole phrase that names the paper's task"
+            return res
         pairs = self._pair(challenges, contributions, sentences)
         triples: list[ExtractedTriple] = []
         for ch, co in pairs:
@@ -334,13 +363,22 @@ class HeuristicExtractor:
             if challenge is None or solution is None:
                 continue
             section = "abstract" if sentences[co.index][0] == "abstract" else "introduction"
-            triples.append(ExtractedTriple(problem=problem, challenge=challenge, solution=solution, section=section))
+            # the evidence: the sentences each element was read from, as the paper prints them
+            ch_quotes = [self._raw[ch.index]]
+            if self._takes_next(ch, sentences):
+                ch_quotes.append(self._raw[ch.index + 1])  # the description took the next sentence too
+            triples.append(ExtractedTriple(
+                problem=ExtractedNode.of(problem, self._problem_quotes(paper.title, problem, sentences)),
+                challenge=ExtractedNode.of(challenge, ch_quotes),
+                solution=ExtractedNode.of(solution, [self._raw[co.index]]),
+                section=section,
+            ))
         triples = dedupe(triples)
         if not triples:
             res.reason = "offline extractor could not name a challenge or solution from the cue sentences"
             return res
         violations = validate(
-            triples, self.cfg, title=paper.title, text=inp.full_text(), embedder=self.embedder
+            triples, self.cfg, title=paper.title, text=inp.full_text(), embedder=self.embedder, check_form=True
         )
         for t, v in zip(triples, violations, strict=True):
             if v:
@@ -352,10 +390,18 @@ class HeuristicExtractor:
         return res
 
     # -- steps ------------------------------------------------------------------------------------
+    def _problem_quotes(self, title: str, problem: NodeText, sentences: list[tuple[str, str]]) -> list[str]:
+        """The problem's evidence: the defining sentence its description was taken from (when it was), and
+        the title its name was read from."""
+        quotes = [self._raw[i] for i, (_, s) in enumerate(sentences) if s == problem.description][:1]
+        return [*quotes, title] if title else quotes
+
     def _sentences(self, abstract: str, intro: str) -> list[tuple[str, str]]:
         """Candidate sentences: cleaned of citations and pointers, without captions and roadmap
-        sentences (they describe the document, not the research; see miner.scaffolding)."""
+        sentences (they describe the document, not the research; see miner.scaffolding). Each one's
+        text as printed (citations and all) is kept in `self._raw`, same index: the evidence quotes."""
         out: list[tuple[str, str]] = []
+        self._raw: list[str] = []
         for where, text in (("abstract", abstract), ("introduction", intro)):
             for para in split_paragraphs(text):
                 caption_follows = False
@@ -365,9 +411,11 @@ class HeuristicExtractor:
                         continue
                     if is_scaffolding(s):
                         continue
+                    printed = s
                     s = strip_pointers(_clean_sentence(s))
                     if 6 <= len(s.split()) <= 80:
                         out.append((where, s))
+                        self._raw.append(printed)
         return out
 
     def _challenge_sentences(self, sentences: list[tuple[str, str]]) -> list[_Scored]:
@@ -433,7 +481,7 @@ class HeuristicExtractor:
             seg = " ".join(words[1:]) if lead in {"with", "via", "using", "through", "by", "for", "from", "in",
                                                     "towards", "toward", "over", "based"} else part
             seg = re.sub(r"^on\s+", "", seg) if lead == "based" else seg
-            seg = _trim_words(_strip_coined(seg, coined), 7)
+            seg = _phrase(_strip_coined(seg, coined), 7)
             if len(seg.split()) < 1 or not any(len(w) > 3 for w in seg.split()):
                 continue
             b = 0.0
@@ -449,13 +497,13 @@ class HeuristicExtractor:
         for where, s in sentences[:12]:
             m = _TASK_SUBJECT.search(s)
             if m:
-                seg = _trim_words(_strip_coined(m.group(1), coined), 7)
+                seg = _phrase(_strip_coined(m.group(1), coined), 7)
                 if seg:
                     candidates.setdefault(seg, 0.2 if where == "abstract" else 0.1)
             m = _TASK_OF.search(s)
             if m:
                 head = re.split(r"[,;:.]| that | which | where | is | are | was | has ", m.group(1))[0]
-                seg = _trim_words(_strip_coined(head, coined), 7)
+                seg = _phrase(_strip_coined(head, coined), 7)
                 if seg and len(seg.split()) <= 7:
                     candidates.setdefault(seg, 0.1)
         target = " ".join([title, abstract[:600]])
@@ -464,7 +512,13 @@ class HeuristicExtractor:
         if not candidates:
             candidates = {p: 0.0 for p in candidate_phrases(title, 7)}
         ranked = self._rank(list(candidates), target, candidates)
-        name = _cap(ranked[0][0]) if ranked else _cap(_trim_words(title, 7))
+        # the best candidate that is a whole phrase of the title and not the paper's own method (B.3: the
+        # problem is "the overall research task, domain, or high-level objective that the paper addresses")
+        text = f"{abstract}\n{intro}"
+        verbs, own = verbs_in(text), own_method_phrases(text)
+        fallback = _phrase(title, 7)
+        name = next((_cap(c) for c in [*(r[0] for r in ranked), *([fallback] if fallback else [])]
+                     if not name_form_violations("problem", c, title=title, verbs=verbs, own=own)), "")
         return NodeText(name=name, description=self._problem_description(name, sentences))
 
     def _problem_description(self, name: str, sentences: list[tuple[str, str]]) -> str:
@@ -505,7 +559,7 @@ class HeuristicExtractor:
             if not m:
                 continue
             x = _CLAUSE_END.sub("", m.group("x"))
-            x = _trim_words(_strip_coined(x, coined), 5)
+            x = _phrase(_strip_coined(x, coined), 5)
             if not x or len(x.split()) < 1 or not any(len(w) > 3 for w in x.split()):
                 continue
             if template == "{m}":
@@ -521,11 +575,11 @@ class HeuristicExtractor:
     def _challenge_node(
         self, ch: _Scored, sentences: list[tuple[str, str]], problem: NodeText, coined: set[str]
     ) -> NodeText | None:
-        context = _trim_words(problem.name, 4).lower()
+        context = _phrase(problem.name, 4).lower()  # the whole problem name, or a whole phrase of it
         direct = self._difficulty_from_pattern(ch.text, coined)
         if direct:
             name = direct if context in direct.lower() else f"{direct} in {context}"
-            return NodeText(name=_cap(_trim_words(name, 10)), description=self._challenge_desc(ch, sentences, coined))
+            return NodeText(name=_cap(_phrase(name, 10)), description=self._challenge_desc(ch, sentences, coined))
         phrases = [_strip_coined(p, coined) for p in candidate_phrases(ch.text, 5)]
         phrases = [p for p in phrases if p and p.lower() not in problem.name.lower()]
         if not phrases:
@@ -536,14 +590,19 @@ class HeuristicExtractor:
         if not phrase:
             return None
         head = phrase if DIFFICULTY_WORDS.search(phrase) else f"{ch.prefix or 'Limitations of'} {phrase.lower()}"
-        name = head if context and context in head.lower() else f"{head} in {context}"
-        return NodeText(name=_cap(_trim_words(name, 10)), description=self._challenge_desc(ch, sentences, coined))
+        name = head if not context or context in head.lower() else f"{head} in {context}"
+        return NodeText(name=_cap(_phrase(name, 10)), description=self._challenge_desc(ch, sentences, coined))
+
+    @staticmethod
+    def _takes_next(ch: _Scored, sentences: list[tuple[str, str]]) -> bool:
+        """A short challenge sentence is described together with the sentence after it."""
+        nxt = ch.index + 1
+        return len(ch.text.split()) < 20 and nxt < len(sentences) and sentences[nxt][0] == sentences[ch.index][0]
 
     def _challenge_desc(self, ch: _Scored, sentences: list[tuple[str, str]], coined: set[str]) -> str:
         desc = ch.text
-        nxt = ch.index + 1
-        if len(desc.split()) < 20 and nxt < len(sentences) and sentences[nxt][0] == sentences[ch.index][0]:
-            desc = f"{desc} {sentences[nxt][1]}"
+        if self._takes_next(ch, sentences):
+            desc = f"{desc} {sentences[ch.index + 1][1]}"
         return self._decoin(desc, coined)
 
     def _solution_node(self, co: _Scored, problem: NodeText, coined: set[str]) -> NodeText | None:
@@ -552,7 +611,7 @@ class HeuristicExtractor:
         if m:
             obj = _OBJECT_END.split(m.group(1), maxsplit=1)[0].split(". ")[0].rstrip(" .")
             obj = _LEADING_FILLER.sub("", _strip_coined(obj, coined).strip())
-            obj = _trim_words(obj, 10)
+            obj = _phrase(obj, 10)
         keyphrases = [p for p in (_strip_coined(x, coined) for x in candidate_phrases(co.text, 5)) if p]
         ranked = self._rank(keyphrases, co.text) if keyphrases else []
         if not obj or _GENERIC_HEADS.match(obj) or len(obj.split()) < 3:
@@ -560,20 +619,24 @@ class HeuristicExtractor:
             head = first if _GENERIC_HEADS.match(first) else "method"
             tops: list[str] = []
             pwords = {w.lower() for w in problem.name.split()}
+            verbs = verbs_in(co.text)
             for p, _ in ranked:
                 low = p.lower()
                 if set(low.split()) <= pwords or any(low in t or t in low for t in tops):
+                    continue
+                if low.split()[-1] in verbs:  # "... and extend": a verb of the sentence, not a component's name
                     continue
                 tops.append(low)
                 if len(tops) == 2:
                     break
             if not tops:
                 return None
-            tail = _trim_words(" and ".join(tops), 8)
+            tail = _phrase(" and ".join(tops), 8)
             return NodeText(name=_cap(f"{head} based on {tail}"), description=self._decoin(co.text, coined))
         if len(obj.split()) < 6:
-            obj = f"{obj} for {_trim_words(problem.name, 4).lower()}"
-        name = _cap(_trim_words(obj, 11))
+            context = _phrase(problem.name, 4).lower()
+            obj = f"{obj} for {context}" if context else obj
+        name = _cap(_phrase(obj, 11))
         if not name:
             return None
         return NodeText(name=name, description=self._decoin(co.text, coined))

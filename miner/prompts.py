@@ -43,13 +43,18 @@ Rules:
 - Names are general and reusable across papers: no author names, no paper-specific abbreviations,
   no dataset names unless the dataset is the task itself.
 - "section" tells where the evidence is: "introduction", "abstract" or "method".
+- Evidence: for each of problem, challenge and solution, "quotes" holds one or two sentences of
+  the paper that state it, copied character for character from the text above: the whole
+  sentence, in the paper's language, no rewording, no shortening, no "...", no markup. Every
+  quote is checked against the paper; a quote that is not found there marks the triple
+  unverified. Never write a sentence yourself to fill this field.
 - If the text is not a research paper or says too little to name a problem, a challenge and a
   solution, return an empty "triples" list and say why in "no_triples_reason". Do not invent content.
 
 Reply with one JSON object only, no prose and no code fences:
-{{"triples": [{{"problem": {{"name": "...", "description": "..."}},
-               "challenge": {{"name": "...", "description": "..."}},
-               "solution": {{"name": "...", "description": "..."}},
+{{"triples": [{{"problem": {{"name": "...", "description": "...", "quotes": ["..."]}},
+               "challenge": {{"name": "...", "description": "...", "quotes": ["..."]}},
+               "solution": {{"name": "...", "description": "...", "quotes": ["..."]}},
                "section": "introduction"}}],
   "no_triples_reason": null}}"""
 

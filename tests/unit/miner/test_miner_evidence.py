@@ -144,7 +144,7 @@ def test_abstract_only_record_locates_in_the_abstract_with_no_page() -> None:
 
 def test_markup_is_stripped_and_a_translation_is_not_a_quote(pt: PaperText) -> None:
     located(pt, "<em>Graph neural networks</em> have become the \\textbf{standard tool} for learning")
-    zh = "\u7136\u800c\uff0c\u5f53\u8282\u70b9\u6807\u7b7e\u6709\u566a\u58f0\u65f6\uff0c\u56fe\u795e\u7ecf\u7f51\u7edc\u7684\u6027\u80fd\u4f1a\u6025\u5267\u4e0b\u964d\u3002"
+    zh = "然而，当节点标签有噪声时，图神经网络的性能会急剧下降。"
     r = verify_quote(pt, zh)
     assert not r.verified and r.reason is not None and "another script" in r.reason
 
