@@ -9,7 +9,11 @@ Checked here:
 - a problem description states the task only, without challenge words;
 - a challenge name has the "[difficulty] in [context]" shape (a preposition joins the two);
 - the challenge belongs to its problem: the two are not the same name and, when an embedder is
-  given, their texts are at least `challenge_problem_min_similarity` similar.
+  given, their texts are at least `challenge_problem_min_similarity` similar;
+- for names cut from the text by rule (the offline extractor), every name is a whole noun phrase
+  (`name_form_violations`, given the paper's title and text): it does not
+  end in a function word or in a word the paper uses as a verb, is not cut out of a longer phrase of the
+  title (nor is a challenge's context), and a problem is not the paper's own method.
 
 What an LLM must judge (generality, neutrality, faithfulness) is left to the prompt.
 """
@@ -192,15 +196,114 @@ def _contains_term(name: str, term: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", name.casefold()) is not None
 
 
+# -- the form of a name: a whole noun phrase, not a fragment ----------------------------------------------------------
+# B.3: "The naming follows the structure '[General Task/Field of Study]'" (problem), "'[Specific Difficulty/
+# Limitation] in [Aspect of Problem/Domain Context]'" (challenge), and a solution name "captures the essential
+# technical approach, category, or fundamental principle" -- each a noun phrase. A name cut out of a longer phrase
+# ("... Literature Graph in Semantic" of "... in Semantic Scholar"), one that ends in a function word or a verb
+# ("... based on capabilities and extend"), or a problem that is the paper's own method is not one.
+_FUNCTION_WORDS = frozenset(
+    """a an the and or nor but of in on for to with by from at as via into onto over under than that which who whose
+    whom where when while whereas if is are was were be been being has have had do does did can could will would
+    shall should may might must not no its their our his her this these those such based using toward towards
+    between among within without across through per versus vs""".split()  # noqa: SIM905
+)
+# a verb the text itself uses as one: after a subject or modal (or "to"), followed by its object's determiner
+_VERB_USE = re.compile(
+    r"\b(?i:we|they|it|can|could|will|would|may|might|must|should|cannot|to|and)\s+([a-z]{3,})\s+"
+    r"(?:the|a|an|its|their|our|these|this|that|those|them|it|each|every|any|both|all|such|new|more)\b"
+)
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD_RE.findall(text)]
+
+
+def verbs_in(text: str) -> set[str]:
+    """Words the text uses as verbs ("... to extend the ...", "we train a ..."): a name ending in one ends
+    mid-clause. Lower-case words only, and never a word the text also uses after an article (a noun too)."""
+    verbs = {m.group(1) for m in _VERB_USE.finditer(text)}
+    nouns = set(re.findall(r"\b(?:the|a|an|its|their|our|this|these)\s+([a-z]{3,})\b", text))
+    return verbs - nouns
+
+
+def cut_from(name: str, source: str) -> bool:
+    """Whether `name` is a piece cut out of a longer noun phrase of `source` (the title): the name occurs in
+    the source and the source's next word, in the same stretch of text (no ':', ',' or bracket between),
+    is a content word that goes on with the phrase."""
+    nw = _words(name)
+    if not nw or not source:
+        return False
+    for seg in re.split(r"[:;,()\[\]\u2013\u2014?!]|\s-\s|\.\s", source):
+        sw = _words(seg)
+        for i in range(len(sw) - len(nw)):
+            if sw[i : i + len(nw)] == nw and sw[i + len(nw)] not in _FUNCTION_WORDS:
+                return True
+    return False
+
+
+def own_method_phrases(text: str) -> list[list[str]]:
+    """The objects of the authors' contribution verbs ("we propose graph attention networks, ..."), as words,
+    articles and evaluative adjectives dropped: what the paper contributes, not the task it addresses."""
+    out: list[list[str]] = []
+    for m in _OWN_CONTRIB.finditer(text):
+        obj = _OBJECT_END.split(text[m.end() :].lstrip(" ,"), maxsplit=1)[0]
+        words = [w for w in _words(obj) if w not in _OBJECT_FILLER]
+        if words:
+            out.append(words)
+    return out
+
+
+_OBJECT_FILLER = frozenset("a an the new novel simple general our this first two several efficient effective".split())  # noqa: SIM905
+
+
+def name_form_violations(kind: str, name: str, *, title: str = "", text: str = "",
+                         verbs: set[str] | None = None, own: list[list[str]] | None = None,
+                         problem: str = "") -> list[str]:
+    """What makes `name` (of a node of `kind`) no well-formed noun phrase of its type ([] when it is one)."""
+    out: list[str] = []
+    words = _words(name)
+    if not words:
+        return out
+    last = words[-1]
+    if last in _FUNCTION_WORDS:
+        out.append(f"{kind} name {name!r} ends in {last!r}: a fragment, not a noun phrase")
+    elif last in (verbs if verbs is not None else verbs_in(text)):
+        out.append(f"{kind} name {name!r} ends in the verb {last!r}: a fragment, not a noun phrase")
+    if title and cut_from(name, title):
+        out.append(f"{kind} name {name!r} is cut from a longer phrase of the title; name the whole task")
+    if kind == "challenge" and (title or problem):
+        # "[difficulty] in [context]": the context is a whole phrase, not a piece of the title or of the problem
+        ctx = re.split(r"\b(?:in|of|for|under|within|across|during|when)\b", name, flags=re.I)[-1].strip()
+        if ctx and ctx != name and any(cut_from(ctx, src) for src in (title, problem) if src):
+            out.append(f"challenge name {name!r} ends in a piece of a longer phrase ({ctx!r}); give the whole context")
+    if kind == "problem":
+        for obj in (own if own is not None else own_method_phrases(text)):
+            if obj[: len(words)] == words or (words[: len(obj)] == obj and len(obj) >= 2):
+                out.append(f"problem name {name!r} is the paper's own method; name the task it addresses")
+                break
+    return out
+
+
 def check_triple(
     triple: ExtractedTriple,
     cfg: MinerSettings,
     coined: set[str] | frozenset[str] = frozenset(),
     relatedness: float | None = None,
+    *,
+    title: str = "",
+    text: str = "",
 ) -> list[str]:
     """Violations of the checkable rules for one triple ([] when it passes). `relatedness` is the
-    cosine similarity of challenge and problem texts, when known."""
+    cosine similarity of challenge and problem texts, when known; with the paper's `title` and `text` the
+    names' form is checked too (`name_form_violations`)."""
     out: list[str] = []
+    if title or text:
+        verbs, own = verbs_in(text), own_method_phrases(text)
+        for kind in ("problem", "challenge", "solution"):
+            out += name_form_violations(kind, getattr(triple, kind).name, title=title, text=text, verbs=verbs,
+                                        own=own, problem=triple.problem.name)
     tol = cfg.name_word_tolerance
     for kind in ("problem", "challenge", "solution"):
         node = getattr(triple, kind)
@@ -268,11 +371,15 @@ def validate(
     title: str = "",
     text: str = "",
     embedder: Embedder | None = None,
+    check_form: bool = False,
 ) -> list[list[str]]:
-    """Violations per triple, aligned with `triples`."""
+    """Violations per triple, aligned with `triples`. `check_form`: also the names' form against the title and
+    text (`name_form_violations`) -- the offline extractor's names are cut from the text by rule, so they are
+    checked; an LLM writes its names in its own words."""
     coined = coined_terms(title, text)
     rel = challenge_relatedness(triples, embedder)
-    return [check_triple(t, cfg, coined, r) for t, r in zip(triples, rel, strict=True)]
+    form = {"title": title, "text": text} if check_form else {}
+    return [check_triple(t, cfg, coined, r, **form) for t, r in zip(triples, rel, strict=True)]
 
 
 def dedupe(triples: Sequence[ExtractedTriple]) -> list[ExtractedTriple]:
