@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Literal
 
@@ -64,6 +65,19 @@ class PaperRecord(BaseModel):
     authors: list[str] = Field(default_factory=list)
     source_path: str | None = None
     sha256: str | None = None
+    provenance: dict[str, str] = Field(
+        default_factory=dict,
+        description="field -> the document its value came from ('<parser>:<document>'), for papers merged from "
+        "several documents (ingest.paper_merge)",
+    )
+
+    @field_validator("provenance", mode="before")
+    @classmethod
+    def _provenance(cls, v: object) -> object:
+        # stores keep it as a JSON string (a Neo4j property cannot be a map); absent on bare paper nodes
+        if v is None or v == "":
+            return {}
+        return json.loads(v) if isinstance(v, str) else v
 
 
 class PaperRef(BaseModel):

@@ -46,7 +46,7 @@ def _rec(v: str) -> str:
 
 _PAPER = (
     "{paper_id: p.paper_id, title: p.title, abstract: p.abstract, year: p.year, venue: p.venue, "
-    "authors: p.authors, source_path: p.source_path, sha256: p.sha256}"
+    "authors: p.authors, source_path: p.source_path, sha256: p.sha256, provenance: p.provenance}"
 )
 
 # Bumps Meta.node_version when the preceding aggregation saw a created or re-texted node.
@@ -72,7 +72,7 @@ OPTIONAL MATCH (o:Paper {paper_id: r.paper_id})
 WITH r, o IS NULL AS created
 MERGE (p:Paper {paper_id: r.paper_id})
 SET p.title = r.title, p.abstract = r.abstract, p.year = r.year, p.venue = r.venue,
-    p.authors = r.authors, p.source_path = r.source_path, p.sha256 = r.sha256
+    p.authors = r.authors, p.source_path = r.source_path, p.sha256 = r.sha256, p.provenance = r.provenance
 RETURN sum(CASE WHEN created THEN 1 ELSE 0 END) AS created
 """
 

@@ -7,7 +7,12 @@ each document in its last completed state and a re-run picks up from there.
 Paper identity (ingest.identity): `paper_keys` maps every key a stored paper is known by (its id, DOI,
 arXiv id, title + first author) to its paper id, so a document of a paper met before joins it
 (`resolve_paper`); `identity_conflicts` holds the probable duplicates that were kept apart, for
-`ingest report`; `paper_years` the year a metadata record gave a paper (it outranks a year read off a PDF).
+`ingest report`; `paper_years` the year a metadata record gave a paper (it outranks a year read off a PDF);
+`paper_fields` the best-known value of each field of a paper with the document it came from (ingest.paper_merge);
+`doc_notes` what happened to a document besides its state (merged into a paper stored under another id, read
+only up to the page limit, judged not a paper) and `skipped_inputs` the inputs the walk skipped (special files,
+dangling links, link loops): with `documents` and `duplicates` they make `fates()`, every document's fate for
+`ingest report`.
 
 A document's key (column `sha256`, kept for compatibility) is the sha256 of the file for PDFs, a stable
 record id for record inputs, or `path:<path>` for an input that could not be read at all. Paths are
@@ -21,14 +26,15 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from motivgraph.errors import IngestError
 from motivgraph.ingest.identity import PaperKeys, Resolution, decide
+from motivgraph.ingest.paper_merge import Held, merge_fields
 
 State = Literal["queued", "parsed", "extracted", "stored", "failed"]
 STATES: tuple[State, ...] = ("queued", "parsed", "extracted", "stored", "failed")
@@ -63,6 +69,25 @@ CREATE INDEX IF NOT EXISTS paper_keys_paper ON paper_keys(paper_id);
 CREATE TABLE IF NOT EXISTS paper_years (
     paper_id    TEXT PRIMARY KEY,
     year        INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS paper_fields (
+    paper_id    TEXT NOT NULL,
+    field       TEXT NOT NULL,
+    value       TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    rank        INTEGER NOT NULL,
+    PRIMARY KEY (paper_id, field)
+);
+CREATE TABLE IF NOT EXISTS doc_notes (
+    doc         TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    detail      TEXT NOT NULL,
+    PRIMARY KEY (doc, kind, detail)
+);
+CREATE TABLE IF NOT EXISTS skipped_inputs (
+    path        TEXT PRIMARY KEY,
+    why         TEXT NOT NULL,
+    seen_at     REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS identity_conflicts (
     doc         TEXT NOT NULL,
@@ -221,6 +246,64 @@ class Ledger:
                 row = c.execute("SELECT year FROM paper_years WHERE paper_id=?", (res.paper_id,)).fetchone()
                 year = int(row[0]) if row else year
         return res, year
+
+    def merge_paper_fields(self, paper_id: str, values: dict[str, Any], parser: str, source: str
+                           ) -> dict[str, Held]:
+        """Merge one document's field values into paper `paper_id`'s best-known ones (ingest.paper_merge) and
+        keep the result, in one transaction: documents of one paper merge in any order to the same values."""
+        with self._tx() as c:
+            held = {str(f): Held(json.loads(v), str(src), int(r)) for f, v, src, r in c.execute(
+                "SELECT field, value, source, rank FROM paper_fields WHERE paper_id=?", (paper_id,))}
+            merged = merge_fields(held, values, parser, source)
+            for f, h in merged.items():
+                if held.get(f) != h:
+                    c.execute("INSERT OR REPLACE INTO paper_fields(paper_id, field, value, source, rank) "
+                              "VALUES (?, ?, ?, ?, ?)", (paper_id, f, json.dumps(h.value), h.source, h.rank))
+        return merged
+
+    def set_notes(self, doc: str, notes: Sequence[tuple[str, str]]) -> None:
+        """Replace document `doc`'s notes ((kind, detail): 'merged', 'note') with `notes` (its latest parse's)."""
+        with self._tx() as c:
+            c.execute("DELETE FROM doc_notes WHERE doc=?", (doc,))
+            c.executemany("INSERT OR IGNORE INTO doc_notes(doc, kind, detail) VALUES (?, ?, ?)",
+                          [(doc, k, d) for k, d in notes])
+
+    def record_skipped(self, skipped: Sequence[tuple[str, str]]) -> None:
+        """Remember inputs the walk skipped ((path text, why)), so the report lists them after the run."""
+        now = time.time()
+        with self._tx() as c:
+            c.executemany("INSERT OR REPLACE INTO skipped_inputs(path, why, seen_at) VALUES (?, ?, ?)",
+                          [(p, why, now) for p, why in skipped])
+
+    def fates(self) -> list[dict[str, Any]]:
+        """Every document the ledger knows, with its fate: `stored`, `failed` (and why), `pending` (a run
+        stopped before it was done: re-run), `duplicate` (of which document), `skipped` (and why); a stored
+        document's `notes` say whether it was merged into a paper stored under another id, read only up to the
+        page limit, or judged not a paper. Sorted by path."""
+        notes: dict[str, list[dict[str, str]]] = {}
+        for doc, kind, detail in self._conn.execute("SELECT doc, kind, detail FROM doc_notes ORDER BY doc, kind"):
+            notes.setdefault(doc, []).append({"kind": kind, "detail": detail})
+        first = {r.sha256: r.path for r in self.rows()}
+        out: list[dict[str, Any]] = []
+        for r in self.rows():
+            fate = {"stored": "stored", "failed": "failed"}.get(r.state, "pending")
+            row: dict[str, Any] = {"path": r.path, "fate": fate, "state": r.state, "paper_id": r.paper_id,
+                                   "notes": notes.get(r.sha256, [])}
+            if fate == "failed":
+                row.update(reason=r.reason, error=r.error, attempts=r.attempts)
+            out.append(row)
+        for path, key in self.duplicates():
+            out.append({"path": path, "fate": "duplicate", "state": None, "duplicate_of": first.get(key),
+                        "notes": []})
+        for path, why in self._conn.execute("SELECT path, why FROM skipped_inputs ORDER BY path"):
+            out.append({"path": path, "fate": "skipped", "state": None, "why": why, "notes": []})
+        return sorted(out, key=lambda r: (r["path"], r["fate"]))
+
+    def outstanding(self) -> dict[str, int]:
+        """Documents not yet done: failed ones, and pending ones (queued, parsed or extracted: a run stopped)."""
+        c = self.counts()
+        pending = c.get("queued", 0) + c.get("parsed", 0) + c.get("extracted", 0)
+        return {"failed": c.get("failed", 0), "pending": pending}
 
     def identity_conflicts(self) -> list[tuple[str, str, str, str]]:
         """(path, paper id, the other paper's id, why) of every probable duplicate kept apart."""

@@ -14,11 +14,12 @@ Record shapes understood (one record per JSONL line; a .json file holds one reco
 
 Identity. The paper id is the record's stable id — `doi:…`, `arxiv:…` (as the PDF parser makes them,
 so the same paper as PDF and as JSON is one paper in the graph), else `s2:<paperId>`, `id:<paper_id>`,
-else `sha:` + a hash of the canonical record. The ledger key is `json:<stable id>@<content hash>`: the
-record's identity plus its version, so an unchanged record is skipped on the next run and a changed
-one is ingested again (its paper is updated in place). A line that is not valid JSON or not a paper
-record is a failed document keyed by file and line number: the report names the line and the rest
-of the file goes on.
+else `sha:` + a hash of the canonical record. A `paper_id` already in one of these forms (as `graph export`
+writes it: `doi:10.…`, `arxiv:…`, `sha256:…`) is read as that identifier, not wrapped in `id:` again.
+The ledger key is `json:<stable id>@<content hash>`: the record's identity plus its version, so an
+unchanged record is skipped on the next run and a changed one is ingested again (its paper is updated
+in place). A line that is not valid JSON or not a paper record is a failed document keyed by file and
+line number: the report names the line and the rest of the file goes on.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ ABSTRACT_ONLY_NOTE = "abstract only: the miner reads the title and abstract"
 # LaTeX left in text exported from arXiv sources (topics files carry \citep{..}, \vspace{..})
 _TEX_DROP = re.compile(r"\\(?:vspace|hspace|label|vskip|hskip)\*?\{[^{}]*\}|\\(?:noindent|newline|centering)\b")
 _TEX_CITE = re.compile(r"\s?\\(?:cite[tp]?|citealp|citeauthor|ref|eqref|autoref|cref|Cref)\*?(?:\[[^\]]*\])*\{[^{}]*\}")
+# paper ids the project itself writes for papers without a DOI or arXiv id (ingest.identity, this module)
+_OWN_ID = re.compile(r"^(?:sha256:[0-9a-f]{64}|sha:[0-9a-f]{32}|s2:\S+|id:\S.*)$", re.I)
 _TEX_STYLE = re.compile(r"\\(?:textbf|textit|emph|texttt|textsc|underline|mathrm|mathbf)\{([^{}]*)\}")
 
 
@@ -113,6 +116,9 @@ def record_ids(rec: dict[str, Any]) -> tuple[str | None, str | None]:
         ext = {}
     doi = next((d for d in (normalize_doi(_s(rec.get(k))) for k in ("doi", "DOI")) if d), None)
     doi = doi or next((d for d in (normalize_doi(_s(ext.get(k))) for k in ("DOI", "doi")) if d), None)
+    # a record id in the project's own form (`doi:10.…`, as `graph export` writes paper ids) is that DOI
+    doi = doi or next((d for d in (normalize_doi(_s(rec.get(k))[4:]) for k in ("paper_id", "id")
+                                   if _s(rec.get(k)).lower().startswith("doi:")) if d), None)
     arxiv = None
     for cand in (rec.get("arxiv_id"), rec.get("arxivId"), ext.get("ArXiv"), ext.get("arxiv"), rec.get("paper_id"),
                  rec.get("id")):
@@ -134,7 +140,12 @@ def stable_id(rec: dict[str, Any]) -> str:
     for k in ("paper_id", "id", "corpusid", "corpusId"):
         v = rec.get(k)
         if isinstance(v, int | str) and str(v).strip():
-            return f"id:{str(v).strip()}"
+            text = str(v).strip()
+            # an id already in the project's own form (a paper id `graph export` wrote) is kept as it is
+            if _OWN_ID.match(text):
+                kind, rest = text.split(":", 1)
+                return f"{kind.lower()}:{rest.lower() if kind.lower().startswith('sha') else rest}"
+            return f"id:{text}"
     return "sha:" + _sha(_canonical(rec))[:32]
 
 

@@ -29,10 +29,11 @@ from pydantic import BaseModel, Field
 from motivgraph.errors import BudgetExceeded, ExternalServiceError, IngestError, MotivGraphError, ParseError
 from motivgraph.graph import open_store
 from motivgraph.graph.embedded import EmbeddedFalkorDB
+from motivgraph.ingest import paper_merge
 from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.identity import PaperKeys
 from motivgraph.ingest.ledger import Ledger
-from motivgraph.ingest.models import Paper
+from motivgraph.ingest.models import NOT_A_PAPER, Paper
 from motivgraph.ingest.parsers import DocumentParser, ParserName, accepted_tags, cache_tag, make_parser
 from motivgraph.ingest.plan import IngestPlan, WorkItem, input_kinds, plan_async
 from motivgraph.outbound import describe, is_transient
@@ -293,16 +294,32 @@ async def store_step(fn: Callable[[], T], settings: Settings, note: Callable[[st
 def _resolve_identity(ledger: Ledger, item: WorkItem, paper: Paper, out: DocOutcome) -> None:
     """Give the paper the id of the paper it is (ingest.identity): a paper met before as another document
     (a JSON record and a PDF of it; a preprint and its DOI) joins that paper; a probable duplicate with
-    conflicting ids keeps its own id and is logged and recorded for `ingest report`. A metadata record's
-    year outranks one read off a PDF."""
+    conflicting ids keeps its own id and is logged and recorded for `ingest report`. The paper then takes
+    the best-known value of each field over all its documents, with their provenance (ingest.paper_merge)."""
     keys = PaperKeys.of(paper.paper_id, paper.doi, paper.arxiv_id, paper.title, paper.authors)
-    res, year = ledger.resolve_paper(item.key, item.display, keys, paper.year, year_from_record=paper.parser == "json")
+    res, _ = ledger.resolve_paper(item.key, item.display, keys, paper.year, year_from_record=paper.parser == "json")
     if res.merged_into is not None:
         log.info("%s is the paper stored as %s (same %s)", item.display, res.merged_into, res.via)
     for other, why in res.conflicts:
         log.warning("%s: probable duplicate of %s, not merged: %s", item.display, other, why)
-    paper.paper_id, paper.year = res.paper_id, year
+    paper.paper_id = res.paper_id
+    # every field from its best source, whichever document of the paper came first (ingest.paper_merge)
+    merged = ledger.merge_paper_fields(res.paper_id, paper_merge.field_values(paper), paper.parser,
+                                       paper_merge.source_label(paper.parser, item.where))
+    paper_merge.apply(paper, merged)
     out.paper_id, out.same_paper_as, out.probable_duplicates = res.paper_id, res.merged_into, list(res.conflicts)
+
+
+def _doc_notes(paper: Paper, out: DocOutcome) -> list[tuple[str, str]]:
+    """What `ingest report` says about a document besides its state: the paper it joined, its parse's notes
+    (read only up to the page limit, abstract only) and why it was judged not a paper."""
+    notes: list[tuple[str, str]] = []
+    if out.same_paper_as is not None:
+        notes.append(("merged", f"merged with {out.same_paper_as}"))
+    notes += [("note", n) for n in paper.notes if not (paper.not_a_paper and n == NOT_A_PAPER)]
+    if paper.not_a_paper:
+        notes.append(("not a paper", paper.not_a_paper))
+    return notes
 
 
 # -- execution ------------------------------------------------------------------------------------------------------
@@ -323,6 +340,8 @@ def _record_plan(ledger: Ledger, p: IngestPlan) -> None:
         ledger.register(key, path_text, None)  # known key: records the path as a copy
     for u in p.unreadable:
         ledger.record_failure(u.key, u.path, u.error, u.reason)
+    if p.skipped:
+        ledger.record_skipped(p.skipped)
 
 
 async def execute(
@@ -400,6 +419,7 @@ async def execute(
                     out.parsed = True
                     out.pages = min(paper.page_count or 0, settings.ingest.max_pages)
             _resolve_identity(ledger, item, paper, out)
+            ledger.set_notes(item.key, _doc_notes(paper, out))
             ledger.mark(item.key, "parsed", paper_id=paper.paper_id, parser=paper.parser)
             out.notes = list(paper.notes)
             assert sink is not None
@@ -426,9 +446,12 @@ async def execute(
 
         work_sem = asyncio.Semaphore(conc)
 
+        finished: list[DocOutcome] = []  # in the order they finished: a stopped run still reports them
+
         async def guarded(item: WorkItem) -> DocOutcome:
             async with work_sem:
                 o = await one(item)
+            finished.append(o)
             if progress:
                 progress.advance(o)
             return o
@@ -436,12 +459,19 @@ async def execute(
         tasks = [asyncio.create_task(guarded(t)) for t in p.todo]
         try:
             outcomes = await asyncio.gather(*tasks)
-        except BaseException:
+        except BaseException as e:
             # Ctrl-C, a spent budget, a lasting outage: stop the other documents where they are (the
             # ledger already holds their last completed step) before the parser and store close
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if isinstance(e, MotivGraphError):
+                # the true counts of a stopped run (what finished, the pauses): its --json summary says them
+                summary.transient_pauses = gate.pauses
+                _tally(summary, finished)
+                summary.states = ledger.counts()
+                summary.elapsed_s = time.perf_counter() - t0
+                e.summary = summary  # type: ignore[attr-defined]
             raise
         finally:
             summary.transient_pauses = gate.pauses
@@ -456,27 +486,32 @@ async def execute(
             outcomes.append(o)
             if progress:
                 progress.advance(o)
-        for o in outcomes:
-            summary.processed += 1
-            if o.state == "failed":
-                summary.failed += 1
-            else:
-                summary.ok += 1
-            summary.parsed += int(o.parsed)
-            # records (paper JSON) are read, never parsed: neither "parsed now" nor "from cache"
-            summary.from_cache += int(o.from_parse_cache)
-            summary.pages += o.pages
-            for why in o.notes:
-                summary.notes[why] = summary.notes.get(why, 0) + 1
-            summary.same_paper += int(o.same_paper_as is not None)
-            summary.probable_duplicates += [(o.path, o.paper_id or "", other, why)
-                                            for other, why in o.probable_duplicates]
-        summary.outcomes = list(outcomes)
+        _tally(summary, outcomes)
         summary.states = ledger.counts()
     finally:
         ledger.close()
     summary.elapsed_s = time.perf_counter() - t0
     return summary
+
+
+def _tally(summary: IngestSummary, outcomes: Sequence[DocOutcome]) -> None:
+    """Add the documents' outcomes to the summary's counts."""
+    for o in outcomes:
+        summary.processed += 1
+        if o.state == "failed":
+            summary.failed += 1
+        else:
+            summary.ok += 1
+        summary.parsed += int(o.parsed)
+        # records (paper JSON) are read, never parsed: neither "parsed now" nor "from cache"
+        summary.from_cache += int(o.from_parse_cache)
+        summary.pages += o.pages
+        for why in o.notes:
+            summary.notes[why] = summary.notes.get(why, 0) + 1
+        summary.same_paper += int(o.same_paper_as is not None)
+        summary.probable_duplicates += [(o.path, o.paper_id or "", other, why)
+                                        for other, why in o.probable_duplicates]
+    summary.outcomes += list(outcomes)
 
 
 def dry_run_summary(p: IngestPlan, parser: ParserName | DocumentParser | None = None) -> IngestSummary:

@@ -1,7 +1,8 @@
 """Corpus walking: files, folders (recursive) and glob patterns → the input files to ingest.
 
-Nothing is skipped silently: files of other kinds are counted; FIFOs, sockets, devices and dangling
-links are listed in `skipped` with the reason; folders that cannot be listed are listed in
+Nothing is skipped silently: files of other kinds are counted; FIFOs, sockets, devices, dangling
+links and folders met again through a symbolic link (a loop) are listed in `skipped` with the reason;
+folders that cannot be listed are listed in
 `unreadable` (the pipeline records them as failures). Names are never decoded strictly, so a file
 name that is not valid UTF-8 is walked like any other (see `motivgraph.fsutil.path_to_text`).
 """
@@ -89,7 +90,7 @@ def walk(paths: Iterable[str | Path], suffixes: Collection[str] = DEFAULT_SUFFIX
             res.pdfs.append(rp)
 
     def add_tree(root: Path) -> None:
-        visited: set[tuple[int, int]] = set()
+        visited: dict[tuple[int, int], str] = {}  # folder identity -> the path it was first walked under
 
         def onerror(e: OSError) -> None:
             where = Path(e.filename) if e.filename else root
@@ -105,10 +106,15 @@ def walk(paths: Iterable[str | Path], suffixes: Collection[str] = DEFAULT_SUFFIX
             except OSError:
                 ident = None
             if ident is not None:
-                if ident in visited:  # a symlink loop: each folder is walked once
+                if ident in visited:  # a symlink loop (or a second link to one folder): each folder is walked once
                     dirnames[:] = []
+                    first = visited[ident]
+                    why = ("directory symbolic link loop (leads back to " if Path(first) in Path(dirpath).parents
+                           else "folder already walked as ")
+                    res.skipped.append((path_to_text(dirpath), f"{why}{path_to_text(first)}"
+                                        f"{')' if why.endswith('to ') else ''}; not walked again"))
                     continue
-                visited.add(ident)
+                visited[ident] = dirpath
             dirnames.sort()
             here = Path(dirpath)
             for name in sorted(filenames):  # dangling links and special files arrive here too

@@ -93,7 +93,13 @@ async def run_ingest_command(
 
 
     rt = Runtime(settings)
-    run = IngestRun(summary=IngestSummary(), plan=p, extractor=mode)
+    # what the plan found, until execute's summary replaces it: a run stopped before the first document (the
+    # store down when the sink opens) still reports what it found
+    run = IngestRun(summary=IngestSummary(
+        found=p.found, found_by_kind=dict(p.found_by_kind), documents_by_kind=dict(p.documents_by_kind),
+        non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
+        duplicates=len(p.duplicates), copies=list(p.copies), already_done=p.already_done,
+        skipped_failed=p.skipped_failed, to_process=p.to_process), plan=p, extractor=mode)
     try:
         sink: MinerSink | GraphPaperSink
         if req.extract:
@@ -121,6 +127,8 @@ async def run_ingest_command(
                                             store=rt.store, note=note)
         except (BudgetExceeded, IngestInterrupted) as e:
             run.stopped = e
+            # what was done before the stop (execute attaches it): a stopped run's summary is not all zeros
+            run.summary = getattr(e, "summary", run.summary)
         finally:
             if isinstance(sink, MinerSink):
                 run.miner_rows = sink.report_rows()

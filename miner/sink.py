@@ -131,6 +131,7 @@ class MinerSink:
             self.extractor = HeuristicExtractor(self.embedder, self.cfg)
         self.resolver = Resolver(self.store, self.index, self.embedder, self.cfg, self.decisions, self.client)
         self.stats = MinerStats()
+        self._held: dict[str, int] = {}  # paper id -> triples the graph holds for it after this run's last write
         # new nodes buffered before one index write (an append to the live generation: its cost is what it
         # adds; the resolver compares mentions with the buffered ones by brute force until then)
         self.index_flush_nodes = 500
@@ -263,10 +264,13 @@ class MinerSink:
             for i, (t, n) in enumerate(zip(result.triples, resolved.nodes, strict=True))
         ]
 
-        def write() -> None:
+        def write() -> int:
             self.store.upsert_papers([paper.to_record()])
             if triples:
                 self.store.upsert_triples(triples)
+            # what the graph holds for this paper now: a paper written again (a second document of it, a
+            # re-run) overwrites its triples by index, so adding len(triples) per write counted them twice
+            held = len(self.store.paper_triples(paper.paper_id)) if triples or paper.paper_id in self._held else 0
             self._unindexed.extend(
                 NodeRef(key=n.key, type=n.type, name=n.name, description=n.description, level=0)
                 for n in resolved.new_nodes
@@ -274,14 +278,16 @@ class MinerSink:
             self._unindexed_vecs.extend(resolved.new_vectors)
             if len(self._unindexed) >= self.index_flush_nodes:
                 self._flush_index()
+            return held
 
-        await asyncio.to_thread(write)
+        held = await asyncio.to_thread(write)
         # kept so a later `papers delete` / merge undo can replay this paper without the extractor
         self.extractions.put(result)
         self.decisions.log_merges(resolved.decisions, run_id=self.run_id)
         for d in resolved.decisions:
             self.stats.decisions[d.decision] += 1
-        self.stats.triples += len(triples)
+        self._held[paper.paper_id] = held
+        self.stats.triples = sum(self._held.values())  # "triples stored": what the graph holds for this run's papers
         self.stats.new_nodes += len(resolved.new_nodes)
         return {"triples": len(triples), "merges": resolved.merges, "rejected": len(result.rejected)}
 

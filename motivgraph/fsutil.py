@@ -40,6 +40,23 @@ def path_to_text(path: str | os.PathLike[str] | bytes) -> str:
     return "".join(out)
 
 
+_CONTROL_NAMES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """`text` (a path in its `path_to_text` form, a name) for one line of terminal output: control characters
+    (a newline or a carriage return in a file name would split or overwrite the line; an escape sequence would
+    restyle the terminal) shown as `\\n`, `\\r`, `\\t` or `\\xNN` / `\\uNNNN`. For display only; the stored
+    and JSON forms keep the name as it is."""
+
+    def esc(m: re.Match[str]) -> str:
+        ch = m.group(0)
+        return _CONTROL_NAMES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+
+    return _CONTROL_RE.sub(esc, text)
+
+
 def path_from_text(text: str) -> str:
     """The OS path (a str, undecodable bytes as surrogateescape) of a `path_to_text` form."""
 

@@ -7,12 +7,14 @@ below the CLI, so what they share with it is here in the kernel, defined once.
 
 Exit codes (documented in docs/command-line.md and every `--help`, cli/helpfmt.EXIT_CODES): 0 ok, 1 the command ran
 but something failed (e.g. some import lines invalid), 2 usage error (typer), 3 configuration or input error,
-4 backend/service unreachable, 5 interrupted/budget.
+4 backend/service unreachable, 5 interrupted/budget. Under `--json` a failed command still prints one JSON
+document on stdout: `{"error", "kind", "exit_code"}`.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -64,6 +66,23 @@ def exit_code_for(e: MotivGraphError) -> int:
     return EXIT_FAILED
 
 
+# The parameter names the commands give their `--json` flag.
+_JSON_FLAGS = ("json_out", "as_json")
+
+
+def wants_json(kwargs: dict[str, Any]) -> bool:
+    """Whether a command was called with `--json` (its flag is one of `_JSON_FLAGS`)."""
+    return any(kwargs.get(k) is True for k in _JSON_FLAGS)
+
+
+def print_json_error(message: str, exit_code: int, kind: str) -> None:
+    """A command that failed under `--json` still prints one JSON document on stdout, so a script reading it
+    gets the error (and the exit code) instead of nothing; the red line on stderr is for a person."""
+    sys.stdout.write(json.dumps({"error": message, "kind": kind, "exit_code": exit_code}, ensure_ascii=False)
+                     + "\n")
+    sys.stdout.flush()
+
+
 def cli_errors(fn: F | None = None, *, on_interrupt: str = "re-run the same command to resume") -> Any:
     """Turn MotivGraphError into one red line and a meaningful exit code (no traceback); a Ctrl-C into
     `interrupted — <on_interrupt>` and exit 5. `@cli_errors`, or `@cli_errors(on_interrupt=...)`."""
@@ -71,14 +90,20 @@ def cli_errors(fn: F | None = None, *, on_interrupt: str = "re-run the same comm
     def decorate(f: F) -> F:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            as_json = wants_json(kwargs)
             try:
                 return f(*args, **kwargs)
             except MotivGraphError as e:
                 # The message is plain text: brackets in it (pip install 'motivgraph[anthropic]') are not markup.
                 err_console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, markup=True)
-                raise typer.Exit(exit_code_for(e)) from None
+                code = exit_code_for(e)
+                if as_json:
+                    print_json_error(str(e), code, type(e).__name__)
+                raise typer.Exit(code) from None
             except KeyboardInterrupt:
                 err_console.print(f"[yellow]interrupted[/yellow] — {on_interrupt}")
+                if as_json:
+                    print_json_error(f"interrupted — {on_interrupt}", EXIT_STOPPED, "KeyboardInterrupt")
                 raise typer.Exit(EXIT_STOPPED) from None
 
         return wrapper  # type: ignore[return-value]

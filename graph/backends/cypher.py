@@ -124,6 +124,7 @@ def to_paper(d: Row) -> PaperRecord:
         authors=list(d.get("authors") or []),
         source_path=d.get("source_path"),
         sha256=d.get("sha256"),
+        provenance=d.get("provenance"),  # a JSON string as stored (PaperRecord reads it)
     )
 
 
@@ -228,7 +229,8 @@ class CypherGraphStore(ABC):
         """MERGE papers by paper_id and set their metadata. Returns the number of new Paper nodes."""
         created = 0
         for chunk in _chunks(list({p.paper_id: p for p in papers}.values()), self.batch_size):
-            rows = [p.model_dump() for p in chunk]
+            # provenance as a JSON string: a property cannot be a map (Neo4j)
+            rows = [{**p.model_dump(), "provenance": json.dumps(p.provenance, sort_keys=True)} for p in chunk]
             res = self._write(Q.UPSERT_PAPERS, {"rows": rows})
             created += int(self._first(res, "created"))
         return created

@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 
 from motivgraph.choices import Engine, ParserName
 from motivgraph.cli.reextract_cmd import reextract_cmd
+from motivgraph.fsutil import printable
 from motivgraph.terminal import (
     EXIT_FAILED,
     EXIT_STOPPED,
@@ -110,8 +111,8 @@ class _RichProgress:
         if outcome.state == "failed":
             self.failed += 1
             name = Path(outcome.path).name
-            self.progress.console.print(f"[red]failed[/red] {escape(name)}: {escape(outcome.error or '')}",
-                                        highlight=False)
+            self.progress.console.print(f"[red]failed[/red] {escape(printable(name))}: "
+                                        f"{escape(printable(outcome.error or ''))}", highlight=False)
         else:
             self.ok += 1
         self.progress.update(self.task, advance=1, ok=self.ok, failed=self.failed)
@@ -249,8 +250,12 @@ def run_cmd(
         err_console.print(f"[yellow]stopped:[/yellow] {run.stopped}", highlight=False)
         err_console.print("re-run the same command to resume")
         raise typer.Exit(EXIT_STOPPED)
-    if run.summary.failed:
-        err_console.print("see failures: [bold]motivgraph ingest report[/bold]")
+    # the exit code says whether anything is outstanding: a re-run that skipped documents failed earlier has
+    # not ingested them either (`ingest report` names them; --retry-failed tries them again)
+    if run.summary.failed or (not run.summary.dry_run and run.summary.states.get("failed", 0)):
+        still = run.summary.states.get("failed", run.summary.failed)
+        err_console.print(f"{still} document(s) failed and not ingested: [bold]motivgraph ingest report[/bold] "
+                          "names them; fix them and re-run with --retry-failed")
         raise typer.Exit(EXIT_FAILED)
 
 
@@ -305,12 +310,13 @@ def _render_run(run: Any) -> None:
     if run.stopped is not None and not s.dry_run and not s.processed:
         return  # stopped before the summary existed
     for m in s.missing:
-        err_console.print(f"[yellow]not found:[/yellow] {escape(m)}", highlight=False)
+        err_console.print(f"[yellow]not found:[/yellow] {escape(printable(m))}", highlight=False)
     for path, why in s.skipped:
-        err_console.print(f"[yellow]skipped:[/yellow] {escape(path)} ({why})", highlight=False)
-    for copy, first in s.copies[:_COPIES_SHOWN]:
-        err_console.print(f"duplicate: {escape(copy)} is the same document as {escape(first)} (not processed again)",
+        err_console.print(f"[yellow]skipped:[/yellow] {escape(printable(path))} ({escape(printable(why))})",
                           highlight=False)
+    for copy, first in s.copies[:_COPIES_SHOWN]:
+        err_console.print(f"duplicate: {escape(printable(copy))} is the same document as {escape(printable(first))} "
+                          "(not processed again)", highlight=False)
     if len(s.copies) > _COPIES_SHOWN:
         err_console.print(f"… and {len(s.copies) - _COPIES_SHOWN} more duplicates", highlight=False)
     console.print(_summary_table(s))
@@ -341,10 +347,40 @@ def status_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON i
     console.print(t)
 
 
+_FATE_ORDER = ("failed", "pending", "skipped", "duplicate", "stored")
+
+
+def _fate_text(row: dict[str, Any]) -> str:
+    """One document's fate in words (`ingest report`)."""
+    fate = row["fate"]
+    if fate == "failed":
+        text = f"failed ({row.get('reason') or 'error'}): {row.get('error') or ''}"
+    elif fate == "pending":
+        text = f"not finished ({row['state']}): re-run the same command"
+    elif fate == "skipped":
+        text = f"skipped: {row.get('why')}"
+    elif fate == "duplicate":
+        text = f"duplicate of {row.get('duplicate_of')} (the same document; not processed again)"
+    else:
+        text = f"stored as {row.get('paper_id')}"
+    notes = [f"judged not a paper: {n['detail']}" if n["kind"] == "not a paper" else n["detail"]
+             for n in row.get("notes", [])]
+    return "; ".join(dict.fromkeys([text, *notes]))
+
+
 @app.command("report")
 @cli_errors
-def report_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables.")) -> None:
-    """Failed documents grouped by reason, with file names and errors; probable duplicate papers kept apart."""
+def report_cmd(
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+    failed_only: bool = typer.Option(False, "--failed", help="Only the failed documents (grouped by reason)."),
+) -> None:
+    """Every document's fate: stored (merged with a paper stored under another id, read up to the page limit,
+    judged not a paper), failed and why, not finished, a duplicate of which document, skipped and why; and the
+    probable duplicate papers kept apart.
+
+    Exit code 1 while any document is still failed or not finished (outstanding), else 0.
+    Example: `motivgraph ingest report --failed`, `motivgraph ingest report --json | jq '.outstanding'`
+    """
     from motivgraph.ingest.pipeline import ledger_for
 
     settings = load_settings()
@@ -352,30 +388,77 @@ def report_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON i
     try:
         groups = ledger.failures_by_reason()
         conflicts = ledger.identity_conflicts()
+        fates = ledger.fates()
+        outstanding = ledger.outstanding()
+        evidence = _evidence_report(ledger, settings)
     finally:
         ledger.close()
     if json_out:
         data: dict[str, Any] = {
-            reason: [{"path": r.path, "error": r.error, "attempts": r.attempts} for r in rows]
-            for reason, rows in groups.items()
-        }
-        if conflicts:
-            data["probable duplicates (not merged)"] = [
+            "documents": fates,
+            "failures": {reason: [{"path": r.path, "error": r.error, "attempts": r.attempts} for r in rows]
+                         for reason, rows in groups.items()},
+            "probable duplicates (not merged)": [
                 {"path": path, "paper_id": pid, "other_paper_id": other, "why": why}
                 for path, pid, other, why in conflicts
-            ]
-        console.print_json(json.dumps(data))
+            ],
+            "fates": {f: sum(1 for r in fates if r["fate"] == f) for f in _FATE_ORDER},
+            "outstanding": outstanding,
+            "verified quotes": evidence.overall(),
+        }
+        for r in fates:
+            if (fig := evidence.get(r["path"], r.get("paper_id"))) is not None:
+                r["evidence"] = fig
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        _render_report(fates, groups, conflicts, failed_only)
+        _render_evidence(evidence, failed_only)
+        left = sum(outstanding.values())
+        console.print(f"outstanding: {outstanding['failed']} failed, {outstanding['pending']} not finished"
+                      if left else "outstanding: none (every document is stored or accounted for)")
+    if sum(outstanding.values()):
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _evidence_report(ledger: Any, settings: Any) -> Any:
+    """Each stored document's verified-quote rate and unverified rejections (miner/evidence_report.py)."""
+    from motivgraph.miner.decisions import DecisionLog
+    from motivgraph.miner.evidence_report import evidence_report
+
+    path = Path(settings.data_dir) / "miner" / "decisions.sqlite"
+    decisions = DecisionLog.for_data_dir(settings.data_dir) if path.exists() else None
+    try:
+        return evidence_report(ledger.rows(), decisions)
+    finally:
+        if decisions is not None:
+            decisions.close()
+
+
+def _render_evidence(evidence: Any, failed_only: bool) -> None:
+    if failed_only or not evidence.by_doc:
         return
+    t = Table(title="evidence — quotes located in each stored paper", title_justify="left")
+    t.add_column("document", overflow="fold")
+    t.add_column("paper", overflow="fold")
+    t.add_column("verified quotes", overflow="fold")
+    for path, pid in sorted(evidence.by_doc, key=lambda k: (k[0], k[1] or "")):
+        t.add_row(escape(printable(path)), escape(pid or ""), escape(evidence.cell(path, pid)))
+    console.print(t)
+    rate = f" ({evidence.rate:.1%})" if evidence.rate is not None else ""
+    console.print(f"verified quotes overall: {evidence.located}/{evidence.quotes}{rate}")
+
+
+def _render_report(fates: list[dict[str, Any]], groups: dict[str, Any], conflicts: list[tuple[str, str, str, str]],
+                   failed_only: bool) -> None:
     if conflicts:
         t = Table(title=f"probable duplicates, not merged (conflicting ids) — {len(conflicts)}", title_justify="left")
         for col in ("file", "stored as", "other paper", "why"):
             t.add_column(col, overflow="fold")
         for path, pid, other, why in conflicts:
-            t.add_row(escape(Path(path).name), escape(pid), escape(other), escape(why))
+            t.add_row(escape(printable(Path(path).name)), escape(pid), escape(other), escape(why))
         console.print(t)
     if not groups:
         console.print("no failed documents")
-        return
     for reason, rows in groups.items():
         t = Table(title=f"{reason} — {len(rows)} document(s)", title_justify="left")
         t.add_column("file", no_wrap=True)
@@ -384,8 +467,18 @@ def report_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON i
         t.add_column("attempts", justify="right")
         for r in rows:
             p = Path(r.path)
-            t.add_row(escape(p.name), escape(str(p.parent)), escape(r.error or ""), str(r.attempts))
+            t.add_row(escape(printable(p.name)), escape(printable(str(p.parent))), escape(printable(r.error or "")),
+                      str(r.attempts))
         console.print(t)
+    if failed_only:
+        return
+    counts = {f: sum(1 for r in fates if r["fate"] == f) for f in _FATE_ORDER}
+    t = Table(title="every document — " + ", ".join(f"{n} {f}" for f, n in counts.items() if n), title_justify="left")
+    t.add_column("document", overflow="fold")
+    t.add_column("fate", overflow="fold")
+    for r in sorted(fates, key=lambda r: (_FATE_ORDER.index(r["fate"]), r["path"])):
+        t.add_row(escape(printable(r["path"])), escape(printable(_fate_text(r))))
+    console.print(t)
 
 
 @cli_errors

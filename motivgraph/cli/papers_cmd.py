@@ -1,5 +1,5 @@
-"""`motivgraph papers list|delete`: the papers in the graph, and deleting one with everything it
-contributed (`miner.reextract.delete_papers`)."""
+"""`motivgraph papers list|show|delete`: the papers in the graph, one paper's fields and where each came
+from, and deleting one with everything it contributed (`miner.reextract.delete_papers`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from motivgraph.cli.common import is_tty
 from motivgraph.cli.reextract_cmd import finish, note, render_report, run_job
 from motivgraph.terminal import EXIT_FAILED, cli_errors, console, load_settings
 
-app = typer.Typer(help="Papers in the graph: list them, delete one with its triples.", no_args_is_help=True)
+app = typer.Typer(help="Papers in the graph: list them, show one, delete one with its triples.", no_args_is_help=True)
 
 
 @app.command("list")
@@ -50,6 +50,42 @@ def list_cmd(
     for r in rows:
         t.add_row(escape(r["paper_id"]), escape(r["title"][:80]), str(r["year"] or ""), str(r["triples"]),
                   r["extractor"] or "–")
+    console.print(t)
+
+
+@app.command("show")
+@cli_errors
+def show_cmd(
+    ident: str = typer.Argument(..., metavar="ID", help="A paper id as `papers list` shows it, or a bare DOI, arXiv "
+                                "id or file sha256 (prefix of 8+ characters)."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """One paper's metadata, its triple count, and where each field came from when several documents (a PDF
+    and a JSON record of it) were merged into it.
+
+    Example: `motivgraph papers show 10.1145/3292500.3330919 --json`
+    """
+    from motivgraph.graph import open_store
+    from motivgraph.ingest.identity import resolve_paper_id
+
+    settings = load_settings()
+    store = open_store(settings)
+    try:
+        paper = store.get_paper(resolve_paper_id(store, ident))
+        assert paper is not None  # resolve_paper_id names only stored papers
+        row: dict[str, Any] = {**paper.model_dump(mode="json"), "triples": len(store.paper_triples(paper.paper_id))}
+    finally:
+        store.close()
+    if json_out:
+        print(json.dumps(row, indent=2, ensure_ascii=False))
+        return
+    t = Table(title=escape(paper.paper_id), show_header=True)
+    for col in ("field", "value", "from"):
+        t.add_column(col, overflow="fold")
+    for name in ("title", "authors", "year", "venue", "abstract", "source_path", "sha256", "triples"):
+        value = row.get(name)
+        text = ", ".join(value) if isinstance(value, list) else ("" if value is None else str(value))
+        t.add_row(name, escape(text[:300]), escape(paper.provenance.get(name, "")))
     console.print(t)
 
 

@@ -174,12 +174,13 @@ def test_cli_ingest_status_report_parse(tmp_path: Path, settings: Settings, stor
     assert data["states"]["stored"] == 2 and data["states"]["failed"] == 2
 
     r = runner.invoke(app, ["ingest", "report"], env=env)
-    assert r.exit_code == 0 and "encrypted PDF" in r.output and "empty file" in r.output
+    # two documents are still failed: the report's exit code says something is outstanding
+    assert r.exit_code == 1 and "encrypted PDF" in r.output and "empty file" in r.output
     assert "locked.pdf" in r.output
 
     r = runner.invoke(app, ["ingest", "report", "--json"], env=env)
-    rep = json.loads(r.output)
-    assert set(rep) == {"encrypted PDF", "empty file"}
+    rep = json.loads(r.stdout)
+    assert set(rep["failures"]) == {"encrypted PDF", "empty file"} and rep["outstanding"]["failed"] == 2
 
     r = runner.invoke(app, ["ingest", "run", str(corpus), "--retry-failed"], env=env)
     assert r.exit_code == 1 and "already stored" in r.output

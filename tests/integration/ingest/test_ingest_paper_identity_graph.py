@@ -108,3 +108,29 @@ async def test_conflicting_dois_are_reported_not_merged(
     assert r.exit_code == 0, r.output
     [row] = json.loads(r.stdout)["probable duplicates (not merged)"]
     assert row["paper_id"] == f"doi:{DOI}" and row["other_paper_id"] == "doi:10.5555/conf.2020.0007"
+
+
+@pytest.mark.parametrize("pdf_first", [False, True], ids=["record-then-pdf", "pdf-then-record"])
+async def test_a_merge_keeps_the_best_value_of_each_field_and_says_where_it_came_from(
+        tmp_path: Path, pdf_settings: Settings, store: GraphStore, pdf_first: bool) -> None:
+    # the record names the paper in the project's own id form (as `graph export` writes it) and has no
+    # year and no authors: it must neither become a second paper nor wipe what the PDF knows
+    pdf = _pdf(tmp_path / "paper.pdf", footer=f"doi:{DOI}")
+    rec = tmp_path / "papers.jsonl"
+    rec.write_text(json.dumps({"paper_id": f"doi:{DOI}", "title": TITLE, "venue": "Journal of Dry Land",
+                               "abstract": "We study irrigation in dry gardens."}) + "\n")
+    for path in ((pdf, rec) if pdf_first else (rec, pdf)):
+        await _ingest(path, pdf_settings, store)
+    [paper] = list(store.iter_papers())
+    assert paper.paper_id == f"doi:{DOI}"
+    assert paper.authors == ["Mara Quinn", "Tomas Vale"] and paper.source_path == str(pdf)
+    assert paper.venue == "Journal of Dry Land" and paper.sha256
+    assert paper.provenance.get("authors") == f"pdf:{pdf}", paper.provenance
+    assert paper.provenance["venue"] == f"json:{rec}:1"
+    assert paper.provenance["source_path"] == f"pdf:{pdf}"
+    env = {"MOTIVGRAPH_DATA_DIR": str(pdf_settings.data_dir), "MOTIVGRAPH_GRAPH_FALKORDB_URL":
+           pdf_settings.graph.falkordb_url or "", "MOTIVGRAPH_GRAPH_NAME": pdf_settings.graph.name, "COLUMNS": "250"}
+    r = CliRunner().invoke(app, ["papers", "show", f"doi:{DOI}", "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    shown = json.loads(r.stdout)
+    assert shown["provenance"]["venue"] == f"json:{rec}:1" and shown["authors"] == ["Mara Quinn", "Tomas Vale"]

@@ -135,3 +135,16 @@ async def test_a_duplicate_record_is_named_by_file_and_line_and_records_are_not_
     assert summary.ok == 2 and summary.copies == p.copies
     # records are read, not parsed: neither "parsed now" nor "from cache", and no parser is named
     assert (summary.parsed, summary.from_cache, summary.parser) == (0, 0, "none needed")
+
+
+def test_a_directory_symlink_loop_is_reported_not_silently_skipped(tmp_path: Path) -> None:
+    from motivgraph.ingest.walker import walk
+
+    inp = tmp_path / "in"
+    (inp / "sub").mkdir(parents=True)
+    (inp / "a.pdf").write_bytes(b"%PDF-1.4")
+    (inp / "sub" / "back").symlink_to("..", target_is_directory=True)
+    res = walk([inp])
+    assert [p.name for p in res.pdfs] == ["a.pdf"]  # each folder walked once
+    [(path, why)] = res.skipped
+    assert path.endswith("sub/back") and "loop" in why and str(inp) in why
