@@ -632,6 +632,13 @@ def _title_block(page0: list[Line], body_size: float, next_page: list[Line] | No
         )
 
     cands = [(i, ln) for i, ln in enumerate(page0) if candidate(ln)]
+
+    def running_above(ln: Line) -> int:
+        return sum(x.chars for x in page0 if x.y0 > ln.y1 and abs(x.size - body_size) < 0.6 and x.page == ln.page)
+
+    # a figure's axis label or a heading set below running text is no title, however large: the title is looked
+    # for among the lines with no running text above them (when there are any)
+    cands = [(i, ln) for i, ln in cands if running_above(ln) < 200] or cands
     if not cands:
         return _Title("", -1, -1, False)
     best_size = max(ln.size for _, ln in cands)
