@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from motivgraph.agents.core.checkpoint import CheckpointVersionError
+from motivgraph.errors import MotivGraphError
 
 if TYPE_CHECKING:
     import typer
@@ -144,3 +145,22 @@ class Method(ABC, Generic[C, S]):
     def router(cls) -> APIRouter | None:
         """Extra API routes, mounted under `/ideation/methods/<name>` by the serve composition root."""
         return None
+
+    @classmethod
+    def remote_fields(cls) -> dict[str, Any]:
+        """Config fields a remote caller (HTTP, MCP) gives in a narrower form than the CLI, as `create_model` field
+        definitions `name -> (type, FieldInfo)`; e.g. the id of a stored object where the CLI also takes a path."""
+        return {}
+
+    def check_references(self, settings: Any) -> None:
+        """Raise UnknownReference when the config names a stored object (by id) that the settings' data dir does not
+        hold; called when a remote request is accepted, so the caller hears it at once."""
+        return None
+
+
+class UnknownReference(MotivGraphError):
+    """A method config names a stored object by an id nothing has (HTTP 422 `unknown_reference` naming the field)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)

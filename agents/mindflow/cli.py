@@ -245,3 +245,23 @@ def show(
         for li, row in enumerate(ctrl.mean_probs(emb), start=1):
             typer.echo(f"layer {li}: " + "  ".join(f"{o}={p:.2f}" for o, p in zip(ctrl.operators, row, strict=True)))
         typer.echo("greedy flow: " + " → ".join(ctrl.greedy(emb).ops))
+
+
+@app.command("controllers")
+def controllers() -> None:
+    """The stored trained controllers with their ids, oldest first: an id is what `--controller` and the HTTP body's
+    `controller` field take (over HTTP a controller is named by id only, never by a server path).
+
+    Example: motivgraph method mindflow controllers
+    """
+    from motivgraph.agents.mindflow.store import store_root, stored
+    from motivgraph.settings import Settings
+
+    settings = Settings()
+    rows = stored(settings.data_dir)
+    if not rows:
+        typer.echo(f"no stored controllers under {store_root(settings.data_dir)} (train one with "
+                   "`motivgraph method mindflow train`)")
+        return
+    for cid, path in rows:
+        typer.echo(f"{cid}\t{path.parent}")

@@ -27,9 +27,9 @@ from motivgraph.agents.mindflow.executor import execute_flow
 from motivgraph.agents.mindflow.flow import StepTrace
 from motivgraph.agents.mindflow.llmcall import role_ask
 from motivgraph.agents.mindflow.operators import OpEnv, resolve_operators
-from motivgraph.agents.mindflow.store import find
+from motivgraph.agents.mindflow.store import ID_PATTERN, find, is_controller_id, resolve
 from motivgraph.embeddings import get_embedder
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import ConfigError, MotivGraphError
 from motivgraph.llm.factory import resolve_spec
 
 if TYPE_CHECKING:
@@ -41,8 +41,9 @@ PRIOR = "untrained prior"
 class MindflowConfig(MethodConfig):
     ideas: int = Field(1, ge=1, le=10, description="Ideas to generate (one flow each).")
     controller: str | None = Field(
-        None, description="Trained controller (controller.npz or a training directory); none: the newest one "
-                          "stored for the ideator's model (mindflow train), else the untrained prior.")
+        None, description="Trained controller: the id of a stored one (`motivgraph method mindflow controllers` "
+                          "lists them) or, from the CLI only, a controller.npz or training directory; none: the "
+                          "newest one stored for the ideator's model (mindflow train), else the untrained prior.")
     sampling: Literal["greedy", "sample"] = Field(
         "greedy", description="greedy: the first idea's flow by descending probability, later ideas sampled; "
                               "sample: every flow sampled.")
@@ -55,7 +56,11 @@ class MindflowConfig(MethodConfig):
     @field_validator("controller")
     @classmethod
     def _exists(cls, v: str | None) -> str | None:
-        # a missing controller is the caller's mistake: refuse it up front (CLI error, HTTP 422)
+        # a stored id is looked up in the data dir of the run (check_references, Method.controller); a path (CLI
+        # only: a remote caller's field takes ids alone, remote_fields) is checked here: a missing controller is the
+        # caller's mistake, refused up front
+        if v is not None and is_controller_id(v):
+            return v
         p = Path(v).expanduser() if v is not None else None
         if p is not None and not (p.is_file() or (p / "controller.npz").is_file()):
             raise ValueError(f"controller {v} does not exist (a controller.npz or a training directory holding "
@@ -86,6 +91,22 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
     def prompt_templates(self) -> dict[str, str]:
         return prompts.templates()
 
+    @classmethod
+    def remote_fields(cls) -> dict[str, Any]:
+        # Over HTTP/MCP a controller is a stored one, named by id: a caller never names a server path, so no answer
+        # can tell an existing server file from a missing one (issue 41).
+        cid = Annotated[str, Field(pattern=ID_PATTERN, max_length=257)]
+        return {"controller": (cid | None, Field(
+            None, description="Id of a stored trained controller (`motivgraph method mindflow controllers` lists "
+                              "them); none: the newest one stored for the ideator's model, else the untrained prior.",
+            examples=["model--all-MiniLM-L6-v2-1a2b3c4d:topics-0123456789ab"]))}
+
+    def check_references(self, settings: Any) -> None:
+        cid = self.config.controller
+        if cid is not None and is_controller_id(cid) and resolve(settings.data_dir, cid) is None:
+            raise UnknownReference("controller", f"No stored MindFlow controller has the id {cid!r}; "
+                                   "`motivgraph method mindflow controllers` lists the stored ones")
+
     def _flow_config(self) -> FlowConfig:
         fc = FlowConfig(layers=self.config.layers, finalize=self.config.finalize)
         if self.config.threshold is not None:
@@ -104,6 +125,12 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
             path = str(found.path) if found.path is not None else None
             source = "stored for this model"
             notes.append(found.note)
+        if path and settings is not None and is_controller_id(path):
+            stored_at = resolve(settings.data_dir, path)
+            if stored_at is None:
+                raise ConfigError(f"No stored MindFlow controller has the id {path!r} (`motivgraph method mindflow "
+                                  "controllers` lists them)")
+            path = str(stored_at)
         if path:
             ctrl = Controller.load(path)
             overrides: dict[str, Any] = {"finalize": self.config.finalize}

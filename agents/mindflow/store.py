@@ -81,3 +81,39 @@ def find(data_dir: Path, ideator_model: str, embedding_model: str) -> Found:
         note += (f"; {len(others)} stored for other models are not used (e.g. {others[0].parent}: pass it with "
                  "--controller to use it anyway)")
     return Found(None, note, others)
+
+
+# A stored controller's id: "<model key>:<entry>" (both folder names under the store root). It is what an HTTP or MCP
+# caller names: never a server path, so no request can probe the server's files (issue 41).
+_SEGMENT = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}"
+ID_PATTERN = f"^{_SEGMENT}:{_SEGMENT}$"
+_ID = re.compile(ID_PATTERN)
+
+
+def is_controller_id(value: str) -> bool:
+    # a segment holds no "/" and starts with neither "." nor "-": never "..", never an option, never a path
+    return bool(_ID.fullmatch(value))  # fullmatch: "$" alone would let a trailing newline through
+
+
+def controller_id(path: Path) -> str:
+    """The id of the stored controller at `path` (its controller.npz or its entry folder)."""
+    entry = path.parent if path.name == CONTROLLER_FILE else path
+    return f"{entry.parent.name}:{entry.name}"
+
+
+def stored(data_dir: Path) -> list[tuple[str, Path]]:
+    """Every stored controller as (id, controller.npz), oldest first."""
+    root = store_root(data_dir)
+    found = [p for d in (root.iterdir() if root.is_dir() else []) if d.is_dir() for p in _entries(d)]
+    found.sort(key=lambda p: (p.stat().st_mtime_ns, str(p)))
+    return [(controller_id(p), p) for p in found]
+
+
+def resolve(data_dir: Path, cid: str) -> Path | None:
+    """The controller.npz a stored id names, or None when there is none (an id is never a path: its two parts are
+    folder names checked by the pattern, so it cannot leave the store)."""
+    if not is_controller_id(cid):
+        return None
+    key, entry = cid.split(":", 1)
+    p = store_root(data_dir) / key / entry / CONTROLLER_FILE
+    return p if p.is_file() else None

@@ -56,13 +56,56 @@ def strict_numbers(cls: type[BaseModel], v: Any, info: ValidationInfo) -> Any:
     return v
 
 
+def _is_list(annotation: Any) -> bool:
+    """list[...] also inside Optional[...] and Annotated[...]."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _is_list(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        return any(_is_list(a) for a in get_args(annotation))
+    return origin is list or annotation is list
+
+
+def _array_problem(value: Any, schema: dict[str, Any]) -> str | None:
+    """Why `value` breaks the published schema of an array field (type array; items' type string and enum), or None.
+    Only what the config validators are laxer about for the CLI (a comma string, any case) is checked here; every
+    other rule is the field's own."""
+    if value is None and any(s.get("type") == "null" for s in schema.get("anyOf", [])):
+        return None
+    if not isinstance(value, list):
+        return f"must be a JSON array, not {type(value).__name__}"
+    items = schema.get("items") or next((s.get("items") for s in schema.get("anyOf", []) if s.get("items")), {})
+    for i, item in enumerate(value):
+        if items.get("type") == "string" and not isinstance(item, str):
+            return f"item {i} must be a string, not {type(item).__name__}"
+        if "enum" in items and item not in items["enum"]:
+            return f"item {i} ({str(item)[:40]!r}) is not one of {', '.join(map(str, items['enum']))}"
+    return None
+
+
 def strict_request_model(method: Any) -> type[RunRequestBase]:
-    """The method's run request (registry) with strict numbers and the stated topic rule, under the same name."""
+    """The method's run request (registry) with strict numbers, arrays as the schema states them and the stated topic
+    rule, under the same name."""
     base = request_model(method)
     # named fields, not "*": the discriminator `method` must not carry a before-validator
     checked = ["topic", *(n for n, f in base.model_fields.items() if _is_number(f.annotation))]
-    validators = {"strict_numbers": field_validator(*checked, mode="before")(strict_numbers)}
-    model = create_model(base.__name__, __base__=base, __validators__=validators, topic=(Topic, ...))
+    validators: dict[str, Any] = {"strict_numbers": field_validator(*checked, mode="before")(strict_numbers)}
+    arrays = [n for n, f in base.model_fields.items() if _is_list(f.annotation)]
+    if arrays:
+        # The CLI's config validators take a comma string and any case for a list (`--ablations no-mentor,x`); over
+        # HTTP a body is what the published schema says, so a schema-invalid array is a 422 before they run.
+        props = base.model_json_schema()["properties"]
+
+        def strict_arrays(cls: type[BaseModel], v: Any, info: ValidationInfo) -> Any:
+            problem = _array_problem(v, props.get(info.field_name or "", {}))
+            if problem:
+                raise ValueError(problem)
+            return v
+
+        validators["strict_arrays"] = field_validator(*arrays, mode="before")(strict_arrays)
+    # remote_fields: what a remote caller names differently from the CLI (a stored object's id, never a server path)
+    model = create_model(base.__name__, __base__=base, __validators__=validators, topic=(Topic, ...),
+                         **method.remote_fields())
     model.__doc__ = base.__doc__
     # /docs' "Try it out" starts from a runnable body: the method's own defaults fill in every other field
     example = {"method": method.name, "topic": EXAMPLE_TOPIC, "budget_usd": 0.5}

@@ -20,6 +20,7 @@ from fastapi import APIRouter, Body, Depends, Header, HTTPException, Query, Requ
 from pydantic import BaseModel
 
 from motivgraph.agents.core.context import RunSpec
+from motivgraph.agents.core.method import UnknownReference
 from motivgraph.agents.core.registry import RunRequestBase, all_methods, get_method
 from motivgraph.agents.core.rundir import RunNotFound, RunStateError
 from motivgraph.agents.sessions.jobs import JobManager
@@ -29,7 +30,7 @@ from motivgraph.agents.sessions.requests import (
     session_body_type,
     strict_request_model,
 )
-from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.errors import ApiError, ErrorResponse
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,9 @@ class SessionCreated(BaseModel):
 _Responses = dict[int | str, dict[str, Any]]
 _NO_LLM: _Responses = {503: {"model": ErrorResponse, "description": "A role of the method has no LLM configured; "
                              "the message names the setting (MOTIVGRAPH_LLM_MODEL)."}}
+_UNKNOWN_REF: _Responses = {422: {"model": ErrorResponse, "description": "An argument is invalid, or names a stored "
+                                  "object by an id nothing has (`unknown_reference`, `field` names it: e.g. a MindFlow "
+                                  "controller id)."}}
 _NO_RUN: _Responses = {404: {"model": ErrorResponse, "description": "No run has this id."}}
 _NOT_RESUMABLE: _Responses = {409: {"model": ErrorResponse, "description": "The run is running or completed, or in "
                                     "a state that does not resume."}}
@@ -132,18 +136,23 @@ def build_router() -> APIRouter:
                  "request_schema": strict_request_model(m).model_json_schema()} for m in all_methods()]
 
     @router.post("/sessions", status_code=202, response_model=SessionCreated, summary="Start an ideation run",
-                 responses=_NO_LLM)
+                 responses={**_NO_LLM, **_UNKNOWN_REF})
     async def start_session(body: Annotated[body_type, Body()], request: Request, jobs: Jobs) -> SessionCreated:
         """Start a run of `method` as a background job; poll `GET /ideation/sessions/{id}` or stream
         `GET /ideation/sessions/{id}/events`. The run keeps going if the client goes away."""
         assert isinstance(body, RunRequestBase)
         method = str(body.method)  # type: ignore[attr-defined]
-        _check_llm(request, method)
         settings = request.app.state.settings
+        cls = get_method(method)
+        instance = cls(method_config_of(body, cls))  # the body was the config's one check
+        try:
+            instance.check_references(settings)  # an id of a stored object nothing has: the caller hears it now
+        except UnknownReference as e:
+            raise ApiError(422, "unknown_reference", str(e), field=e.field) from e
+        _check_llm(request, method)
         spec = RunSpec(method=method, topic=body.topic, config=body.method_config(), budget_usd=body.budget_usd,
                        seed=body.seed if body.seed is not None else settings.agents.seed)
-        cls = get_method(method)
-        run = jobs.start(spec, method=cls(method_config_of(body, cls)))  # the body was the config's one check
+        run = jobs.start(spec, method=instance)
         return SessionCreated(id=run.id, method=method, status=run.status()["status"], links=_links(run.id))
 
     @router.get("/sessions", summary="List ideation runs")

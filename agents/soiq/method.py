@@ -33,11 +33,17 @@ log = logging.getLogger(__name__)
 ABLATIONS = ("no_mentor", *TOOL_ABLATIONS)
 
 
-def parse_ablations(value: str | list[str] | None) -> set[str]:
+def parse_ablations(value: Any) -> set[str]:
     """'no_mentor,no_graph' -> {'no_mentor', 'no_graph'}; ValueError naming the valid switches."""
-    if not value:
+    if value is None:
         return set()
+    if not isinstance(value, (str, list, tuple, set)):
+        raise ValueError(f"ablations must be a list of names, not {type(value).__name__}")
     items = value.split(",") if isinstance(value, str) else list(value)
+    wrong = [i for i in items if not isinstance(i, str)]
+    if wrong:  # a number or an object in the list is the caller's mistake (a 422), not a crash further on
+        raise ValueError(f"each ablation is a name (one of {', '.join(ABLATIONS)}), not {type(wrong[0]).__name__} "
+                         f"{wrong[0]!r}")
     out = {i.strip().lower().replace("-", "_") for i in items if i and i.strip()}
     bad = sorted(out - set(ABLATIONS))
     if bad:

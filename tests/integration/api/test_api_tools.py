@@ -73,10 +73,12 @@ async def test_node_search_limits(client, body, field):
     assert field in err["message"]
 
 
-async def test_invalid_json_is_422(client):
+async def test_invalid_json_is_400_invalid_json(client):
+    # issue 41: a body that is no JSON document is one fault on every path (400 invalid_json, field body), as bad
+    # UTF-8 and too deep nesting are; it was a 422 with loc "1"
     r = await client.post("/tools/node_search", content=b"{not json", headers={"content-type": "application/json"})
-    assert r.status_code == 422
-    assert "JSON" in r.json()["message"]
+    assert r.status_code == 400
+    assert r.json()["code"] == "invalid_json" and r.json()["field"] == "body" and "JSON" in r.json()["message"]
 
 
 # ------------------------------------------------------------------------------------ node_relation
