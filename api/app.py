@@ -1,9 +1,9 @@
 """The FastAPI application: `create_app(settings | runtime | service)`.
 
-Middleware, outermost first: access log (+ last-resort JSON 500), CORS (when origins are set),
-API key (when `MOTIVGRAPH_API_API_KEY` is set), body size limit. Routes are thin; the tool logic is
-in `api.services` and shared with the in-process ToolClient. Other areas add their routers with
-`app.include_router(...)` in `create_app` (one line each).
+Middleware, outermost first: access log (+ last-resort JSON 500), URL length (414), trusted hosts, per-client limits
+(429), CORS (when origins are set), API key (when `MOTIVGRAPH_API_API_KEY` is set), body timeout (408), body size
+limit (413). Routes are thin; the tool logic is in `api.services` and shared with the in-process ToolClient. Other
+areas add their routers with `app.include_router(...)` in `create_app` (one line each).
 """
 
 from __future__ import annotations
@@ -25,11 +25,15 @@ from motivgraph import __version__
 from motivgraph.api import errors
 from motivgraph.api.deps import JsonBody
 from motivgraph.api.middleware import (
+    BROWSER_PAGES,
     LOOPBACK_HOSTS,
     AccessLogMiddleware,
     ApiKeyMiddleware,
     BodyLimitMiddleware,
+    BodyTimeoutMiddleware,
+    ClientLimitMiddleware,
     TrustedHostMiddleware,
+    UrlLimitMiddleware,
 )
 from motivgraph.api.routes import docs, explorer, health, nodes, papers, stats, tools, triples
 from motivgraph.api.services import ToolService
@@ -43,8 +47,9 @@ DESCRIPTION = """The MotivGraph tool API: the researcher tools (`/tools/*`) over
 problem → challenge → solution knowledge graph, plus read-only browsing (`/triples`, `/nodes`,
 `/papers`), `/stats`, `/health` and an explorer page at `/explorer`.
 
-Errors are JSON `{error, message, ...}`: 404 unknown node (with suggestions), 422 invalid argument,
-401 missing/invalid `X-API-Key` (when the server has a key), 413 body too large, 503 backend down."""
+Every error is one JSON envelope `{status, code, message, field?, ...}` (`error` repeats `code`): 404 unknown node
+(with suggestions), 422 invalid argument, 401 missing/invalid `X-API-Key` (when the server has a key), 408 slow
+request, 413 body too large, 414 URL too long, 429 too many requests (with Retry-After), 503 backend down."""
 
 
 def _secrets(settings: Settings) -> list[str]:
@@ -119,17 +124,23 @@ def create_app(
 
     # add_middleware puts each new one outside the previous ones
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.api.max_body_bytes)
+    app.add_middleware(BodyTimeoutMiddleware, seconds=settings.api.body_timeout_s)
     api_key = settings.api.api_key.get_secret_value() if settings.api.api_key is not None else ""
     keyed = bool(api_key)
     open_paths = ("/health", "/health/live", "/explorer", "/explorer/", "/explorer-assets/", "/")
     if keyed:
-        app.add_middleware(ApiKeyMiddleware, api_key=api_key, open_paths=open_paths)
+        app.add_middleware(ApiKeyMiddleware, api_key=api_key, open_paths=open_paths, login_paths=BROWSER_PAGES)
     if settings.api.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.api.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Content-Type", "X-API-Key"], expose_headers=["X-Request-ID"])
+    limited = settings.api.client_concurrency > 0 or settings.api.client_rate > 0
+    if limited:
+        app.add_middleware(ClientLimitMiddleware, concurrency=settings.api.client_concurrency,
+                           rate=settings.api.client_rate, burst=settings.api.client_burst)
     app.add_middleware(TrustedHostMiddleware, allowed=allowed_hosts(settings))
+    app.add_middleware(UrlLimitMiddleware, max_bytes=settings.api.max_url_bytes)
     app.add_middleware(AccessLogMiddleware)
-    errors.document_statuses(app, keyed=keyed, open_paths=open_paths)
+    errors.document_statuses(app, keyed=keyed, open_paths=open_paths, limited=limited)
     return app
 
 

@@ -45,6 +45,37 @@ class _RedactFilter(logging.Filter):
         return True
 
 
+# What must never reach a log line raw: C0/C1 controls (CR, LF, ESC of ANSI sequences, NUL, DEL), the Unicode line and
+# paragraph separators and the bidi overrides that reorder what a reader sees. A request value carrying them could
+# forge a line or hide part of one (issue 41).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def log_safe(value: object, limit: int = 2000) -> str:
+    """`value` as text fit for one log line: backslashes doubled and every control character written as `\\xNN` /
+    `\\uNNNN`, so a forged line or an ANSI sequence shows as its escape and no two inputs log alike; cut at `limit`."""
+    text = str(value)
+    if len(text) > limit:
+        text = text[:limit] + f"...(+{len(text) - limit} chars)"
+    return _UNSAFE.sub(_escape_char, text.replace("\\", "\\\\"))
+
+
+class _OneLineFilter(logging.Filter):
+    """Every record's message stays on its line: control characters anything put in it (a request value inside an
+    exception text, a model's output) are escaped. Tracebacks are formatted after this and keep their lines."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = record.getMessage()
+        if _UNSAFE.search(msg):
+            record.msg, record.args = _UNSAFE.sub(_escape_char, msg), None
+        return True
+
+
 class IsoFormatter(logging.Formatter):
     """`%(asctime)s` as ISO-8601 with milliseconds and the UTC offset (never a locale date)."""
 
@@ -102,6 +133,7 @@ def setup_logging(level: str = "INFO", *, rich: bool = True, verbose: bool = Fal
         handler = _StderrHandler()
         handler.setFormatter(IsoFormatter(FORMAT))
         handler.addFilter(_RedactFilter(_secret_values()))
+        handler.addFilter(_OneLineFilter())
         root.addHandler(handler)
         root._motivgraph_configured = True  # type: ignore[attr-defined]
     # Chatty third-party loggers stay at WARNING unless we are debugging.

@@ -427,6 +427,36 @@ class ApiSettings(BaseModel):
         "so a node_search hit needs no graph round trip; ~1 KB each (73 MB for 75k nodes). `motivgraph serve` fills "
         "it in the background at start-up and again after every graph change (up to this many nodes); 0 turns it off.",
     )
+    # Issue 41 (a server on a shared network): one client cannot take the server's capacity, and a slow one cannot
+    # hold a connection open. Defaults fit a lab's agents and browsers: an agent sends one tool call at a time, a
+    # browser opens up to 6 connections, a script fanning out over every tool ~10, so 16 in flight is not reached by
+    # a well-behaved client while one client still cannot occupy every worker thread (anyio's default: 40).
+    client_concurrency: int = Field(
+        16, ge=0, le=10_000,
+        description="Requests of one client (address) being worked on at once per worker; more get 429 with "
+        "Retry-After. 0: no limit.",
+    )
+    client_rate: float = Field(
+        0.0, ge=0, le=100_000,
+        description="Requests a second one client (address) may send per worker, in bursts of client_burst; more get "
+        "429 with Retry-After. 0 (default): no rate limit -- client_concurrency already bounds what a client holds, "
+        "and an agent's bursts of tool calls are legitimate.",
+    )
+    client_burst: int = Field(20, ge=1, le=100_000, description="Requests one client may send at once under client_rate.")
+    header_timeout_s: float = Field(
+        10.0, gt=0, le=600,
+        description="A connection whose request line and headers have not all arrived this long after it opened (or "
+        "after the previous answer) gets 408 and is closed.",
+    )
+    body_timeout_s: float = Field(
+        30.0, ge=0, le=3600,
+        description="A request body must arrive within this many seconds of its headers, else 408 (1 MB at 35 kB/s); "
+        "0: no limit.",
+    )
+    max_url_bytes: int = Field(
+        8192, ge=1024, le=1_048_576,
+        description="Longest request target (path and query) accepted; longer gets 414 in the JSON error envelope.",
+    )
 
 
 class AgentSettings(BaseModel):

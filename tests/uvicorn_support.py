@@ -11,11 +11,13 @@ from typing import Any
 
 
 @contextmanager
-def served(app: Any, *, lifespan: str = "on") -> Iterator[str]:
-    """Yield the base URL (`http://127.0.0.1:<port>`) while uvicorn serves `app`; stop it on exit."""
+def served(app: Any, *, lifespan: str = "on", http: Any = "auto") -> Iterator[str]:
+    """Yield the base URL (`http://127.0.0.1:<port>`) while uvicorn serves `app`; stop it on exit. `http`: uvicorn's
+    HTTP protocol (e.g. `motivgraph.api.server.protocol_for(settings)`, what `motivgraph serve` runs)."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan=lifespan))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan=lifespan,
+                                           http=http))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

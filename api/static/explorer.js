@@ -7,15 +7,27 @@ let cy = null;
 let lastQuery = null;
 const paperTitles = new Map();
 
-$("key").value = localStorage.getItem("motivgraph-key") || "";
-$("key").addEventListener("change", () => localStorage.setItem("motivgraph-key", $("key").value));
+// The API key lives in the server's HttpOnly cookie, as on /docs: the page never stores it (no localStorage) and its
+// script cannot read it back. A typed key is sent once to /explorer/login, which sets the cookie; every request
+// after that carries it. A 401 asks for the key; the request that got it is sent again once the key is in.
+localStorage.removeItem("motivgraph-key");  // what earlier versions kept there
+let needKey = false;
+async function login() {
+  const key = $("key").value; if (!key) return false;
+  $("key").value = "";
+  const r = await fetch("/explorer/login", {method: "POST", headers: {"X-API-Key": key}, credentials: "same-origin"});
+  needKey = !r.ok;
+  $("key").placeholder = r.ok ? "(key set)" : "wrong key, try again";
+  return r.ok;
+}
+$("key").addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); login().then((ok) => { if (ok) rerender(); }); } });
 
 function esc(s) { return String(s ?? "").replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c])); }
 async function api(path, body) {
   const headers = {"Content-Type": "application/json"};
-  if ($("key").value) headers["X-API-Key"] = $("key").value;
-  const r = await fetch(path, body ? {method: "POST", headers, body: JSON.stringify(body)} : {headers});
+  const r = await fetch(path, {credentials: "same-origin", ...(body ? {method: "POST", headers, body: JSON.stringify(body)} : {headers})});
   const data = await r.json().catch(() => ({message: r.statusText}));
+  if (r.status === 401) { needKey = true; $("key").placeholder = "API key needed"; $("key").focus(); }
   if (!r.ok) { const e = new Error(data.message || r.statusText); e.data = data; e.status = r.status; throw e; }
   return data;
 }
@@ -65,13 +77,17 @@ function markCurrentHit() {
   });
 }
 window.addEventListener("popstate", render);
-$("search").addEventListener("submit", (ev) => {
+function rerender() { lastQuery = null; render(); }  // everything shown again, the search too (after a login)
+$("search").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const q = $("q").value.trim(); if (!q) return;
+  // a key typed in the field goes in first; then the same search is sent again even when the URL does not change
+  if ($("key").value && !(await login())) return;
+  const q = $("q").value.trim(); if (!q) { rerender(); return; }
   const p = new URLSearchParams(location.search); p.set("q", q);
   if ($("qt").value) p.set("type", $("qt").value); else p.delete("type");
   p.set("min", $("qmin").value);
-  navigate(location.pathname + "?" + p);
+  const url = location.pathname + "?" + p;
+  if (url === location.pathname + location.search) rerender(); else navigate(url);
 });
 
 async function search(params) {

@@ -30,7 +30,7 @@ def _app() -> FastAPI:
         return {"ok": True}
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=100)
-    app.add_middleware(ApiKeyMiddleware, api_key="sekret-key", open_paths=("/health",))
+    app.add_middleware(ApiKeyMiddleware, api_key="sekret-key", open_paths=("/health",), login_paths=("/page",))
     app.add_middleware(AccessLogMiddleware)
     return app
 
