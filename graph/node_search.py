@@ -20,10 +20,12 @@ from motivgraph.errors import ConfigError
 from motivgraph.graph.neo4j_search import Neo4jNodeVectors
 
 if TYPE_CHECKING:
+    from motivgraph.graph.base import GraphStore
     from motivgraph.graph.grouped_index import IndexStatus
     from motivgraph.graph.models import NodeType
     from motivgraph.graph.runtime import Runtime
     from motivgraph.graph.vector_index import IndexHit
+    from motivgraph.settings import Settings
 
 
 class NodeSearchBackend(Protocol):
@@ -48,6 +50,17 @@ class NodeSearchBackend(Protocol):
     def vectors_for(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored unit vector of each node key; keys without one are left out."""
         ...
+
+
+def node_index_status(settings: Settings, store: GraphStore) -> IndexStatus:
+    """The state of the node search `index.backend` names, read without loading the embedding model: what
+    `graph stats`, `reindex --check` and /health all report (Neo4j's vector indexes with
+    MOTIVGRAPH_INDEX_BACKEND=neo4j, else the FAISS index in the data folder)."""
+    if settings.index.backend == "neo4j":
+        return Neo4jNodeVectors(settings, store, None).status()
+    from motivgraph.graph.vector_index import NodeIndex  # local: the FAISS stack is loaded only when it is used
+
+    return NodeIndex.peek(settings, store)
 
 
 def open_node_search(runtime: Runtime) -> NodeSearchBackend:

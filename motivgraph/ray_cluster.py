@@ -7,10 +7,14 @@ imports it until a command asks for the Ray engine, so the default install never
   one `ray start` left on this machine), 'host:port' (its GCS) or 'ray://host:port' (Ray Client). The
   address is checked with a plain TCP connect first: Ray's own client retries an unreachable GCS for
   minutes before it gives up, which would read as a hang.
-- Otherwise the command starts a local Ray with `settings.ray.num_cpus` CPUs, no dashboard, and stops it
-  when it ends. Ray 2.60 refuses a loopback node address (it resolves 127.0.0.1 to the host's own IP, so
-  its ports are bound on every interface); its token authentication, on by default, is what keeps other
-  hosts out.
+- Otherwise the command starts a local Ray with `settings.ray.num_cpus` CPUs, no dashboard web UI, and stops
+  it when it ends. (Ray 2.60's raylet starts its per-node agents, `ray::DashboardAgent` among them, whatever
+  the dashboard setting; there is no switch to leave them out, and docs/operations.md says so.) A start-up
+  failure (an agent that died, no memory or /dev/shm) is one BackendUnavailable line, exit 4.
+- For the whole session the command's stdout is pointed at stderr (`stdout_to_stderr`): Ray prints worker
+  deaths to the driver's stdout on its own, and a `--json` document must be alone there.
+- Ray 2.60 refuses a loopback node address (it resolves 127.0.0.1 to the host's own IP, so its ports are
+  bound on every interface); its token authentication, on by default, is what keeps other hosts out.
 
 Usage statistics are switched off (RAY_USAGE_STATS_ENABLED=0) before Ray is imported: a command must send
 nothing anywhere, and no runtime environment is requested, so Ray downloads nothing.
@@ -22,6 +26,7 @@ import contextlib
 import logging
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
@@ -94,34 +99,81 @@ class RayInfo:
 
 
 @contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to standard output — by this process (`sys.stdout`) and by the processes it
+    starts meanwhile (file descriptor 1, which they inherit) — to standard error until the block ends.
+
+    Ray writes to the driver's stdout on its own: its error subscriber prints "(raylet) A worker died …" lines
+    whatever `log_to_driver` says, and the raylet, GCS and worker processes it starts inherit descriptor 1. A
+    command's stdout belongs to its result (one JSON document under `--json`), so for the length of a Ray
+    session it is pointed at stderr, where the progress and the logs go too; what Ray's processes write after
+    the session still lands on stderr, because that is the descriptor they inherited."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    try:
+        saved: int | None = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no descriptors 1/2 (an embedding host): the Python-level redirect still holds
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            with contextlib.suppress(Exception):
+                sys.__stdout__.flush() if sys.__stdout__ is not None else None
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _start_local(ray: ModuleType, cfg: RaySettings) -> None:
+    """`ray.init` of a local Ray, its failures made one BackendUnavailable (exit 4) naming Ray's logs and the way
+    around, not a traceback: a local Ray dies at start-up when a process of its own does (the raylet, the
+    per-node agent), when /dev/shm or memory is short, or when its ports are taken."""
+    try:
+        # log_to_driver off: worker output would tear the progress bar; failures come back as results
+        ray.init(address="local", num_cpus=cfg.num_cpus, include_dashboard=False, log_to_driver=False,
+                 logging_level="ERROR")
+    except Exception as e:  # Ray raises bare Exception / RuntimeError / ConnectionError subclasses here
+        with contextlib.suppress(Exception):
+            ray.shutdown()  # whatever part of the node did start
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
+        raise BackendUnavailable(
+            f"could not start a local Ray: {first} ({type(e).__name__}); Ray's own logs are under "
+            f"{os.environ.get('RAY_TMPDIR', '/tmp/ray')}/session_latest/logs. Run again, give Ray more memory or "
+            "/dev/shm, point --ray-address at a running cluster, or use --engine local"
+        ) from e
+
+
+@contextlib.contextmanager
 def ray_session(cfg: RaySettings) -> Iterator[RayInfo]:
     """Ray for the length of a command: reuse one already initialised in this process (a test module's
-    cluster, a notebook), connect to `cfg.address`, or start a local Ray; shut down only what was started here."""
+    cluster, a notebook), connect to `cfg.address`, or start a local Ray; shut down only what was started here.
+    For its whole length the command's stdout is kept for its result (`stdout_to_stderr`)."""
     ray = import_ray()
-    started = False
-    if ray.is_initialized():
-        where = "already connected"
-    elif cfg.address:
-        check_reachable(cfg.address)
+    with stdout_to_stderr():
+        started = False
+        if ray.is_initialized():
+            where = "already connected"
+        elif cfg.address:
+            check_reachable(cfg.address)
+            try:
+                ray.init(address=cfg.address, log_to_driver=False, logging_level="ERROR")
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                raise BackendUnavailable(f"could not connect to the Ray cluster at {cfg.address}: {e}") from e
+            started, where = True, f"at {cfg.address}"
+        else:
+            _start_local(ray, cfg)
+            started, where = True, "local (started by this command)"
         try:
-            ray.init(address=cfg.address, log_to_driver=False, logging_level="ERROR")
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            raise BackendUnavailable(f"could not connect to the Ray cluster at {cfg.address}: {e}") from e
-        started, where = True, f"at {cfg.address}"
-    else:
-        # log_to_driver off: worker output would tear the progress bar; failures come back as results
-        ray.init(
-            address="local", num_cpus=cfg.num_cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR"
-        )
-        started, where = True, "local (started by this command)"
-    try:
-        cpus = int(ray.cluster_resources().get("CPU", 0))
-        if cpus < 1:
-            raise BackendUnavailable(f"the Ray cluster {where} has no CPUs to run tasks on")
-        yield RayInfo(where, cpus)
-    finally:
-        if started:
-            ray.shutdown()
+            cpus = int(ray.cluster_resources().get("CPU", 0))
+            if cpus < 1:
+                raise BackendUnavailable(f"the Ray cluster {where} has no CPUs to run tasks on")
+            yield RayInfo(where, cpus)
+        finally:
+            if started:
+                ray.shutdown()
 
 
-__all__ = ["INSTALL_HINT", "RayInfo", "check_reachable", "import_ray", "ray_session"]
+__all__ = ["INSTALL_HINT", "RayInfo", "check_reachable", "import_ray", "ray_session", "stdout_to_stderr"]

@@ -187,14 +187,14 @@ def push(
 @cli_errors
 def stats(as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON.")) -> None:
     """Count nodes per label, relationships per type and triples; show the vector index state."""
+    from motivgraph.graph.node_search import node_index_status
     from motivgraph.graph.paper_index import PaperIndex
-    from motivgraph.graph.vector_index import NodeIndex
 
     settings = load_settings()
     rt = Runtime(settings)
     try:
         st = rt.store.stats()
-        node_idx = NodeIndex.peek(settings, rt.store)
+        node_idx = node_index_status(settings, rt.store)  # the configured index backend, as reindex --check reads it
         paper_idx = PaperIndex.peek(settings, rt.store)
     finally:
         rt.close()
@@ -202,6 +202,7 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print the counts a
         **st.model_dump(),
         "backend": rt.store.backend,
         "index": {"nodes": node_idx.state, "papers": paper_idx.state},
+        "index_backend": settings.index.backend,  # where the node index state above was read
     }
     if as_json:
         typer.echo(json.dumps(data, indent=2, sort_keys=True))
@@ -215,7 +216,7 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Print the counts a
         table.add_row(f"relationships: {rel}", str(n))
     table.add_row("triples (P→C→S paths)", str(st.triples), end_section=True)
     table.add_row("node version", str(st.node_version))
-    table.add_row("node index", node_idx.state)
+    table.add_row(f"node index ({settings.index.backend})", node_idx.state)
     table.add_row("paper index", paper_idx.state)
     console.print(table)
     if not st.searchable_nodes:

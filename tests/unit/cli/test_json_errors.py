@@ -38,3 +38,11 @@ def test_command_errors_under_json_are_one_json_document_on_stdout(tmp_path: Pat
 
     r = runner.invoke(app, ["ingest", str(pdf), "--engine", "ray", "--ray-address", addr], env=env)
     assert r.exit_code == 4 and r.stdout == ""  # without --json stdout stays empty: the error is on stderr
+
+
+def test_the_exit_code_table_says_ingest_exits_1_while_documents_are_outstanding() -> None:
+    import re
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "command-line.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\d)` \| ([^|]+) \|", text, flags=re.M))
+    assert "ingest report" in rows["1"] and "still failed" in rows["1"] and "re-run" in rows["1"]
