@@ -89,9 +89,16 @@ class TrainConfig(_Cfg):
     cost_mode: Literal["tokens", "ops"] = Field(
         "tokens", description="C(G): 'tokens' = flow tokens / group mean; 'ops' = operators run / (L·|operators|).",
     )
-    normalize_advantage: bool = Field(False, description="Divide advantages by the group's std (paper: no).")
+    normalize_advantage: bool = Field(
+        False, description="Divide advantages by the group's std (the seed does not say; off: A_k = r_k - mean(r)).",
+    )
     entropy_bonus: float = Field(0.0, ge=0.0, le=1.0, description="Entropy regulariser weight (0: none).")
-    val_fraction: float = Field(0.3, ge=0.0, lt=1.0, description="Share of topics held out for validation.")
+    val_fraction: float = Field(
+        0.0, ge=0.0, lt=1.0,
+        description="Share of the training topics held out again for validation (an option, ours). 0 (the default, "
+        "as the seed's 70-30 split): gradients come from every training topic and the validation reward is "
+        "measured on those same topics.",
+    )
     val_every: int = Field(10, ge=0, description="Validate every N steps (0: only before and after training).")
     val_mode: Literal["greedy", "sample"] = Field("greedy", description="Flows used for validation.")
     val_both_orders: bool = Field(

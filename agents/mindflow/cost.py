@@ -164,7 +164,9 @@ def training_tally(ctrl: Controller, tcfg: TrainConfig, emb: np.ndarray, topic: 
     judge = judge_tally(cfg, topic, background_tokens)
     per_topic = idea.scaled(tcfg.group).plus(judge.scaled(tcfg.group - 1 + expected_tiebreaks(tcfg.group)))
     step = per_topic.scaled(tcfg.topics_per_step)
-    n_val = max(1, min(n_topics - 1, round(n_topics * tcfg.val_fraction))) if n_topics > 1 else 1
+    # As split_topics: no held-out share (the default) validates on every training topic.
+    held = min(n_topics - 1, round(n_topics * tcfg.val_fraction)) if n_topics > 1 else 0
+    n_val = held if held > 0 else max(1, n_topics)
     greedy = idea_tally(ctrl, emb, topic, background_tokens, greedy=tcfg.val_mode == "greedy")
     per_val = greedy.plus(judge.scaled(2 if tcfg.val_both_orders else 1)).scaled(n_val)
     val_points = 2 + (tcfg.steps // tcfg.val_every - (1 if tcfg.steps % tcfg.val_every == 0 else 0)

@@ -32,7 +32,9 @@ def make(tmp: Path, steps: int, executor: Any = None) -> Trainer:
     flow = FlowConfig(layers=2)
     ctrl = Controller(resolve_operators(flow), DIM, flow)
     ex = executor or llm_executor(direct_ask(scripted.operator_reply), flow)
-    return Trainer(ctrl, TrainConfig(steps=steps, group=3, seed=5, val_every=2), topics(6), ex, lambda t: judge, tmp)
+    # the named validation option (2 of the 6 topics held out): the call counts below assume 2 anchors
+    return Trainer(ctrl, TrainConfig(steps=steps, group=3, seed=5, val_every=2, val_fraction=0.3), topics(6), ex,
+                   lambda t: judge, tmp)
 
 
 def test_resume_continues_exactly(tmp_path: Path) -> None:
@@ -107,3 +109,25 @@ def test_unusable_judge_verdict_counts_as_a_draw(tmp_path: Path) -> None:
     step = next(json.loads(x) for x in (tmp_path / LOG).read_text().splitlines() if '"type": "step"' in x)
     assert step["topics"][0]["scores"] == [3, 3, 3]  # every comparison a draw; ranks still strict
     assert sorted(step["topics"][0]["ranks"]) == [0, 1, 2]
+
+
+def test_trains_on_every_training_topic_by_default_validation_is_an_option(tmp_path: Path) -> None:
+    """The seed's 70-30 split is the evaluation's: the trainer must not hold out 30 % of the training part
+    again (gradients came from ~49 % of the topics). A second hold-out is the named `val_fraction` option."""
+    flow = FlowConfig(layers=2)
+    ex = llm_executor(direct_ask(scripted.operator_reply), flow)
+    tr = Trainer(Controller(resolve_operators(flow), DIM, flow), TrainConfig(steps=1, group=3), topics(6), ex,
+                 lambda t: judge, tmp_path / "a")
+    assert len(tr.train_ids) == 6 and tr.val_reuses_train
+    held = Trainer(Controller(resolve_operators(flow), DIM, flow), TrainConfig(steps=1, group=3, val_fraction=0.3),
+                   topics(6), ex, lambda t: judge, tmp_path / "b")
+    assert len(held.train_ids) == 4 and len(held.val_ids) == 2 and not held.val_reuses_train
+
+
+def test_cost_estimate_validates_on_every_training_topic_without_a_holdout() -> None:
+    from motivgraph.agents.mindflow.cost import training_tally
+
+    flow = FlowConfig(layers=2)
+    ctrl = Controller(resolve_operators(flow), 1, flow)
+    assert training_tally(ctrl, TrainConfig(steps=2), np.zeros(1), "t", 100, 6).n_val == 6
+    assert training_tally(ctrl, TrainConfig(steps=2, val_fraction=0.3), np.zeros(1), "t", 100, 6).n_val == 2
