@@ -2,13 +2,16 @@
 
 One pass over a working set S of same-type nodes at level L-1 creates parents at level L:
   - every node is embedded (the index's stored vectors when present, else MiniLM);
-  - each node's k nearest neighbours (cosine, `parent_k`, at least `parent_min_similarity`) are
-    computed once, up front;
+  - each node's k nearest neighbours (cosine, `parent_k`; a floor `parent_min_similarity`, 0 = none as
+    in B.4) are computed once, up front;
   - focal nodes are taken in a deterministic order (sorted keys shuffled with `seed`, type, level);
-    a focal node's candidates are its neighbours still in S; with none it is just removed;
-  - the judge (LLM `parent_judge` role, or the offline clustering judge) says whether a more general
-    concept covers the focal node and which candidates; if so the parent is written with PARENT_OF
-    edges to the focal node and the adopted candidates, and all of them leave S;
+    a focal node's candidates (V_filtered) are its neighbours still in S; with none it is just removed;
+  - `parent_rule="paper"` (the default, B.4): the LLM judge answers one question, whether the focal
+    node and all of V_filtered form a more general concept; yes makes a parent with PARENT_OF edges to
+    the focal node and every candidate, and all of them leave S.
+    `parent_rule="members"` (ours): the judge also picks which candidates the parent covers; only
+    those leave S with the focal node. The offline clustering judge always picks (by similarity): it
+    cannot judge the coherence of a whole group;
   - the pass ends when every focal node is processed. Passes repeat on the new parents up to
     `parent_levels` levels.
 
@@ -20,10 +23,10 @@ the parents are identical to a one-at-a-time run, just produced with up to `conc
 calls in flight. Parents are written (and reported) in focal order. (Only by default: the `relaxed`
 option gives up that identity for throughput, and its result depends on reply timing; see run_pass.)
 
-Incremental mode (the default): a pass works on the nodes of level L-1 that have no parent yet.
-Those that are new since the last completed pass first try to join an existing level-L parent
-(nearest parent above `parent_join_min_similarity`, confirmed by the judge); the remaining new
-nodes are the focal nodes of the pass, and older parentless nodes take part as candidates only.
+Incremental: a pass works on the nodes of level L-1 that have no parent yet; those new since the last
+completed pass are its focal nodes, and older parentless nodes take part as candidates only. With
+`parent_join` (ours, off by default) new nodes first try to join an existing level-L parent (nearest
+parent above `parent_join_min_similarity`, confirmed by the judge) before the pass.
 
 Resume: the working set of an unfinished pass is kept in the decision log, and every verdict is
 cached there by (type, level, focal, candidates), so an interrupted run replays to the same point
@@ -51,7 +54,7 @@ from motivgraph.errors import BudgetExceeded, LLMError
 from motivgraph.graph.identity import node_key
 from motivgraph.graph.models import NodeIn, NodeRecord, NodeRef, ParentIn
 from motivgraph.miner.decisions import DecisionLog, qhash
-from motivgraph.miner.prompts import join_messages, parent_messages
+from motivgraph.miner.prompts import group_parent_messages, join_messages, parent_messages
 from motivgraph.miner.schemas import JoinVerdict, NodeText, ParentVerdict
 
 if TYPE_CHECKING:
@@ -71,6 +74,8 @@ PLURAL = {"problem": "problems", "challenge": "challenges"}
 # -- judges ------------------------------------------------------------------------------------------
 class Judge(Protocol):
     name: str
+    # True: the verdict's `members` choose the children. False: a yes covers every candidate (B.4).
+    picks_members: bool
 
     async def judge(
         self, kind: str, focal: NodeText, cands: Sequence[NodeText], sims: Sequence[float], fvec: np.ndarray,
@@ -81,15 +86,24 @@ class Judge(Protocol):
 
 
 class LLMJudge:
-    name = "llm"
+    """The `parent_judge` model. rule="paper" asks B.4's single question; "members" lets it pick."""
 
-    def __init__(self, client: LLMClient) -> None:
+    def __init__(self, client: LLMClient, rule: str = "paper") -> None:
+        if rule not in ("paper", "members"):
+            raise ValueError(f"unknown parent rule {rule!r}; use 'paper' (B.4) or 'members'")
         self.client = client
         self.calls = 0
+        self.picks_members = rule == "members"
+        # Part of every cached verdict's key, so the two rules never answer for each other.
+        self.name = "llm" if self.picks_members else "llm-group"
 
     async def judge(self, kind, focal, cands, sims, fvec, cvecs) -> ParentVerdict:
+        # B.4: "It evaluates the semantic coherence and potential for forming a higher-level concept when
+        # considering the focal node N and the nodes in V_filtered."
         self.calls += 1
-        return await self.client.structured(ROLE, parent_messages(kind, focal, cands), ParentVerdict)
+        messages = parent_messages(kind, focal, cands) if self.picks_members else group_parent_messages(
+            kind, focal, cands)
+        return await self.client.structured(ROLE, messages, ParentVerdict)
 
     async def join(self, kind: str, parent: NodeText, node: NodeText, sim: float) -> bool:
         self.calls += 1
@@ -101,6 +115,7 @@ class OfflineJudge:
     """Threshold clustering on the kNN graph; the parent is named after the most central member."""
 
     name = "offline"
+    picks_members = True
 
     def __init__(self, threshold: float) -> None:
         self.threshold = threshold
@@ -237,7 +252,12 @@ async def run_pass(
             res.judge_calls += 1
             if decisions:
                 decisions.put_verdict(ROLE, qkey, verdict.model_dump())
-        members = sorted({m for m in verdict.members if 1 <= m <= len(cidx)})
+        if judge.picks_members:
+            members = sorted({m for m in verdict.members if 1 <= m <= len(cidx)})
+        else:
+            # B.4: "Directed edges, labelled parent-of, are added from this new parent node to N and to every
+            # node v in V_filtered" (any `members` a model adds anyway are ignored).
+            members = list(range(1, len(cidx) + 1))
         if not (verdict.create and members and verdict.name.strip()):
             return i, [], None
         children = [i, *[cidx[m - 1] for m in members]]
@@ -325,7 +345,7 @@ class ParentBuilder:
         self.relaxed = relaxed
         self.judge: Judge
         if client is not None and client.is_configured(ROLE):
-            self.judge = LLMJudge(client)
+            self.judge = LLMJudge(client, cfg.parent_rule)
         else:
             self.judge = OfflineJudge(cfg.offline_cluster_similarity)
 
@@ -398,7 +418,7 @@ class ParentBuilder:
 
         # Incremental: new nodes first try to join an existing parent of this level.
         joined: set[str] = set()
-        if parents_here and new_nodes and not resumed:
+        if self.cfg.parent_join and parents_here and new_nodes and not resumed:
             joined = await self._join(kind, level, new_nodes, parents_here, res)
         work = [n for n in orphans if n.key not in joined]
         focal = {i for i, n in enumerate(work) if n.key not in seen_before and n.key not in joined}

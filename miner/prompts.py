@@ -144,3 +144,28 @@ def join_messages(kind: str, parent: NodeText, node: NodeText) -> list[BaseMessa
             f"{node.description}\n\nDoes the parent cover it?"
         ),
     ]
+
+
+GROUP_PARENT_SYSTEM = """You organise {kind} nodes of a research knowledge graph into a hierarchy. You see one \
+focal {kind} and a numbered list of its most similar {kind}s. Decide whether ALL of them together - the \
+focal {kind} and every listed one - form one coherent, more general {kind} concept. If yes, every one of them \
+becomes a child of that concept; if any of them does not belong, answer no.
+- The parent is more general than each of them but still specific enough to be useful (not "Machine \
+learning" for everything). Name it like its children: {naming}.
+Reply with JSON only:
+{{"create": true or false, "name": "parent name", "description": "one or two sentences", \
+"reason": "one sentence"}}"""
+
+
+def group_parent_messages(kind: str, focal: NodeText, candidates: Sequence[NodeText]) -> list[BaseMessage]:
+    """The B.4 question: one yes/no for the focal node with the whole filtered neighbour set."""
+    from langchain_core.messages import HumanMessage, SystemMessage  # local: offline ingest loads no LangChain
+
+    lines = "\n".join(f"{i + 1}. {c.name}: {c.description}" for i, c in enumerate(candidates))
+    return [
+        SystemMessage(content=GROUP_PARENT_SYSTEM.format(kind=kind, naming=_NAMING.get(kind, "a short general name"))),
+        HumanMessage(
+            content=f"Focal {kind}:\n{focal.name}: {focal.description}\n\nSimilar {kind}s:\n{lines}\n\n"
+            "Do all of them together form a more general parent?"
+        ),
+    ]

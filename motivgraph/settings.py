@@ -366,7 +366,22 @@ class MinerSettings(BaseModel):
         0.35, ge=0, le=1, description="Same-name nodes whose descriptions are less similar stay apart."
     )
     parent_k: int = Field(10, ge=1, le=100, description="Nearest neighbours offered to the parent judge.")
-    parent_min_similarity: float = Field(0.5, ge=0, le=1, description="Minimum similarity of candidates.")
+    parent_min_similarity: float = Field(
+        0.0, ge=0, le=1,
+        description="Least similarity of a parent candidate to the focal node. 0 (the default) is B.4: the k "
+        "nearest neighbours still in the working set, no floor; 0.5 was this project's earlier drop.",
+    )
+    parent_rule: Literal["paper", "members"] = Field(
+        "paper",
+        description="paper (B.4): the judge decides whether the focal node and ALL its candidates form a more "
+        "general concept, and a yes makes every one of them a child. members: the judge picks which candidates "
+        "the parent covers (smaller, tighter groups; the rest stay in the working set).",
+    )
+    parent_join: bool = Field(
+        False,
+        description="Incremental join (ours, not B.4): new nodes first ask whether an existing parent of the "
+        "level covers them before a pass; off, new nodes just take part in the next pass.",
+    )
     parent_levels: int = Field(2, ge=1, le=5, description="Levels of parent nodes to build.")
     seed: int = Field(13, description="Seed for deterministic focal-node order and sampling.")
     name_word_tolerance: int = Field(

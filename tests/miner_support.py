@@ -123,6 +123,12 @@ def judge_reply(messages) -> str:  # type: ignore[no-untyped-def]
     focal = re.search(r"Focal problem:\n(.+?):", text).group(1)  # type: ignore[union-attr]
     group = GROUP_OF.get(focal)
     cands = re.findall(r"^(\d+)\. (.+?):", text, re.M)
+    if "Do all of them together" in text:  # the B.4 question: yes only when the whole group is one family
+        if group in (None, "other") or any(GROUP_OF.get(name) != group for _, name in cands):
+            return json.dumps({"create": False, "name": "", "description": "", "reason": "mixed"})
+        parent = {"translation": "Machine translation", "image": "Image classification"}[group]  # type: ignore[index]
+        return json.dumps({"create": True, "name": parent, "description": f"General task of {parent.lower()}.",
+                           "reason": "same task family"})
     members = [int(i) for i, name in cands if group not in (None, "other") and GROUP_OF.get(name) == group]
     if not members:
         return json.dumps({"create": False, "members": [], "name": "", "description": "", "reason": "unrelated"})

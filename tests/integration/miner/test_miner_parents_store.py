@@ -32,7 +32,7 @@ def builder(settings, store, embedder):  # type: ignore[no-untyped-def]
     made = []
 
     def make(client=None, **cfg):  # type: ignore[no-untyped-def]
-        for k, v in {"parent_k": 5, "parent_min_similarity": 0.1, **cfg}.items():
+        for k, v in {"parent_k": 5, "parent_min_similarity": 0.1, "parent_rule": "members", **cfg}.items():
             setattr(settings.miner, k, v)
         rt = Runtime(settings)
         log = DecisionLog.for_data_dir(settings.data_dir)
@@ -55,7 +55,7 @@ async def test_llm_parents_written_indexed_and_incremental(settings, store, buil
     add_problems(store, ALL)
     Runtime(settings).node_index.rebuild()
     client, _ = scripted_client(settings, default=judge_reply)
-    b = builder(client)
+    b = builder(client, parent_join=True)  # the named incremental-join option
     results = await b.build(["problem"], levels=2)
     got = children_by_parent(store)
     assert got == {
@@ -108,3 +108,21 @@ async def test_budget_stop_resumes_without_asking_again(settings, store, builder
     assert len(children_by_parent(store)) == 2
     stingy.close()
     fresh.close()
+
+
+async def test_without_join_a_new_node_is_a_focal_node_of_the_next_pass(settings, store, builder) -> None:  # type: ignore[no-untyped-def]
+    """Join is off by default (B.4 has no join): a new node is asked about as a focal node among the
+    parentless nodes, never offered to an existing parent."""
+    add_problems(store, ALL)
+    Runtime(settings).node_index.rebuild()
+    client, model = scripted_client(settings, default=judge_reply)
+    b = builder(client, parent_join=False)
+    await b.build(["problem"], levels=1)
+    add_problems(store, [NEW_TRANSLATION], start=100)
+    asked = len(model.calls)
+    again = await b.build(["problem"], levels=1)
+    assert again[0].joined == 0
+    new_questions = [m[-1].content for m in model.calls[asked:]]
+    assert new_questions and all("Does the parent cover it?" not in q for q in new_questions)
+    assert all(f"Focal problem:\n{NEW_TRANSLATION[0]}" in q for q in new_questions)
+    client.close()
