@@ -1,14 +1,17 @@
-"""The `setlevel` method: K idea cards (problem gap, core claim, method, inspiration naming the source
-papers) written in ONE call, most promising first, each conditioned on the cards before it in the same
-answer. Grounded like the other methods: the run's background (graph triples and papers, or a
-background file) is shown as numbered documents, the cards' Document references become citations of
-those papers, and `ctx.ground` checks kg: links and citations.
+"""The `setlevel` method: sets of K idea cards (problem gap, core claim, method, inspiration naming the
+source papers), each set written in ONE call, most promising first, each card conditioned on the cards
+before it in the same answer. K is `set_size` (the seed's K = 3); `ideas` above K draws ceil(ideas / K)
+sets in turn, each told the titles already written so it does not repeat them. Grounded like the other
+methods: the run's background (graph triples and papers, or a background file) is shown as numbered
+documents, the cards' Document references become citations of those papers, and `ctx.ground` checks kg:
+links and citations.
 
-Scorer and selector: every set goes through the schema gate (schema.py: K valid cards, each field
+Scorer and selector: every set goes through the schema gate (schema.py: exactly K valid cards, each field
 real text, taxonomy labels on the gap and method; an invalid set earns 0 with the reason named), and
-with `--sets N` N sets are drawn independently, each scored by R_set (reward.py) and the best kept; the
-others are recorded with their scores (sets.json and the summary). When no set is valid the run's cards
-are rejected and the headline reason says so.
+with `--sets N` N candidates are drawn independently for each set, each scored by R_set (reward.py) and
+the best kept; the others are recorded with their scores (sets.json and the summary). With more than one
+set (or --score) every set is scored. The cards of an invalid set are rejected with the gate's reason;
+when no set is valid the headline reason says so.
 
 Resumable: every set is checkpointed as soon as its call returns, and again once scored.
 """
@@ -35,12 +38,14 @@ from motivgraph.agents.setlevel.schema import (
 
 
 class SetlevelConfig(MethodConfig):
-    ideas: int = Field(3, ge=1, le=10, description="Idea cards to write in the one call (K; the set-level "
-                       "seed uses 3). A set with fewer than K valid cards is schema-invalid (reward 0).")
-    sets: int = Field(1, ge=1, le=10, description="Candidate sets drawn independently; each is scored by R_set "
+    ideas: int = Field(3, ge=1, le=50, description="Idea cards to deliver: ceil(ideas / set_size) sets of "
+                       "set_size cards, one call each (the evaluation sets it to --ideas).")
+    set_size: int = Field(3, ge=1, le=10, description="K, the cards written together in one call (the set-level "
+                          "seed's K = 3). A set without exactly K valid cards is schema-invalid (reward 0).")
+    sets: int = Field(1, ge=1, le=10, description="Candidate draws per set; each is scored by R_set "
                       "(impact and distance judges) and the best is kept, the others recorded with their scores.")
     score: bool = Field(False, description="Judge and record R_set also for a single set (always on with "
-                        "--sets above 1, where it picks the set).")
+                        "--sets above 1, where it picks the set, and when more than one set is written).")
     gold_idea: str | None = Field(None, min_length=20, description="The idea R_set's impact judge compares "
                                   "each card with; default: the first source document.")
     min_field_words: int = Field(4, ge=1, le=50, description="Content words every card field needs (field-label "
@@ -80,6 +85,7 @@ class IdeaCards(BaseModel):
 
 class CandidateSet(BaseModel):
     cards: list[IdeaCard]
+    slot: int = 1  # which of the run's ceil(ideas / K) sets this draw is a candidate for
     score: SetScore | None = None  # None until judged (or when R_set is not asked for)
 
 
@@ -96,7 +102,8 @@ class SetlevelExtra(BaseModel):
     sources: list[dict[str, str | int | None]] = Field(default_factory=list)
     opportunity_pattern: str | None = None
     method_paradigm: str | None = None
-    set_index: int = 1
+    set_index: int = 1  # the kept draw among the set's candidates
+    set_number: int = 1  # which of the run's sets (ideas above K write several)
     r_set: float | None = None
     rejection: str | None = None
 
@@ -159,8 +166,8 @@ def best_set(sets: list[CandidateSet], gates: list[SetGate]) -> int:
 
 class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
     name = "setlevel"
-    summary = ("One call writes K idea cards (gap, claim, method, inspiration), most promising first; "
-               "schema-gated, and with --sets N the best of N sets by R_set.")
+    summary = ("One call writes a set of K = 3 idea cards (gap, claim, method, inspiration), most promising first; "
+               "schema-gated and scored by R_set, with --sets N the best of N draws; more ideas, more sets.")
     config_model = SetlevelConfig
     state_model = SetlevelState
     roles = ("writer", "judge")  # judge: R_set's impact and distance judgments
@@ -169,29 +176,39 @@ class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
     def prompt_templates(self) -> dict[str, str]:
         return {"system": prompts.SYSTEM, "user": prompts.USER}
 
-    def messages(self, bg: TopicBackground, topic: str, draw: int = 1) -> list[tuple[str, str]]:
+    def n_slots(self) -> int:
+        return -(-self.config.ideas // self.config.set_size)
+
+    def messages(self, bg: TopicBackground, topic: str, draw: int = 1, slot: int = 1,
+                 written: list[str] | None = None) -> list[tuple[str, str]]:
         triples = ""
         if bg.triples:
             triples = "\nKnowledge-graph triples (problem → challenge → solution):\n" + "\n".join(
                 f"- {t.problem} → {t.challenge} → {t.solution}" for t in bg.triples[:20]) + "\n"
         # Independent draws must differ in their request, or the LLM cache would replay the first one.
         draw_line = f"\n(Independent draw {draw} of {self.config.sets}.)" if self.config.sets > 1 else ""
+        if self.n_slots() > 1:
+            draw_line = f"\n(Set {slot} of {self.n_slots()}.)" + draw_line
+        if written:  # later sets see the earlier sets' titles, as each card sees the cards before it
+            draw_line += ("\nIdeas already proposed in earlier sets (write different ones):\n"
+                          + "\n".join(f"- {t}" for t in written))
         system = prompts.SYSTEM.format(opportunities=", ".join(OPPORTUNITY_PATTERNS),
                                        paradigms=", ".join(METHOD_PARADIGMS))
         return [("system", system),
                 ("human", prompts.USER.format(topic=topic, documents=documents_text(bg, self.config),
-                                              triples=triples, k=self.config.ideas) + draw_line)]
+                                              triples=triples, k=self.config.set_size) + draw_line)]
 
     def _gate(self, cs: CandidateSet) -> SetGate:
-        return gate_set([card_fields(c) for c in cs.cards], k=self.config.ideas,
+        return gate_set([card_fields(c) for c in cs.cards], k=self.config.set_size,
                         min_words=self.config.min_field_words)
 
     async def run(self, ctx: RunContext) -> list[IdeaRecord]:
         cfg = self.config
+        k, slots = cfg.set_size, self.n_slots()
         state = ctx.load_checkpoint() or SetlevelState()
         if state.cards and not state.sets:  # a checkpoint of the one-set method
             state.sets, state.cards = [CandidateSet(cards=state.cards)], []
-        scoring = cfg.sets > 1 or cfg.score
+        scoring = cfg.sets > 1 or cfg.score or slots > 1
         anchor, anchor_source = anchor_text(ctx.background, cfg) if scoring else ("", "")
         judge = ctx.llm("judge")
         kinds = {"system": SystemMessage, "human": HumanMessage, "ai": AIMessage}
@@ -199,64 +216,83 @@ class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
         async def ask(msgs: list[tuple[str, str]], schema: type[Any]) -> Any:
             return await judge.structured([kinds[r](content=c) for r, c in msgs], schema)
 
-        for draw in range(1, cfg.sets + 1):
-            if len(state.sets) < draw:
-                ctx.emit({"type": "phase", "phase": f"writing {cfg.ideas} idea cards (set {draw} of {cfg.sets})"})
-                ctx.scope = {"set": draw}
-                msgs = self.messages(ctx.background, ctx.topic, draw)
-                reply = await ctx.llm("writer").structured(
-                    [SystemMessage(content=msgs[0][1]), HumanMessage(content=msgs[1][1])], IdeaCards)
-                state.sets.append(CandidateSet(cards=reply.cards))
-                ctx.save_checkpoint(state)
-                ctx.emit({"type": "message", "agent": "writer", "role": "assistant", "content": "\n\n".join(
-                    f"{i}. {c.title}\n{c.core_claim}" for i, c in enumerate(reply.cards, 1))})
-            cs = state.sets[draw - 1]
-            gate = self._gate(cs)
-            if scoring and cs.score is None:
-                ctx.scope = {"set": draw}
-                cs.score = await score_set(ask, ctx.topic, [card_fields(c) for c in cs.cards[: cfg.ideas]],
-                                           anchor, valid=gate.valid, reason=gate.reason, bonus=cfg.valid_bonus)
-                ctx.save_checkpoint(state)
-            ctx.emit({"type": "set", "set": draw, "valid": gate.valid, "reason": gate.reason,
-                      "r_set": cs.score.r_set if cs.score else None})
+        def draws(slot: int) -> list[CandidateSet]:
+            return [cs for cs in state.sets if cs.slot == slot]
+
+        chosen: dict[int, int] = {}  # slot -> index into state.sets of the kept draw
+        written: list[str] = []
+        for slot in range(1, slots + 1):
+            for draw in range(1, cfg.sets + 1):
+                if len(draws(slot)) < draw:
+                    ctx.emit({"type": "phase", "phase": f"writing {k} idea cards (set {slot} of {slots}, "
+                                                         f"draw {draw} of {cfg.sets})"})
+                    ctx.scope = {"set": slot, "draw": draw} if slots > 1 else {"set": draw}
+                    msgs = self.messages(ctx.background, ctx.topic, draw, slot, written)
+                    reply = await ctx.llm("writer").structured(
+                        [SystemMessage(content=msgs[0][1]), HumanMessage(content=msgs[1][1])], IdeaCards)
+                    state.sets.append(CandidateSet(cards=reply.cards, slot=slot))
+                    ctx.save_checkpoint(state)
+                    ctx.emit({"type": "message", "agent": "writer", "role": "assistant", "content": "\n\n".join(
+                        f"{i}. {c.title}\n{c.core_claim}" for i, c in enumerate(reply.cards, 1))})
+                cs = draws(slot)[draw - 1]
+                gate = self._gate(cs)
+                if scoring and cs.score is None:
+                    ctx.scope = {"set": slot, "draw": draw} if slots > 1 else {"set": draw}
+                    cs.score = await score_set(ask, ctx.topic, [card_fields(c) for c in cs.cards[:k]],
+                                               anchor, valid=gate.valid, reason=gate.reason, bonus=cfg.valid_bonus)
+                    ctx.save_checkpoint(state)
+                ctx.emit({"type": "set", "set": slot, "draw": draw, "valid": gate.valid, "reason": gate.reason,
+                          "r_set": cs.score.r_set if cs.score else None})
+            mine = draws(slot)[: cfg.sets]
+            best = best_set(mine, [self._gate(cs) for cs in mine])
+            chosen[slot] = next(i for i, cs in enumerate(state.sets) if cs is mine[best])
+            written += [c.title for c in mine[best].cards[:k] if c.title.strip()]
         ctx.scope = {}
         gates = [self._gate(cs) for cs in state.sets]
-        chosen = best_set(state.sets, gates)
-        self._record = {"chosen": chosen + 1, "anchor": anchor_source or None, "sets": [
-            {"set": n + 1, "valid": g.valid, "reason": g.reason,
+        kept = set(chosen.values())
+        self._record = {"chosen": [chosen[s] + 1 for s in sorted(chosen)], "set_size": k,
+                        "anchor": anchor_source or None, "sets": [
+            {"set": n + 1, "slot": cs.slot, "kept": n in kept, "valid": g.valid, "reason": g.reason,
              **(cs.score.model_dump(mode="json") if cs.score else {"r_set": None}),
              "labels": [[c.opportunity, c.paradigm] for c in g.cards]}
             for n, (cs, g) in enumerate(zip(state.sets, gates, strict=True))]}
         ctx.run.write_json("sets.json", self._record)
-        self._no_valid = None if any(g.valid for g in gates) else (
-            f"no schema-valid set of {cfg.ideas} cards in {cfg.sets} draw(s): " + "; ".join(
+        self._no_valid = None if any(gates[i].valid for i in kept) else (
+            f"no schema-valid set of {k} cards in {len(state.sets)} draw(s): " + "; ".join(
                 f"set {n}: {g.reason}" for n, g in enumerate(gates, 1)))
 
-        cs, gate = state.sets[chosen], gates[chosen]
-        score = cs.score.r_set if cs.score else (0.0 if not gate.valid else None)
         papers = ctx.background.papers[: cfg.max_documents]
         ideas: list[IdeaRecord] = []
-        for rank, (card, check) in enumerate(zip(cs.cards[: cfg.ideas], gate.cards, strict=False), 1):
-            ctx.scope = {"idea": rank}
-            srcs = card_sources(card, papers)
-            # Document N -> the paper's citation, so grounding can match it against the background papers.
-            inspiration = _DOC_RE.sub(lambda m: cite(papers[int(m.group(1)) - 1])
-                                      if 1 <= int(m.group(1)) <= len(papers) else m.group(0), card.inspiration)
-            rejection = None
-            if not gate.valid:  # the set is the unit: an invalid set delivers no accepted card
-                rejection = "; ".join(check.reasons) or f"its set is schema-invalid ({gate.reason})"
-            # The taxonomy labels are recorded in their own fields; the idea's prose goes without them.
-            gap, method = split_label(card.problem_gap)[1], split_label(card.method)[1]
-            extra = SetlevelExtra(rank=rank, problem_gap=gap, core_claim=card.core_claim,
-                                  inspiration=inspiration,
-                                  sources=[{"document": n, "title": papers[n - 1].title,
-                                            "paper_id": papers[n - 1].paper_id} for n in srcs],
-                                  opportunity_pattern=check.opportunity, method_paradigm=check.paradigm,
-                                  set_index=chosen + 1, r_set=score, rejection=rejection)
-            idea = ctx.new_idea(title=card.title or f"Card {rank}", motivation=gap, method=method,
-                                abstract=card.core_claim, related_work=inspiration, extra=extra,
-                                status="rejected" if rejection else "accepted")
-            ideas.append(await ctx.ground(idea))
+        rank = 0
+        for slot in range(1, slots + 1):
+            cs, gate = state.sets[chosen[slot]], gates[chosen[slot]]
+            score = cs.score.r_set if cs.score else (0.0 if not gate.valid else None)
+            for card, check in zip(cs.cards[:k], gate.cards, strict=False):
+                if rank >= cfg.ideas:
+                    break
+                rank += 1
+                ctx.scope = {"idea": rank}
+                srcs = card_sources(card, papers)
+                # Document N -> the paper's citation, so grounding can match it against the background papers.
+                inspiration = _DOC_RE.sub(lambda m: cite(papers[int(m.group(1)) - 1])
+                                          if 1 <= int(m.group(1)) <= len(papers) else m.group(0), card.inspiration)
+                rejection = None
+                if not gate.valid:  # the set is the unit: an invalid set delivers no accepted card
+                    rejection = "; ".join(check.reasons) or f"its set is schema-invalid ({gate.reason})"
+                # The taxonomy labels are recorded in their own fields; the idea's prose goes without them.
+                gap, method = split_label(card.problem_gap)[1], split_label(card.method)[1]
+                extra = SetlevelExtra(rank=rank, problem_gap=gap, core_claim=card.core_claim,
+                                      inspiration=inspiration,
+                                      sources=[{"document": n, "title": papers[n - 1].title,
+                                                "paper_id": papers[n - 1].paper_id} for n in srcs],
+                                      opportunity_pattern=check.opportunity, method_paradigm=check.paradigm,
+                                      set_index=next(i for i, d in enumerate(draws(slot), 1) if d is cs),
+                                      set_number=slot, r_set=score,
+                                      rejection=rejection)
+                idea = ctx.new_idea(title=card.title or f"Card {rank}", motivation=gap, method=method,
+                                    abstract=card.core_claim, related_work=inspiration, extra=extra,
+                                    status="rejected" if rejection else "accepted")
+                ideas.append(await ctx.ground(idea))
         ctx.scope = {}
         ctx.write_ideas(ideas)
         return ideas
@@ -268,7 +304,8 @@ class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
         rec = getattr(self, "_record", None)
         if not rec:
             return ""
-        lines = [f"- Sets drawn: {len(rec['sets'])}; kept: set {rec['chosen']}"
+        kept = ", ".join(f"set {n}" for n in rec["chosen"])
+        lines = [f"- Sets drawn: {len(rec['sets'])} (K = {rec['set_size']} cards each); kept: {kept}"
                  + (f"; impact anchor: {rec['anchor']}" if rec["anchor"] else "")]
         for s in rec["sets"]:
             r = "not scored" if s["r_set"] is None else f"R_set {s['r_set']:.3f}"
@@ -276,9 +313,10 @@ class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
         return "\n".join(lines)
 
     def estimate(self, plan: CostPlan, *, topic: str, background_tokens: int = 0) -> None:
-        k, n = self.config.ideas, self.config.sets
+        k, slots = self.config.set_size, self.n_slots()
+        n = self.config.sets * slots  # writer calls: every candidate draw of every set
         doc_tokens = min(background_tokens, self.config.max_documents * self.config.chars_per_document // 4)
         plan.add("writer", calls=n, input_tokens=n * (650 + doc_tokens), output_tokens=n * 440 * k)
-        if n > 1 or self.config.score:  # per set: 2 impact calls per card, 1 similarity call per pair
+        if n > 1 or self.config.score:  # per draw: 2 impact calls per card, 1 similarity call per pair
             calls = n * (2 * k + k * (k - 1) // 2)
             plan.add("judge", calls=calls, input_tokens=calls * 700, output_tokens=calls * 120)

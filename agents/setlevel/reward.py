@@ -1,7 +1,8 @@
 """R_set, the set-level reward, with its two judges (our own prompts).
 
 - Quality q(u) = I(u): an impact judge compares the card with an anchor idea in BOTH presentation
-  orders; I(u) is the share of the two orders the card wins (1, 0.5 or 0). The seed anchors on the
+  orders; in each order a win counts 1, a "tie" 0.5 and a loss 0 (the seed's {0, 0.5, 1}), and I(u) is
+  the mean of the two orders. The seed anchors on the
   held-out gold idea of the instance; an `ideate` run has none, so the anchor is the configured
   `gold_idea` when given, else the first source document (an established, published idea) -- an
   approximation, recorded on the run as `anchor`.

@@ -145,11 +145,12 @@ class SetGate:
 
 
 def gate_set(cards: Sequence[dict[str, str]], *, k: int, min_words: int) -> SetGate:
-    """The schema gate of a set: the first K cards must all be valid and there must be K of them."""
+    """The schema gate of a set: exactly K cards, all valid. More than K is invalid too: a set is the K ideas
+    written together, and extra cards would let a writer pad a set past the K the reward is defined on."""
     checks = tuple(check_card(c, min_words=min_words) for c in cards[:k])
     problems = []
-    if len(cards) < k:
-        problems.append(f"{len(cards)} card(s) written, {k} required")
+    if len(cards) != k:
+        problems.append(f"{len(cards)} card(s) written, exactly {k} required")
     bad = [f"card {n}: {'; '.join(c.reasons)}" for n, c in enumerate(checks, 1) if not c.valid]
     if bad:
         problems.append(f"{len(bad)} of {len(checks)} card(s) invalid ({' | '.join(bad)})")

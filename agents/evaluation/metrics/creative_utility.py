@@ -67,13 +67,17 @@ def creative_utility(q: Sequence[float], d: Sequence[Sequence[float]], *, gamma:
 SIMILARITY_FIELDS = ("problem_gap", "core_claim", "method")
 
 
+_IMPACT_POINTS = {"idea": 1.0, "tie": 0.5, "gold": 0.0}
+
+
 def impact_value(idea_first: str, idea_second: str) -> float:
-    """I(u) of one judge: the share of the two orders the idea wins (1 both, 0.5 split, 0 neither).
-    Each argument is the winner in that order: "idea", "gold" or "tie" (a tie wins nothing)."""
+    """I(u) of one judge: the mean over the two presentation orders of the idea's points in that order,
+    1 for a win, 0.5 for a tie, 0 for a loss (the set-level seed's pairwise impact in {0, 0.5, 1}).
+    Each argument is the winner in that order: "idea", "gold" or "tie"."""
     for w in (idea_first, idea_second):
-        if w not in ("idea", "gold", "tie"):
+        if w not in _IMPACT_POINTS:
             raise ValueError(f"impact winner must be idea, gold or tie, got {w!r}")
-    return ((idea_first == "idea") + (idea_second == "idea")) / 2
+    return (_IMPACT_POINTS[idea_first] + _IMPACT_POINTS[idea_second]) / 2
 
 
 def strict_impact(idea_first: str, idea_second: str) -> float:

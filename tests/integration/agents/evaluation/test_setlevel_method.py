@@ -82,12 +82,18 @@ async def test_setlevel_resume_does_not_call_again(settings, tmp_path: Path) -> 
     assert out.status == "completed" and len(out.ideas) == 2 and len(model.calls) == 0
 
 
-def test_setlevel_dry_run_prices_one_call(settings, tmp_path: Path) -> None:
+def test_setlevel_dry_run_prices_one_call_per_set(settings, tmp_path: Path) -> None:
+    spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 3},
+                   background_file=str(_background(tmp_path)))
+    plan = dry_run(settings, spec, None)
+    assert plan.roles["setlevel.writer"].calls == 1 and plan.roles["setlevel.writer"].output_tokens == 3 * 440
+    assert "setlevel.judge" not in plan.roles or plan.roles["setlevel.judge"].calls == 0  # one set: not judged
+    # 5 ideas at K = 3: two sets of 3, each written by its own call and scored by R_set
     spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 5},
                    background_file=str(_background(tmp_path)))
     plan = dry_run(settings, spec, None)
-    assert plan.roles["setlevel.writer"].calls == 1 and plan.roles["setlevel.writer"].output_tokens == 5 * 440
-    assert "setlevel.judge" not in plan.roles or plan.roles["setlevel.judge"].calls == 0  # one set: not judged
+    assert plan.roles["setlevel.writer"].calls == 2 and plan.roles["setlevel.writer"].output_tokens == 2 * 3 * 440
+    assert plan.roles["setlevel.judge"].calls == 2 * (6 + 3)
     spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 3, "sets": 2},
                    background_file=str(_background(tmp_path)))
     plan = dry_run(settings, spec, None)
@@ -115,12 +121,13 @@ async def test_setlevel_keeps_the_best_of_n_sets_by_r_set(settings, tmp_path: Pa
                    background_file=str(_background(tmp_path)))
     run = create_run(settings.runs_dir, spec)
     out = await run_method(settings, run, llm=PlatformLLMClient(settings, model=model), tool_client=None)
-    assert out.status == "completed" and [i.status for i in out.ideas] == ["accepted"] * 3
+    assert out.status == "completed" and [i.status for i in out.ideas] == ["accepted"] * 3, [
+        i.rejection for i in out.ideas]
     sets = json.loads((run.path / "sets.json").read_text())
     r = [s["r_set"] for s in sets["sets"]]
     # set 1: 1 + 1*0 + 1*0 + 0.05; set 2: invalid -> 0, no judge asked; set 3: 1 + 1 + 1 + 0.05
     assert r == pytest.approx([1.05, 0.0, 3.05])
-    assert sets["chosen"] == 3 and sets["sets"][1]["reason"].startswith("schema_invalid: 3 of 3 card(s) invalid")
+    assert sets["chosen"] == [3] and sets["sets"][1]["reason"].startswith("schema_invalid: 3 of 3 card(s) invalid")
     assert sets["sets"][1]["quality"] == [] and sets["anchor"].startswith("Document 1: Paper number 1")
     x = out.ideas[0].extra_as(SetlevelExtra)
     assert (x.set_index, x.r_set, x.opportunity_pattern, x.method_paradigm) == (
@@ -169,4 +176,33 @@ def test_ideate_cli_takes_sets_and_keeps_the_best_set(tmp_path: Path) -> None:
     assert len(runs) == 1
     sets = json.loads((runs[0] / "sets.json").read_text())
     # set 1: 1 + 1 + 1 + 0.05; set 2 (one idea thrice): 1 + 0 + 0 + 0.05; set 3: label echoes -> 0
-    assert [s["r_set"] for s in sets["sets"]] == pytest.approx([3.05, 1.05, 0.0]) and sets["chosen"] == 1
+    assert [s["r_set"] for s in sets["sets"]] == pytest.approx([3.05, 1.05, 0.0]) and sets["chosen"] == [1]
+
+
+async def test_more_ideas_than_k_draw_sets_of_k_each_gated_and_scored(settings, tmp_path: Path) -> None:
+    """The evaluation asks for --ideas cards: at the seed's K = 3 that is several sets of 3, each written in
+    its own call (told the earlier sets' titles), gated and scored by R_set; the cards beyond --ideas are cut."""
+    def on_topic(i: int, title: str) -> dict[str, object]:  # clearly on the topic: no other gate may reject it
+        return _card(i, title=title, core_claim=f"We claim shaping variant {i} learns faster under sparse rewards "
+                     "in reinforcement learning than curricula alone.")
+
+    first = json.dumps({"cards": [on_topic(i, f"First {i}") for i in (1, 2, 3)]})
+    second = json.dumps({"cards": [on_topic(i, f"Second {i}") for i in (1, 2, 3, 4)]})  # 4 > K: invalid
+    model = ScriptedChatModel(rules=[("Set 1 of 2", first), ("Set 2 of 2", second), ("=== Idea A ===", _judge)])
+    spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 5},
+                   background_file=str(_background(tmp_path)))
+    run = create_run(settings.runs_dir, spec)
+    out = await run_method(settings, run, llm=PlatformLLMClient(settings, model=model), tool_client=None)
+    writes = [c for c in model.calls if "idea cards as JSON" in c[-1].content]
+    assert len(writes) == 2 and all("exactly 3 idea cards" in c[-1].content for c in writes)
+    assert "First 1" not in writes[0][-1].content and "- First 1" in writes[1][-1].content
+    assert [i.title for i in out.ideas] == ["First 1", "First 2", "First 3", "Second 1", "Second 2"]
+    # the set gate's verdicts (the shared validity gate may reject more, for its own reasons)
+    why = [i.extra_as(SetlevelExtra).rejection for i in out.ideas]
+    assert why[:3] == [None] * 3 and all(w.startswith("its set is schema-invalid (schema_invalid: 4 card")
+                                         for w in why[3:]), why
+    assert [i.status for i in out.ideas][3:] == ["rejected"] * 2
+    sets = json.loads((run.path / "sets.json").read_text())
+    assert [(s["slot"], s["valid"]) for s in sets["sets"]] == [(1, True), (2, False)]
+    assert sets["sets"][0]["r_set"] == pytest.approx(3.05) and sets["sets"][1]["r_set"] == 0.0
+    assert [i.extra_as(SetlevelExtra).set_number for i in out.ideas] == [1, 1, 1, 2, 2]

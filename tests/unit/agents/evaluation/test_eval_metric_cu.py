@@ -62,7 +62,9 @@ WINS = [[("idea", "idea"), ("idea", "idea")], [("idea", "idea"), ("idea", "gold"
 
 def test_impact_counts_orders_and_strict_needs_both() -> None:
     assert impact_value("idea", "idea") == 1.0 and impact_value("idea", "gold") == 0.5
-    assert impact_value("tie", "tie") == 0.0
+    # the seed's {0, 0.5, 1}: a tie is half a win in its order (it used to count nothing)
+    assert impact_value("tie", "tie") == 0.5 and impact_value("idea", "tie") == 0.75
+    assert impact_value("gold", "tie") == 0.25 and impact_value("gold", "gold") == 0.0
     assert strict_impact("idea", "idea") == 1.0 and strict_impact("idea", "tie") == 0.0
     with pytest.raises(ValueError):
         impact_value("A", "idea")

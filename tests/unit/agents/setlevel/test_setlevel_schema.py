@@ -67,10 +67,11 @@ def test_fields_copied_from_each_other_are_invalid() -> None:
 def test_set_gate_needs_k_valid_cards_and_names_why() -> None:
     assert gate_set([card(), card(title="Second idea"), card(title="Third idea")], k=3, min_words=4).valid
     short = gate_set([card(), card()], k=3, min_words=4)
-    assert not short.valid and short.reason == "schema_invalid: 2 card(s) written, 3 required"
+    assert not short.valid and short.reason == "schema_invalid: 2 card(s) written, exactly 3 required"
     echo = gate_set([card(), card(core_claim="Core Claim"), card()], k=3, min_words=4)
     assert not echo.valid and echo.reason is not None
     assert echo.reason.startswith("schema_invalid: 1 of 3 card(s) invalid (card 2: core_claim only echoes")
     assert [c.valid for c in echo.cards] == [True, False, True]
-    # cards beyond K are not judged (the first K are the set)
-    assert gate_set([card(), card(), card(), card(core_claim="")], k=3, min_words=4).valid
+    # more than K cards is not a set of K: rejected even when every card is valid
+    over = gate_set([card(), card(), card(), card()], k=3, min_words=4)
+    assert not over.valid and over.reason == "schema_invalid: 4 card(s) written, exactly 3 required"
