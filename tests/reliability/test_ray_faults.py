@@ -15,10 +15,19 @@ Marked `ray`: without Ray they skip with the reason; with MOTIVGRAPH_REQUIRE_RAY
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from tests.reliability.harness import CORPUS_PDF, Chaos
-from tests.reliability.ray_harness import RAY_FAULTS, RayChaos, ray_reason
+from tests.reliability.ray_harness import RAY_FAULTS, RayChaos, busy_workers, ray_reason
 
 pytestmark = [
     pytest.mark.slow,
@@ -64,3 +73,38 @@ def test_ray_fault_resumes_to_the_local_graph(ray_chaos: RayChaos, fault: str, s
     if fault == "ray_store_down":
         assert t.first_rc == 0 and t.pauses >= 1, detail  # paused, restarted the store, finished
     assert t.tracebacks == 0, detail  # an outage ends in a pause or a clear error, never a crash
+
+
+def test_json_stdout_stays_one_document_when_a_ray_worker_dies(ray_chaos: RayChaos, tmp_path: Path) -> None:
+    """#40: a killed Ray worker makes Ray print "(raylet) A worker died ..." on the driver; under --json those
+    lines go to stderr, stdout parses as the one JSON document of the run, and the exit code is the run's."""
+    data = tmp_path / "data"
+    env = ray_chaos.env(data)
+    out, err = tmp_path / "stdout", tmp_path / "stderr"
+    with out.open("wb") as fo, err.open("wb") as fe:
+        proc = subprocess.Popen([sys.executable, "-m", "motivgraph", "ingest", str(ray_chaos.corpus), "--engine",
+                                 "ray", "--json"], cwd=ray_chaos.workdir, env=env, stdout=fo, stderr=fe)
+        killed = False
+        deadline = time.monotonic() + ray_chaos.trial_cap_s
+        try:
+            while proc.poll() is None and time.monotonic() < deadline:
+                busy = busy_workers(proc.pid)
+                if busy and not killed:
+                    os.kill(busy[0][0], signal.SIGKILL)
+                    killed = True
+                time.sleep(0.05)
+            rc = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    if not killed:
+        pytest.skip("the ingest finished before a worker could be seen running a task")
+    stdout, stderr = out.read_text(errors="replace"), err.read_text(errors="replace")
+    assert rc == 0, stderr[-3000:]
+    run = json.loads(stdout)  # the whole of stdout: one document, nothing before or after it
+    assert run["summary"]["failed"] == 0 and "(raylet)" not in stdout
+    with contextlib.suppress(Exception):
+        from motivgraph.graph.embedded import EmbeddedFalkorDB
+
+        EmbeddedFalkorDB(data).stop(timeout_s=30)
