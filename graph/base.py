@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 from motivgraph.graph.models import (
     GraphStats,
     NodeDetail,
+    NodeEvidence,
     NodePage,
     NodeRecord,
     NodeType,
@@ -20,6 +21,7 @@ from motivgraph.graph.models import (
     PaperRecord,
     ParentIn,
     RemovalResult,
+    TripleEvidence,
     TripleFilter,
     TripleIn,
     TriplePage,
@@ -122,6 +124,16 @@ class GraphStore(Protocol):
 
     def paper_triples(self, paper_id: str) -> list[TripleIn]:
         """The triples a paper states, with their provenance, as they were upserted (export)."""
+
+    def node_evidence(self, keys: Sequence[str], *, per_node: int = 5) -> dict[str, list[NodeEvidence]]:
+        """For each existing key, up to `per_node` papers' statements of it with their quotes (verified
+        statements first, then by paper id and triple index); one read per label. Keys with no
+        statement (or unknown keys) map to an empty list."""
+
+    def triple_evidence(self, triples: Sequence[tuple[str, str, str]], *,
+                        per_triple: int = 5) -> list[list[TripleEvidence]]:
+        """For each (problem key, challenge key, solution key), in the order given, up to `per_triple`
+        papers' statements of that triple with their quotes per element; one read for the batch."""
 
     def iter_parents(self) -> Iterator[ParentIn]: ...
 

@@ -132,6 +132,35 @@ class Evidence(BaseModel):
         return all(self.verified(e) for e in ("problem", "challenge", "solution"))
 
 
+class NodeEvidence(BaseModel):
+    """One paper's statement of one node (one STATES edge): which triple and element of the paper it
+    was, and the quotes the paper gives for it (`GraphStore.node_evidence`)."""
+
+    paper_id: str
+    title: str = ""
+    year: int | None = None
+    triple_index: int
+    element: TripleElement
+    mention: str = Field("", description="the name this paper gave the node")
+    section: str | None = None
+    quotes: list[Quote] = Field(default_factory=list)
+
+    @property
+    def verified(self) -> bool:
+        return any(q.verified for q in self.quotes)
+
+
+class TripleEvidence(BaseModel):
+    """One paper's statement of one triple and its quotes per element (`GraphStore.triple_evidence`)."""
+
+    paper_id: str
+    title: str = ""
+    year: int | None = None
+    triple_index: int
+    section: str | None = None
+    evidence: Evidence = Field(default_factory=Evidence)
+
+
 class TripleIn(BaseModel):
     """One (problem, challenge, solution) statement of one paper, with provenance."""
 

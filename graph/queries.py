@@ -8,7 +8,16 @@ Index/constraint DDL differs per dialect and lives beside each backend.
 Schema (DESIGN.md): (:Problem|Challenge|Solution {key, name, description, aliases, norm_aliases,
 level, created_at, sources, rnd}), (:Paper {paper_id, ...}), (:Meta {id: 'graph', node_version}),
 HAS_CHALLENGE {sources}, SOLVED_BY {sources, problems, stated}, PARENT_OF, and
-(:Paper)-[:STATES {triple_index, role, section, extractor, mention}]->(node).
+(:Paper)-[:STATES {triple_index, role, section, extractor, mention, verified, quotes, quote_verified,
+quote_sections, quote_pages, quote_starts, quote_ends, quote_reasons}]->(node).
+
+Evidence lives on the STATES edge that records the statement: one edge is one element (role) of one
+triple of one paper, so the quotes for it are exactly that edge's. Property values cannot be maps
+(Neo4j), so the quotes are parallel lists, one entry per quote, with no nulls (Neo4j lists cannot
+hold them): '' for no section or reason, 0 for no page, -1 for no offset. `verified` is true when any
+quote of the edge was located in the paper (the grounding check reads it without the lists).
+Every path that writes or removes a STATES edge carries its evidence with it: re-ingest overwrites
+the lists, removal deletes the edge, export/import/push rebuild it from `paper_triples`.
 
 A triple (P, C, S) exists only where a paper stated it: SOLVED_BY(C->S).problems lists the problem
 keys it was stated for, and SOLVED_BY.stated holds "<problem key>\\x1f<paper id>" pairs so the
@@ -91,11 +100,21 @@ WITH p ORDER BY p.paper_id LIMIT $limit
 RETURN {_PAPER} AS paper
 """
 
-PAPER_STATES = """
-MATCH (pa:Paper {paper_id: $paper_id})-[st:STATES]->(n)
+# The evidence lists of a STATES edge `st`, as one map (read back by cypher.quotes_of).
+_QUOTES = ("{verified: st.verified, quotes: st.quotes, quote_verified: st.quote_verified, "
+           "quote_sections: st.quote_sections, quote_pages: st.quote_pages, quote_starts: st.quote_starts, "
+           "quote_ends: st.quote_ends, quote_reasons: st.quote_reasons}")
+
+
+def _quotes(v: str) -> str:
+    return _QUOTES.replace("st.", f"{v}.")
+
+
+PAPER_STATES = f"""
+MATCH (pa:Paper {{paper_id: $paper_id}})-[st:STATES]->(n)
 RETURN st.triple_index AS triple_index, st.role AS role, st.section AS section,
        st.extractor AS extractor, st.mention AS mention, n.key AS key, n.name AS name,
-       n.description AS description
+       n.description AS description, {_QUOTES} AS ev
 ORDER BY triple_index
 """
 
@@ -187,7 +206,9 @@ RETURN created
 
 
 def upsert_states(label: str) -> str:
-    """Rows: {paper_id, key, triple_index, role, section, extractor, mention}."""
+    """Rows: {paper_id, key, triple_index, role, section, extractor, mention, ev: {verified, quotes,
+    quote_verified, quote_sections, quote_pages, quote_starts, quote_ends, quote_reasons}}. Every
+    property is SET, so a re-ingest of the paper replaces its evidence instead of adding to it."""
     lb = _label(label)
     return f"""
 UNWIND $rows AS r
@@ -196,7 +217,10 @@ MATCH (n:{lb} {{key: r.key}})
 OPTIONAL MATCH (pa)-[o:STATES {{triple_index: r.triple_index, role: r.role}}]->(n)
 WITH pa, n, r, o IS NULL AS was_new
 MERGE (pa)-[st:STATES {{triple_index: r.triple_index, role: r.role}}]->(n)
-SET st.section = r.section, st.extractor = r.extractor, st.mention = r.mention
+SET st.section = r.section, st.extractor = r.extractor, st.mention = r.mention,
+    st.verified = r.ev.verified, st.quotes = r.ev.quotes, st.quote_verified = r.ev.quote_verified,
+    st.quote_sections = r.ev.quote_sections, st.quote_pages = r.ev.quote_pages,
+    st.quote_starts = r.ev.quote_starts, st.quote_ends = r.ev.quote_ends, st.quote_reasons = r.ev.quote_reasons
 RETURN sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created
 """
 
@@ -591,6 +615,37 @@ MERGE (m:Meta {id: $meta_id})
 ON CREATE SET m.node_version = 0
 SET m.node_version = m.node_version + 1
 RETURN m.node_version AS node_version
+"""
+
+
+def node_evidence(label: str) -> str:
+    """Rows {key, items}: per node of $keys, up to $per STATES edges with their paper and quotes --
+    verified ones first, then by paper and triple -- in one round trip per label."""
+    lb = _label(label)
+    return f"""
+UNWIND $keys AS k
+MATCH (pa:Paper)-[st:STATES]->(n:{lb} {{key: k}})
+WITH k, pa, st ORDER BY k, coalesce(st.verified, false) DESC, pa.paper_id, st.triple_index
+WITH k, collect({{paper_id: pa.paper_id, title: pa.title, year: pa.year, triple_index: st.triple_index,
+                 role: st.role, section: st.section, mention: st.mention, ev: {_QUOTES}}}) AS items
+RETURN k AS key, items[..$per] AS items
+"""
+
+
+# Rows {i, items}: per triple (pk, ck, sk) of $rows, the papers that state it with the three STATES
+# edges of that statement (same paper, same triple_index) and their quotes.
+TRIPLE_EVIDENCE = f"""
+UNWIND $rows AS r
+MATCH (pa:Paper)-[sp:STATES {{role: 'problem'}}]->(:Problem {{key: r.pk}})
+MATCH (pa)-[sc:STATES {{role: 'challenge'}}]->(:Challenge {{key: r.ck}})
+WHERE sc.triple_index = sp.triple_index
+MATCH (pa)-[ss:STATES {{role: 'solution'}}]->(:Solution {{key: r.sk}})
+WHERE ss.triple_index = sp.triple_index
+WITH r, pa, sp, sc, ss ORDER BY r.i, pa.paper_id, sp.triple_index
+WITH r, collect({{paper_id: pa.paper_id, title: pa.title, year: pa.year, triple_index: sp.triple_index,
+                 section: sp.section, problem: {_quotes('sp')}, challenge: {_quotes('sc')},
+                 solution: {_quotes('ss')}}}) AS items
+RETURN r.i AS i, items[..$per] AS items
 """
 
 

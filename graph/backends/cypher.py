@@ -21,8 +21,10 @@ from typing import Any
 from motivgraph.graph import queries as Q
 from motivgraph.graph.identity import LABELS, TYPE_OF_LABEL, normalize_name, split_key, stable_random
 from motivgraph.graph.models import (
+    Evidence,
     GraphStats,
     NodeDetail,
+    NodeEvidence,
     NodeIn,
     NodePage,
     NodeRecord,
@@ -32,13 +34,16 @@ from motivgraph.graph.models import (
     PaperRecord,
     PaperRef,
     ParentIn,
+    Quote,
     RemovalResult,
+    TripleEvidence,
     TripleFilter,
     TripleIn,
     TriplePage,
     TripleView,
     UpsertResult,
 )
+from motivgraph.limits import MAX_QUOTE_CHARS, MAX_QUOTES_PER_ELEMENT
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +150,48 @@ def _dedupe_refs(items: Iterable[Row]) -> list[NodeRef]:
         if d and d.get("key") and d["key"] not in seen:
             seen[d["key"]] = to_ref(d)
     return sorted(seen.values(), key=lambda r: r.key)
+
+
+def evidence_row(quotes: Sequence[Quote]) -> Row:
+    """The STATES edge's evidence properties for these quotes (queries.py: parallel lists, no nulls)."""
+    return {
+        "verified": any(q.verified for q in quotes),
+        "quotes": [q.text for q in quotes],
+        "quote_verified": [bool(q.verified) for q in quotes],
+        "quote_sections": [q.section or "" for q in quotes],
+        "quote_pages": [q.page or 0 for q in quotes],
+        "quote_starts": [-1 if q.start is None else q.start for q in quotes],
+        "quote_ends": [-1 if q.end is None else q.end for q in quotes],
+        "quote_reasons": [q.reason or "" for q in quotes],
+    }
+
+
+def quotes_of(ev: Row | None) -> list[Quote]:
+    """The quotes stored on a STATES edge (`evidence_row` read back); [] for an edge written before
+    evidence was stored. A list cut short by a hand edit in the database is read as far as it goes."""
+    if not ev or not ev.get("quotes"):
+        return []
+    texts = list(ev["quotes"])[:MAX_QUOTES_PER_ELEMENT]
+    n = len(texts)
+
+    def col(name: str, default: Any) -> list[Any]:
+        vals = list(ev.get(name) or [])
+        return vals + [default] * (n - len(vals))
+
+    ver, sec, page = col("quote_verified", False), col("quote_sections", ""), col("quote_pages", 0)
+    start, end, why = col("quote_starts", -1), col("quote_ends", -1), col("quote_reasons", "")
+    out: list[Quote] = []
+    for i, text in enumerate(texts):
+        if not text or not str(text).strip():
+            continue
+        out.append(Quote(
+            text=str(text)[:MAX_QUOTE_CHARS], verified=bool(ver[i]), section=sec[i] or None,
+            page=int(page[i]) if page[i] and int(page[i]) > 0 else None,
+            start=int(start[i]) if start[i] is not None and int(start[i]) >= 0 else None,
+            end=int(end[i]) if end[i] is not None and int(end[i]) >= 0 else None,
+            reason=why[i] or None,
+        ))
+    return out
 
 
 def encode_cursor(*keys: str) -> str:
@@ -275,6 +322,7 @@ class CypherGraphStore(ABC):
                 states[lb][(t.paper_id, t.index, role)] = {
                     "paper_id": t.paper_id, "key": key, "triple_index": t.index, "role": role,
                     "section": t.section, "extractor": t.extractor, "mention": node.name,
+                    "ev": evidence_row(t.evidence.of(role)),
                 }
             if t.paper_id not in papers:
                 papers.append(t.paper_id)
@@ -738,10 +786,56 @@ class CypherGraphStore(ABC):
             out.append(TripleIn(
                 paper_id=paper_id, index=idx, section=any_row.get("section"),
                 extractor=any_row.get("extractor") or "llm",
+                evidence=Evidence(**{role: quotes_of(roles[role].get("ev")) for role in ROLES}),
                 **{role: NodeIn(name=roles[role].get("mention") or roles[role]["name"],
                                 description=roles[role].get("description") or "", key=roles[role]["key"])
                    for role in ROLES},
             ))
+        return out
+
+    def node_evidence(self, keys: Sequence[str], *, per_node: int = 5) -> dict[str, list[NodeEvidence]]:
+        """Per key, up to `per_node` papers' statements of the node with their quotes, verified
+        statements first (one read per label; unknown or malformed keys map to [])."""
+        out: dict[str, list[NodeEvidence]] = {}
+        by_label: dict[str, list[str]] = {}
+        for k in dict.fromkeys(keys):
+            out[k] = []
+            lb = LABELS.get(_type_of(k))
+            if lb is not None:
+                by_label.setdefault(lb, []).append(k)
+        if per_node <= 0:
+            return out
+        for lb, lkeys in by_label.items():
+            for r in self._read(Q.node_evidence(lb), {"keys": lkeys, "per": int(per_node)}):
+                out[r["key"]] = [
+                    NodeEvidence(
+                        paper_id=i["paper_id"], title=i.get("title") or "",
+                        year=int(i["year"]) if i.get("year") is not None else None,
+                        triple_index=int(i["triple_index"]), element=i["role"], mention=i.get("mention") or "",
+                        section=i.get("section"), quotes=quotes_of(i.get("ev")),
+                    )
+                    for i in r.get("items") or []
+                ]
+        return out
+
+    def triple_evidence(self, triples: Sequence[tuple[str, str, str]], *,
+                        per_triple: int = 5) -> list[list[TripleEvidence]]:
+        """Per (problem, challenge, solution) key triple, in the order given, up to `per_triple` papers'
+        statements of it (the three STATES edges of one paper's triple) with their quotes; one read."""
+        out: list[list[TripleEvidence]] = [[] for _ in triples]
+        if not triples or per_triple <= 0:
+            return out
+        rows = [{"i": i, "pk": pk, "ck": ck, "sk": sk} for i, (pk, ck, sk) in enumerate(triples)]
+        for r in self._read(Q.TRIPLE_EVIDENCE, {"rows": rows, "per": int(per_triple)}):
+            out[int(r["i"])] = [
+                TripleEvidence(
+                    paper_id=i["paper_id"], title=i.get("title") or "",
+                    year=int(i["year"]) if i.get("year") is not None else None,
+                    triple_index=int(i["triple_index"]), section=i.get("section"),
+                    evidence=Evidence(**{role: quotes_of(i.get(role)) for role in ROLES}),
+                )
+                for i in r.get("items") or []
+            ]
         return out
 
     def iter_parents(self) -> Iterator[ParentIn]:

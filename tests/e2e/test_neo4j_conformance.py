@@ -14,6 +14,7 @@ import pytest
 from motivgraph.graph.base import GraphStore
 from motivgraph.settings import Settings
 from tests.integration.graph.test_store_conformance import TestConformance as _Conformance
+from tests.integration.graph.test_store_conformance import TestEvidenceConformance as _EvidenceConformance
 
 pytestmark = [pytest.mark.e2e, pytest.mark.neo4j]
 
@@ -31,6 +32,10 @@ def gstore(neo4j_settings: Settings) -> Iterator[GraphStore]:
 
 class TestNeo4jConformance(_Conformance):
     """Every conformance test, on Neo4j."""
+
+
+class TestNeo4jEvidenceConformance(_EvidenceConformance):
+    """The evidence conformance tests (quotes on STATES edges: parallel lists, no nulls), on Neo4j."""
 
 
 def test_push_settings_shape(neo4j_settings: Settings) -> None:

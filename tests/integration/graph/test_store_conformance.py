@@ -13,7 +13,16 @@ import pytest
 from motivgraph.errors import GraphError
 from motivgraph.graph.base import GraphStore
 from motivgraph.graph.identity import node_key, stable_random
-from motivgraph.graph.models import NodeIn, NodeRecord, PaperRecord, ParentIn, TripleFilter, TripleIn
+from motivgraph.graph.models import (
+    Evidence,
+    NodeIn,
+    NodeRecord,
+    PaperRecord,
+    ParentIn,
+    Quote,
+    TripleFilter,
+    TripleIn,
+)
 
 
 @pytest.fixture
@@ -572,3 +581,85 @@ class TestConformance:
         assert sum(st.nodes.values()) == 0 and sum(st.relationships.values()) == 0 and st.triples == 0
         gstore.upsert_triples(CORE[:1])  # schema still in place
         assert gstore.stats().triples == 1
+
+
+# ---------------------------------------------------------------------------------------------- evidence
+def Q(text: str, *, page: int | None = 2, start: int | None = 100, section: str | None = "introduction") -> Quote:
+    return Quote(text=text, verified=True, section=section, page=page, start=start,
+                 end=None if start is None else start + len(text))
+
+
+UNVERIFIED = Quote(text="A sentence nobody wrote.", verified=False, reason="not found in the paper")
+
+
+def with_evidence(t: TripleIn, tag: str) -> TripleIn:
+    ev = Evidence(problem=[Q(f"{tag} states the problem.")],
+                  challenge=[Q(f"{tag} names the challenge.", page=None, start=None, section="abstract"), UNVERIFIED],
+                  solution=[UNVERIFIED])
+    return t.model_copy(update={"evidence": ev})
+
+
+class TestEvidenceConformance:
+    """Quotes live on the STATES edges: written with a triple, read per node and per triple, carried by
+    paper_triples (export, push, compare) and replaced -- never duplicated -- by a re-ingest."""
+
+    def test_paper_triples_carry_every_quote_field(self, gstore: GraphStore) -> None:
+        t = with_evidence(CORE[0], "Paper A")
+        gstore.upsert_triples([t, CORE[1]])
+        back = {x.index: x for x in gstore.paper_triples("paper-a")}
+        assert back[0].evidence == t.evidence
+        assert back[0].evidence.challenge[0].page is None and back[0].evidence.challenge[0].start is None
+        assert back[0].evidence.solution[0].reason == "not found in the paper"
+        assert back[1].evidence == Evidence()  # a triple stored without quotes reads back empty
+
+    def test_reingest_replaces_evidence(self, gstore: GraphStore) -> None:
+        gstore.upsert_triples([with_evidence(CORE[0], "First")])
+        gstore.upsert_triples([with_evidence(CORE[0], "Second")])
+        (t,) = gstore.paper_triples("paper-a")
+        assert [q.text for q in t.evidence.problem] == ["Second states the problem."]
+        assert len(t.evidence.challenge) == 2
+        assert gstore.stats().relationships["STATES"] == 3
+
+    def test_node_evidence_batched_verified_first(self, gstore: GraphStore) -> None:
+        gstore.upsert_papers([PaperRecord(paper_id="paper-a", title="Paper A", year=2021)])
+        gstore.upsert_triples([with_evidence(CORE[0], "A"), CORE[2], with_evidence(CORE[4], "C")])
+        ck = node_key("challenge", "Scarce labelled data")
+        pk = node_key("problem", "Low-resource NER")
+        got = gstore.node_evidence([ck, pk, "solution:nothing here", "not a key"], per_node=5)
+        assert set(got) == {ck, pk, "solution:nothing here", "not a key"}
+        assert got["solution:nothing here"] == [] and got["not a key"] == []
+        # three papers state the challenge; the two with a verified quote come first
+        assert [(e.paper_id, e.verified) for e in got[ck]] == [
+            ("paper-a", True), ("paper-c", True), ("paper-b", False)]
+        first = got[ck][0]
+        assert (first.title, first.year, first.element, first.triple_index) == ("Paper A", 2021, "challenge", 0)
+        assert first.quotes[0].text == "A names the challenge." and first.quotes[0].section == "abstract"
+        assert got[ck][2].quotes == []
+        assert [e.paper_id for e in got[pk]] == ["paper-a", "paper-c"]
+        assert len(gstore.node_evidence([ck], per_node=1)[ck]) == 1
+        assert gstore.node_evidence([ck], per_node=0)[ck] == []
+
+    def test_triple_evidence_per_stating_paper(self, gstore: GraphStore) -> None:
+        gstore.upsert_triples([with_evidence(CORE[0], "A"), CORE[2], with_evidence(CORE[4], "C")])
+        keys = [
+            (node_key("problem", "Low-resource NER"), node_key("challenge", "Scarce labelled data"),
+             node_key("solution", "Data augmentation")),
+            (node_key("problem", "Machine translation"), node_key("challenge", "Scarce labelled data"),
+             node_key("solution", "Back-translation")),
+            # a path no paper states as one triple
+            (node_key("problem", "Low-resource NER"), node_key("challenge", "Scarce labelled data"),
+             node_key("solution", "Back-translation")),
+        ]
+        got = gstore.triple_evidence(keys)
+        assert [e.paper_id for e in got[0]] == ["paper-a", "paper-c"]
+        assert got[0][0].evidence.problem[0].text == "A states the problem."
+        assert got[0][1].evidence.problem[0].text == "C states the problem."
+        assert [e.paper_id for e in got[1]] == ["paper-b"] and got[1][0].evidence == Evidence()
+        assert got[2] == []
+        assert len(gstore.triple_evidence(keys[:1], per_triple=1)[0]) == 1
+
+    def test_remove_paper_takes_its_evidence(self, gstore: GraphStore) -> None:
+        gstore.upsert_triples([with_evidence(CORE[0], "A"), with_evidence(CORE[4], "C")])
+        gstore.remove_paper("paper-a")
+        ck = node_key("challenge", "Scarce labelled data")
+        assert [e.paper_id for e in gstore.node_evidence([ck])[ck]] == ["paper-c"]
