@@ -88,15 +88,17 @@ def export_lines(store: GraphStore, progress: Progress | None = None) -> Iterato
         tick()
         for t in sorted(store.paper_triples(p.paper_id), key=lambda t: t.index):
             counts["triple"] += 1
-            yield _dumps(
-                {
-                    "kind": "triple", "paper_id": t.paper_id, "index": t.index, "section": t.section,
-                    "extractor": t.extractor,
-                    "problem": _node_ref(t.problem, t.problem.key_for("problem")),
-                    "challenge": _node_ref(t.challenge, t.challenge.key_for("challenge")),
-                    "solution": _node_ref(t.solution, t.solution.key_for("solution")),
-                }
-            )
+            line: dict[str, Any] = {
+                "kind": "triple", "paper_id": t.paper_id, "index": t.index, "section": t.section,
+                "extractor": t.extractor,
+                "problem": _node_ref(t.problem, t.problem.key_for("problem")),
+                "challenge": _node_ref(t.challenge, t.challenge.key_for("challenge")),
+                "solution": _node_ref(t.solution, t.solution.key_for("solution")),
+            }
+            if any(t.evidence.of(e) for e in NODE_TYPES):
+                # only when there is some: a graph without evidence exports the same bytes as before
+                line["evidence"] = t.evidence.model_dump(mode="json")
+            yield _dumps(line)
     for par in parents:
         counts["parent"] += 1
         tick()

@@ -58,6 +58,9 @@ def test_a_merging_import_keeps_the_sources_the_graph_had(store, copy):
     ("MATCH (n:Problem {key: 'problem:low resource ner'}) SET n.description = 'other'", "field description"),
     ("MATCH (:Paper)-[st:STATES {role: 'solution'}]->(:Solution {key: 'solution:sparse attention'}) "
      "SET st.mention = 'changed'", "triples of paper"),
+    # a quote lost or altered in the copy
+    ("MATCH (:Paper)-[st:STATES {role: 'challenge'}]->(:Challenge {key: 'challenge:quadratic attention cost'}) "
+     "SET st.quote_pages = [7, 0]", "triples of paper"),
     ("MATCH (:Challenge)-[e:SOLVED_BY]->(:Solution {key: 'solution:memory tokens'}) SET e.sources = []",
      "relationships of"),
     ("MATCH (:Challenge {key: 'challenge:resource limits'})-[e:PARENT_OF]->"

@@ -18,7 +18,7 @@ from bench.synthetic import SyntheticGraph
 from motivgraph.graph import open_store
 from motivgraph.graph.base import GraphStore
 from motivgraph.graph.interchange import copy_graph, export_lines, export_to, import_lines, parse_lines
-from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
+from motivgraph.graph.models import Evidence, NodeIn, PaperRecord, ParentIn, Quote, TripleIn
 from motivgraph.settings import Settings
 
 REPO = Path(__file__).resolve().parents[3]
@@ -60,6 +60,15 @@ def fill_small_graph(store: GraphStore) -> None:
         [
             TripleIn(
                 paper_id="arxiv:2401.00001", index=0, section="introduction",
+                # evidence: located quotes (one with no page), an unlocated one with its reason, unicode
+                evidence=Evidence(
+                    problem=[Quote(text="Summarising long documents remains hard.", verified=True,
+                                   section="Introduction", page=1, start=10, end=50)],
+                    challenge=[Quote(text="Attention memory grows with n² in the length.", verified=True,
+                                     section="abstract", page=None, start=0, end=46),
+                               Quote(text="A sentence the paper does not hold.", verified=False,
+                                     reason="not found in the paper")],
+                ),
                 problem=NodeIn(name="Long-document summarisation", description="Summaries of long texts."),
                 challenge=NodeIn(name="Quadratic attention cost", description="Memory grows with n²."),
                 solution=NodeIn(name="Sparse attention", description="Attend to few positions."),
@@ -94,6 +103,8 @@ def fill_small_graph(store: GraphStore) -> None:
 def test_round_trip_is_byte_identical(store, target):
     fill_small_graph(store)
     first = list(export_lines(store))
+    quoted = [json.loads(x) for x in first if '"evidence"' in x]
+    assert len(quoted) == 1 and quoted[0]["evidence"]["challenge"][1]["reason"] == "not found in the paper"
     kinds = [json.loads(line)["kind"] for line in first]
     assert kinds[0] == "header" and kinds[-1] == "end"
     assert kinds.count("triple") == 3 and kinds.count("parent") == 3 and kinds.count("paper") == 2
@@ -103,6 +114,7 @@ def test_round_trip_is_byte_identical(store, target):
     report = import_lines(target, first)
     assert report.ok and (report.nodes, report.papers, report.triples, report.parents) == (10, 2, 3, 3)
     assert list(export_lines(target)) == first
+    assert target.paper_triples("arxiv:2401.00001")[0].evidence == store.paper_triples("arxiv:2401.00001")[0].evidence
     assert target.stats().model_dump(exclude={"node_version"}) == store.stats().model_dump(exclude={"node_version"})
     # importing again changes nothing
     import_lines(target, first)
