@@ -54,3 +54,5 @@ def test_walkthrough_query_runs_on_neo4j(docs_graph: Any, title: str, query: str
         assert C_WSN.split(":", 1)[1].split()[0] in text.lower()
     if "shared across problems" in title:
         assert any(r.get("n") == 2 for r in rows)
+    if "evidence" in title:  # the ant colony paper's located quote for the challenge, with its page
+        assert any(r["verified"] is True and r["page"] == 2 and "link costs change" in r["quote"] for r in rows)

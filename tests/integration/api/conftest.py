@@ -18,7 +18,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from motivgraph.graph.models import NodeIn, PaperRecord, ParentIn, TripleIn
+from motivgraph.graph.models import Evidence, NodeIn, PaperRecord, ParentIn, Quote, TripleIn
 from motivgraph.settings import GraphSettings, Settings
 from tests.reprocess_support import drop_graph
 
@@ -64,6 +64,23 @@ def _t(paper: str, i: int, p: tuple[str, str], c: tuple[str, str], s: tuple[str,
                     section="introduction", **kw)
 
 
+# Evidence (#39): the ant colony triple is quoted and located on every element; the quantization triple has a
+# located quote for its solution and one the miner could not find for its challenge; the rest have none.
+ACO_QUOTES = Evidence(
+    problem=[Quote(text="Delivery companies must plan the routes of large vehicle fleets every day.", verified=True,
+                   section="Introduction", page=1, start=120, end=193)],
+    challenge=[Quote(text="Short routes must be found again whenever link costs change in a large network.",
+                     verified=True, section="Introduction", page=2, start=1510, end=1590)],
+    solution=[Quote(text="Artificial ants deposit pheromone on short paths, and evaporation forgets stale ones.",
+                    verified=True, section="Method", page=3, start=4020, end=4105)],
+)
+LLMQ_QUOTES = Evidence(
+    challenge=[Quote(text="Weights in half precision no longer fit one accelerator.", verified=False,
+                     reason="not found in the paper")],
+    solution=[Quote(text="We store each weight in four bits with a scale per group of 128 weights.", verified=True,
+                    section="Method", page=4, start=9000, end=9072)],
+)
+
 P_LLM = ("Efficient inference of large language models",
          "Serving large language models within limited memory and compute budgets.")
 C_MEM = ("Memory footprint of billion-parameter weights",
@@ -73,7 +90,8 @@ WSN = ("Data collection in wireless sensor networks",
 TRIPLES = [
     _t("doi:10.1000/llmq", 0, P_LLM, C_MEM,
        ("Model quantization for large language models",
-        "Compress LLM weights to 4-bit integers with per-group scales so that large models run on small hardware.")),
+        "Compress LLM weights to 4-bit integers with per-group scales so that large models run on small hardware."),
+       evidence=LLMQ_QUOTES),
     _t("arxiv:2401.00001", 0, P_LLM,
        ("Slow autoregressive decoding", "Generating tokens one at a time leaves accelerators idle and adds latency."),
        ("Speculative decoding with a draft model", "A small model proposes tokens that the large model verifies.")),
@@ -92,7 +110,8 @@ TRIPLES = [
        ("Finding short paths through large dynamic networks",
         "Short routes must be discovered and adapted quickly as link costs change in large networks."),
        ("Ant colony optimization with pheromone trails",
-        "Simulated ants lay pheromone on good paths, reinforcing short routes and letting stale ones evaporate.")),
+        "Simulated ants lay pheromone on good paths, reinforcing short routes and letting stale ones evaporate."),
+       evidence=ACO_QUOTES),
     _t("doi:10.1000/prot", 0,
        ("Protein structure prediction", "Predicting the 3D structure of a protein from its amino-acid sequence."),
        ("Modelling long-range residue interactions", "Residues far apart in sequence touch in the folded protein."),
