@@ -119,7 +119,7 @@ def resource_templates() -> list[types.ResourceTemplate]:
         types.ResourceTemplate(
             name="node", uri_template=NODE_URI, mime_type="application/json",
             description="A node ('problem:…', 'challenge:…' or 'solution:…', or its name) with its description, "
-                        "parents, children, neighbours, triples and papers.",
+                        "parents, children, neighbours, triples, papers and the quotes of the papers that state it.",
         ),
         types.ResourceTemplate(
             name="paper", uri_template=PAPER_URI, mime_type="application/json",

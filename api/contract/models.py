@@ -99,6 +99,21 @@ class ScoredNode(NodeBrief):
     score: float = Field(description="Cosine similarity to the query (-1..1).")
 
 
+class QuoteOut(BaseModel):
+    """A passage of a paper that states a node (or one element of a triple), as the tools show it: the
+    quote cut to `api.evidence_quote_chars` characters, with where the miner found it in the paper."""
+
+    text: str = Field(description="The quote as the paper states it ('…' marks a quote cut to the length limit).")
+    verified: bool = Field(description="True when the miner located the quote in the paper's text.")
+    element: NodeType = Field(description="Which element of the stated triple this quote supports.")
+    paper_id: str
+    title: str = ""
+    year: int | None = None
+    section: str | None = Field(None, description="Heading of the section it was found in.")
+    page: int | None = Field(None, description="1-based page (null for records without pages).")
+    reason: str | None = Field(None, description="Why it is not verified (null when verified).")
+
+
 class TripleOut(BaseModel):
     """One problem → challenge → solution path and the papers that state it."""
 
@@ -106,6 +121,11 @@ class TripleOut(BaseModel):
     challenge: NodeBrief
     solution: NodeBrief
     papers: list[str] = Field(default_factory=list, description="Ids of the papers stating this triple.")
+    evidence: list[QuoteOut] = Field(
+        default_factory=list,
+        description="Quotes of the stating papers for the triple's elements (at most api.evidence_quotes per "
+        "element; verified first).",
+    )
 
 
 class PaperBrief(BaseModel):
@@ -151,6 +171,10 @@ class NodeRelationRequest(_Req):
     )
     max_triples: int = Field(20, ge=1, le=200, description="Most P→C→S triples returned per node.")
     max_neighbours: int = Field(30, ge=1, le=500, description="Most neighbours returned per relation kind.")
+    max_quotes: int | None = Field(
+        None, ge=0, le=20,
+        description="Most evidence quotes per node (verified first); the server's api.evidence_quotes when omitted.",
+    )
 
 
 class NodeRelation(BaseModel):
@@ -164,6 +188,10 @@ class NodeRelation(BaseModel):
     solutions: list[NodeBrief] = Field(default_factory=list)
     triples: list[TripleOut] = Field(default_factory=list)
     papers: list[PaperBrief] = Field(default_factory=list, description="Source papers (title, year).")
+    evidence: list[QuoteOut] = Field(
+        default_factory=list,
+        description="Quotes of the papers that state this node (at most api.evidence_quotes; verified first).",
+    )
     truncated: bool = Field(False, description="True when a list was cut at max_triples / max_neighbours.")
 
 

@@ -9,13 +9,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from motivgraph import __version__
-from motivgraph.api.contract.models import NodeBrief, NodeRelation, PaperBrief, TripleOut
+from motivgraph.api.contract.models import NodeBrief, NodeRelation, PaperBrief, QuoteOut, TripleOut
 from motivgraph.api.services.briefs import brief, triple_out
 from motivgraph.api.services.context import ToolContext
 from motivgraph.api.services.errors import InvalidCursor, PaperNotFound, scrub_paths
+from motivgraph.api.services.evidence import node_quotes, triple_quotes_from, with_triple_evidence
 from motivgraph.api.services.node_relation import relation_of
 from motivgraph.errors import GraphError, MotivGraphError, NodeNotFound
-from motivgraph.graph.models import NodeType, PaperRecord, TripleFilter
+from motivgraph.graph.models import NodeType, PaperRecord, TripleEvidence, TripleFilter
 from motivgraph.ingest.identity import resolve_paper_id
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,8 @@ class PaperTriple(BaseModel):
     challenge: str
     solution: str
     section: str | None = None
+    evidence: list[QuoteOut] = Field(default_factory=list, description="This paper's quotes for the triple's "
+                                     "elements (at most api.evidence_quotes per element).")
 
 
 class PaperOut(BaseModel):
@@ -96,7 +99,10 @@ def page_triples(ctx: ToolContext, flt: TripleFilter, cursor: str | None, limit:
         page = ctx.store.page_triples(flt, cursor=cursor, limit=limit)
     except ValueError as e:  # a cursor that is not one of ours
         raise InvalidCursor(str(e)) from e
-    return TriplesPage(items=[triple_out(t) for t in page.items], next_cursor=page.next_cursor)
+    api = ctx.settings.api
+    items = with_triple_evidence(ctx.store, [triple_out(t) for t in page.items], per=api.evidence_quotes,
+                                 chars=api.evidence_quote_chars)
+    return TriplesPage(items=items, next_cursor=page.next_cursor)
 
 
 class PapersPage(BaseModel):
@@ -133,7 +139,12 @@ def get_node(ctx: ToolContext, key: str) -> NodeRelation:
         detail = store.get_node(recs[0].key) if len(recs) == 1 else None
         if detail is None:
             raise NodeNotFound(key, ctx.suggestions(key.split(":", 1)[-1]) if not recs else [r.key for r in recs])
-    return relation_of(detail, key, max_triples=200, max_neighbours=200)
+    api = ctx.settings.api
+    quotes = node_quotes(store, [detail.node.key], per=api.evidence_quotes, chars=api.evidence_quote_chars)
+    rel = relation_of(detail, key, max_triples=200, max_neighbours=200, evidence=quotes[detail.node.key])
+    # the node view shows each triple with its quotes too (the explorer's triple rows)
+    rel.triples = with_triple_evidence(store, rel.triples, per=api.evidence_quotes, chars=api.evidence_quote_chars)
+    return rel
 
 
 def get_paper(ctx: ToolContext, paper_id: str) -> PaperView:
@@ -146,9 +157,14 @@ def get_paper(ctx: ToolContext, paper_id: str) -> PaperView:
     rec = store.get_paper(paper_id)
     if rec is None:
         raise PaperNotFound(f"No paper with id {paper_id!r}")
+    api = ctx.settings.api
     triples = [
         PaperTriple(index=t.index, problem=t.problem.name, challenge=t.challenge.name, solution=t.solution.name,
-                    section=t.section)
+                    section=t.section,
+                    evidence=triple_quotes_from(
+                        [TripleEvidence(paper_id=paper_id, title=rec.title, year=rec.year, triple_index=t.index,
+                                        section=t.section, evidence=t.evidence)],
+                        per=api.evidence_quotes, chars=api.evidence_quote_chars))
         for t in store.paper_triples(paper_id)
     ]
     return PaperView(paper=PaperOut.of(rec), triples=triples)

@@ -1,4 +1,5 @@
-"""node_relation: per named node, its description, neighbours, P→C→S triples and source papers.
+"""node_relation: per named node, its description, neighbours, P→C→S triples, source papers and the
+quotes of those papers that state it (bounded: api.evidence_quotes, api.evidence_quote_chars).
 
 Names resolve through `store.find_nodes` (exact key, or name / alias equal after normalisation, so
 case, punctuation and recorded aliases all match). A name that matches several nodes (the same
@@ -14,15 +15,18 @@ from motivgraph.api.contract.models import (
     NodeRelationRequest,
     NodeRelationResult,
     PaperBrief,
+    QuoteOut,
     Unresolved,
 )
 from motivgraph.api.services.briefs import brief, triple_out
 from motivgraph.api.services.context import ToolContext
+from motivgraph.api.services.evidence import node_quotes
 from motivgraph.errors import NodeNotFound
 from motivgraph.graph.models import NodeDetail
 
 
-def relation_of(detail: NodeDetail, query: str, max_triples: int = 20, max_neighbours: int = 30) -> NodeRelation:
+def relation_of(detail: NodeDetail, query: str, max_triples: int = 20, max_neighbours: int = 30,
+                evidence: list[QuoteOut] | None = None) -> NodeRelation:
     truncated = False
 
     def cut(items: list, limit: int) -> list:
@@ -46,6 +50,7 @@ def relation_of(detail: NodeDetail, query: str, max_triples: int = 20, max_neigh
         solutions=refs(detail.solutions),
         triples=[triple_out(t) for t in cut(detail.triples, max_triples)],
         papers=cut(papers, max_neighbours),
+        evidence=list(evidence or []),
         truncated=truncated,
     )
 
@@ -72,4 +77,9 @@ def node_relation(ctx: ToolContext, req: NodeRelationRequest) -> NodeRelationRes
     if not nodes:
         first = unresolved[0]
         raise NodeNotFound(first.query, first.suggestions, list(unresolved))
+    # the quotes of every answered node in one read per label
+    api = ctx.settings.api
+    per = api.evidence_quotes if req.max_quotes is None else req.max_quotes
+    quotes = node_quotes(store, [n.node.key for n in nodes], per=per, chars=api.evidence_quote_chars)
+    nodes = [n.model_copy(update={"evidence": quotes.get(n.node.key, [])}) for n in nodes]
     return NodeRelationResult(nodes=nodes, unresolved=unresolved)

@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from motivgraph.api.contract.tools import all_tools
 from motivgraph.settings import Settings
-from tests.integration.api.conftest import C_WSN, QUANT
+from tests.integration.api.conftest import C_WSN, QUANT, S_ACO
 from tests.uvicorn_support import served
 
 
@@ -94,3 +94,10 @@ async def test_mcp_end_to_end(transport: str, api_settings: Settings, http_url: 
         assert "No node matches" in missing.value.error.message
         again = await client.call_tool("node_relation", {"names": ["Routing in large networks"]})
         assert not again.is_error and again.structured_content["nodes"]
+
+        # evidence: node_relation and the node resource carry the quotes with paper, section and page
+        quoted = await client.call_tool("node_relation", {"names": [S_ACO]})
+        (ev,) = quoted.structured_content["nodes"][0]["evidence"]
+        assert (ev["verified"], ev["paper_id"], ev["page"], ev["section"]) == (True, "doi:10.1000/aco", 3, "Method")
+        node_aco = json.loads((await client.read_resource(f"motivgraph://node/{S_ACO}")).contents[0].text)
+        assert node_aco["evidence"][0]["text"].startswith("Artificial ants deposit pheromone")
