@@ -42,6 +42,22 @@ function paper(id) {
   const title = paperTitles.get(id);
   return `<a class="paper" href="${esc(paperUrl(id))}" data-nav data-paper="${esc(id)}">${esc(title || id)}</a>`;
 }
+// Evidence (#39): the quotes of the papers that state a node or a triple, each with its paper, section and page,
+// and whether the miner located it in the paper's text (an unlocated quote shows why).
+function quote(q, withElement) {
+  if (q.title) paperTitles.set(q.paper_id, q.title);
+  const where = [q.section ? esc(q.section) : "", q.page ? "p. " + esc(q.page) : ""].filter(Boolean).join(" · ");
+  const mark = q.verified ? '<span class="ok" title="located in the paper">✓ located</span>'
+    : `<span class="err" title="not located in the paper">✗ ${esc(q.reason || "not located")}</span>`;
+  return `<blockquote class="quote ${q.verified ? "verified" : "unverified"}">` +
+    (withElement ? `<span class="t ${esc(q.element)}">${esc(q.element[0].toUpperCase())}</span>` : "") +
+    `“${esc(q.text)}”<cite>${paper(q.paper_id)}${q.year ? " " + esc(q.year) : ""}${where ? " · " + where : ""} · ${mark}</cite></blockquote>`;
+}
+function quotes(list, withElement) { return (list || []).map((q) => quote(q, withElement)).join(""); }
+function tripleRow(t) {
+  return `<tr><td>${node(t.problem)}</td><td>${node(t.challenge)}</td><td>${node(t.solution)}</td>` +
+    `<td>${(t.papers || []).map(paper).join("<br>")}${t.evidence && t.evidence.length ? `<div class="quotes">${quotes(t.evidence, true)}</div>` : ""}</td></tr>`;
+}
 // Papers are shown by title: fetch the titles not seen yet, then fill every link still showing an id.
 async function fillPaperTitles() {
   const ids = [...new Set([...document.querySelectorAll("a[data-paper]")].map((a) => a.dataset.paper))]
@@ -111,8 +127,7 @@ function list(title, items) {
   return `<h4>${title} (${items.length})</h4>` + items.map((n) => `<div>${node(n)}</div>`).join("");
 }
 function triplesTable(rows, empty) {
-  $("triples").tBodies[0].innerHTML = rows.map((t) =>
-    `<tr><td>${node(t.problem)}</td><td>${node(t.challenge)}</td><td>${node(t.solution)}</td><td>${(t.papers || []).map(paper).join("<br>")}</td></tr>`).join("");
+  $("triples").tBodies[0].innerHTML = rows.map(tripleRow).join("");
   $("triples").hidden = !rows.length;
   $("triples-empty").hidden = !!rows.length;
   $("triples-empty").textContent = empty;
@@ -235,7 +250,9 @@ async function showNode(key) {
   $("detail").innerHTML = `<nav class="crumbs" id="crumbs"><a href="${BASE}" data-nav>home</a>` +
     chain.map((p) => `<a href="${esc(nodeUrl(p.key))}" data-nav>${esc(p.name)}</a>`).join("") + `<span>${esc(d.node.name)}</span></nav>` +
     `<h2 id="node-title">${node(d.node)}</h2><p>${esc(d.node.description) || '<span class="empty">no description</span>'}</p>` +
-    (d.aliases.length ? `<p class="muted">also: ${d.aliases.map(esc).join("; ")}</p>` : "");
+    (d.aliases.length ? `<p class="muted">also: ${d.aliases.map(esc).join("; ")}</p>` : "") +
+    `<div id="evidence"><h4>Evidence (${d.evidence.length})</h4>` +
+    (d.evidence.length ? quotes(d.evidence, false) : '<p class="empty">no quote of a paper is stored for this node</p>') + "</div>";
   nodeGraph(d);
   $("detail-lists").innerHTML = list("Parents", d.parents) + list("Children", d.children) + list("Problems", d.problems) +
     list("Challenges", d.challenges) + list("Solutions", d.solutions) +
@@ -261,7 +278,7 @@ async function showPaper(id) {
     (p.abstract ? `<p class="desc">${esc(p.abstract)}</p>` : "");
   const rows = v.triples.map((t) => ({problem: {name: t.problem, key: "problem:" + t.problem, type: "problem"},
     challenge: {name: t.challenge, key: "challenge:" + t.challenge, type: "challenge"},
-    solution: {name: t.solution, key: "solution:" + t.solution, type: "solution"}, papers: []}));
+    solution: {name: t.solution, key: "solution:" + t.solution, type: "solution"}, papers: [], evidence: t.evidence || []}));
   // node pages resolve names too, so the links use names (the paper view carries names, not keys)
   rows.forEach((r) => { for (const k of ["problem", "challenge", "solution"]) r[k].key = r[k].name; });
   const nodes = new Map(); const edges = new Map();
@@ -284,8 +301,7 @@ async function browseTriples(reset) {
   if (cursor) p.set("cursor", cursor);
   try {
     const page = await api("/triples?" + p);
-    $("triples").tBodies[0].insertAdjacentHTML("beforeend", page.items.map((t) =>
-      `<tr><td>${node(t.problem)}</td><td>${node(t.challenge)}</td><td>${node(t.solution)}</td><td>${t.papers.map(paper).join("<br>")}</td></tr>`).join(""));
+    $("triples").tBodies[0].insertAdjacentHTML("beforeend", page.items.map(tripleRow).join(""));
     cursor = page.next_cursor; $("tmore").disabled = !cursor;
     const none = !$("triples").tBodies[0].rows.length;
     $("triples").hidden = none; $("triples-empty").hidden = !none;

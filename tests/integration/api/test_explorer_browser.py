@@ -296,3 +296,39 @@ def test_node_graph_goes_through_the_challenge(browser: webdriver.Chrome, own_ur
     edges = _edges(d)
     assert {(p, cs[1]), (p, cs[2]), (cs[1], ss[2]), (cs[2], ss[2])} <= edges
     assert (p, ss[2]) not in edges
+
+
+def test_node_and_triple_views_show_the_quotes(browser: webdriver.Chrome, base_url: str) -> None:
+    """Evidence (#39): the node view lists the quotes of the papers that state the node, each with paper,
+    section, page and whether it was located; the triple rows (node view, triples browser, paper view) carry
+    the quotes of each element; a quote the miner did not locate shows why."""
+    from tests.integration.api.conftest import S_ACO
+
+    d = browser
+    d.set_window_size(1280, 1000)
+    d.get(base_url + "/explorer/node/" + quote(S_ACO, safe=""))
+    _wait(d, _text_in("#evidence", "Artificial ants deposit pheromone on short paths"))
+    ev = d.find_element(By.ID, "evidence").text
+    assert "Evidence (1)" in ev and "Method" in ev and "p. 3" in ev and "✓ located" in ev
+    assert "Ant colony optimization for vehicle routing" in ev  # the paper by its title
+    _wait(d, _text_in("#triples", "Delivery companies must plan the routes"))  # the triple's problem quote
+    rows = d.find_elements(By.CSS_SELECTOR, "#triples tbody tr blockquote.quote.verified")
+    assert len(rows) == 3  # one located quote per element
+
+    # an unlocated quote: marked, with the reason
+    d.get(base_url + "/explorer/node/" + quote("challenge:memory footprint of billion parameter weights", safe=""))
+    _wait(d, _text_in("#evidence", "Weights in half precision no longer fit one accelerator"))
+    assert d.find_elements(By.CSS_SELECTOR, "#evidence blockquote.quote.unverified")
+    assert "not found in the paper" in d.find_element(By.ID, "evidence").text
+
+    # a node no paper quotes says so
+    d.get(base_url + "/explorer/node/" + quote("challenge:modelling long range residue interactions", safe=""))
+    _wait(d, _text_in("#evidence", "no quote of a paper is stored"))
+
+    # the triples browser and the paper view show the quotes too
+    d.get(base_url + "/explorer")
+    _wait(d, _text_in("#triples", "Artificial ants deposit pheromone"))
+    d.get(base_url + "/explorer/paper/" + quote("doi:10.1000/llmq", safe=""))
+    _wait(d, _text_in("#triples", "We store each weight in four bits"))
+    errors = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
+    assert not errors, f"browser console errors: {errors}"
