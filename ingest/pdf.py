@@ -353,6 +353,9 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
             not heads and _RUN_IN_ABSTRACT_WORD.match(t))
         if run_in and ln.page <= 1 and not any(_norm_head(h.heading) == "abstract" for h in heads):
             heads.append(_Head(i, "Abstract", None, None))
+            # the body's numbering starts after the abstract: numbered lines above it were the author block's
+            # ("1 Center for Data Systems, Urbana, IL"), and must not make "1 Introduction" look out of sequence
+            last_top, roman_mode, last_letter = 0, False, ""
             continue
         caps = t.isupper() and sum(ch.isalpha() for ch in t) >= 4
         if len(t) < 3 or len(t) > 120 or ln.size < body_size - (2.6 if caps else 1.2):
@@ -373,6 +376,8 @@ def _find_headings(lines: list[Line], body_size: float, body_font: str) -> list[
                 and sum(ch.isdigit() for ch in title) <= 3
                 and sum(ch.isalpha() for ch in title) >= 3
                 and not re.search(r"[=<>{}\[\]]", title)
+                # an affiliation numbered by its footnote mark: "2 Mountain West Research Institute, Boulder, CO"
+                and not ("," in title and _affiliation_line(title))
             )
             strong = title_norm in _STRONG_HEADS or title_norm in _KNOWN_HEADS
             if plausible and (heading_font or (strong and len(words) <= 5)):
@@ -643,10 +648,18 @@ def _title_block(page0: list[Line], body_size: float, next_page: list[Line] | No
         return _Title("", -1, -1, False)
     best_size = max(ln.size for _, ln in cands)
     if best_size < body_size + 0.5:
-        # no larger font: take the first bold line, else the first line
-        bold = [(i, ln) for i, ln in cands if ln.bold]
-        i, ln = (bold or cands)[0]
-        return _Title(ln.text, i, i, False)
+        # no larger font: the first bold line set at least as large as the text (a class's small bold banner above
+        # the title, "Typeset using ...", is no title) with the bold lines set on below it; else the first line
+        bold = [(i, ln) for i, ln in cands if ln.bold and ln.size >= body_size - 0.5]
+        if not bold:
+            i, ln = cands[0]
+            return _Title(ln.text, i, i, False)
+        i = j = bold[0][0]
+        while j + 1 < len(page0) and (nxt := page0[j + 1]).bold and _sets_on(page0[j], nxt) \
+                and sum(ch.isalpha() for ch in nxt.text) >= 2 and not _NOT_TITLE_TAIL.search(nxt.text):
+            j += 1
+        text = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(" ".join(page0[k].text for k in range(i, j + 1)).split()))
+        return _Title(text, i, j, False)
     blocks: list[list[int]] = []
     for i, ln in cands:
         if ln.size < best_size - 0.6:
@@ -762,7 +775,7 @@ def _authors(page0: list[Line], after: int, stop: int, body_size: float) -> list
         if _AFFIL.search(t) or _norm_head(t) in _KNOWN_HEADS or len(t) > 150:
             continue
         t = re.sub(r"[\d*†‡§¶,]+(?=\s|$)", ",", t)
-        for part in re.split(r",|\band\b|&|;|\s{3,}", t):
+        for part in re.split(r",|\b(?i:and)\b|&|;|\s{3,}", t):
             p = " ".join(part.split()).strip(" .")
             toks = p.split()
             if 2 <= len(toks) <= 4 and all(tok[:1].isupper() for tok in toks) and not any(
@@ -903,9 +916,14 @@ def parse_pdf(
                 # no section heading follows: the body runs on untitled, the abstract is its first paragraph
                 stop = _paragraph_end(ordered, h.idx, stop)
             lead = _beside_label(ordered, h.idx, title_end)
-            text, apages = _join_pages([ln for ln in lead + ordered[h.idx + h.lines : stop]
-                                        if ln.size >= body_size - 1.2])
+            # an abstract is often set smaller than the body (8 pt under 10 pt text): its lines are measured against
+            # its own size, not the body's, or all but the label's line would be dropped as footnotes
+            floor = min(body_size, ordered[min(h.idx + h.lines, stop - 1)].size if stop > h.idx + h.lines else
+                        ordered[h.idx].size, ordered[h.idx].size) - 1.2
+            text, apages = _join_pages([ln for ln in lead + ordered[h.idx + h.lines : stop] if ln.size >= floor])
             prefix = (run_in + " ") if run_in != t and run_in else ""
+            if prefix.endswith("- ") and text[:1].islower():
+                prefix = prefix[:-2]  # "make them up-" / "gradeable": a word broken at the label line's end
             abstract, abstract_pages = prefix + text, shift_pages(apages, len(prefix))
             if prefix:
                 abstract_pages[:1] = [(0, ordered[h.idx].page + 1)]

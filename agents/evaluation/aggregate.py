@@ -17,7 +17,7 @@ from motivgraph.agents.evaluation.metrics.creative_utility import (
     field_distance_matrix,
     length_controlled,
 )
-from motivgraph.agents.evaluation.metrics.elo import bootstrap_leagues, elo_ratings
+from motivgraph.agents.evaluation.metrics.elo import bootstrap_leagues, bootstrap_method_elo, elo_ratings
 from motivgraph.agents.evaluation.metrics.grounding import Fidelity
 from motivgraph.agents.evaluation.metrics.reference import DIMENSIONS, moscores, strict_win_rate, win_rates
 from motivgraph.agents.evaluation.metrics.stats import Estimate, mean, mean_ci
@@ -162,6 +162,13 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
         for d, per in elo.items():
             for m, e in per.items():
                 est[m][f"elo_{d}"] = e
+        # SoIQ's own figure: the methods are the players (elo_method_*); elo_* above averages idea ratings
+        method_elo = bootstrap_method_elo({d: ls for d, ls in leagues.items() if ls}, group_of, k=config.elo_k,
+                                          start=config.elo_start, n_boot=max(10, config.n_boot // 2), seed=seed)
+        for d, per in method_elo.items():
+            for m, e in per.items():
+                if m in est:
+                    est[m][f"elo_method_{d}"] = e
         # matches played (every dimension), per method: what the ELO intervals are resampled from
         for m in methods:
             n_m = sum(1 for ls in leagues.values() for _, ms in ls for x in ms

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pypdfium2 as pdfium
-
 from motivgraph.ingest.pdf import parse_pdf
-from tests.fixtures.ingest.pdfgen import H, W, _text, _wrap
+from tests.fixtures.ingest.pdfgen import _wrap, write_pages
 
 PROSE = (
     "Coastal wetlands store carbon in their soils for centuries, yet the rate at which they bury it varies widely "
@@ -23,19 +21,7 @@ Block = tuple[str, float, str]
 
 
 def _write(path: Path, pages: list[list[Block]], *, x_of: dict[str, float] | None = None) -> Path:
-    """Each page's blocks set top down (a block of size >= 18 centred); an empty list is a blank page."""
-    pdf = pdfium.PdfDocument.new()
-    for blocks in pages:
-        page = pdf.new_page(W, H)
-        y = H - 90
-        for font, size, text in blocks:
-            y -= size * 1.5 + (8 if size > 10 else 0)
-            x = (x_of or {}).get(text, (W - len(text) * size * 0.5) / 2 if size >= 18 else 72)
-            _text(pdf, page, font, size, x, y, text)
-        page.gen_content()
-    pdf.save(str(path))
-    pdf.close()
-    return path
+    return write_pages(path, pages, at={t: (x, None) for t, x in (x_of or {}).items()})
 
 
 def _body_pages(intro: str, refs: str) -> list[list[Block]]:
