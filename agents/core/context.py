@@ -128,7 +128,8 @@ class RunContext:
                               "from ctx.background alone")
         if self._toolbox is None:
             self._toolbox = Toolbox(self.tool_client, topic=self.topic, seed=self.seed,
-                                    token_cap=self.settings.api.render_token_cap, seen=self.seen)
+                                    token_cap=self.settings.api.render_token_cap,
+                                    evidence_cap=self.settings.api.evidence_token_budget, seen=self.seen)
             self._toolbox.calls = self._restored_calls
         return self._toolbox
 
@@ -143,6 +144,7 @@ class RunContext:
         self._toolbox = Toolbox(self.tool_client, topic=self.topic, **kw)
         self._toolbox.calls = self._restored_calls
         return self._toolbox
+        kw.setdefault("evidence_cap", self.settings.api.evidence_token_budget)
 
     # ------------------------------------------------------------------ events
     def emit(self, event: dict[str, Any]) -> dict[str, Any]:

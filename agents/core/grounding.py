@@ -1,5 +1,6 @@
 """Grounding check of an idea: every `kg:<type>:<name>` link must resolve to a node of that
-type in the graph, and every (Surname et al., year) citation must match a paper that a
+type in the graph that a paper states in words the miner found in it (at least one verified quote),
+and every (Surname et al., year) citation must match a paper that a
 literature_search returned in this run (or a background paper).
 
 Links are accepted in three spellings: markdown `[text](kg:type:name)` (what our prompt asks for),
@@ -15,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from motivgraph.agents.core.idea import CitationRef, Grounding, KgLink, ResolvedPaper
-from motivgraph.api.contract.models import NodeRelationRequest
+from motivgraph.api.contract.models import NodeRelationRequest, QuoteOut
 from motivgraph.api.contract.tools import NODE_RELATION
 from motivgraph.errors import MotivGraphError, NodeNotFound
 from motivgraph.graph.identity import node_key, normalize_name
@@ -40,6 +41,7 @@ class Link:
     type: str
     name: str
     raw: str
+    quotes: list[QuoteOut] = field(default_factory=list)
 
     @property
     def key(self) -> str | None:
@@ -153,8 +155,17 @@ def match_citation(c: Citation, papers: list[dict[str, Any]]) -> bool:
     return find_cited_paper(c, papers) is not None
 
 
+# Quotes asked per linked node: the grounding needs one verified quote (the store returns verified ones
+# first), the report cites up to this many.
+LINK_QUOTES = 3
+NO_EVIDENCE = "node has no verified evidence"
+
+
 async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], list[dict[str, Any]]]:
-    """(resolved, unresolved-with-reason) — resolved against the graph through the ToolClient."""
+    """(resolved, unresolved-with-reason) — resolved against the graph through the ToolClient. A link is
+    resolved only when its node exists with that type *and* a paper states it in a quote the miner
+    located in the paper's text: a node the extractor may have invented grounds nothing (reason
+    NO_EVIDENCE). Resolved links carry the node's quotes (verified first) for the report."""
 
     resolved: list[Link] = []
     unresolved: list[dict[str, Any]] = []
@@ -170,7 +181,7 @@ async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], lis
         batch = pending[i : i + 20]
         try:
             res = await client.call(NODE_RELATION, NodeRelationRequest(names=[ln.name for ln in batch], max_triples=1,
-                                                                       max_neighbours=1))
+                                                                       max_neighbours=1, max_quotes=LINK_QUOTES))
         except NodeNotFound as e:
             # No name of the batch exists: the service answers 404 instead of a partial result.
             sugg_all = {_fold(u.query): list(u.suggestions) for u in getattr(e, "unresolved", None) or []}
@@ -188,12 +199,20 @@ async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], lis
             continue
         found: dict[str, list[Any]] = {}
         for rel in res.nodes:
-            found.setdefault(_fold(rel.query), []).append(rel.node)
+            found.setdefault(_fold(rel.query), []).append(rel)
         sugg = {_fold(u.query): u.suggestions for u in res.unresolved}
         for ln in batch:
-            nodes = found.get(_fold(ln.name), [])
-            if any(n.type == ln.type for n in nodes):
-                resolved.append(ln)
+            rels = found.get(_fold(ln.name), [])
+            nodes = [r.node for r in rels]
+            typed = [r for r in rels if r.node.type == ln.type]
+            if typed:
+                ln.quotes = [q for r in typed for q in r.evidence][:LINK_QUOTES]
+                if any(q.verified for q in ln.quotes):
+                    resolved.append(ln)
+                else:
+                    unresolved.append({"type": ln.type, "name": ln.name, "reason": NO_EVIDENCE,
+                                       "suggestions": [],
+                                       "quotes": [q.model_dump(mode="json") for q in ln.quotes]})
             elif nodes:
                 other = ", ".join(sorted({n.type for n in nodes}))
                 unresolved.append({"type": ln.type, "name": ln.name, "suggestions": [n.name for n in nodes],
@@ -234,9 +253,11 @@ async def ground(text: str, client: Any, seen_papers: list[dict[str, Any]]) -> G
     out_links: list[KgLink] = []
     if client is not None:
         resolved, unresolved = await resolve_links(links, client)
-        out_links += [KgLink(type=ln.type, name=ln.name, key=ln.key, resolved=True) for ln in resolved]
+        out_links += [KgLink(type=ln.type, name=ln.name, key=ln.key, resolved=True, quotes=ln.quotes)
+                      for ln in resolved]
         out_links += [KgLink(type=u["type"], name=u["name"], resolved=False, reason=u["reason"],
-                             suggestions=list(u.get("suggestions") or [])) for u in unresolved]
+                             suggestions=list(u.get("suggestions") or []), quotes=list(u.get("quotes") or []))
+                      for u in unresolved]
     else:
         out_links = [KgLink(type=ln.type, name=ln.name, key=ln.key, resolved=False, reason="no graph to check against")
                      for ln in links]
@@ -251,4 +272,5 @@ async def ground(text: str, client: Any, seen_papers: list[dict[str, Any]]) -> G
     return Grounding(checked=True, links=out_links, citations=cites)
 
 
-__all__ = ["GroundingReport", "check_idea", "extract_citations", "extract_links", "ground", "normalize_name"]
+__all__ = ["NO_EVIDENCE", "GroundingReport", "check_idea", "extract_citations", "extract_links", "ground",
+           "normalize_name"]

@@ -16,6 +16,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from motivgraph.api.contract.models import QuoteOut
+
 M = TypeVar("M", bound=BaseModel)
 
 IdeaStatus = Literal["accepted", "rejected", "candidate"]
@@ -30,6 +32,9 @@ class KgLink(BaseModel):
     resolved: bool
     reason: str | None = None
     suggestions: list[str] = Field(default_factory=list)
+    quotes: list[QuoteOut] = Field(
+        default_factory=list, description="Quotes of the papers that state the node (the report cites them)."
+    )
 
 
 class ResolvedPaper(BaseModel):

@@ -6,7 +6,8 @@ repro.json), so a report can be rebuilt for any run, finished or not, by any met
 - every idea field (title, motivation, method, experiments, expected outcome, risks, abstract,
   related work), with `[text](kg:type:name)` links made readable ("text [challenge: Name]") and
   (Author et al., year) citations followed by the title of the paper they matched;
-- the grounding: each graph link (resolved or why not, close nodes) and each citation (matched paper);
+- the grounding: each graph link (resolved or why not, close nodes, the quotes of the papers that state its
+  node with paper and page) and each citation (matched paper);
 - the dialogue: every agent message, tool call and decision in order (tool results stay in
   transcript.jsonl: they are long and add nothing a reader of the report needs);
 - the cost per LLM role and in total, and the reproducibility record.
@@ -23,6 +24,7 @@ from typing import Any
 from motivgraph.agents.core.idea import IdeaRecord
 from motivgraph.agents.core.repro import render_markdown as render_repro
 from motivgraph.agents.core.rundir import RunDir
+from motivgraph.api.contract.models import QuoteOut
 
 IDEA_FIELDS = (("motivation", "Motivation"), ("method", "Method"), ("experiments", "Experiments"),
                ("expected_outcome", "Expected outcome"), ("risks", "Risks and limitations"),
@@ -138,6 +140,14 @@ def _cost_lines(usage: dict[str, Any]) -> list[str]:
     return lines
 
 
+def quote_line(q: QuoteOut) -> str:
+    """A supporting quote of a kg: link with where it stands: “text” — title (paper id, year), p. N, section."""
+    where = [f"p. {q.page}" if q.page else "", q.section or ""]
+    src = f"{q.title or q.paper_id} ({q.paper_id}{', ' + str(q.year) if q.year else ''})"
+    line = f"“{q.text}” — {', '.join([src, *(w for w in where if w)])}"
+    return line if q.verified else f"{line} [unverified: {q.reason or 'not located in the paper'}]"
+
+
 def _grounding_lines(idea: IdeaRecord) -> list[str]:
     g = idea.grounding
     if not g.checked and not g.links and not g.citations:
@@ -150,6 +160,7 @@ def _grounding_lines(idea: IdeaRecord) -> list[str]:
         else:
             hint = f"; close nodes: {', '.join(ln.suggestions)}" if ln.suggestions else ""
             lines.append(f"- ✗ {ln.type} “{ln.name}” — {ln.reason or 'not in the graph'}{hint}")
+        lines += [f"    - {quote_line(q)}" for q in ln.quotes]
     for c in g.citations:
         if c.paper is not None:
             p = c.paper
@@ -304,7 +315,8 @@ def render_html(view: RunView, base: str = "/runs") -> str:
             if value.strip():
                 body.append(f"<h3>{e(label)}</h3><p>{_html_text(value, idea)}</p>")
         body.append("<h3>Grounding</h3><ul>" + "".join(
-            f"<li class=\"{'ok' if ln.startswith('- ✓') else 'bad' if ln.startswith('- ✗') else ''}\">"
+            f"<li class=\"quote dim\" style=\"margin-left:1.5em\">{e(ln.strip()[2:])}</li>" if ln.startswith("    - ")
+            else f"<li class=\"{'ok' if ln.startswith('- ✓') else 'bad' if ln.startswith('- ✗') else ''}\">"
             f"{e(ln[2:])}</li>" for ln in _grounding_lines(idea)) + "</ul>")
     rows = [r for r in _cost_lines(view.usage) if r.startswith("| ") and not r.startswith("| role")]
     body.append("<h2>Cost</h2><table><tr><th>role</th><th>calls</th><th>cache hits</th><th>tokens in</th>"

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from motivgraph.agents.tools.render import render
+from motivgraph.agents.tools.render import DEFAULT_EVIDENCE_CAP, render
 from motivgraph.api.contract.errors import ToolArgumentError
 from motivgraph.api.contract.models import (
     LiteraturePaper,
@@ -98,6 +98,7 @@ class Toolbox:
         ablations: Iterable[str] | None = None,
         seed: int = 13,
         token_cap: int = 1500,
+        evidence_cap: int = DEFAULT_EVIDENCE_CAP,
         seen: SeenRecord | None = None,
         names: Iterable[str] | None = None,
     ) -> None:
@@ -106,6 +107,7 @@ class Toolbox:
         self.ablations = set(ablations or ()) & set(TOOL_ABLATIONS)
         self.seed = seed
         self.token_cap = token_cap
+        self.evidence_cap = evidence_cap
         self.seen = seen or SeenRecord()
         self.calls = 0
         self.by_tool: dict[str, int] = {}
@@ -206,7 +208,7 @@ class Toolbox:
             titles = [p.title for p in result.papers]
             text = f"{spec.name}({result.query!r}): {len(titles)} papers\n" + "\n".join(f"- {t}" for t in titles)
             return text, {"query": result.query, "papers": [{"title": t} for t in titles]}
-        return render(result, self.token_cap), result.model_dump(mode="json")
+        return render(result, self.token_cap, evidence_cap=self.evidence_cap), result.model_dump(mode="json")
 
     def _note(self, result: BaseModel) -> None:
         for m in _walk(result):

@@ -38,8 +38,10 @@ SECTIONS: list[tuple[str, str, str, list[str]]] = [
     ("direct-scores", "Direct LLM scores", "Judge scores 1-10 per idea (SoIQ seed), mean per method.",
      ["score_novelty", "score_experiment", "score_motivation"]),
     ("elo", "Swiss tournament ELO", "Per-topic Swiss tournaments among all methods' ideas, both presentation "
-     "orders; a method's ELO is the mean rating of its ideas (SoIQ seed). Intervals: bootstrap over matches.",
-     [f"elo_{d}" for d in ELO_DIMS] + ["elo_matches"]),
+     "orders. Two ratings per method, each with a 95% bootstrap interval over the matches: elo_method_* is "
+     "SoIQ's (the methods are the players: every cross-method match updates the two methods' ratings, all "
+     "topics in order; n = cross-method matches); elo_* is ours, the mean rating of the method's ideas.",
+     [f"elo_method_{d}" for d in ELO_DIMS] + [f"elo_{d}" for d in ELO_DIMS] + ["elo_matches"]),
     ("reference", "Reference-based pairwise vs target papers",
      "Win rate against the topic's target papers on six dimensions, every judge in both orders, and "
      "MOScore_PD / MOScore_PS with the configured weights (MindFlow seed).",
@@ -64,7 +66,8 @@ SECTIONS: list[tuple[str, str, str, list[str]]] = [
      "Share of kg: links resolving to nodes of the topic graph and of citations matching a background paper.",
      ["grounding_links", "grounding_citations"]),
 ]
-SUMMARY_COLUMNS = ["method", "n_topics", "n_ideas", "shortfall", "elo_overall", "score_novelty", "moscore_pd",
+SUMMARY_COLUMNS = ["method", "n_topics", "n_ideas", "shortfall", "elo_method_overall", "elo_overall", "score_novelty",
+                   "moscore_pd",
                    "moscore_ps", "yield", "creative_utility", "diversity", "novelty", "grounding_links",
                    "cost_usd"]
 

@@ -4,6 +4,10 @@ Each renderer emits lines most-important-first (the best hits, the node itself b
 neighbours) and stops adding lines when the next one would pass the cap, ending with a note of
 what was left out — so a model always sees a whole, honest, bounded answer. Token counts use
 `motivgraph.llm.tokens.count_tokens` (offline). The default cap is `settings.api.render_token_cap`.
+
+A node's evidence (the quotes of the papers that state it) follows the node line, within its own budget
+per node (`settings.api.evidence_token_budget`), so an agent sees what the paper says before it builds
+on a node, and quotes never crowd out the neighbours and triples.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from motivgraph.api.contract.models import (
     NodeBrief,
     NodeRelationResult,
     NodeSearchResult,
+    QuoteOut,
     RandomNodesResult,
     TransferResult,
     TripleOut,
@@ -26,6 +31,7 @@ from motivgraph.api.contract.models import (
 from motivgraph.llm.tokens import count_tokens
 
 DEFAULT_CAP = 1500
+DEFAULT_EVIDENCE_CAP = 300
 
 
 def _count(text: str) -> int:
@@ -69,10 +75,47 @@ def render_node_search(r: NodeSearchResult, cap: int = DEFAULT_CAP) -> str:
                 cap, "nodes")
 
 
-def render_node_relation(r: NodeRelationResult, cap: int = DEFAULT_CAP) -> str:
+def _quote(q: QuoteOut) -> str:
+    where = ", ".join(x for x in (f"p. {q.page}" if q.page else "", q.section or "") if x)
+    src = f"{q.title or q.paper_id}{f' ({q.year})' if q.year else ''}{f', {where}' if where else ''}"
+    mark = "" if q.verified else " [unverified]"
+    return f"  quote: “{q.text}” — {src}{mark}"
+
+
+def evidence_lines(quotes: list[QuoteOut], budget: int) -> list[str]:
+    """Quote lines (verified first, as the tools order them) while they fit `budget` tokens; a note of how
+    many were left out. A node with no verified quote says so: an agent should not treat it as stated."""
+    if budget <= 0:
+        return []
+    out: list[str] = []
+    used = 0
+    shown = 0
+    for q in quotes:
+        line = _quote(q)
+        cost = _count(line) + 1
+        if used + cost > budget:
+            if not out:  # one quote is always worth seeing: the first, cut to about the budget
+                out.append(_short(line, max(60, budget * 3)))
+                shown = 1
+            break
+        out.append(line)
+        used += cost
+        shown += 1
+    if shown < len(quotes):
+        out.append(f"  … ({len(quotes) - shown} more quotes cut to fit {budget} tokens)")
+    if quotes and not any(q.verified for q in quotes):
+        out.append("  (no quote of this node was located in its paper: treat it as unverified)")
+    elif not quotes:
+        out.append("  (no quoted evidence stored for this node)")
+    return out
+
+
+def render_node_relation(r: NodeRelationResult, cap: int = DEFAULT_CAP,
+                         evidence_cap: int = DEFAULT_EVIDENCE_CAP) -> str:
     lines: list[str] = []
     for rel in r.nodes:
         lines.append(f"{_node(rel.node)}: {_short(rel.node.description, 400)}")
+        lines.extend(evidence_lines(rel.evidence, evidence_cap))
         if rel.aliases:
             lines.append("  also called: " + "; ".join(rel.aliases[:5]))
         for label, items in (("parents", rel.parents), ("children", rel.children), ("problems", rel.problems),
@@ -145,7 +188,9 @@ def render_generic(r: BaseModel, cap: int = DEFAULT_CAP) -> str:
     return _fit(lines, cap)
 
 
-def render(result: BaseModel, cap: int = DEFAULT_CAP) -> str:
-    """Text for any tool result, at most about `cap` tokens."""
+def render(result: BaseModel, cap: int = DEFAULT_CAP, *, evidence_cap: int = DEFAULT_EVIDENCE_CAP) -> str:
+    """Text for any tool result, at most about `cap` tokens; quotes of each node within `evidence_cap`."""
+    if isinstance(result, NodeRelationResult):
+        return render_node_relation(result, cap, evidence_cap)
     fn = _RENDERERS.get(type(result), render_generic)
     return fn(result, cap)

@@ -253,3 +253,54 @@ def bootstrap_leagues(
     return {d: {g: Estimate(point[d][g], percentile(sorted(samples[d][g]), alpha / 2),
                             percentile(sorted(samples[d][g]), 1 - alpha / 2), n_of[g])
                 for g in groups if g in point[d]} for d in point}
+
+
+def method_matches(leagues: Sequence[League], group_of: Mapping[str, str]) -> list[Match]:
+    """The leagues' idea matches as matches between the ideas' methods, topic after topic in order. A match
+    between two ideas of the same method says nothing about the method and is left out."""
+    out: list[Match] = []
+    for _, matches in leagues:
+        for m in matches:
+            ga, gb = group_of[m.a], group_of[m.b]
+            if ga != gb:
+                out.append(Match(ga, gb, m.score_a))
+    return out
+
+
+def bootstrap_method_elo(
+    leagues_by_dim: Mapping[str, Sequence[League]],
+    group_of: Mapping[str, str],
+    *,
+    k: float = 32.0,
+    start: float = 1000.0,
+    n_boot: int = 500,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict[str, dict[str, Estimate]]:
+    """Per-METHOD ELO, as SoIQ reports it (motivgraph-soiq.txt, appendix: "An LLM performed pairwise
+    judgments on the quality of ideas, and these outcomes updated the ELO scores for each method"): the
+    players are the methods, every cross-method idea match updates its two methods' ratings, over all
+    topics in order. Per dimension and 'overall' (mean of the dimensions). Intervals: every bootstrap
+    iteration resamples each topic's matches with replacement, as bootstrap_leagues does. The Estimate's
+    n is the number of cross-method matches the rating is built from."""
+    groups = sorted(set(group_of.values()))
+
+    def ratings(sample: Mapping[str, Sequence[League]]) -> dict[str, dict[str, float]]:
+        out = {d: elo_ratings(groups, method_matches(ls, group_of), k=k, start=start) for d, ls in sample.items()}
+        out["overall"] = {g: mean([out[d][g] for d in sample]) for g in groups}
+        return out
+
+    point = ratings(leagues_by_dim)
+    n_of = {d: len(method_matches(ls, group_of)) for d, ls in leagues_by_dim.items()}
+    n_of["overall"] = sum(n_of.values())
+    rng = random.Random(seed)
+    samples: dict[str, dict[str, list[float]]] = {d: {g: [] for g in groups} for d in point}
+    for _ in range(n_boot):
+        res = {dim: [(p, [ms[rng.randrange(len(ms))] for _ in ms] if ms else []) for p, ms in leagues]
+               for dim, leagues in leagues_by_dim.items()}
+        for d, gv in ratings(res).items():
+            for g, v in gv.items():
+                samples[d][g].append(v)
+    return {d: {g: Estimate(point[d][g], percentile(sorted(samples[d][g]), alpha / 2),
+                            percentile(sorted(samples[d][g]), 1 - alpha / 2), n_of[d])
+                for g in groups} for d in point}

@@ -85,3 +85,25 @@ def test_literature_render_names_the_outbound_source():
     for source, name in (("openalex", "OpenAlex"), ("arxiv", "arXiv"), ("semantic_scholar", "Semantic Scholar")):
         lit = LiteratureSearchResult(query="q", source=source, papers=[LiteraturePaper(title="T", source=source)])
         assert f"1 papers from {name}" in render(lit)
+
+
+def test_node_relation_render_shows_quotes_within_the_evidence_budget():
+    from motivgraph.api.contract.models import QuoteOut
+
+    s = _n("solution", "Quantization")
+    quotes = [QuoteOut(text=f"Quote number {i} says that weights fit in four bits on small devices.", verified=i < 3,
+                       element="solution", paper_id=f"doi:{i}", title=f"Paper {i}", year=2020 + i,
+                       section="Method", page=i + 1, reason=None if i < 3 else "not found in the paper")
+              for i in range(6)]
+    rel = NodeRelation(query="Quantization", node=s, evidence=quotes)
+    full = render(NodeRelationResult(nodes=[rel]), evidence_cap=10_000)
+    assert "  quote: “Quote number 0 says that weights fit in four bits on small devices.” — Paper 0 (2020), p. 1, " \
+           "Method" in full
+    assert full.count("quote: “") == 6 and full.count("[unverified]") == 3
+    tight = render(NodeRelationResult(nodes=[rel]), evidence_cap=60)
+    assert 1 <= tight.count("quote: “") < 6 and "more quotes cut to fit 60 tokens" in tight
+    assert "quote:" not in render(NodeRelationResult(nodes=[rel]), evidence_cap=0)
+    only_bad = rel.model_copy(update={"evidence": quotes[3:]})
+    assert "treat it as unverified" in render(NodeRelationResult(nodes=[only_bad]))
+    none = rel.model_copy(update={"evidence": []})
+    assert "no quoted evidence stored" in render(NodeRelationResult(nodes=[none]))

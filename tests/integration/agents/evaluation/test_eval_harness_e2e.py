@@ -66,6 +66,10 @@ async def test_known_preference_orders_elo_win_rates_and_yield_and_flip_reverses
     run, res = await _run(settings, embedder, small_topics(tmp_path), writers)
     elo = _est(res, "elo_overall")
     assert elo["q_high"] > elo["q_mid"] > elo["q_low"]
+    # SoIQ's per-method rating (methods as players) beside ours, each with its interval
+    me = {m: res.estimates[m]["elo_method_overall"] for m in res.methods}
+    assert me["q_high"].value > me["q_mid"].value > me["q_low"].value
+    assert all(e.lo <= e.value <= e.hi and e.n > 0 for e in me.values())
     for d in ("novelty", "motivation", "experiment"):
         e = _est(res, f"elo_{d}")
         assert e["q_high"] > e["q_mid"] > e["q_low"]

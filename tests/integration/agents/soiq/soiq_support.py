@@ -10,7 +10,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from motivgraph.graph.models import NodeIn, PaperRecord, TripleIn
+from motivgraph.graph.models import Evidence, NodeIn, PaperRecord, Quote, TripleIn
 
 PAPERS = [
     PaperRecord(paper_id="p-gnn", title="Deeper Graph Networks without Oversmoothing", year=2021,
@@ -28,9 +28,15 @@ PAPERS = [
 ]
 
 
+def _quoted(text: str) -> list[Quote]:
+    # every node of this graph is stated in its paper's words (#39: a kg: link grounds only on a located quote)
+    return [Quote(text=text, verified=True, section="Introduction", page=1, start=0, end=len(text))]
+
+
 def _t(pid: str, i: int, p: tuple[str, str], c: tuple[str, str], s: tuple[str, str]) -> TripleIn:
     return TripleIn(paper_id=pid, index=i, problem=NodeIn(name=p[0], description=p[1]),
-                    challenge=NodeIn(name=c[0], description=c[1]), solution=NodeIn(name=s[0], description=s[1]))
+                    challenge=NodeIn(name=c[0], description=c[1]), solution=NodeIn(name=s[0], description=s[1]),
+                    evidence=Evidence(problem=_quoted(p[1]), challenge=_quoted(c[1]), solution=_quoted(s[1])))
 
 
 TRIPLES = [

@@ -116,3 +116,33 @@ def test_bootstrap_leagues_per_dimension_and_overall() -> None:
     assert out["a"]["x"].value == 1016.0 and out["b"]["x"].value == 984.0
     assert out["overall"]["x"].value == 1000.0 and out["overall"]["y"].value == 1000.0
     assert out["a"]["x"].lo == out["a"]["x"].hi == 1016.0  # one match per league: every resample is the same
+
+
+def test_method_elo_rates_the_methods_as_players_by_hand() -> None:
+    """SoIQ's ELO: the match outcomes update each METHOD's rating (not the mean of its ideas' ratings)."""
+    from motivgraph.agents.evaluation.metrics.elo import bootstrap_method_elo, method_matches
+
+    group_of = {"s1": "soiq", "s2": "soiq", "i1": "ideagent"}
+    # topic 1: s1 beats i1, then s1 vs s2 (same method: no information about the method)
+    leagues = {"novelty": [(["s1", "s2", "i1"], [Match("i1", "s1", 0.0), Match("s1", "s2", 1.0)])]}
+    assert method_matches(leagues["novelty"], group_of) == [Match("ideagent", "soiq", 0.0)]
+    est = bootstrap_method_elo(leagues, group_of, k=32, start=1000, n_boot=50, seed=1)
+    assert est["novelty"]["soiq"].value == 1016.0 and est["novelty"]["ideagent"].value == 984.0
+    assert est["overall"]["soiq"].value == 1016.0 and est["novelty"]["soiq"].n == 1
+    assert est["novelty"]["soiq"].lo <= 1016.0 <= est["novelty"]["soiq"].hi
+    # the per-idea average differs: soiq's ideas are s1 (won twice) and s2 (lost), ideagent's only i1
+    per_idea = group_elo(elo_ratings(["s1", "s2", "i1"], leagues["novelty"][0][1]), group_of)
+    assert per_idea["soiq"] != est["novelty"]["soiq"].value
+
+
+def test_method_elo_carries_ratings_across_topics_and_resamples_for_an_interval() -> None:
+    from motivgraph.agents.evaluation.metrics.elo import bootstrap_method_elo
+
+    group_of = {f"{m}{t}{i}": m for m in ("a", "b") for t in range(3) for i in range(2)}
+    leagues = {"experiment": [([f"a{t}0", f"a{t}1", f"b{t}0", f"b{t}1"],
+                               [Match(f"a{t}0", f"b{t}0", 1.0), Match(f"a{t}1", f"b{t}1", 0.5),
+                                Match(f"a{t}0", f"b{t}1", 0.0)]) for t in range(3)]}
+    est = bootstrap_method_elo(leagues, group_of, n_boot=200, seed=3)
+    a, b = est["experiment"]["a"], est["experiment"]["b"]
+    assert a.value + b.value == pytest.approx(2000.0) and a.n == 9  # zero-sum, nine cross-method matches
+    assert a.lo < a.hi and a.lo <= a.value <= a.hi  # resampling the matches gives a real interval
