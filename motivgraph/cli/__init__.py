@@ -57,7 +57,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "parents": ("motivgraph.cli.miner_cmd", "Hierarchical parent nodes for problems and challenges."),
     "method": ("motivgraph.cli.ideate_cmd",
                "Commands contributed by ideation methods (motivgraph method NAME COMMAND)."),
-    "papers": ("motivgraph.cli.papers_cmd", "Papers in the graph: list them, delete one with its triples."),
+    "papers": ("motivgraph.cli.papers_cmd", "Papers in the graph: list them, show one, delete one with its triples."),
     "merges": ("motivgraph.cli.merges_cmd",
                "Review merge decisions (a mention joined an existing node) and undo one."),
 }
