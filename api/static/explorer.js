@@ -103,7 +103,8 @@ $("search").addEventListener("submit", async (ev) => {
   if ($("qt").value) p.set("type", $("qt").value); else p.delete("type");
   p.set("min", $("qmin").value);
   const url = location.pathname + "?" + p;
-  if (url === location.pathname + location.search) rerender(); else navigate(url);
+  lastQuery = null;  // Search always sends the search, also when the URL stays the same (e.g. after a 401)
+  if (url === location.pathname + location.search) render(); else navigate(url);
 });
 
 async function search(params) {
