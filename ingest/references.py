@@ -175,10 +175,26 @@ def _page_order(page: list[tuple[int, Line]]) -> list[tuple[int, Line, int]]:
     cuts = [0.0, *((cols[k][1] + cols[k + 1][0]) / 2 for k in range(len(cols) - 1)), float("inf")]
 
     def col(ln: Line) -> int:
-        return next((k + 1 for k in range(len(cols)) if ln.x0 >= cuts[k] and ln.x1 <= cuts[k + 1]), 0)
+        k = next((k + 1 for k in range(len(cols)) if ln.x0 >= cuts[k] and ln.x1 <= cuts[k + 1]), 0)
+        if k == 0:
+            # an entry's first line that starts in the gutter, right of where the column before ends (a list whose
+            # few entries' first lines are too thin to widen the column: "[11] M. Tran" at 312 pt, its column's
+            # lines at 332 pt) is still that column's, not a line across the columns
+            k = next((k + 1 for k in range(len(cols)) if (k == 0 or ln.x0 > cols[k - 1][1]) and ln.x0 < cols[k][1]
+                      and ln.x1 <= cuts[k + 1]), 0)
+        return k
 
     marked = [(i, ln, col(ln)) for i, ln in page]
     if len(cols) < 2:
+        if {ln.col for _, ln in page} >= {1, 2}:
+            # the layout pass read this page in two columns where the list's second column is too short to show
+            # here against the first's body text and entries (three entries at the top of the right column): keep
+            # its reading order and columns, so each column's entries are told by that column's own margin
+            out, prev = [], 1
+            for i, ln in page:
+                prev = ln.col if ln.col in (1, 2) else prev  # a line across (a running head) stays with its block
+                out.append((i, ln, prev))
+            return out
         return [(i, ln, 0) for i, ln in page]
     out: list[tuple[int, Line, int]] = []
     band: list[tuple[int, Line, int]] = []

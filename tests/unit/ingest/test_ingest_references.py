@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -517,3 +518,53 @@ def test_recall_on_the_hand_counted_corpus_lists() -> None:
     assert close >= 0.9 * len(truth), close
     assert ends >= 0.9 * 2 * len(truth), ends
     assert titles >= 0.85 * titled, (titles, titled)
+
+
+def _left_column_with_body(n_body: int, n_entries: int, entry: Callable[[int], str]) -> tuple[list[Line], Line]:
+    """A left column: body text, the heading, then hanging-indent entries 0..n_entries-1 (first lines at 54)."""
+    # justified lines end at 301 pt, 11 pt short of where the right column's entries start
+    body = [_ln("the running text of the conclusion goes on to the edge.", 54, 740 - 11 * i, col=1)
+            for i in range(n_body)]
+    head = _ln("References", 54, 740 - 11 * n_body - 6, size=11, col=1)
+    lines, y = [*body, head], head.y0 - 15
+    for k in range(n_entries):
+        ls, y = _entry_lines(entry(k), 54, 15, y)
+        lines += ls
+    for ln in lines:
+        ln.col = 1
+    return lines, head
+
+
+def test_entries_whose_first_lines_stand_in_the_gutter_of_a_short_right_column() -> None:
+    """A right column of five entries whose first lines start at 312 pt, left of the column's other lines (332 pt):
+    too few to widen the column against a left column full of text, they are its lines all the same (before, they
+    were read as lines across the page, ahead of the heading, and lost)."""
+    left, head = _left_column_with_body(40, 6, numbered_entry)
+    right: list[Line] = []
+    y = 740.0
+    for k in range(6, 11):
+        ls, y = _entry_lines(numbered_entry(k), 312, 20, y)
+        right += ls
+    for ln in right:
+        ln.col = 0 if ln.x0 == 312 else 2  # as the layout pass marks them: the first lines across the page
+    lines = left + right
+    refs = parse_reference_lines(lines, lines.index(head) + 1)
+    assert len(refs) == 11
+    assert _first_surnames(refs) == [SURNAMES[i % len(SURNAMES)] for i in range(11)]
+
+
+def test_a_right_column_too_short_to_be_seen_keeps_the_layouts_columns() -> None:
+    """Three author-year entries at the top of the right column, under a left column of text and entries: the list's
+    own column finder sees one column; the layout pass's columns tell each column's margin (before: the three were
+    read as one entry's continuation)."""
+    left, head = _left_column_with_body(45, 6, acl_entry)
+    right: list[Line] = []
+    y = 740.0
+    for k in range(6, 9):
+        ls, y = _entry_lines(acl_entry(k), 318, 9, y, width=60)
+        right += ls
+    for ln in right:
+        ln.col = 2
+    lines = left + right
+    refs = parse_reference_lines(lines, lines.index(head) + 1)
+    assert _first_surnames(refs) == [SURNAMES[i % len(SURNAMES)] for i in range(9)]
