@@ -25,6 +25,10 @@ from motivgraph.errors import NodeNotFound
 from motivgraph.graph.models import NodeDetail
 
 
+MAX_SUGGESTED_NAMES = 3
+"""Unknown names of one request that get did-you-mean suggestions (the rest come back in `unresolved` without)."""
+
+
 def relation_of(detail: NodeDetail, query: str, max_triples: int = 20, max_neighbours: int = 30,
                 evidence: list[QuoteOut] | None = None) -> NodeRelation:
     truncated = False
@@ -63,7 +67,10 @@ def node_relation(ctx: ToolContext, req: NodeRelationRequest) -> NodeRelationRes
     for name in dict.fromkeys(req.names):
         records = store.find_nodes(name)
         if not records:
-            unresolved.append(Unresolved(query=name, suggestions=ctx.suggestions(name)))
+            # did-you-mean is a query embedding and a vector search per name: only the first few unknown names of a
+            # request get it, so 20 unknown 300-character names cost a few lookups, not 20 (issue 41)
+            suggest = len(unresolved) < MAX_SUGGESTED_NAMES
+            unresolved.append(Unresolved(query=name, suggestions=ctx.suggestions(name) if suggest else []))
             continue
         for rec in records:
             if rec.key in seen:
