@@ -24,7 +24,6 @@ from motivgraph.api.services.evidence import node_quotes
 from motivgraph.errors import NodeNotFound
 from motivgraph.graph.models import NodeDetail
 
-
 MAX_SUGGESTED_NAMES = 3
 """Unknown names of one request that get did-you-mean suggestions (the rest come back in `unresolved` without)."""
 
