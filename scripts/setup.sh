@@ -12,6 +12,8 @@
 #                                           Java 17 and Maven (Debian packages, when missing) and the server's
 #                                           artefacts from Maven Central (~160 MB in ~/.m2/repository)
 #   ./scripts/setup.sh --with-ray         + Ray 2.60 (~240 MB) for `--engine ray` (ingest, reindex): README "Scale-out on Ray"
+#   ./scripts/setup.sh --with-tex         + TeX Live's publisher classes (Debian packages, ~2 GB) to typeset the held-out
+#                                           parser set (bench/heldout/generate.py; tests/unit/ingest/test_ingest_heldout.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,14 +21,16 @@ WITH_LOCAL_LLM=0
 WITH_BROWSER=0
 WITH_NEO4J=0
 WITH_RAY=0
+WITH_TEX=0
 for arg in "$@"; do
   case "$arg" in
     --with-local-llm) WITH_LOCAL_LLM=1 ;;
     --with-browser) WITH_BROWSER=1 ;;
     --with-neo4j) WITH_NEO4J=1 ;;
     --with-ray) WITH_RAY=1 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "setup.sh: unknown option $arg (use --with-local-llm, --with-browser, --with-neo4j, --with-ray)" >&2; exit 2 ;;
+    --with-tex) WITH_TEX=1 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg (use --with-local-llm, --with-browser, --with-neo4j, --with-ray, --with-tex)" >&2; exit 2 ;;
   esac
 done
 
@@ -114,5 +118,19 @@ if [ "$WITH_NEO4J" = 1 ]; then
   fi
   .venv/bin/motivgraph neo4j fetch
   echo "Neo4j ready: MOTIVGRAPH_NEO4J_PASSWORD=... .venv/bin/motivgraph neo4j start"
+fi
+if [ "$WITH_TEX" = 1 ]; then
+  SUDO=()
+  if [ "$(id -u)" != 0 ]; then SUDO=(sudo); fi
+  # the real ACM, IEEE, Springer LNCS, Elsevier, APS/REVTeX, MNRAS, AAS and AMS classes, their fonts (acmart's
+  # Libertine, newtx, Inconsolata), babel for German/French/Spanish front matter and pgfplots for the figures
+  if ! command -v pdflatex >/dev/null || ! kpsewhich acmart.cls revtex4-2.cls libertine.sty binhex.tex >/dev/null; then
+    "${SUDO[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends \
+      texlive-latex-extra texlive-publishers texlive-science texlive-pictures texlive-fonts-recommended \
+      texlive-fonts-extra texlive-plain-generic texlive-lang-german texlive-lang-french texlive-lang-spanish \
+      lmodern cm-super
+  fi
+  echo "TeX ready: $(pdflatex --version | head -1); the held-out set: .venv/bin/python bench/heldout/generate.py"
 fi
 echo "MotivGraph installed in .venv — try: .venv/bin/motivgraph --help"
