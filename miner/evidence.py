@@ -44,12 +44,13 @@ from typing import TYPE_CHECKING
 
 from motivgraph.graph.models import Evidence, Quote
 from motivgraph.limits import MAX_QUOTE_CHARS, MAX_QUOTES_PER_ELEMENT
+from motivgraph.miner.schemas import RejectedTriple
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from motivgraph.ingest.models import PageMarks, Paper, TextSpan
-    from motivgraph.miner.schemas import ExtractedTriple
+    from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult
 
 MIN_QUOTE_WORDS = 5
 """Fewer words than this locate nothing a reviewer could check ("the proposed method" is everywhere)."""
@@ -359,3 +360,34 @@ class QuoteTally:
     @property
     def rate(self) -> float | None:
         return self.located / self.given if self.given else None
+
+
+def verify_result(paper: Paper, result: ExtractionResult) -> list[Evidence]:
+    """The checked quotes of each triple of one extraction (CPU-bound: run it in a thread)."""
+    if not result.triples:
+        return []
+    pt = PaperText.of(paper)
+    return [triple_evidence(pt, t) for t in result.triples]
+
+
+def apply_policy(result: ExtractionResult, policy: str) -> ExtractionResult:
+
+    """The extraction as it is stored: under `reject`, the triples with an unverified element move to
+    `rejected`, each with its reasons; under `keep`, unchanged (the evidence marks them)."""
+    if policy != "reject" or len(result.evidence) != len(result.triples):
+        return result
+    kept, evidence, rejected = [], [], list(result.rejected)
+    for t, ev in zip(result.triples, result.evidence, strict=True):
+        if ev.fully_verified:
+            kept.append(t)
+            evidence.append(ev)
+        else:
+            rejected.append(RejectedTriple(triple=t, violations=[f"unverified evidence: {why}"
+                                                                 for why in unverified_elements(ev)]))
+    if len(kept) == len(result.triples):
+        return result
+    out = result.model_copy(update={"triples": kept, "evidence": evidence, "rejected": rejected})
+    if not kept:
+        out.reason = (f"all {len(result.triples)} triples rejected for unverified evidence "
+                      f"(MOTIVGRAPH_MINER_UNVERIFIED=reject): {rejected[-1].violations[0]}")
+    return out

@@ -38,7 +38,9 @@ class ExtractionStore(SqliteFile):
 
     def put(self, result: ExtractionResult) -> None:
         """Record (or replace) a paper's extraction; a replaced record keeps its `seq`."""
-        blob = result.model_dump_json(include={"paper_id", "extractor", "triples", "reason", "sections_used"})
+        # the checked quotes too (#39): a replay stores them without the paper's parse to check against
+        blob = result.model_dump_json(
+            include={"paper_id", "extractor", "triples", "reason", "sections_used", "evidence"})
         with self._lock:
             self._db.execute(
                 "INSERT INTO extractions (paper_id, extractor, result, ts) VALUES (?,?,?,?) "

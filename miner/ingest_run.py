@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from motivgraph.errors import BudgetExceeded
+from motivgraph.errors import BudgetExceeded, ExtractionGateStop
 from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.derived import DerivedReport, repair_derived
 from motivgraph.ingest.pipeline import (
@@ -27,6 +27,7 @@ from motivgraph.ingest.pipeline import (
     store_step,
 )
 from motivgraph.ingest.plan import IngestPlan, plan_async
+from motivgraph.miner.gate import GateDecision, gate_message
 from motivgraph.miner.ray_engine import ray_engine
 from motivgraph.miner.sink import IngestEstimate, MinerSink, decide_extractor, estimate_plan
 
@@ -62,6 +63,27 @@ class IngestRun:
     derived: DerivedReport | None = None
     stopped: BudgetExceeded | IngestInterrupted | None = None  # resumable stop: re-run the same command
     engine: str | None = None  # where the per-document work ran, when not in this process ("engine: Ray ...")
+    gate: GateDecision | None = None  # the extraction gate's decision (#39), None: no paper with text was mined
+    # the run finished but its extraction is not supported by the papers (a failed gate, or no triple at all
+    # from papers with text): the message names the cause and the fix; the CLI exits 6
+    extraction_failed: str | None = None
+
+
+def extraction_verdict(sink: MinerSink, stopped: BaseException | None) -> tuple[GateDecision | None, str | None]:
+    """The gate's decision for this run (decided now on what was mined when the run had fewer papers than the
+    gate waits for) and, when the extraction is not supported, why: a failed gate that was not accepted, or
+    papers with text mined and not one triple stored ("done" with an empty graph is the failure users report)."""
+    decision = sink.gate.decide()
+    if isinstance(stopped, ExtractionGateStop):
+        return decision, None  # the stop itself says it
+    if decision is not None and not decision.passed and not decision.accepted:
+        return decision, gate_message(decision, sink.gate.model)
+    if sink.gate.papers and not sink.stats.triples:
+        return decision, (f"no triple was stored from the {sink.gate.papers} paper(s) with text "
+                          f"({'; '.join(r for r, _ in sink.stats.no_triple_reasons.most_common(2)) or 'no reason'}). "
+                          "Check the extractor with `motivgraph llm check`; a stronger model (MOTIVGRAPH_LLM_MODEL) "
+                          "or the offline extractor (MOTIVGRAPH_MINER_EXTRACTOR=heuristic) may read these papers.")
+    return decision, None
 
 
 async def run_ingest_command(
@@ -131,6 +153,7 @@ async def run_ingest_command(
             run.summary = getattr(e, "summary", run.summary)
         finally:
             if isinstance(sink, MinerSink):
+                run.gate, run.extraction_failed = extraction_verdict(sink, run.stopped)
                 run.miner_rows = sink.report_rows()
                 await asyncio.to_thread(sink.close)
         if not isinstance(run.stopped, IngestInterrupted):  # the store is down: the re-run repairs them

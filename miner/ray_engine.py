@@ -50,6 +50,7 @@ from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import make_parser
 from motivgraph.ingest.pipeline import SinkResult
 from motivgraph.llm.usage import RoleUsage, Usage
+from motivgraph.miner.evidence import verify_result
 from motivgraph.miner.extract import LLMExtractor
 from motivgraph.miner.heuristic import HeuristicExtractor
 from motivgraph.miner.sink import MinerSink
@@ -159,6 +160,8 @@ class _WorkerState:
             self.client.usage, self.client.budget_usd = Usage(), budget_usd
         try:
             result = self.loop.run_until_complete(self.extractor.extract(paper))
+            # the quotes checked here, against the parse the worker holds (#39): the driver gets them with the result
+            result.evidence = verify_result(paper, result)
         finally:
             usage = self.client.usage.to_dict() if self.client is not None else {}
         return result, usage

@@ -26,16 +26,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from motivgraph.errors import BudgetExceeded, LLMError
-from motivgraph.graph.models import NodeRef, TripleIn
+from motivgraph.graph.models import Evidence, NodeRef, TripleIn
 from motivgraph.ingest.parsers import accepted_tags, make_parser
 from motivgraph.ingest.pipeline import SinkResult, cache_for
 from motivgraph.ingest.plan import input_kinds
 from motivgraph.llm.factory import is_configured
 from motivgraph.miner.decisions import DecisionLog
+from motivgraph.miner.evidence import QuoteTally, apply_policy, verify_result
 from motivgraph.miner.extract import LLMExtractor
 from motivgraph.miner.extractions import ExtractionStore
+from motivgraph.miner.gate import ExtractionGate
 from motivgraph.miner.heuristic import HeuristicExtractor
 from motivgraph.miner.resolve import Resolver
+from motivgraph.miner.text import select_input
 from motivgraph.outbound import is_transient
 
 if TYPE_CHECKING:
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
     from motivgraph.ingest.plan import IngestPlan
     from motivgraph.llm import LLMClient
     from motivgraph.miner.schemas import ExtractionResult
-    from motivgraph.settings import Settings
+    from motivgraph.settings import MinerSettings, Settings
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +82,10 @@ class MinerStats:
     no_triple_reasons: Counter[str] = field(default_factory=Counter)
     extract_s: float = 0.0
     write_s: float = 0.0
+    verify_s: float = 0.0
+    quotes: QuoteTally = field(default_factory=QuoteTally)  # of the stored papers' triples (#39)
+    unverified_kept: int = 0  # triples stored marked unverified (policy keep)
+    unverified_rejected: int = 0  # triples not stored for unverified evidence (policy reject)
 
     @property
     def merges(self) -> int:
@@ -91,6 +98,11 @@ def extractor_mode(settings: Settings, client: LLMClient | None) -> str:
     if mode == "auto":
         return "llm" if client is not None and client.is_configured("extractor") else "heuristic"
     return mode
+
+
+def has_text(paper: Paper, cfg: MinerSettings) -> bool:
+    """A paper the extractor could read (what the gate counts): a research paper with enough words."""
+    return select_input(paper, cfg).unusable_reason is None
 
 
 class MinerSink:
@@ -132,6 +144,9 @@ class MinerSink:
         self.resolver = Resolver(self.store, self.index, self.embedder, self.cfg, self.decisions, self.client)
         self.stats = MinerStats()
         self._held: dict[str, int] = {}  # paper id -> triples the graph holds for it after this run's last write
+        model = self.client.model_id("extractor") if self.mode == "llm" and self.client is not None else None
+        self.gate = ExtractionGate(self.cfg.gate_papers, self.cfg.gate_min_verified_rate, self.cfg.accept_unverified,
+                                   model=model)
         # new nodes buffered before one index write (an append to the live generation: its cost is what it
         # adds; the resolver compares mentions with the buffered ones by brute force until then)
         self.index_flush_nodes = 500
@@ -157,12 +172,20 @@ class MinerSink:
             ("  with triples / none / failed", f"{s.papers_with_triples} / {s.papers_without_triples} / {s.failed}"),
             ("triples stored", str(s.triples)),
             ("triples rejected (rules; logged)", str(s.rejected)),
+            ("quotes located (verified rate)", f"{s.quotes.located} / {s.quotes.given}"
+             + (f" ({s.quotes.rate:.1%})" if s.quotes.rate is not None else "")),
+            (f"triples unverified (policy {self.cfg.unverified})",
+             f"{s.unverified_kept} stored marked" if self.cfg.unverified == "keep"
+             else f"{s.unverified_rejected} rejected (logged)"),
             ("new nodes", str(s.new_nodes)),
             ("merges (exact/alias/auto/llm)", f"{s.merges} "
              f"({s.decisions['exact']}/{s.decisions['alias']}/{s.decisions['auto_merge']}/{s.decisions['llm_merge']})"),
             ("kept apart (llm/band/homonym)",
              f"{s.decisions['llm_apart']}/{s.decisions['band_no_llm']}/{s.decisions['homonym']}"),
         ]
+        decision = self.gate.decision
+        if decision is not None:
+            rows.append(("extraction gate", decision.summary()))
         if s.no_triple_reasons:
             top = ", ".join(f"{r} ({n})" for r, n in s.no_triple_reasons.most_common(3))
             rows.append(("no-triple reasons", top))
@@ -186,6 +209,7 @@ class MinerSink:
     async def extract(self, paper: Paper) -> ExtractionResult | SinkResult:
         """The extraction alone (safe to run for several papers at once): the result, or the failed
         SinkResult of a paper whose reply stays unusable. Transient errors and a spent budget raise."""
+        self.gate.check()  # a failed gate stops the ingest before more papers are mined
         t0 = time.perf_counter()
         try:
             result = await self.extractor.extract(paper)
@@ -195,7 +219,11 @@ class MinerSink:
             if is_transient(e):
                 raise  # endpoint down or timing out: the pipeline pauses and retries; not this paper's fault
             return self.extraction_failed(paper, str(e))
-        self.stats.extract_s += time.perf_counter() - t0
+        t1 = time.perf_counter()
+        self.stats.extract_s += t1 - t0
+        # the quotes are checked against the full parse here, with the extraction (CPU-bound: in a thread)
+        result.evidence = await asyncio.to_thread(verify_result, paper, result)
+        self.stats.verify_s += time.perf_counter() - t1
         return result
 
     def extraction_failed(self, paper: Paper, error: str) -> SinkResult:
@@ -211,13 +239,39 @@ class MinerSink:
 
         The paper is counted and its outcome logged only once its write succeeded: a write that meets a
         store outage raises, the pipeline reconnects and calls this again for the same paper, and counting
-        before the write counted it once per attempt (the report said 10 papers extracted for 8)."""
-        await self.resolver.prefetch(result.triples)  # embeddings and band LLM calls, outside the lock
+        before the write counted it once per attempt (the report said 10 papers extracted for 8).
+
+        Evidence (#39): each triple's quotes are located in the paper's parsed text (miner/evidence.py) the
+        first time an extraction is committed, and kept with it (a replay has no parse to check against).
+        Under `miner.unverified=reject` a triple with an unverified element is rejected with its reason; the
+        paper and its other triples are stored in the same write (a paper is never half-stored)."""
+        self.gate.check()
+        if len(result.evidence) != len(result.triples):
+            # not verified at extraction (a replay, a stored extraction from before evidence): here, without
+            # an await, so the papers committed together still batch their embeddings in prefetch
+            t0 = time.perf_counter()
+            result.evidence = verify_result(paper, result)
+            self.stats.verify_s += time.perf_counter() - t0
+        stored = apply_policy(result, self.cfg.unverified)
+        await self.resolver.prefetch(stored.triples)  # embeddings and band LLM calls, outside the lock
         t1 = time.perf_counter()
         async with self._lock:
-            counts = await self._store(paper, result)
+            counts = await self._store(paper, stored, result)
         self.stats.write_s += time.perf_counter() - t1
-        self._count(paper, result)
+        self._count(paper, stored)
+        tally = QuoteTally()
+        for ev in result.evidence:
+            tally.add(ev)
+        self.stats.quotes.given += tally.given
+        self.stats.quotes.located += tally.located
+        unverified = sum(1 for ev in result.evidence if not ev.fully_verified)
+        if self.cfg.unverified == "keep":
+            self.stats.unverified_kept += unverified
+        else:
+            self.stats.unverified_rejected += unverified
+        counts.update(quotes=tally.given, quotes_verified=tally.located, unverified=unverified)
+        if has_text(paper, self.cfg):
+            self.gate.record(tally)
         return SinkResult(status="stored", counts=counts)
 
     def _count(self, paper: Paper, result: ExtractionResult) -> None:
@@ -227,7 +281,8 @@ class MinerSink:
         self.stats.reasked += int(result.reasked)
         if result.rejected:
             self.decisions.log_extraction(
-                paper.paper_id, "rejected", f"{len(result.rejected)} triple(s) broke the naming rules",
+                paper.paper_id, "rejected",
+                f"{len(result.rejected)} triple(s) rejected (naming rules or unverified evidence)",
                 [r.model_dump() for r in result.rejected], run_id=self.run_id,
             )
         if not result.triples:
@@ -242,26 +297,34 @@ class MinerSink:
                 run_id=self.run_id,
             )
 
-    async def _store(self, paper: Paper, result: ExtractionResult) -> dict[str, int]:
+    async def _store(
+        self, paper: Paper, result: ExtractionResult, original: ExtractionResult | None = None
+    ) -> dict[str, int]:
         # The resolver lists this paper's new nodes as written (pending their index add) before the write. If
         # the write fails (store outage), they do not exist: forget them, or the retry of this paper merges
         # each mention into its own unwritten node (counted as merges, not new nodes, and never indexed).
         marks = {kind: len(keys) for kind, keys in self.resolver.recent.items()}
         try:
-            return await self._resolve_and_write(paper, result)
+            return await self._resolve_and_write(paper, result, original or result)
         except BaseException:
             for kind, n in marks.items():
                 del self.resolver.recent[kind][n:]
             raise
 
-    async def _resolve_and_write(self, paper: Paper, result: ExtractionResult) -> dict[str, int]:
+    async def _resolve_and_write(
+        self, paper: Paper, result: ExtractionResult, original: ExtractionResult
+    ) -> dict[str, int]:
+        """`result` is what is stored (the unverified policy applied), `original` the extraction as it came
+        (kept for replays, so a later change of policy applies to it again)."""
         resolved = await self.resolver.resolve(paper.paper_id, result.triples)
+        evidence = (result.evidence if len(result.evidence) == len(result.triples)
+                    else [Evidence() for _ in result.triples])
         triples = [
             TripleIn(
                 paper_id=paper.paper_id, index=i, problem=n["problem"], challenge=n["challenge"],
-                solution=n["solution"], section=t.section, extractor=result.extractor,
+                solution=n["solution"], section=t.section, extractor=result.extractor, evidence=ev,
             )
-            for i, (t, n) in enumerate(zip(result.triples, resolved.nodes, strict=True))
+            for i, (t, n, ev) in enumerate(zip(result.triples, resolved.nodes, evidence, strict=True))
         ]
 
         def write() -> int:
@@ -282,7 +345,7 @@ class MinerSink:
 
         held = await asyncio.to_thread(write)
         # kept so a later `papers delete` / merge undo can replay this paper without the extractor
-        self.extractions.put(result)
+        self.extractions.put(original)
         self.decisions.log_merges(resolved.decisions, run_id=self.run_id)
         for d in resolved.decisions:
             self.stats.decisions[d.decision] += 1

@@ -90,6 +90,18 @@ class BudgetExceeded(LLMError):
     """The configured cost budget is spent; the run stops cleanly and can be resumed."""
 
 
+class ExtractionGateStop(BudgetExceeded):
+    """The extraction gate stopped an ingest: too few of the extractor's quotes were found in the papers
+    (miner/gate.py). A BudgetExceeded so that every layer that stops cleanly on a spent budget (the ingest
+    pipeline, the Ray engine) stops the same way: the papers not yet mined stay resumable. The CLI tells
+    the two apart and exits 6."""
+
+    def __init__(self, message: str, *, rate: float | None = None, papers: int = 0) -> None:
+        super().__init__(message)
+        self.rate = rate
+        self.papers = papers
+
+
 class StructuredOutputError(LLMError):
     """The LLM's reply could not be parsed into the expected schema after repair and one re-ask. Whoever
     raises it sets what it knows: `raw` (the replies), `problems` (what was wrong with each), `usage` (what

@@ -404,6 +404,28 @@ class MinerSettings(BaseModel):
         0.62, ge=0, le=1, description="Offline parent addition: least similarity to the focal node to group."
     )
     heuristic_max_triples: int = Field(3, ge=1, le=10, description="Most triples the offline extractor keeps.")
+    # -- evidence (#39): the quotes behind each triple, the unverified policy and the model gate ------------
+    unverified: Literal["keep", "reject"] = Field(
+        "keep",
+        description="A triple with an element whose quotes were not found in the paper: keep (stored, marked "
+        "unverified; the grounding check does not count it) or reject (not stored; its reason is in the "
+        "decision log and `ingest report`). keep is the default: a model that invents is stopped by the gate "
+        "(gate_min_verified_rate), and what is left unverified is mostly a quote copied loosely from a "
+        "faithful triple, visible as unverified everywhere and kept for review rather than lost.",
+    )
+    gate_papers: int = Field(
+        5, ge=1, le=1000,
+        description="The extraction gate decides once this many papers (with text) have been mined in an ingest.",
+    )
+    gate_min_verified_rate: float = Field(
+        0.6, ge=0, le=1,
+        description="Least share of the extractor's quotes found in the papers for an ingest to go on past the "
+        "gate; below it the ingest stops (exit 6). The offline extractor quotes the paper (>= 99 %); a model "
+        "that writes its own quotes lands far below 0.6.",
+    )
+    accept_unverified: bool = Field(
+        False, description="Let an ingest go on past a failed extraction gate (`ingest --accept-unverified`)."
+    )
 
 
 class ApiSettings(BaseModel):

@@ -7,8 +7,8 @@ below the CLI, so what they share with it is here in the kernel, defined once.
 
 Exit codes (documented in docs/command-line.md and every `--help`, cli/helpfmt.EXIT_CODES): 0 ok, 1 the command ran
 but something failed (e.g. some import lines invalid), 2 usage error (typer), 3 configuration or input error,
-4 backend/service unreachable, 5 interrupted/budget. Under `--json` a failed command still prints one JSON
-document on stdout: `{"error", "kind", "exit_code"}`.
+4 backend/service unreachable, 5 interrupted/budget, 6 the extraction gate (ingest). Under `--json` a failed command
+still prints one JSON document on stdout: `{"error", "kind", "exit_code"}`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from motivgraph.errors import BackendUnavailable, BudgetExceeded, ConfigError, ExternalServiceError, MotivGraphError
+from motivgraph.errors import (
+    BackendUnavailable,
+    BudgetExceeded,
+    ConfigError,
+    ExternalServiceError,
+    ExtractionGateStop,
+    MotivGraphError,
+)
 
 if TYPE_CHECKING:
     from motivgraph.settings import Settings
@@ -36,6 +43,7 @@ console = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ e
 err_console = Console(stderr=True, soft_wrap=True)  # one message, one line: greppable, never cut mid-path
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_STOPPED = 1, 3, 4, 5
+EXIT_GATE = 6  # an ingest's extraction is not supported by the papers (miner/gate.py, #39)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -61,6 +69,8 @@ def exit_code_for(e: MotivGraphError) -> int:
         return EXIT_CONFIG
     if isinstance(e, BackendUnavailable | ExternalServiceError):
         return EXIT_UNAVAILABLE
+    if isinstance(e, ExtractionGateStop):  # a BudgetExceeded (it stops the same way), with its own code
+        return EXIT_GATE
     if isinstance(e, BudgetExceeded):
         return EXIT_STOPPED
     return EXIT_FAILED

@@ -23,6 +23,8 @@ EXIT_CODES = (
         "the fix"),
     (4, "a service is unreachable: graph store, GROBID, LLM endpoint, Semantic Scholar, or a port in use"),
     (5, "stopped cleanly: interrupted (Ctrl-C) or the --budget-usd was reached; re-run to resume"),
+    (6, "extraction gate: the extractor's quotes are mostly not in the papers (or no triple came from papers with "
+        "text); use a stronger model or --accept-unverified"),
 )
 
 EXAMPLES: dict[str, list[str]] = {
@@ -49,7 +51,8 @@ EXAMPLES: dict[str, list[str]] = {
     "neo4j status": ["motivgraph neo4j status --json"],
     "embeddings export": ["motivgraph embeddings export", "motivgraph embeddings export --force --json"],
     "embeddings info": ["motivgraph embeddings info", "motivgraph embeddings info --json"],
-    "llm check": ["motivgraph llm check", "motivgraph llm check --role mentor --json"],
+    "llm check": ["motivgraph llm check", "motivgraph llm check --role mentor --json",
+                  "motivgraph llm check --extraction"],
     "llm roles": ["motivgraph llm roles", "motivgraph llm roles --json"],
     "llm usage": ["motivgraph llm usage", "motivgraph llm usage --run soiq-20260101-120000-abc123 --json"],
     "llm start": ["MOTIVGRAPH_LLM_MODEL=local:smollm2 motivgraph llm start"],

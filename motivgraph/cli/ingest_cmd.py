@@ -25,6 +25,7 @@ from motivgraph.cli.reextract_cmd import reextract_cmd
 from motivgraph.fsutil import printable
 from motivgraph.terminal import (
     EXIT_FAILED,
+    EXIT_GATE,
     EXIT_STOPPED,
     EXIT_UNAVAILABLE,
     cli_errors,
@@ -207,15 +208,24 @@ def run_cmd(
         help="With --engine ray: an existing Ray cluster ('auto', 'host:6379', 'ray://host:10001'; default "
         "MOTIVGRAPH_RAY_ADDRESS, else a local Ray).",
     ),
+    accept_unverified: bool = typer.Option(
+        False, "--accept-unverified",
+        help="Go on past a failed extraction gate: store the triples whose quotes are not found in the papers, "
+        "marked unverified (MOTIVGRAPH_MINER_ACCEPT_UNVERIFIED). Without it, an extractor whose quotes are mostly "
+        "not in the papers stops the ingest (exit 6).",
+    ),
 ) -> None:
     """Parse PDFs, extract motivation triples and store them in the graph; resumable (re-run the same command)."""
     from motivgraph.cli.common import announce_data_dir
     from motivgraph.cli.ingest_support import check_inputs, run_json
+    from motivgraph.errors import ExtractionGateStop
     from motivgraph.ingest.pipeline import IngestInterrupted
     from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
 
     check_inputs(paths)  # a typo or an empty glob is an error before anything starts
     settings = load_settings()
+    if accept_unverified:
+        settings.miner.accept_unverified = True
     _check_engine(engine, ray_address, settings, dry_run)
     if not dry_run:
         announce_data_dir(settings)
@@ -243,6 +253,9 @@ def run_cmd(
         typer.echo(json.dumps(run_json(run), indent=2, ensure_ascii=False, default=str))
     else:
         _render_run(run)
+    if isinstance(run.stopped, ExtractionGateStop) or run.extraction_failed:
+        err_console.print(f"[red]stopped:[/red] {run.stopped or run.extraction_failed}", highlight=False)
+        raise typer.Exit(EXIT_GATE)
     if run.stopped is not None:
         if isinstance(run.stopped, IngestInterrupted):
             err_console.print(f"[red]stopped:[/red] {run.stopped}", highlight=False)

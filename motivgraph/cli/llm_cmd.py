@@ -23,10 +23,20 @@ PING = "Reply with exactly one word: pong"
 def check(
     role: str = typer.Option(None, "--role", help="Check the model of this role (default: the default model)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    extraction: bool = typer.Option(
+        False, "--extraction",
+        help="Run the configured extractor (the LLM miner, or the offline extractor when no model is set) on a "
+        "short research text shipped with MotivGraph: triples valid, quotes located in the text, time per paper, "
+        "and whether `ingest`'s extraction gate would let it through.",
+    ),
 ) -> None:
-    """Send one tiny prompt to the configured model (bypassing the cache) and print the reply."""
+    """Send one tiny prompt to the configured model (bypassing the cache) and print the reply; with
+    --extraction, check the extractor on a shipped research text instead."""
     from motivgraph.llm import LLMClient
 
+    if extraction:
+        _check_extraction(as_json)
+        return
     settings = load_settings()
     client = LLMClient(settings)
     try:
@@ -51,6 +61,58 @@ def check(
         return
     console.print(f"[green]ok[/green] in {dt:.2f}s: {reply.strip()[:200]!r} "
                   f"({u.input_tokens} tokens in, {u.output_tokens} out, ${u.cost_usd:.6f})", highlight=False)
+
+
+def _check_extraction(as_json: bool) -> None:
+    from motivgraph.graph.runtime import Runtime
+    from motivgraph.miner.extract import LLMExtractor
+    from motivgraph.miner.extraction_check import run_extraction_check
+    from motivgraph.miner.heuristic import HeuristicExtractor
+    from motivgraph.miner.sink import decide_extractor
+    from motivgraph.terminal import EXIT_GATE
+
+    settings = load_settings()
+    _, client = decide_extractor(settings)
+    rt = Runtime(settings)
+    try:
+        model = None
+        extractor: LLMExtractor | HeuristicExtractor
+        if client is not None:
+            client.check_reachable(["extractor"])
+            model = client.model_id("extractor")
+            extractor = LLMExtractor(client, settings.miner, rt.embedder)
+        else:
+            extractor = HeuristicExtractor(rt.embedder, settings.miner)
+        res = asyncio.run(run_extraction_check(extractor, settings.miner, model))
+    finally:
+        if client is not None:
+            client.close()
+        rt.close()
+    if as_json:
+        typer.echo(json.dumps(res.as_json(), indent=2, ensure_ascii=False))
+    else:
+        who = f"LLM miner ({model})" if model else "offline heuristic extractor (no MOTIVGRAPH_LLM_MODEL)"
+        t = Table(title=f"extraction check — {who}", show_header=False)
+        rate = "-" if res.rate is None else f"{res.rate:.0%}"
+        for k, v in (
+            ("triples valid / rejected", f"{res.triples_valid} / {res.triples_rejected}"),
+            ("quotes located in the text", f"{res.quotes_located} / {res.quotes} ({rate})"),
+            *((f"expected {e} sentences quoted", f"{res.expected_quoted[e]} / {res.expected_total[e]}")
+              for e in res.expected_total),
+            ("time per paper", f"{res.seconds:.2f}s"),
+            ("ingest gate", f"{'passes' if res.gate_passes else 'STOPS'} (needs {res.gate_threshold:.0%} located, "
+                            "MOTIVGRAPH_MINER_GATE_MIN_VERIFIED_RATE)"),
+        ):
+            t.add_row(k, v)
+        console.print(t)
+        if res.reason and not res.triples_valid:
+            console.print(f"no triples: {res.reason}", highlight=False)
+        for line in res.unlocated:
+            console.print(f"[yellow]not located[/yellow] {line}", highlight=False)
+    if not res.gate_passes:
+        err_console.print("this extractor would stop `motivgraph ingest` at the extraction gate (exit 6): use a "
+                          "stronger model (MOTIVGRAPH_LLM_MODEL), or `ingest --accept-unverified`", highlight=False)
+        raise typer.Exit(EXIT_GATE)
 
 
 @app.command("roles")

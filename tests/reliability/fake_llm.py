@@ -38,18 +38,35 @@ def _h(text: str) -> int:
     return int(hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:8], 16)
 
 
+def _quotes(prompt: str, h: int) -> list[list[str]]:
+    """Three sentences copied from the paper the prompt carries (as a faithful model quotes, #39), chosen by
+    the prompt's hash: one per element."""
+    import re
+
+    body = prompt.split("Paper:", 1)[-1]
+    body = "\n".join(ln for ln in body.strip().splitlines()[1:]  # the title line
+                     if not re.fullmatch(r"(ABSTRACT|INTRODUCTION|METHOD \(excerpt\)):", ln.strip()))
+    sents = [s for s in re.split(r"(?<=[.!?])\s+", " ".join(body.split())) if 6 <= len(s.split()) <= 80]
+    sents = [s for s in sents if "JSON" not in s]
+    if not sents:
+        return [[], [], []]
+    return [[sents[(h >> (3 * k)) % len(sents)]] for k in range(3)]
+
+
 def extraction(prompt: str) -> dict[str, Any]:
     h = _h(prompt)
     i = h % len(_PROBLEMS)
     adj = _ADJ[(h >> 4) % len(_ADJ)]
+    qp, qc, qs = _quotes(prompt, h)
     return {
         "triples": [{
-            "problem": {"name": _PROBLEMS[i][0], "description": _PROBLEMS[i][1]},
-            "challenge": {"name": _CHALLENGES[i][0], "description": _CHALLENGES[i][1]},
+            "problem": {"name": _PROBLEMS[i][0], "description": _PROBLEMS[i][1], "quotes": qp},
+            "challenge": {"name": _CHALLENGES[i][0], "description": _CHALLENGES[i][1], "quotes": qc},
             "solution": {
                 "name": f"{adj.capitalize()} model for scoring candidate outputs from text",
                 "description": f"A {adj} model assigns each candidate a score from its context and keeps the "
                 "best ones.",
+                "quotes": qs,
             },
             "section": "introduction",
         }],

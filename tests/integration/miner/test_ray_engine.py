@@ -25,6 +25,7 @@ from motivgraph.errors import ConfigError
 from motivgraph.miner.ingest_run import IngestRequest, IngestRun, run_ingest_command
 from motivgraph.settings import GraphSettings, Settings
 from tests.conftest import CORPUS_DIR
+from tests.fixtures.ingest.pdfgen import write_paper
 from tests.integration.miner.ray_scripted import script_file
 from tests.reliability.harness import canonical_lines
 
@@ -217,7 +218,9 @@ def test_a_spent_budget_stops_the_ray_ingest_and_a_rerun_resumes(ray_cluster: No
 
 def test_the_cli_runs_the_ray_engine_and_says_so(ray_cluster: None, falkordb_server: Any, tmp_path: Path) -> None:
     s = _settings(tmp_path, falkordb_server.url, "cli")
-    pdf = sorted(CORPUS_PDF.glob("*.pdf"))[0]
+    # a paper the offline extractor takes triples from: an ingest that stores none from a paper with text ends
+    # with the extraction gate's exit 6 (#39), which tests/integration/miner/test_miner_evidence_gate.py pins
+    pdf = write_paper(tmp_path / "paper.pdf")
     env = {"MOTIVGRAPH_DATA_DIR": str(s.data_dir), "MOTIVGRAPH_GRAPH_FALKORDB_URL": s.graph.falkordb_url or "",
            "MOTIVGRAPH_GRAPH_NAME": s.graph.name, "MOTIVGRAPH_LLM_MODEL": ""}
     r = CliRunner().invoke(app, ["ingest", str(pdf), "--parser", "pdf", "--engine", "ray", "--json"], env=env)
