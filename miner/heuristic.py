@@ -52,6 +52,7 @@ from motivgraph.miner.schemas import ExtractedNode, ExtractedTriple, ExtractionR
 from motivgraph.miner.text import CONTRIBUTION_CUES, select_input, split_paragraphs, split_sentences
 from motivgraph.miner.validation import (
     _PROBLEM_DESC_BANNED,
+    FUNCTION_WORDS,
     coined_terms,
     dedupe,
     name_form_violations,
@@ -268,13 +269,18 @@ def _phrase(phrase: str, max_words: int) -> str:
     "in", "for", "and", ...) that starts the next part, never inside a noun phrase ("Mining a literature graph
     in" + "Semantic Scholar" is not cut to "... in Semantic"). '' when there is no such place: no name is
     better than a fragment (SoIQ B.3 wants a "[General Task/Field of Study]", a whole noun phrase)."""
+    # only true function words end a phrase: STOPWORDS also holds content words ("paper", "number", "method")
+    # that keyphrase ranking skips, and cutting before or after one of those cuts a noun phrase in two
     words = phrase.split()
-    if len(words) <= max_words:
-        return _trim_words(phrase, max_words)
-    for k in range(max_words, 0, -1):
-        if words[k].lower().strip(",;:") in STOPWORDS or words[k].lower() in _JOINERS:
-            return _trim_words(" ".join(words[:k]), max_words)
-    return ""
+    cut = len(words)
+    if cut > max_words:
+        cut = next((k for k in range(max_words, 0, -1) if words[k].lower().strip(",;:") in FUNCTION_WORDS), 0)
+    kept = words[:cut]
+    while kept and kept[-1].lower().strip(",;:") in FUNCTION_WORDS:
+        kept.pop()
+    while kept and kept[0].lower() in FUNCTION_WORDS:
+        kept.pop(0)
+    return " ".join(kept)
 
 
 def _cap(s: str) -> str:

@@ -202,7 +202,7 @@ def _contains_term(name: str, term: str) -> bool:
 # technical approach, category, or fundamental principle" -- each a noun phrase. A name cut out of a longer phrase
 # ("... Literature Graph in Semantic" of "... in Semantic Scholar"), one that ends in a function word or a verb
 # ("... based on capabilities and extend"), or a problem that is the paper's own method is not one.
-_FUNCTION_WORDS = frozenset(
+FUNCTION_WORDS = frozenset(
     """a an the and or nor but of in on for to with by from at as via into onto over under than that which who whose
     whom where when while whereas if is are was were be been being has have had do does did can could will would
     shall should may might must not no its their our his her this these those such based using toward towards
@@ -238,7 +238,7 @@ def cut_from(name: str, source: str) -> bool:
     for seg in re.split(r"[:;,()\[\]\u2013\u2014?!]|\s-\s|\.\s", source):
         sw = _words(seg)
         for i in range(len(sw) - len(nw)):
-            if sw[i : i + len(nw)] == nw and sw[i + len(nw)] not in _FUNCTION_WORDS:
+            if sw[i : i + len(nw)] == nw and sw[i + len(nw)] not in FUNCTION_WORDS:
                 return True
     return False
 
@@ -267,7 +267,7 @@ def name_form_violations(kind: str, name: str, *, title: str = "", text: str = "
     if not words:
         return out
     last = words[-1]
-    if last in _FUNCTION_WORDS:
+    if last in FUNCTION_WORDS:
         out.append(f"{kind} name {name!r} ends in {last!r}: a fragment, not a noun phrase")
     elif last in (verbs if verbs is not None else verbs_in(text)):
         out.append(f"{kind} name {name!r} ends in the verb {last!r}: a fragment, not a noun phrase")

@@ -49,6 +49,9 @@ def test_the_offline_extractor_cuts_names_only_where_a_phrase_ends() -> None:
     assert cut == "Construction of the Literature Graph"
     assert _phrase("Short task name", 7) == "Short task name"
     assert _phrase("Scalable incremental distributed approximate nearest neighbour search engines", 5) == ""
+    # content words the keyphrase ranker skips ("paper", "number") are not phrase ends: nothing is cut off
+    assert _phrase("Citation counts per paper", 7) == "Citation counts per paper"
+    assert _phrase("Generated store fault paper number 0", 4) == ""
 
 
 def test_difficulty_words_are_general_not_fitted_to_one_papers_topic() -> None:
