@@ -935,8 +935,8 @@ def parse_pdf(
             # inside the reference list: a bold line there is an entry, not a section
             ref_text += "\n" + ordered[h.idx].text + " " + _join(ordered[h.idx + 1 : end])
             continue
-        text, pages = body_pages(h.idx + h.lines, end)
-        sections.append(Section(heading=h.heading, number=h.number, text=text, pages=pages))
+        text, marks = body_pages(h.idx + h.lines, end)
+        sections.append(Section(heading=h.heading, number=h.number, text=text, pages=marks))
     body_heads = [h for h in heads if _norm_head(h.heading) not in ("abstract", "keywords", "index terms")]
     next_head = body_heads[0].idx if body_heads else len(ordered)
     authors = _authors(page0, title_end, first_idx, body_size)

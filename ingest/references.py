@@ -190,11 +190,11 @@ def _page_order(page: list[tuple[int, Line]]) -> list[tuple[int, Line, int]]:
             # the layout pass read this page in two columns where the list's second column is too short to show
             # here against the first's body text and entries (three entries at the top of the right column): keep
             # its reading order and columns, so each column's entries are told by that column's own margin
-            out, prev = [], 1
+            kept, prev = [], 1
             for i, ln in page:
                 prev = ln.col if ln.col in (1, 2) else prev  # a line across (a running head) stays with its block
-                out.append((i, ln, prev))
-            return out
+                kept.append((i, ln, prev))
+            return kept
         return [(i, ln, 0) for i, ln in page]
     out: list[tuple[int, Line, int]] = []
     band: list[tuple[int, Line, int]] = []
