@@ -35,6 +35,10 @@ class RunSpec(BaseModel):
     budget_usd: float | None = Field(None, ge=0, description="Stop cleanly once the run has spent this much.")
     seed: int = 13
     background_file: str | None = None
+    memory_from: list[str] = Field(
+        default_factory=list, description="Earlier runs of the same method and topic whose memory this run "
+        "continues (the evaluation's top-up runs; the method's top_up_memory says what it carries).",
+    )
 
 
 def add_usage(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -168,6 +172,21 @@ class RunContext:
         env["toolbox_calls"] = self._toolbox.calls if self._toolbox is not None else 0
         self.run.save_state(env)
         self.run.update_status(usage=self.usage())
+
+    def earlier_states(self) -> list[Any]:
+        """The final states of the runs this one continues (RunSpec.memory_from), oldest first, typed as the
+        method's state. A run whose state cannot be read is skipped with a `memory_skipped` event."""
+        out = []
+        for rid in self.spec.memory_from:
+            try:
+                raw = RunDir.open(self.settings.runs_dir, rid).load_state()
+                state = ckpt.read_state(self.method, raw, f"run {rid}") if raw is not None else None
+            except Exception as e:  # a missing or foreign run must not stop this one: it just starts fresher
+                self.emit({"type": "memory_skipped", "run": rid, "reason": f"{type(e).__name__}: {e}"})
+                continue
+            if state is not None:
+                out.append(state)
+        return out
 
     def load_checkpoint(self) -> Any | None:
         """The state saved by the last `save_checkpoint` (version-checked, migrated), or None."""

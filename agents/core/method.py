@@ -106,6 +106,9 @@ class Method(ABC, Generic[C, S]):
     uses_tools: ClassVar[bool] = True  # False: the run gets no Toolbox and needs no graph
     graph_background: ClassVar[bool] = True  # build ctx.background from the graph when no --background file
     extra_model: ClassVar[type[BaseModel] | None] = None  # validates IdeaRecord.extra
+    # What a top-up run (the evaluation's next run of this method on the same topic, RunSpec.memory_from)
+    # carries over from the earlier runs, in a reader's words; "" = nothing (the report says so).
+    top_up_memory: ClassVar[str] = ""
 
     def __init__(self, config: C) -> None:
         self.config = config

@@ -135,7 +135,9 @@ class Generator:
             need = n - len(d.ideas)
             spec = RunSpec(method=method, topic=topic.topic, topic_id=topic.topic_id,
                            config=self._method_config(method, need), seed=self.config.seed + len(children),
-                           background_file=str(view.background_file) if view.background_file is not None else None)
+                           background_file=str(view.background_file) if view.background_file is not None else None,
+                           # a top-up run continues the method's own memory of this topic's earlier runs
+                           memory_from=list(children))
             rid = f"{self.eval_id}-{safe_id(method)}-{safe_id(topic.topic_id)}-{len(children) + 1}"
             run = create_run(self.settings.runs_dir, spec, run_id=rid)
             run.update_status(parent=self.eval_id)

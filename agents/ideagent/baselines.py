@@ -66,6 +66,8 @@ class BaselineItem(BaseModel):
 
 class BaselineState(BaseModel):
     items: list[BaselineItem] = Field(default_factory=list)
+    # the items of this topic's earlier runs (a top-up run): sequential memory lists their signatures too
+    carried: list[BaselineItem] = Field(default_factory=list)
     picks: dict[str, list[str]] = Field(default_factory=dict)  # round -> seed ids; "final" -> the N chosen
 
 
@@ -210,11 +212,16 @@ class SequentialMemoryMethod(_Baseline):
 
     name = "sequential_memory"
     summary = "Baseline: ideas one by one, each told the signatures of the earlier ones (no judges)."
+    top_up_memory = "its memory: the signatures of the earlier runs' ideas stay in every prompt"
 
     async def run(self, ctx: RunContext) -> list[IdeaRecord]:
+        fresh = ctx.run.load_state() is None
         state = self._setup(ctx)
+        if fresh:  # a top-up run: the earlier runs' ideas, renamed r<run>.<id>, open its memory
+            state.carried = [it.model_copy(update={"id": f"r{n}.{it.id}"})
+                             for n, st in enumerate(ctx.earlier_states(), 1) for it in st.items]
         for k in range(len(state.items) + 1, self.n + 1):
-            memory = [(it.id, it.signature) for it in state.items if it.signature is not None]
+            memory = [(it.id, it.signature) for it in (*state.carried, *state.items) if it.signature is not None]
             await self._write(state, f"i{k}", P.memory_prompt(k, self.n, memory, self.cfg.signature_chars),
                               steno=True)
         return await self._records(state.items)

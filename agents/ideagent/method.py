@@ -22,6 +22,7 @@ from motivgraph.agents.ideagent.judges import Roles
 from motivgraph.agents.ideagent.search import (
     IdeagentSearch,
     SearchState,
+    carry_over,
     final_ideas,
     lineage_history,
     no_idea_detail,
@@ -97,6 +98,8 @@ class IdeagentMethod(Method[IdeagentMethodConfig, SearchState]):
     state_version = 1
     roles = ("ideator", "stenographer", "quality", "soundness", "diversity", "critic")
     extra_model = IdeagentExtra
+    top_up_memory = ("its archives: the earlier runs' delivered and retired ideas join its history H (a repeat "
+                     "is a history duplicate) and their rejection families R stay known")
 
     def prompt_templates(self) -> dict[str, str]:
         return {"ideator": P.IDEATOR_SYSTEM, "stenographer": P.STENOGRAPHER, "quality": P.QUALITY,
@@ -123,6 +126,10 @@ class IdeagentMethod(Method[IdeagentMethodConfig, SearchState]):
             ctx, cfg.background_tokens), capacity=self.capacity(ctx.settings), writer=writer, roles=roles,
             emit=ctx.emit, checkpoint=checkpoint, tools_note=writer.tools_note(), sample_seed=ctx.seed)
         state = ctx.load_checkpoint()
+        if state is None and (earlier := ctx.earlier_states()):  # a top-up run continues the topic's archives
+            state = carry_over(search.new_state(), earlier)
+            ctx.emit({"type": "memory", "from": ctx.spec.memory_from, "history": len(state.archive.history),
+                      "families": len(state.archive.families)})
         ctx.emit({"type": "phase", "phase": "ideagent", "seeds": cfg.seeds, "capacity": search.capacity,
                   "tool_mode": mode if toolbox else None, "resume_at_seed": state.next_seed if state else 0})
         state = await search.run(state)

@@ -19,13 +19,13 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from motivgraph.agents.ideagent import prompts as P
-from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError, Draft, DraftKind
+from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError, Draft, DraftKind, Family, Retirement
 from motivgraph.agents.ideagent.config import IdeagentConfig
 from motivgraph.agents.ideagent.judges import IdeaText, Judges, RoleLLM, Roles, msgs
 from motivgraph.agents.ideagent.routing import (
@@ -341,6 +341,45 @@ def family_label(pattern: str, fallback: str) -> str:
     return fallback if not p or _IDENTIFIER.fullmatch(p) else p
 
 
+_CARRIED = re.compile(r"^r\d+\.")
+
+
+def carry_over(fresh: SearchState, earlier: Sequence[SearchState]) -> SearchState:
+    """A top-up run's starting state: the archives of the topic's earlier runs, so their ideas are not
+    written again. Every idea an earlier run delivered or retired joins this run's history H (as superseded:
+    a new draft repeating one is a history duplicate, routed like any other), its losing newcomers stay
+    losers, and its rejection families R stay known (a draft sharing a known failure pattern is filed there).
+    Ids and lineages are prefixed r<run>. so they never meet this run's own; what an earlier run itself
+    carried is not carried twice. The active set A starts empty: this run must still find its own ideas."""
+    a = fresh.archive
+    for n, st in enumerate(earlier, 1):
+
+        def ren(x: str, n: int = n) -> str:
+            return f"r{n}.{x}"
+
+        old = st.archive
+        for d in [*old.active.values(), *old.history]:
+            if _CARRIED.match(d.id):
+                continue
+            lost = d.retired is not None and d.retired.why == "lost"
+            retired = Retirement(why="lost" if lost else "superseded",
+                                 against=ren(d.retired.against) if d.retired is not None else f"run {n}",
+                                 reason=(d.retired.reason if d.retired is not None else "delivered")
+                                 + f" (earlier run {n} of this topic)")
+            a.history.append(d.model_copy(deep=True, update={
+                "id": ren(d.id), "lineage": ren(d.lineage), "parent": ren(d.parent) if d.parent else None,
+                "retired": retired}))
+            if not lost:
+                a.ever_active.append(ren(d.id))
+        for f in old.families:
+            if _CARRIED.match(f.id):
+                continue
+            a.families.append(Family(id=ren(f.id), pattern=f.pattern, reason=f.reason,
+                                     members=[ren(m) for m in f.members], examples=list(f.examples)))
+    a.check()
+    return fresh
+
+
 def final_ideas(st: SearchState, cfg: IdeagentConfig) -> list[Draft]:
     """The active set, best first (Q, ties by F)."""
     return sorted(st.archive.active.values(), key=lambda d: d.scores.rank(cfg) if d.scores else (0, 0),
@@ -370,5 +409,5 @@ def lineage_history(st: SearchState, lineage: str) -> list[Draft]:
     return [d for d in st.drafts if d.lineage == lineage]
 
 
-__all__ = ["BudgetExceeded", "IdeagentSearch", "SearchState", "family_label", "final_ideas", "lineage_history",
-           "no_idea_detail"]
+__all__ = ["BudgetExceeded", "IdeagentSearch", "SearchState", "carry_over", "family_label", "final_ideas",
+           "lineage_history", "no_idea_detail"]

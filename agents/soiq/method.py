@@ -103,6 +103,9 @@ class SoiqState(BaseModel):
     ideas: list[IdeaRecord] = Field(default_factory=list)  # every idea with a decision (accepted or rejected)
     attempts: list[Attempt] = Field(default_factory=list)
     current: Current | None = None
+    # the attempts of this topic's earlier runs (a top-up run in an evaluation): the researcher is shown
+    # them with its own, so the rejected and accepted ideas of those runs are not proposed again
+    carried: list[Attempt] = Field(default_factory=list)
 
 
 class SoiqExtra(BaseModel):
@@ -138,6 +141,8 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
     state_version = 2
     roles = ("researcher", "mentor")
     extra_model = SoiqExtra
+    top_up_memory = ("its attempts: the earlier runs' ideas, rejected and accepted, are listed to the researcher "
+                     "as already proposed")
     graph_background = False  # the researcher explores the graph itself
 
     def prompt_templates(self) -> dict[str, str]:
@@ -196,7 +201,11 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
         self.ideas_n = self.config.ideas or self.cfg.ideas
         self.rounds = self.config.rounds or self.cfg.rounds
         self.ablations = set(self.config.ablations)
-        state = ctx.load_checkpoint() or SoiqState()
+        state = ctx.load_checkpoint()
+        if state is None:
+            state = SoiqState(carried=[a for st in ctx.earlier_states() for a in st.attempts])
+            if state.carried:
+                ctx.emit({"type": "memory", "carried_attempts": len(state.carried), "from": ctx.spec.memory_from})
         self.tool_mode = self._tool_mode()
         self.toolbox: Toolbox | None = (ctx.make_toolbox(ablations=self.ablations & set(TOOL_ABLATIONS))
                                         if ctx.has_tools else None)
@@ -243,7 +252,7 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
             ctx.scope["phase"] = "exploration"
             ctx.emit({"type": "phase", "phase": "exploration"})
             researcher.start()
-            previous = [(a.title, a.abstract) for a in state.attempts if a.title]
+            previous = [(a.title, a.abstract) for a in (*state.carried, *state.attempts) if a.title]
             rep = await researcher.explore(previous, self.cfg.tool_calls_per_phase)
             self._note_reply(rep, "exploration")
             if rep.idea is None:
