@@ -101,7 +101,11 @@ def test_rerun_is_served_from_the_cache(corpus: Corpus, extracted: list[Any]) ->
 @pytest.fixture(scope="module")
 def ingested(corpus: Corpus, extracted: list[Any]) -> Corpus:
     r = run_cli(["ingest", str(corpus.pdf_dir)], corpus.env)
-    assert r.returncode == 0, r.stdout + r.stderr
+    # exit 6: the extraction gate (#39) found the toy model's triples unsupported by the papers (or none at
+    # all): it must say so; tests/real_llm/test_real_evidence.py checks that decision against the rate
+    assert r.returncode in (0, 6), r.stdout + r.stderr
+    if r.returncode == 6:
+        assert "extraction gate" in r.stderr, r.stderr
     assert "LLM miner" in r.stdout and "miner report" in r.stdout
     return corpus
 
