@@ -82,11 +82,14 @@ def accepted_line(ev: dict[str, Any]) -> str:
 def _print_protocol(rows: list[tuple[str, str]]) -> None:
     from rich.table import Table
 
-    table = Table(title="protocol")
+    from motivgraph.agents.evaluation.protocol import source_of
+
+    table = Table(title="protocol (source: the paper's choice, ours, or a substitute)")
     table.add_column("item", justify="left")
     table.add_column("value", justify="left")
+    table.add_column("source", justify="left")
     for k, v in rows:
-        table.add_row(escape(k), escape(v))
+        table.add_row(escape(k), escape(v), escape(source_of(k)))
     Console(width=max(console.width, 150)).print(table)
 
 
@@ -140,6 +143,11 @@ def eval_command(
     config: list[str] = typer.Option([], "--config", help="METHOD=JSON config for one method (repeatable)."),
     runs: list[str] = typer.Option([], "--runs", help="METHOD=RUN_ID,RUN_ID: evaluate existing runs instead of "
                                    "generating (repeatable)."),
+    ideas_from: Path | None = typer.Option(None, "--ideas-from", help="JSONL of other systems' ideas, one per line: "
+                                           '{"method": "my-system", "topic_id": "T1", "idea": "text" or {"title": '
+                                           '..., "motivation": ..., "method": ...}}; scored exactly as generated '
+                                           "ideas (bad lines are reported by number and skipped). --methods may "
+                                           "then be left out."),
     graph: str = typer.Option("corpus", "--graph", help="corpus (default: one graph from every topic's background "
                               "papers, target papers left out, cached) | per-topic (a graph per topic from its own "
                               "background papers) | current (your graph) | file (background papers only)."),
@@ -217,8 +225,19 @@ def eval_command(
             run.update_status(config=cfg.model_dump(mode="json"))
     else:
         tlist = _topics(topics, topic)
-        if not methods:
-            raise ConfigError("--methods is required (comma-separated registered methods)")
+        generated = [m.strip() for m in (methods or "").split(",") if m.strip()]
+        imported: dict[str, Any] = {}
+        if ideas_from is not None:
+            from motivgraph.agents.evaluation.imported import read_ideas_file
+
+            got = read_ideas_file(ideas_from, {t.topic_id for t in tlist}, set(generated))
+            for e in got.errors:
+                err_console.print(f"[yellow]--ideas-from:[/yellow] {escape(e)} (line skipped)", highlight=False)
+            err_console.print(f"--ideas-from: {got.count} idea(s) of {len(got.ideas)} system(s) read"
+                              + (f", {len(got.errors)} line(s) skipped" if got.errors else ""), highlight=False)
+            imported = got.ideas
+        if not generated and not imported:
+            raise ConfigError("--methods is required (comma-separated registered methods), or --ideas-from FILE")
         # only what the user gave: everything else is the protocol's default (EvalConfig, with its sources)
         kw: dict[str, Any] = {k: v for k, v in (("n_ideas", ideas), ("panel_size", panel_size), ("max_runs", max_runs),
                                                 ("elo_rounds", elo_rounds), ("n_boot", n_boot), ("tau", tau),
@@ -242,7 +261,8 @@ def eval_command(
         except json.JSONDecodeError as e:
             raise typer.BadParameter(f"--config: not JSON ({e.msg})") from None
         cfg = EvalConfig(
-            methods=[m.strip() for m in methods.split(",") if m.strip()], method_configs=method_configs,
+            methods=generated + list(imported), method_configs=method_configs, imported=imported,
+            ideas_from=str(ideas_from) if ideas_from is not None else None,
             run_ids={k: [x for x in v.split(",") if x] for k, v in _pairs(runs, "--runs").items()},
             graph=graph if topics else "current", allow_target_leak=allow_target_leak,
             graph_cache=str(graph_cache) if graph_cache else None, cutoff=cutoff, literature_s2=literature_s2,
@@ -253,17 +273,19 @@ def eval_command(
         from motivgraph.agents.core.registry import get_method
 
         for m in cfg.methods:
-            get_method(m)  # unknown method: a clear error naming the registered ones
+            if m not in cfg.imported:
+                get_method(m)  # unknown method: a clear error naming the registered ones
     if dry_run:
         from motivgraph.agents.evaluation.estimate import estimate_eval
         from motivgraph.agents.evaluation.mindflow_split import mindflow_split as split_of
-        from motivgraph.agents.evaluation.protocol import protocol_rows
+        from motivgraph.agents.evaluation.protocol import cutoff_rows, protocol_rows
 
         est = estimate_eval(settings, cfg, tlist)
         split = split_of(settings, cfg, tlist)  # MindFlow's train/test protocol: who is compared where
         rows = protocol_rows(settings, cfg, len(split.test) if split.active else len(tlist))
+        compared_topics = [t for t in tlist if not split.active or t.topic_id in set(split.test)]
         _print_protocol(rows + ([("MindFlow split", split.line().removeprefix("MindFlow: "))]
-                                if split.active or split.reason else []))
+                                if split.active or split.reason else []) + cutoff_rows(compared_topics, cfg.cutoff))
         compared = f"{len(split.test)} compared topic(s) of {len(tlist)}" if split.active else f"{len(tlist)} topic(s)"
         _print_estimate(est, f"dry run: {compared} × {len(cfg.methods)} method(s) × {cfg.n_ideas} "
                              "idea(s) (no evaluation run)")

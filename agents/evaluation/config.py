@@ -99,6 +99,14 @@ class EvalConfig(BaseModel):
     seed: int = 13
     run_ids: dict[str, list[str]] = Field(default_factory=dict, description="Existing runs per method to evaluate "
                                           "instead of generating (run ids under the runs directory).")
+    imported: dict[str, dict[str, list[dict[str, str]]]] = Field(
+        default_factory=dict, description="Other systems' ideas read by --ideas-from (system -> topic_id -> idea "
+        "fields), scored exactly as generated ideas, never generated (agents/evaluation/imported.py).")
+    ideas_from: str | None = Field(None, description="The --ideas-from file the imported ideas came from.")
+
+    def generated(self, method: str) -> bool:
+        """True for a method the evaluation runs (not existing runs, not imported ideas)."""
+        return method not in self.run_ids and method not in self.imported
 
     @field_validator("metrics")
     @classmethod

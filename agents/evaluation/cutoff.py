@@ -123,10 +123,25 @@ def topic_cutoff(background: Iterable[Any], override: str | None = None) -> tupl
     date; None when no background paper is dated (then nothing is held back by date, and the note says so)."""
     if override:
         return parse_cutoff(override), "--cutoff"
-    spans = [s for s in (paper_span(p) for p in background) if s]
+    papers = list(background)
+    spans = [s for s in (paper_span(p) for p in papers) if s]
     if not spans:
-        return None, "no dated background paper"
-    return max(s[1] for s in spans), f"latest of {len(spans)} dated background paper(s)"
+        if not papers:
+            return None, "the topic has no background paper to date it by"
+        return None, (f"none of its {len(papers)} background paper(s) carries a date, a year or an arXiv id "
+                      "(whose YYMM would date it)")
+    by_arxiv = sum(1 for p in papers if paper_span(p) is not None and _arxiv_only(p))
+    how = f"latest of {len(spans)} dated background paper(s)"
+    if by_arxiv:
+        how += f"; {by_arxiv} dated by their arXiv id's YYMM alone"
+    return max(s[1] for s in spans), how
+
+
+def _arxiv_only(paper: Any) -> bool:
+    """True when a record's only date is its arXiv id (no explicit date, no year)."""
+    rec = paper.model_dump(mode="json") if isinstance(paper, BaseModel) else dict(paper)
+    return not any(isinstance(rec.get(k), str) and _parse(rec[k]) for k in _DATE_FIELDS) and not str(
+        rec.get("year") or "").strip().isdigit()
 
 
 def after(span: DateSpan | None, cutoff: date | None) -> bool:

@@ -33,7 +33,7 @@ from motivgraph.agents.evaluation.metrics.elo import rounds_for
 from motivgraph.agents.evaluation.mindflow_split import mindflow_split, training_estimate
 from motivgraph.agents.evaluation.protocol import panel_seats
 from motivgraph.agents.evaluation.speed import role_model
-from motivgraph.agents.evaluation.topic_graph import background_records, extractor_id, graph_key
+from motivgraph.agents.evaluation.topic_graph import background_records, extractor_id, graph_key, parent_judge_id
 from motivgraph.agents.evaluation.topics import EvalTopic
 from motivgraph.agents.setlevel import reward as cu
 from motivgraph.ingest.paper_json import record_to_paper
@@ -95,6 +95,7 @@ def _graph_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic],
 
 
     ext = extractor_id(settings)
+    _parents_line(settings, config, topics, out)
     if ext == "heuristic":
         out.notes.append(f"{config.graph} graphs: built by the offline heuristic extractor ($0; set an extractor model "
                          "for LLM-mined graphs)")
@@ -119,6 +120,44 @@ def _graph_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic],
                      "extraction calls; re-asks and resolver calls add 10-30%), the others are cached")
 
 
+# A parent question's size: the prompt with k candidates of typical node length (name + one-sentence description).
+_NODE_TEXT = "A typical node name of six words: one sentence describing the problem or challenge in about twenty words."
+
+
+def _parents_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic], out: EvalEstimate) -> None:
+    """Parent nodes (B.4) on every graph still to build: at most one judge call per problem/challenge node and
+    level (the paper rule asks each focal node once; adopted nodes are never asked), nodes bounded by
+    max_triples per background paper. An upper bound: adopted children and nodes merged at ingest ask nothing."""
+    from motivgraph.miner.prompts import group_parent_messages, parent_messages
+    from motivgraph.miner.schemas import NodeText, ParentVerdict
+
+    judge = parent_judge_id(settings)
+    root = Path(config.graph_cache or settings.cache_dir / "eval-graphs").expanduser()
+    todo = [t for t in topics if not (root / graph_key(t, extractor_id(settings), settings)[:24]
+                                      / "eval-graph.json").exists()]
+    papers = sum(len(t.background) for t in todo)
+    mcfg = settings.miner
+    if judge == "offline":
+        out.notes.append(f"{config.graph} graphs: parent nodes (SoIQ B.4) by the offline clustering judge ($0; set a "
+                         "parent_judge model for the paper's LLM judge)")
+        return
+    model = judge.split(":", 2)[-1]
+    node = NodeText(name="Typical node name of six words", description=_NODE_TEXT)
+    ask = group_parent_messages if mcfg.parent_rule == "paper" else parent_messages
+    per_call = count_message_tokens(ask("challenge", node, [node] * mcfg.parent_k)) + count_tokens(
+        schema_instruction(ParentVerdict))
+    nodes = 2 * mcfg.max_triples * papers  # problems + challenges, at most max_triples of each per paper
+    line = Line(f"graphs: parent judge ({config.graph})", model)
+    line.calls = nodes + nodes // 2 * (mcfg.parent_levels - 1)  # level 2 and up: over at most half as many parents
+    line.input_tokens = line.calls * per_call
+    line.output_tokens = line.calls * 80
+    line.cost_usd = cost_usd(model, settings.llm.prices, line.input_tokens, line.output_tokens)
+    out.lines.append(line)
+    out.notes.append(f"{config.graph} graphs: parent nodes (SoIQ B.4, rule {mcfg.parent_rule}) judged by {model} on "
+                     f"{len(todo)} graph(s) to build: at most {line.calls} calls (one per problem/challenge node and "
+                     f"level, {mcfg.parent_levels} level(s); fewer as groups form)")
+
+
 def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic], *, idea_tokens: int = 700,
                   reference_tokens: int = 350) -> EvalEstimate:
     out = EvalEstimate()
@@ -140,6 +179,8 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     n, m = config.n_ideas, len(config.methods)
     # generation, per method (the method's own estimate)
     for method in config.methods:
+        if not config.generated(method):  # existing runs or imported ideas: nothing to generate
+            continue
         line = Line(f"generation: {method}", model_name(settings, None))
         cls = get_method(method)
         for t in topics:

@@ -53,6 +53,7 @@ from motivgraph.agents.evaluation.judges import Judge, JudgmentLog, Panel
 from motivgraph.agents.evaluation.metrics.cost import from_usage
 from motivgraph.agents.evaluation.mindflow_split import prepare_mindflow
 from motivgraph.agents.evaluation.protocol import ORDERS, panel_seats, protocol_rows
+from motivgraph.agents.evaluation.protocol import as_dict as protocol_dicts
 from motivgraph.agents.evaluation.references import topic_references
 from motivgraph.agents.evaluation.report import EvalResults, write_report
 from motivgraph.agents.evaluation.topic_graph import TopicGraph, build_topic_graph, stop_embedded
@@ -175,7 +176,8 @@ class Evaluation:
     def graph_cost_usd(self) -> float:
         """What building this evaluation's per-topic graphs cost (the LLM miner; cached graphs: nothing)."""
         unique = {id(g): g for g in self.graphs.values()}  # the corpus graph is every topic's: counted once
-        return sum(float(g.summary.get("cost_usd") or 0.0) for g in unique.values() if g.built)
+        return sum(float(g.summary.get("cost_usd") or 0.0) + float((g.summary.get("parents") or {}).get("cost_usd")
+                                                                    or 0.0) for g in unique.values() if g.built)
 
     # ------------------------------------------------------------------ what methods see
     async def prepare_views(self) -> str:
@@ -383,6 +385,28 @@ class Evaluation:
             rows.append(("MindFlow split", self.mindflow_split_line.removeprefix("MindFlow: ")))
         return rows
 
+    def imported_delivery(self, method: str, topic: EvalTopic) -> Delivery:
+        """A system's ideas from --ideas-from on one topic, after the target-leak and cutoff checks
+        (imported.py); the first n_ideas accepted ones are evaluated."""
+        from motivgraph.agents.evaluation.imported import imported_records
+
+        cfg = self.config
+        recs, notes = imported_records(method, topic, cfg.imported.get(method, {}).get(topic.topic_id, []),
+                                       source=cfg.ideas_from or "ideas file", cutoff_override=cfg.cutoff,
+                                       allow_target_leak=cfg.allow_target_leak)
+        self.notes.extend(notes)
+        d = Delivery(method, topic.topic_id)
+        ok = [r for r in recs if r.status == "accepted"]
+        for r in recs:
+            if r.status == "rejected":
+                self.notes.append(f"{method} on {topic.topic_id}: idea {r.title!r} rejected: {r.rejection}")
+        d.ideas = ok[: cfg.n_ideas]
+        if len(ok) < cfg.n_ideas:
+            d.reason = (f"the ideas file holds {len(ok)} accepted of {cfg.n_ideas} requested"
+                        + (f" ({len(recs) - len(ok)} rejected by the leak/cutoff checks)" if len(recs) > len(ok)
+                           else ""))
+        return d
+
     async def _execute(self) -> EvalResults:
         await prepare_mindflow(self)  # MindFlow's train/test split: trains its controller, keeps the held-out topics
         cfg = self.config
@@ -401,7 +425,9 @@ class Evaluation:
         for t in self.topics:
             try:
                 for m in cfg.methods:
-                    if m in cfg.run_ids:
+                    if m in cfg.imported:  # another system's ideas (--ideas-from): scored as generated ones
+                        d = self.imported_delivery(m, t)
+                    elif m in cfg.run_ids:
                         d = from_existing(self.settings, m, cfg.run_ids[m], t, cfg.n_ideas)
                     else:
                         d = await gen.deliver(m, t)
@@ -444,7 +470,7 @@ class Evaluation:
         meta = {"eval_id": self.run.id, "n_topics": len(self.topics), "n_ideas": cfg.n_ideas,
                 "judges": self.panel.names, "elo_start": cfg.elo_start, "elo_k": cfg.elo_k,
                 "graph": mode, "finished_at": now_iso(), "config": cfg.model_dump(mode="json"),
-                "protocol": [{"item": k, "value": v} for k, v in protocol],
+                "protocol": protocol_dicts(protocol),  # each with its source: the paper's, ours or a substitute
                 "unusable": dict(sorted(self.panel.failures.items())), "replies": self.panel.reply_rows()}
         res = aggregate(cfg, evidence, self.deliveries, self.judge_usage(), self.panel.names, meta, self.notes)
         self.emit({"type": "phase", "phase": "report"})

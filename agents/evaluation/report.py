@@ -89,7 +89,7 @@ class EvalResults:
     notes: list[str] = field(default_factory=list)
     order: list[dict[str, Any]] = field(default_factory=list)  # order consistency per kind, dimension, judge
     replies: list[dict[str, Any]] = field(default_factory=list)  # asked / usable / unusable per kind and judge
-    protocol: list[dict[str, Any]] = field(default_factory=list)  # every protocol choice: {item, value}
+    protocol: list[dict[str, Any]] = field(default_factory=list)  # every choice: {item, value, source}
 
 
 def _long_table(name: str, res: EvalResults, metrics: Sequence[str]) -> Table:
@@ -129,7 +129,7 @@ def build_tables(res: EvalResults) -> dict[str, Table]:
     tables["agreement"] = Table("agreement", ["dimension", "judge_a", "judge_b", "n", "kappa"], res.kappa)
     tables["shortfalls"] = Table("shortfalls", ["method", "topic_id", "requested", "delivered", "reason"],
                                  res.shortfalls)
-    tables["protocol"] = Table("protocol", ["item", "value"], res.protocol)
+    tables["protocol"] = Table("protocol", ["item", "value", "source"], res.protocol)
     tables["order-consistency"] = Table("order-consistency", ORDER_COLUMNS, res.order)
     tables["replies"] = Table("replies", ["kind", "judge", "asked", "usable", "unusable"], res.replies)
     return tables
@@ -316,7 +316,9 @@ def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, lis
         parts.append(f"<p class='note'>{html.escape(n)}</p>")
     parts.append("<section id='protocol'><h2>Protocol</h2><p class='note'>Every choice this evaluation made: "
                  "judges, presentation orders, thresholds per metric, ideas per topic, ELO rounds and matches, "
-                 "grounding.</p>" + _html_table(tables["protocol"]) + "</section>")
+                 "grounding, each with its source: a source paper's choice (named), ours (a design choice or a "
+                 "number the papers do not give), or a substitute for what we cannot run.</p>"
+                 + _html_table(tables["protocol"]) + "</section>")
     parts.append("<section id='summary'><h2>Summary</h2><p class='note'>Headline numbers per method "
                  "(point values; intervals in the sections below).</p>" + _html_table(tables["methods"]))
     parts.append("</section>")
@@ -356,7 +358,8 @@ def render_summary(res: EvalResults, tables: dict[str, Table]) -> str:
              f"ideas per topic: {res.meta.get('n_ideas')}; judges: {', '.join(res.meta.get('judges', []))}.", ""]
     lines += [f"- {n}" for n in res.notes]
     if res.protocol:
-        lines += ["", "Protocol:", ""] + [f"- {r['item']}: {r['value']}" for r in res.protocol]
+        lines += ["", "Protocol:", ""] + [f"- {r['item']}: {r['value']}" + (f" [{r['source']}]" if r.get("source")
+                                                                              else "") for r in res.protocol]
     lines += ["", "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
     lines += ["| " + " | ".join(c or "–" for c in row) + " |" for row in t.cells()]
     lines += ["", "Full report: `report.html`; per idea: `ideas.csv`; per topic: `topics.csv`; "

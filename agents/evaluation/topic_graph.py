@@ -8,9 +8,13 @@ and the embedded FalkorDB files when no external server is configured); with `gr
 graph lives on that server under its own name (`eval-<hash of the directory>`). Semantic Scholar is off in
 these settings: literature_search answers from the topic's own paper index.
 
+Parents: after ingest every graph gets SoIQ's hierarchical parent nodes (miner/parents.py, appendix B.4), judged
+by the configured `parent_judge` model, or by the offline clustering judge when none is set (said in the
+summary), so SoIQ's tools see the hierarchy in an evaluation as they do on a user's graph.
+
 Cache key: the background records (canonical JSON) + the extractor (offline heuristic, or the LLM miner's
-model) + the miner settings. The same topic and extractor reuse the graph; ingest itself is idempotent
-(its ledger skips unchanged records), so an interrupted build resumes. A graph that does not hold every
+model) + the parent judge + the miner settings. The same topic and extractor reuse the graph; ingest itself is
+idempotent (its ledger skips unchanged records), so an interrupted build resumes. A graph that does not hold every
 background paper after ingest (store wiped, ledger kept) is rebuilt once from scratch.
 """
 
@@ -77,8 +81,19 @@ def extractor_id(settings: Settings) -> str:
     return f"llm:{provider}:{name}"
 
 
+def parent_judge_id(settings: Settings) -> str:
+    """Who judges the parents: 'offline' (embedding clustering) or 'llm:<provider>:<model>' (part of the key)."""
+    if not is_configured(settings.llm, "parent_judge"):
+        return "offline"
+    override = settings.llm.roles.get("parent_judge")
+    model = (override.model if override and override.model else None) or settings.llm.model or ""
+    provider, name = split_model(model)
+    return f"llm:{provider}:{name}"
+
+
 def graph_key(topic: EvalTopic, extractor: str, settings: Settings) -> str:
     payload = {"records": background_records(topic), "extractor": extractor,
+               "parent_judge": parent_judge_id(settings),
                "miner": settings.miner.model_dump(mode="json"), "embedding": settings.embedding.model}
     return hashlib.sha256(_canonical(payload).encode("utf-8")).hexdigest()
 
@@ -154,6 +169,32 @@ async def _ingest(topic: EvalTopic, s: Settings, budget_usd: float | None, progr
             "cost_usd": float(cost) if cost.replace(".", "", 1).isdigit() else 0.0}
 
 
+async def build_parents(s: Settings, budget_usd: float | None = None) -> dict[str, Any]:
+    """B.4 parents over the graph's problems and challenges with the configured parent judge (incremental
+    and cached in the graph's decision log: a rebuilt or resumed graph asks only the new questions)."""
+    from motivgraph.llm import LLMClient  # local: an offline evaluation loads no LangChain
+    from motivgraph.miner.decisions import DecisionLog
+    from motivgraph.miner.parents import ParentBuilder
+
+    judge = parent_judge_id(s)
+    rt = Runtime(s)
+    client = LLMClient(s, budget_usd=budget_usd) if judge != "offline" else None
+    decisions = DecisionLog.for_data_dir(s.data_dir)
+    try:
+        b = ParentBuilder(rt.store, rt.embedder, s.miner, decisions, client=client, index=rt.node_index,
+                          concurrency=s.llm.concurrency)
+        results = await b.build()
+        return {"judge": judge, "rule": s.miner.parent_rule, "parents": sum(len(r.parents) for r in results),
+                "children": sum(r.adopted for r in results), "joined": sum(r.joined for r in results),
+                "judge_calls": sum(r.judge_calls for r in results), "failures": sum(r.failures for r in results),
+                "cost_usd": round(client.usage.cost_usd, 6) if client is not None else 0.0}
+    finally:
+        decisions.close()
+        if client is not None:
+            client.close()
+        rt.close()
+
+
 async def build_topic_graph(settings: Settings, topic: EvalTopic, cache_root: Path, *,
                             budget_usd: float | None = None, progress: Any = None, s2: bool = False) -> TopicGraph:
     """The topic's graph, built on first use and reused while its key holds (see module doc). `progress`: the
@@ -184,6 +225,20 @@ async def build_topic_graph(settings: Settings, topic: EvalTopic, cache_root: Pa
         log.info("topic graph %s misses %d paper(s); rebuilding from scratch", topic.topic_id, len(missing))
         await asyncio.to_thread(_wipe, s)
         cached = False
+    before = json.loads(marker.read_text(encoding="utf-8")) if marker.exists() else {}
+    parents = before.get("parents") if not tg.built and before.get("key") == key else None
+    if parents is None and tg.triples:
+        try:
+            parents = await build_parents(s, budget_usd)
+        except BudgetExceeded as e:  # resumable: the decision log keeps every verdict asked so far
+            raise BudgetExceeded(f"{topic.topic_id}: building its parent nodes reached the budget: {e}") from None
+    elif parents is None:  # said, not silently skipped
+        parents = {"judge": parent_judge_id(s), "rule": s.miner.parent_rule, "parents": 0, "children": 0,
+                   "joined": 0, "judge_calls": 0, "failures": 0, "cost_usd": 0.0,
+                   "note": "the graph holds no triple: no problem or challenge node to group"}
+    if parents is not None:
+        tg.summary["parents"] = parents
     marker.write_text(json.dumps({"key": key, "topic_id": topic.topic_id, "extractor": extractor, "triples": tg.triples,
-                                  "papers": sorted(p.paper_id for p in tg.papers)}, indent=1), encoding="utf-8")
+                                  "papers": sorted(p.paper_id for p in tg.papers), "parents": parents}, indent=1),
+                      encoding="utf-8")
     return tg

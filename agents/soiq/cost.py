@@ -5,7 +5,7 @@ calls, 4 per round, 24k-token context budget) where every agent is the scripted 
 counts are the LLM layer's offline estimates (MiniLM WordPiece, within ~10-15 % of cl100k).
 Reply lengths follow what the prompts ask for (an idea of ~1,100 words, mentor questions of ~150
 words); tool results are rendered by the real Toolbox from typed results sized like the real
-tools' (10 nodes per search, 8 papers with abstracts per literature search). Two scenarios:
+tools' (10 nodes per search, 20 papers with abstracts per literature search, SoIQ's top 20). Two scenarios:
 
 - full: the researcher uses its whole exploration budget, answers every round with 2 tool calls,
   the mentor asks all 5 rounds and the round limit forces the decision (upper bound);

@@ -250,7 +250,8 @@ class LiteratureSearchRequest(_Req):
     ]})
 
     query: Query = Field(description="Search query in English.")
-    limit: int = Field(10, ge=1, le=100, description="Most papers returned (1..100).")
+    limit: int = Field(20, ge=1, le=100, description="Most papers returned (1..100; 20 by default, as SoIQ's "
+                       "literature tool returns the top 20).")
     year_from: int | None = Field(None, ge=1800, le=2200, description="Earliest publication year.")
     year_to: int | None = Field(None, ge=1800, le=2200, description="Latest publication year.")
     source: Literal["auto", "semantic_scholar", "openalex", "arxiv", "local"] = Field(

@@ -195,7 +195,9 @@ LITERATURE_SEARCH: ToolSpec[LiteratureSearchRequest, LiteratureSearchResult] = T
                  ("number", "limit"), ("top_k", "limit")),
     positional=("query", "limit"),
     open_world=True,
-    agent_defaults=(("limit", 8),),
+    # SoIQ's tool (motivgraph-soiq.txt, B.6 usage): "The API will return the titles and abstracts of the top 20
+    # papers related to that query."
+    agent_defaults=(("limit", 20),),
 )
 
 TRANSFER_CANDIDATES: ToolSpec[TransferRequest, TransferResult] = ToolSpec(

@@ -48,7 +48,7 @@ def test_dry_run_prices_generation_and_judging_without_a_key(settings, tmp_path:
     assert "eval.pairwise" in r.output and "eval.reference" in r.output
     assert "graphs: extraction (corpus)" in r.output  # the default shared corpus graph, by the LLM miner
     cells = [[x.strip() for x in ln.split("│")[1:-1]] for ln in r.output.splitlines() if ln.startswith("│")]
-    rows = {c[0]: c[1:] for c in cells if len(c) == 6}  # the cost table (the protocol table has 2 columns)
+    rows = {c[0]: c[1:] for c in cells if len(c) == 6}  # the cost table (the protocol table has 3 columns)
     calls = {k.split(" ")[0]: int(v[1]) for k, v in rows.items()}
     # 1 topic, 1 method, 3 ideas, 2 target papers, 1 judge: every call counted by hand
     assert calls["eval.extract"] == 2 and calls["eval.score"] == 3 and calls["eval.gates"] == 3
@@ -60,8 +60,16 @@ def test_dry_run_prices_generation_and_judging_without_a_key(settings, tmp_path:
     assert calls["generation:"] == 1  # setlevel: one call for the set
     assert float(rows["total"][-1]) > 0
     assert not (settings.runs_dir.exists() and any(settings.runs_dir.iterdir()))  # nothing written
-    protocol = {c[0]: c[1] for c in cells if len(c) == 2 and c[0]}
-    assert "NB >= 7, S >= 7, C >= 6, D >= 7" in protocol["Yield gates"] and protocol["orders"].startswith("2:")
+    protocol = {c[0]: c[1:] for c in cells if len(c) == 3 and c[0]}
+    assert "NB >= 7, S >= 7, C >= 6, D >= 7" in protocol["Yield gates"][0] and protocol["orders"][0].startswith("2:")
+    # every choice says whose it is: the paper's, ours, or a substitute (the source column)
+    assert protocol["Yield gates"][1].startswith("paper") and protocol["intervals"][1].startswith("ours")
+    assert protocol["quality judge"][1].startswith("substitute")
+    assert protocol["literature search"][0].startswith("20 results")  # SoIQ's tool returns the top 20
+    assert protocol["set-level sets"][0].startswith("sets of K = 3")
+    assert protocol["parents"][0].startswith("every evaluation graph gets parent")
+    # the topic's cutoff and where it came from (its one background paper carries no date: said why not)
+    assert protocol["cutoff T0"][0].startswith("no cutoff applies, because")
     assert "time: about" in r.output and "hosted models: not measured" in r.output  # no key, no call: a basis
     # the protocol's default panel: three seats (seeded samples of the one judge model), each priced
     r3 = runner.invoke(app, ["eval", "--topics", str(_topics(tmp_path)), "--methods", "setlevel", "--ideas", "3",

@@ -101,6 +101,11 @@ async def test_each_topic_gets_its_own_cached_graph_and_tool_methods_ground_on_i
     topics = {t.topic_id: t for t in load_topics_file(f)}
     for tid, g in graphs.items():  # every background paper (by the ingest's stable id), nothing else
         assert sorted(g["papers"]) == sorted(f"arxiv:{p.paper_id}" for p in topics[tid].background)
+        # SoIQ's hierarchy (B.4): every evaluation graph went through the parent step, with the configured judge
+        # (no parent_judge model here: the offline clustering judge, and it says so)
+        par = g["summary"]["parents"]
+        assert par["judge"] == "offline" and par["rule"] == "paper" and par["failures"] == 0, par
+        assert {"parents", "children", "judge_calls", "cost_usd"} <= set(par)
     seen = _seen(ev, "g_reader")
     for tid, t in topics.items():
         titles = sorted(p.title for p in t.background)
@@ -118,6 +123,8 @@ async def test_each_topic_gets_its_own_cached_graph_and_tool_methods_ground_on_i
     await ev2.execute()
     graphs2 = json.loads((ev2.run.path / "graphs.json").read_text())
     assert not any(g["built"] for g in graphs2.values())
+    assert {k: g["summary"]["parents"] for k, g in graphs2.items()} == {
+        k: g["summary"]["parents"] for k, g in graphs.items()}  # the parent step is cached with the graph
     assert {k: g["key"] for k, g in graphs2.items()} == {k: g["key"] for k, g in graphs.items()}
     assert _seen(ev2, "g_reader") == seen
 

@@ -52,7 +52,8 @@ def test_paper_dates_come_from_one_derivation_the_tightest_wins() -> None:
 
 def test_cutoff_is_the_end_of_the_latest_background_date_or_the_flag() -> None:
     bg = [Paper(title="a", paper_id="2301.00001"), Paper(title="b", paper_id="2403.00001"), Paper(title="c")]
-    assert topic_cutoff(bg) == (date(2024, 3, 31), "latest of 2 dated background paper(s)")
+    assert topic_cutoff(bg) == (date(2024, 3, 31), "latest of 2 dated background paper(s); 2 dated by their "
+                                                   "arXiv id's YYMM alone")
     assert topic_cutoff(bg, "2023-06")[0] == date(2023, 6, 30)
     assert topic_cutoff(bg, "2023-06-05")[0] == date(2023, 6, 5)
     assert topic_cutoff([Paper(title="undated")])[0] is None
@@ -162,3 +163,21 @@ def test_a_graph_background_that_finds_nothing_says_why_and_what_to_do() -> None
     assert "no index" in (TopicBackground(topic="t", searched=True, note="no index").empty_warning() or "")
     assert TopicBackground(topic="t", source="graph", searched=True, nodes=[{"key": "k"}]).empty_warning() is None
     assert TopicBackground(topic="t").empty_warning() is None  # no graph search made: nothing to say
+
+
+def test_the_dry_run_states_each_topics_cutoff_and_its_source() -> None:
+    """The protocol table of `eval --dry-run` names every compared topic's cutoff and where it came from; a topic
+    whose records carry only arXiv ids gets the date their YYMM gives, one with nothing datable says why not."""
+    from motivgraph.agents.evaluation.protocol import cutoff_rows, source_of
+
+    arxiv_only = EvalTopic(topic_id="A", topic="t", background=[Paper(title="a", paper_id="2402.03300"),
+                                                                 Paper(title="b", paper_id="2311.00001")])
+    dated = EvalTopic(topic_id="B", topic="t", background=[Paper(title="c", year=2022, paper_id="2402.1x")])
+    undated = EvalTopic(topic_id="C", topic="t", background=[Paper(title="d", paper_id="s2-abc")])
+    rows = dict(cutoff_rows([arxiv_only, dated, undated], None))
+    assert rows["cutoff A"] == ("2024-02-29 (latest of 2 dated background paper(s); 2 dated by their arXiv id's "
+                                "YYMM alone)")
+    assert rows["cutoff B"] == "2022-12-31 (latest of 1 dated background paper(s))"
+    assert rows["cutoff C"].startswith("no cutoff applies, because none of its 1 background paper(s) carries a date")
+    assert dict(cutoff_rows([undated], "2023-05"))["cutoff C"] == "2023-05-31 (--cutoff)"
+    assert source_of("cutoff A").startswith("ours")

@@ -87,3 +87,32 @@ def test_progress_says_what_was_accepted() -> None:
         "stateless T1: 0 ideas accepted (of 1 requested)"
     one = accepted_line({"method": "m", "topic_id": "T", "ideas": 1, "requested": 2})
     assert one == "m T: 1 idea accepted (of 2 requested)"
+
+
+def test_every_protocol_choice_names_its_source_the_papers_ours_or_a_substitute(tmp_path: Path) -> None:
+    """#43 item 7: the protocol table says, for every choice, whether it is a source paper's, ours, or a
+    substitute for something we cannot run; the invented numbers are named as ours."""
+    from motivgraph.agents.evaluation.protocol import as_dict, source_of
+
+    s = _settings(tmp_path)
+    cfg = EvalConfig(methods=["soiq", "ideagent", "sequential_memory", "setlevel", "mindflow"], graph="corpus")
+    rows = protocol_rows(s, cfg, 2, "corpus")
+    choices = [k for k, _ in rows if k != "warning"]
+    assert all(source_of(k).split(":")[0] in ("paper", "ours", "substitute") for k in choices), [
+        (k, source_of(k)) for k in choices if not source_of(k)]
+    got = dict(rows)
+    assert source_of("quality judge").startswith("substitute") and "Fast-Reviewer" in source_of("quality judge")
+    assert "one named model is filled to three with seeded samples" in source_of("judges")
+    for ours in ("runs per method and topic", "intervals", "graph grounding", "cutoff T1"):
+        assert source_of(ours).startswith("ours"), ours
+    assert "5-round minimum" in source_of("ELO") and "per-method" in source_of("ELO")
+    assert got["literature search"].startswith("20 results") and "top 20" in source_of("literature search")
+    assert got["set-level sets"].startswith("sets of K = 3")
+    assert got["parents"].startswith("every evaluation graph gets parent nodes, judged by the parent_judge model "
+                                     "openai:gpt-4o-mini; rule paper")
+    assert "no second hold-out" in got["MindFlow training"]
+    # what each method's top-up run carries over, or that it carries nothing
+    memory = got["top-up memory"]
+    assert "soiq: its attempts" in memory and "ideagent: its archives" in memory
+    assert "sequential_memory: its memory" in memory and "setlevel: starts from nothing" in memory
+    assert all("source" in r for r in as_dict(rows))

@@ -135,5 +135,8 @@ def test_the_corpus_graph_keeps_the_training_topics_papers(settings) -> None:
     s.llm.model = "openai:gpt-4o-mini"
     for methods in (["mindflow", "stateless"], ["stateless"]):  # with and without a split
         est = estimate_eval(s, EvalConfig(methods=methods, graph="corpus"), topics)
-        (graph_line,) = [ln for ln in est.lines if ln.scope.startswith("graphs:")]
+        (graph_line,) = [ln for ln in est.lines if ln.scope.startswith("graphs: extraction")]
         assert graph_line.calls == 30, (methods, graph_line)
+        # the same graph gets parent nodes (SoIQ B.4) by the parent judge: priced over the same papers
+        (parents,) = [ln for ln in est.lines if ln.scope.startswith("graphs: parent judge")]
+        assert parents.calls == 2 * s.miner.max_triples * 30 * 3 // 2 and parents.cost_usd > 0, parents
