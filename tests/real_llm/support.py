@@ -98,3 +98,35 @@ def settings_for(data_dir: Path, local_dir: Path) -> Any:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+# A reason that is an exception in disguise: a class name ending in Error/Exception, or a traceback.
+EXCEPTION_LIKE = r"Traceback|\b[A-Z]\w*(Error|Exception)\b"
+# The run outcomes that are a recorded end (agents/core/outcome.py); the failure codes are not among them.
+END_REASONS = ("no_valid_idea", "shortfall")
+
+
+def assert_run_ended_cleanly(run_dir: Path) -> dict[str, Any]:
+    """What mechanics guarantee with any model, however weak: the run reached a recorded end that is not an
+    error (status completed, no error), its ideas file agrees with its status, and every rejection carries a
+    reason in the method's own terms, never an exception. A run that crashes fails here. Returns status.json."""
+    import json
+    import re
+
+    status = json.loads((run_dir / "status.json").read_text())
+    assert status["status"] == "completed" and not status.get("error"), status
+    ideas = json.loads((run_dir / "ideas.json").read_text()) if (run_dir / "ideas.json").is_file() else []
+    accepted = [i for i in ideas if i.get("status") == "accepted"]
+    if "ideas_accepted" in status:
+        assert status["ideas_accepted"] == len(accepted), (status, len(accepted))
+    reason = status.get("reason")
+    if reason is not None:  # a named outcome from the taxonomy, e.g. `no_valid_idea: idea 1: ...`
+        code = reason.split(":", 1)[0]
+        assert code in END_REASONS and not re.search(EXCEPTION_LIKE, reason), status
+    if not accepted:
+        assert reason and reason.startswith("no_valid_idea: "), status
+    for idea in ideas:
+        if idea.get("status") == "rejected":
+            why = idea.get("rejection") or (idea.get("extra") or {}).get("rejection") or ""
+            assert why and not re.search(EXCEPTION_LIKE, why), idea
+    return status

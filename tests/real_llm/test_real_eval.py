@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.real_llm.support import REPO_ROOT, real_env, run_cli
+from tests.real_llm.support import REPO_ROOT, assert_run_ended_cleanly, real_env, run_cli
 
 pytestmark = pytest.mark.real_llm
 
@@ -43,13 +43,16 @@ def test_short_evaluation_ends_cleanly(local_llm: Path, tmp_path: Path) -> None:
              and json.loads((d / "status.json").read_text()).get("method") == "eval"] if runs.is_dir() else []
     assert len(evals) == 1, r.stdout + r.stderr
     status = json.loads((evals[0] / "status.json").read_text())
-    assert status["status"] in ("completed", "failed"), status  # never left running
-    if status["status"] == "failed":
-        assert status.get("error"), status
-        return
+    # a recorded end that is not an error: a crashed evaluation fails this test (it used to pass as "failed")
+    assert status["status"] == "completed" and not status.get("error"), status
     assert r.returncode == 0, r.stdout + r.stderr
-    check = run_cli(["eval", "--check", evals[0].name], env)
+    check = run_cli(["eval", "--check", evals[0].name], env)  # the report recomputes from its records
     assert check.returncode == 0, check.stdout + check.stderr
+    children = [d for d in runs.iterdir() if (d / "status.json").is_file()
+                and json.loads((d / "status.json").read_text()).get("parent") == evals[0].name]
+    assert children, "the evaluation ran no method"
+    for child in children:  # every method run ended cleanly; a rejection names its reason
+        assert_run_ended_cleanly(child)
     usage = status.get("usage") or {}
     assert any(k.startswith("eval.") and v.get("calls", 0) >= 1 for k, v in usage.items()), usage
     _report_traces_to_judgments(evals[0])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.real_llm.support import REPO_ROOT, real_env, run_cli
+from tests.real_llm.support import REPO_ROOT, assert_run_ended_cleanly, real_env, run_cli
 
 pytestmark = pytest.mark.real_llm
 
@@ -46,12 +46,8 @@ def test_one_training_step_and_one_idea(local_llm: Path, tmp_path: Path) -> None
                  "--out", str(runs)], env)
     dirs = [d for d in runs.iterdir() if (d / "status.json").is_file()] if runs.is_dir() else []
     assert len(dirs) == 1, r.stdout + r.stderr
-    status = json.loads((dirs[0] / "status.json").read_text())
-    assert status["status"] in ("completed", "failed"), status
-    if status["status"] == "failed":
-        assert status.get("error"), status
-    else:
-        (idea,) = json.loads((dirs[0] / "ideas.json").read_text())
-        assert idea["extra"]["flow"]["steps"]
+    status = assert_run_ended_cleanly(dirs[0])  # a crashed run fails (it used to pass as "failed")
+    (idea,) = json.loads((dirs[0] / "ideas.json").read_text())
+    assert idea["extra"]["flow"]["steps"]
     usage = status.get("usage") or {}
     assert usage.get("mindflow.ideator", {}).get("calls", 0) >= 1, usage

@@ -12,7 +12,6 @@ reason in status.json. Budgets come from the tier's environment (support.real_en
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from typer.testing import CliRunner
 
 from motivgraph.cli import app
 from tests.integration.cli.test_readme_quickstart import run_quickstart
-from tests.real_llm.support import real_env, two_pdfs
+from tests.real_llm.support import assert_run_ended_cleanly, real_env, two_pdfs
 
 pytestmark = pytest.mark.real_llm
 
@@ -53,15 +52,11 @@ def test_quickstart_with_the_local_model(local_llm: Path, tmp_path: Path, monkey
     # The SoIQ session: never left running; an idea or a named reason; real tool calls on the graph.
     runs = [d for d in (Path(env["MOTIVGRAPH_DATA_DIR"]) / "runs").iterdir() if (d / "status.json").is_file()]
     assert len(runs) == 1, run.outputs["ideate"]
-    status = json.loads((runs[0] / "status.json").read_text())
-    assert status["status"] in ("completed", "failed"), status
+    status = assert_run_ended_cleanly(runs[0])  # a crashed session fails (it used to pass as "failed")
     events = [json.loads(x) for x in (runs[0] / "transcript.jsonl").read_text().splitlines() if x.strip()]
     # The model has no native tool calls but its server constrains output: JSON actions.
     assert any(e.get("type") == "soiq" and e.get("tool_mode") == "constrained" for e in events), events[:5]
-    if status["status"] == "failed":
-        # A named reason (`llm_timeout: ...`, `invalid_llm_output: ...`), not a bare failure.
-        assert re.match(r"^[a-z_]+: \S", status.get("reason") or ""), status
-    elif not status.get("ideas_accepted"):
+    if not status.get("ideas_accepted"):
         assert status["reason"].startswith("no_valid_idea: idea 1: "), status  # what happened to the attempt
         done = [e for e in events if e.get("type") == "idea_done"]
         assert done and all(e.get("reason") for e in done), done
