@@ -30,7 +30,8 @@ EXIT_CODES = (
 EXAMPLES: dict[str, list[str]] = {
     "": ["motivgraph ingest ~/papers/", 'motivgraph search "learning with few labels" --type challenge',
          'motivgraph ideate "robust graph learning under label noise" --method soiq'],
-    "search": ['motivgraph search "label scarcity"', 'motivgraph search "noisy labels" --type challenge -k 5 --json'],
+    "search": ['motivgraph search "label scarcity"', 'motivgraph search "noisy labels" --type challenge -k 5 --json',
+               'motivgraph search "label scarcity" --evidence'],
     "reindex": ["motivgraph reindex", "motivgraph reindex --check", "motivgraph reindex --no-papers --kind hnsw"],
     "parse": ["motivgraph parse paper.pdf", "motivgraph parse paper.pdf --json > paper.json"],
     "extract": ["motivgraph extract paper.pdf", "motivgraph extract paper.pdf --offline --json"],

@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -18,6 +19,7 @@ from motivgraph.terminal import EXIT_FAILED, cli_errors, console, err_console, l
 
 if TYPE_CHECKING:
     from motivgraph.graph.grouped_index import IndexStatus
+    from motivgraph.graph.models import NodeEvidence
 
 NODE_TYPES = ("problem", "challenge", "solution")
 
@@ -43,11 +45,17 @@ def search(
     k: int = typer.Option(10, "-k", "--top", min=1, max=1000, help="Number of matches to show."),
     min_score: float = typer.Option(None, "--min-score", min=-1.0, max=1.0, help="Hide matches below this cosine."),
     as_json: bool = typer.Option(False, "--json", help="Print the matches as JSON."),
+    evidence: bool = typer.Option(
+        False, "--evidence", "-e",
+        help="Under each match, the quotes of the papers that state it: paper, page, section, and whether the "
+             "miner located the quote in the paper (at most MOTIVGRAPH_API_EVIDENCE_QUOTES per match).",
+    ),
 ) -> None:
     """Print the graph nodes closest in meaning to QUERY (cosine similarity, best first).
 
     Searches where the tools do: the FAISS node index, or Neo4j's vector indexes with
-    MOTIVGRAPH_INDEX_BACKEND=neo4j."""
+    MOTIVGRAPH_INDEX_BACKEND=neo4j. With --evidence, each match is followed by the sentences
+    of its papers that state it, so every node can be checked against its source."""
     # the tools' backend choice, so the CLI and the tools answer a query alike
     from motivgraph.graph import node_search
 
@@ -65,10 +73,16 @@ def search(
             raise
         hits = backend.search_vectors(rt.embedder.embed([query]), k, types, min_score,  # type: ignore[arg-type]
                                       check=False)[0]  # readiness checked just above
+        per = rt.settings.api.evidence_quotes
+        found = rt.store.node_evidence([h.key for h in hits], per_node=per) if evidence and hits else {}
     finally:
         rt.close()
     if as_json:
-        typer.echo(json.dumps([h.model_dump() for h in hits], ensure_ascii=False, indent=2))
+        rows = [h.model_dump() for h in hits]
+        if evidence:
+            for row in rows:
+                row["evidence"] = [e.model_dump(mode="json") for e in found.get(row["key"], [])]
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     if not hits:
         console.print("[yellow]no matches[/yellow]")
@@ -81,6 +95,26 @@ def search(
     for h in hits:
         table.add_row(f"{h.score:.3f}", h.type + (f" (L{h.level})" if h.level else ""), h.name, h.key)
     console.print(table)
+    if evidence:  # below the table: a quote is a sentence or two, too long for a table cell
+        for n, h in enumerate(hits, 1):
+            console.print(f"{n}. [bold]{escape(h.name)}[/bold] [dim]{escape(h.key)}[/dim]")
+            for line in evidence_lines(found.get(h.key, []), per):
+                console.print(line)
+
+
+def evidence_lines(statements: list[NodeEvidence], per: int) -> list[str]:
+    """Rich-markup lines: up to `per` quotes (verified first), each with paper, page and section."""
+    lines: list[str] = []
+    for st in statements:
+        for q in st.quotes:
+            where = ", ".join(x for x in (f"p. {q.page}" if q.page else "", q.section or "") if x)
+            mark = "[green]✓[/green]" if q.verified else f"[red]✗ {escape(q.reason or 'not located')}[/red]"
+            src = f"{st.title or st.paper_id}{f' ({st.year})' if st.year else ''}{f', {where}' if where else ''}"
+            lines.append(f"  {mark} “{escape(q.text)}” [dim]— {escape(src)}[/dim]")
+    lines.sort(key=lambda ln: "[green]" not in ln)  # verified first, the store's order within each group
+    if not lines:
+        return ["  [yellow]no quoted evidence stored for this node[/yellow]"]
+    return lines[:per]
 
 
 def status_table(rows: list[tuple[str, IndexStatus]]) -> Table:

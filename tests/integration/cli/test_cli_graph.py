@@ -152,3 +152,37 @@ def test_every_command_has_help():
                  ["reindex"]):
         res = runner.invoke(app, [*args, "--help"])
         assert res.exit_code == 0 and "Usage" in res.stdout, args
+
+
+def test_search_evidence_shows_the_quotes_of_each_match(env, store, graph):
+    """`search --evidence` (the README's quick-start line): each match with the quotes that state it --
+    paper, page, section, located or not -- in the table and in --json."""
+    from motivgraph.graph.models import Evidence, PaperRecord, Quote
+
+    store.upsert_papers([PaperRecord(paper_id="doi:10.5/ev", title="A quoted paper", year=2022)])
+    quoted = TripleIn(
+        paper_id="doi:10.5/ev", index=0, section="introduction",
+        problem=NodeIn(name="Counting migratory birds from radar echoes"),
+        challenge=NodeIn(name="Radar echoes of insects mimic bird flocks"),
+        solution=NodeIn(name="Wingbeat frequency filtering"),
+        evidence=Evidence(
+            challenge=[Quote(text="Insect swarms return radar echoes that look like small flocks.", verified=True,
+                             section="Introduction", page=2, start=400, end=462),
+                       Quote(text="Insects are birds.", verified=False, reason="not found in the paper")]),
+    )
+    store.upsert_triples([quoted])
+    assert runner.invoke(app, ["reindex"]).exit_code == 0
+
+    res = runner.invoke(app, ["search", "Radar echoes of insects mimic bird flocks", "-k", "2", "--evidence"])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())
+    assert "Insect swarms return radar echoes" in out and "A quoted paper (2022), p. 2, Introduction" in out
+    assert "✓" in out and "not found in the paper" in out
+
+    res = runner.invoke(app, ["search", "Radar echoes of insects mimic bird flocks", "-k", "1", "--evidence", "--json"])
+    (hit,) = json.loads(res.stdout)
+    (st,) = hit["evidence"]
+    assert (st["paper_id"], st["element"], st["quotes"][0]["page"]) == ("doi:10.5/ev", "challenge", 2)
+    # without the flag the JSON is what it was
+    res = runner.invoke(app, ["search", "Radar echoes of insects mimic bird flocks", "-k", "1", "--json"])
+    assert "evidence" not in json.loads(res.stdout)[0]

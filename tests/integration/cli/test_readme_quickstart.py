@@ -157,6 +157,9 @@ def test_quickstart_block_runs_line_by_line(tmp_path: Path, monkeypatch: pytest.
     run = run_quickstart(home, monkeypatch, f"scripted:{script}")
     env = run.env
     assert all("challenge" in out for out in run.outputs["search"])
+    # `search --evidence` (#39): the matches come with the offline extractor's quotes, located in the PDF, with a page
+    (found,) = run.outputs["search"]
+    assert "“" in found and "✓" in found and "p. " in found, found
     runs = list((Path(env["MOTIVGRAPH_DATA_DIR"]) / "runs").iterdir())
     assert len(runs) == 1 and "## Dialogue" in (runs[0] / "summary.md").read_text()
     # the re-extraction replaced the offline triples with the (scripted) model's
