@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
 
 from motivgraph.graph.models import Evidence
 from motivgraph.limits import MAX_QUOTES_PER_ELEMENT
@@ -34,7 +35,7 @@ class NodeText(BaseModel):
         return f"{self.name}: {self.description}" if self.description else self.name
 
 
-def _quotes_required(schema: dict[str, object]) -> None:
+def _quotes_required(schema: JsonDict) -> None:
     # the reply schema (and a local model's grammar) must ask for the quotes; stored extractions from
     # before quotes existed still load, so the Python default stays
     req = schema.setdefault("required", [])
