@@ -32,6 +32,7 @@ from motivgraph.api.middleware import (
     BodyLimitMiddleware,
     BodyTimeoutMiddleware,
     ClientLimitMiddleware,
+    CostGateMiddleware,
     TrustedHostMiddleware,
     UrlLimitMiddleware,
 )
@@ -50,6 +51,12 @@ problem → challenge → solution knowledge graph, plus read-only browsing (`/t
 Every error is one JSON envelope `{status, code, message, field?, ...}` (`error` repeats `code`): 404 unknown node
 (with suggestions), 422 invalid argument, 401 missing/invalid `X-API-Key` (when the server has a key), 408 slow
 request, 413 body too large, 414 URL too long, 429 too many requests (with Retry-After), 503 backend down."""
+
+
+# Routes whose worst case walks much of the graph (transfer_candidates reads ~200 node neighbourhoods, node_relation
+# up to 20 nodes with 500 neighbours each, a listing page 100 triples): gated by api.heavy_concurrency. node_search,
+# random_nodes (one vector search) and the outbound literature_search (waits on the network, not a core) are not.
+HEAVY_ROUTES = ("/tools/transfer_candidates", "/tools/node_relation", "/triples", "/nodes", "/papers")
 
 
 def _secrets(settings: Settings) -> list[str]:
@@ -123,6 +130,7 @@ def create_app(
         app.include_router(router)
 
     # add_middleware puts each new one outside the previous ones
+    app.add_middleware(CostGateMiddleware, slots=settings.api.heavy_concurrency, prefixes=HEAVY_ROUTES)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.api.max_body_bytes)
     app.add_middleware(BodyTimeoutMiddleware, seconds=settings.api.body_timeout_s)
     api_key = settings.api.api_key.get_secret_value() if settings.api.api_key is not None else ""

@@ -479,3 +479,25 @@ class UrlLimitMiddleware:
                                "(MOTIVGRAPH_API_MAX_URL_BYTES); send long arguments in a POST body"})
                 return
         await self.app(scope, receive, send)
+
+
+class CostGateMiddleware:
+    """At most `slots` requests to the expensive routes (`prefixes`: the graph walks, whose worst case costs tens of
+    normal searches) are worked on at once in this worker; the others wait their turn without using a core. A
+    client sending worst-case requests as fast as it can then takes at most `slots` threads' share of the CPU, and
+    node_search stays quick for everyone else (bench/bench_hostile.py). `slots` 0: no gate."""
+
+    def __init__(self, app: ASGIApp, *, slots: int, prefixes: Iterable[str]) -> None:
+        self.app = app
+        self.prefixes = tuple(prefixes)
+        self.slots = slots
+        self._sem: asyncio.Semaphore | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.slots <= 0 or not str(scope.get("path", "")).startswith(self.prefixes):
+            await self.app(scope, receive, send)
+            return
+        if self._sem is None:  # made on the server's event loop, on first use
+            self._sem = asyncio.Semaphore(self.slots)
+        async with self._sem:
+            await self.app(scope, receive, send)

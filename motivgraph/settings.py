@@ -492,7 +492,15 @@ class ApiSettings(BaseModel):
         "429 with Retry-After. 0 (default): no rate limit -- client_concurrency already bounds what a client holds, "
         "and an agent's bursts of tool calls are legitimate.",
     )
-    client_burst: int = Field(20, ge=1, le=100_000, description="Requests one client may send at once under client_rate.")
+    client_burst: int = Field(
+        20, ge=1, le=100_000, description="Requests one client may send at once under client_rate."
+    )
+    heavy_concurrency: int = Field(
+        1, ge=0, le=64,
+        description="Requests to the graph-walking routes (transfer_candidates, node_relation, /triples, /nodes, "
+        "/papers) worked on at once per worker; the others wait their turn. 1 (default): a client sending worst-case "
+        "requests cannot slow node_search for everyone else (bench/bench_hostile.py); 0: no limit.",
+    )
     header_timeout_s: float = Field(
         10.0, gt=0, le=600,
         description="A connection whose request line and headers have not all arrived this long after it opened (or "

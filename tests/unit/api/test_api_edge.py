@@ -311,3 +311,36 @@ async def test_middleware_answers_are_the_envelope() -> None:
     async with _client(_app(key=True)) as c:
         r = await c.get("/triples")
     assert r.status_code == 401 and set(r.json()) >= ENVELOPE and r.json()["status"] == 401
+
+
+@pytest.mark.asyncio
+async def test_the_graph_walking_routes_take_turns_while_others_go_on() -> None:
+    from motivgraph.api.middleware import CostGateMiddleware
+
+    inside = {"heavy": 0, "heavy_max": 0, "light_during_heavy": 0}
+    app = FastAPI()
+
+    @app.post("/tools/transfer_candidates")
+    async def heavy() -> dict:
+        inside["heavy"] += 1
+        inside["heavy_max"] = max(inside["heavy_max"], inside["heavy"])
+        await asyncio.sleep(0.2)
+        inside["heavy"] -= 1
+        return {}
+
+    @app.post("/tools/node_search")
+    async def light() -> dict:
+        inside["light_during_heavy"] += inside["heavy"] > 0
+        return {}
+
+    app.add_middleware(CostGateMiddleware, slots=1, prefixes=("/tools/transfer_candidates",))
+    async with _client(app) as c:
+        async def light_soon() -> None:
+            await asyncio.sleep(0.05)
+            assert (await c.post("/tools/node_search")).status_code == 200
+
+        heavy_calls = [c.post("/tools/transfer_candidates") for _ in range(3)]
+        answers = await asyncio.gather(*heavy_calls, light_soon())
+    assert all(r.status_code == 200 for r in answers[:3])
+    assert inside["heavy_max"] == 1  # one at a time (was 3 at once)
+    assert inside["light_during_heavy"] == 1  # node_search did not wait for them
