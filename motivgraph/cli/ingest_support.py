@@ -52,5 +52,8 @@ def run_json(run: Any) -> dict[str, Any]:
         "miner": {k.strip(): v for k, v in run.miner_rows},
         "derived": dataclasses.asdict(run.derived) if run.derived is not None else None,
         "stopped": str(run.stopped) if run.stopped is not None else None,
+        # the extraction gate (#39): its decision and, when the extraction is not supported, why (exit 6)
+        "gate": dataclasses.asdict(run.gate) if getattr(run, "gate", None) is not None else None,
+        "extraction_failed": getattr(run, "extraction_failed", None),
     }
     return out

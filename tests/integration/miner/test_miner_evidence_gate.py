@@ -146,6 +146,8 @@ def test_cli_exit_code_6_and_accept_unverified(settings, store, tmp_path) -> Non
     assert "extraction gate" in res.output and "--accept-unverified" in res.output
     res = CliRunner().invoke(app, ["ingest", str(records), "--accept-unverified", "--json"], env=env)
     assert res.exit_code == 0, res.output
+    gate = json.loads(res.stdout)["gate"]
+    assert gate["passed"] is False and gate["accepted"] is True and gate["rate"] == 0
     report = CliRunner().invoke(app, ["ingest", "report", "--json"], env=env)
     data = json.loads(report.stdout)
     assert data["verified quotes"]["located"] == 0 and data["verified quotes"]["quotes"] >= 9
