@@ -74,7 +74,8 @@ def _array_problem(value: Any, schema: dict[str, Any]) -> str | None:
         return None
     if not isinstance(value, list):
         return f"must be a JSON array, not {type(value).__name__}"
-    items = schema.get("items") or next((s.get("items") for s in schema.get("anyOf", []) if s.get("items")), {})
+    items: dict[str, Any] = schema.get("items") or next(
+        (s.get("items") for s in schema.get("anyOf", []) if s.get("items")), {})
     for i, item in enumerate(value):
         if items.get("type") == "string" and not isinstance(item, str):
             return f"item {i} must be a string, not {type(item).__name__}"
