@@ -28,6 +28,7 @@ def extract_cmd(
     from motivgraph.embeddings import get_embedder
     from motivgraph.errors import ParseError
     from motivgraph.ingest.walker import sha256_file
+    from motivgraph.miner.evidence import verify_result
     from motivgraph.miner.extract import LLMExtractor
     from motivgraph.miner.heuristic import HeuristicExtractor
     from motivgraph.miner.sink import decide_extractor
@@ -55,7 +56,9 @@ def extract_cmd(
                 await p.aclose()
         embedder = get_embedder(settings.embedding)
         ext = LLMExtractor(client, settings.miner, embedder) if client else HeuristicExtractor(embedder, settings.miner)
-        return paper, await ext.extract(paper)
+        result = await ext.extract(paper)
+        result.evidence = verify_result(paper, result)  # each quote located in the paper, or why not (#39)
+        return paper, result
 
     try:
         paper, res = asyncio.run(go())
@@ -74,9 +77,16 @@ def extract_cmd(
         tab.add_column("part", style="bold")
         tab.add_column("name")
         tab.add_column("description")
+        tab.add_column("evidence")
+        ev = res.evidence[i - 1] if len(res.evidence) == len(res.triples) else None
         for part in ("problem", "challenge", "solution"):
             node = getattr(t, part)
-            tab.add_row(part, node.name, node.description)
+            quotes = ev.of(part) if ev is not None else []
+            cell = "\n".join(
+                (f"\u201c{q.text}\u201d ({q.section}" + (f", p. {q.page}" if q.page else "") + ")") if q.verified
+                else f"[yellow]unverified[/yellow] \u201c{q.text}\u201d: {q.reason}" for q in quotes
+            ) or "[yellow]no quote[/yellow]"
+            tab.add_row(part, node.name, node.description, cell)
         console.print(tab)
     for r in res.rejected:
         console.print(f"[red]rejected[/red] {r.triple.challenge.name!r}: {'; '.join(r.violations)}", highlight=False)
