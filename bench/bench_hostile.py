@@ -70,7 +70,7 @@ def worst_cases(rng: random.Random) -> list[tuple[str, str, dict[str, Any] | Non
         ("node_search_k100", "/tools/node_search", {"query": long_text(1000), "k": 100}),
         ("random_nodes_far", "/tools/random_nodes", {"n": 50, "far_from": long_text(1000), "max_similarity": 0.1}),
         ("transfer_candidates", "/tools/transfer_candidates",
-         {"topic": long_text(1000), "k": 50, "targets": 20, "min_challenge_similarity": -1}),
+         {"topic": long_text(1000), "k": 50, "targets": 10, "min_challenge_similarity": -1}),
         ("triples_page", "/triples?limit=100", None),
     ]
 

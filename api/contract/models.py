@@ -319,7 +319,9 @@ class TransferRequest(_Req):
 
     topic: Query = Field(description="Research topic or target challenge, in words.")
     k: int = Field(5, ge=1, le=50, description="Most transfer candidates returned (1..50).")
-    targets: int = Field(5, ge=1, le=20, description="Challenges near the topic to start from.")
+    # at most 10: each target reads its own and up to 10 similar challenges' neighbourhoods, so 10 targets are ~110
+    # graph reads, twice the default's (20 were 220, 6x the usual call: bench/bench_hostile.py, issue 41)
+    targets: int = Field(5, ge=1, le=10, description="Challenges near the topic to start from (1..10).")
     min_challenge_similarity: float = Field(
         0.4, ge=-1, le=1, description="Lowest similarity between the target and the source challenge."
     )

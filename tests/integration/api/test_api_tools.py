@@ -243,6 +243,9 @@ async def test_transfer_candidates_known_answer(client):
 async def test_transfer_limits(client):
     assert (await client.post("/tools/transfer_candidates", json={"topic": "x", "k": 0})).status_code == 422
     assert (await client.post("/tools/transfer_candidates", json={"topic": "x", "targets": 21})).status_code == 422
+    # issue 41: at most 10 targets (each ~11 graph reads), so the largest request costs ~2x the usual one, not 6x
+    r = await client.post("/tools/transfer_candidates", json={"topic": "x", "targets": 11})
+    assert r.status_code == 422 and r.json()["field"] == "targets"
     assert (await client.post("/tools/transfer_candidates", json={})).status_code == 422
 
 
