@@ -231,8 +231,8 @@ def eval_command(
             from motivgraph.agents.evaluation.imported import read_ideas_file
 
             got = read_ideas_file(ideas_from, {t.topic_id for t in tlist}, set(generated))
-            for e in got.errors:
-                err_console.print(f"[yellow]--ideas-from:[/yellow] {escape(e)} (line skipped)", highlight=False)
+            for bad in got.errors:
+                err_console.print(f"[yellow]--ideas-from:[/yellow] {escape(bad)} (line skipped)", highlight=False)
             err_console.print(f"--ideas-from: {got.count} idea(s) of {len(got.ideas)} system(s) read"
                               + (f", {len(got.errors)} line(s) skipped" if got.errors else ""), highlight=False)
             imported = got.ideas
