@@ -27,6 +27,7 @@ from motivgraph.errors import (
     NodeNotFound,
     RateLimited,
 )
+from motivgraph.logging import log_safe
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +177,8 @@ def install(app: FastAPI, redact: Redactor) -> None:
         if isinstance(e, RateLimited) and e.retry_after:
             headers["Retry-After"] = str(int(max(1, e.retry_after)))
         if status >= 500:
-            log.warning("%s %s -> %d %s: %s", request.method, request.url.path, status, code, redact(str(e)))
+            log.warning("%s %s -> %d %s: %s", log_safe(request.method, 16), log_safe(request.url.path, 512), status,
+                        code, log_safe(redact(str(e))))
         return error_json(status, body, headers)
 
     @app.exception_handler(RequestValidationError)
