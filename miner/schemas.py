@@ -52,6 +52,9 @@ class ExtractedNode(NodeText):
         default_factory=list,
         description="The sentence or sentences of the paper that state this element, copied word for word "
         "(1 or 2; no paraphrase, no ellipsis).",
+        # the schema bounds what a constrained decoder may write (a toy model's runaway string would cut the
+        # reply at max_tokens); validation is looser (before-validator: up to MAX_QUOTES_PER_ELEMENT)
+        json_schema_extra={"maxItems": 2, "items": {"type": "string", "maxLength": 600}},
     )
 
     @field_validator("quotes", mode="before")
