@@ -13,6 +13,7 @@ from rich.table import Table
 
 from motivgraph.terminal import (
     EXIT_FAILED,
+    EXIT_GATE,
     EXIT_STOPPED,
     EXIT_UNAVAILABLE,
     cli_errors,
@@ -68,7 +69,7 @@ def render_report(report: Any, json_out: bool) -> None:
 def run_job(settings: Any, coro: Any) -> Any:
     """Run a re-processing coroutine; when it stops on an error, say that the job is kept and how to finish it.
     A lasting outage (the store or LLM stayed down through every reconnect) exits 4, as `ingest` does."""
-    from motivgraph.errors import BudgetExceeded, MotivGraphError
+    from motivgraph.errors import BudgetExceeded, ExtractionGateStop, MotivGraphError
     from motivgraph.ingest.pipeline import IngestInterrupted
     from motivgraph.miner.reextract import pending_job
 
@@ -80,6 +81,11 @@ def run_job(settings: Any, coro: Any) -> Any:
 
     try:
         return asyncio.run(coro)
+    except ExtractionGateStop as e:  # the new extractor's quotes are not in the papers (#39)
+        err_console.print(f"[red]stopped:[/red] {escape(str(e))}", highlight=False)
+        err_console.print("(for a re-extraction, MOTIVGRAPH_MINER_ACCEPT_UNVERIFIED=1 accepts unverified triples)")
+        kept()
+        raise typer.Exit(EXIT_GATE) from None
     except BudgetExceeded as e:
         err_console.print(f"[yellow]stopped:[/yellow] {escape(str(e))}", highlight=False)
         err_console.print("re-run the same command to resume")

@@ -177,3 +177,16 @@ async def test_reject_policy_stores_verified_triples_and_reports_the_rejected(se
     for fig in rep.by_doc.values():
         assert (fig["located"], fig["quotes"]) == (5, 6)
         assert fig["rejected_unverified"] and "solution: not found in the paper" in fig["rejected_unverified"][0]
+
+
+def test_reextract_with_an_inventing_model_stops_at_the_gate(settings, store, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    records = write_records(tmp_path / "papers.jsonl", n=4)
+    env = {"MOTIVGRAPH_DATA_DIR": str(settings.data_dir), "MOTIVGRAPH_GRAPH_FALKORDB_URL": settings.graph.falkordb_url,
+           "MOTIVGRAPH_GRAPH_NAME": settings.graph.name, "MOTIVGRAPH_LLM_MODEL": "",
+           "MOTIVGRAPH_MINER_GATE_PAPERS": "2", "MOTIVGRAPH_INGEST_CONCURRENCY": "1"}
+    res = CliRunner().invoke(app, ["ingest", str(records)], env=env)
+    assert res.exit_code == 0, res.output  # the offline extractor passes
+    env["MOTIVGRAPH_LLM_MODEL"] = _script(tmp_path, "inventing_reply")
+    res = CliRunner().invoke(app, ["ingest", "--re-extract"], env=env)
+    assert res.exit_code == 6, res.output
+    assert "extraction gate" in res.output and "MOTIVGRAPH_MINER_ACCEPT_UNVERIFIED" in res.output
