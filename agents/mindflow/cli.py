@@ -64,6 +64,9 @@ def train(
     cost_lambda: float = typer.Option(0.1, "--cost-lambda", help="λ: weight of the flow cost in the reward."),
     cost_mode: str = typer.Option("tokens", "--cost-mode", help="tokens | ops."),
     val_every: int = typer.Option(10, "--val-every", help="Validate every N steps (0: start and end only)."),
+    val_fraction: float = typer.Option(0.0, "--val-fraction", min=0.0, max=0.9, help="Share of the topics held "
+                                       "out for validation only (default 0: train on every topic and measure "
+                                       "the validation reward on them, as the evaluation's 70-30 split does)."),
     topics_per_step: int = typer.Option(1, "--topics-per-step", help="Training topics per step."),
     no_tools: bool = typer.Option(False, "--no-tools", help="Do not use graph tools (analogical without graph)."),
 ) -> None:
@@ -76,7 +79,8 @@ def train(
         settings = Settings()
         fcfg = FlowConfig(layers=layers, threshold=threshold, hidden=hidden)
         tcfg = TrainConfig(steps=steps, group=group, lr=lr, seed=seed, cost_lambda=cost_lambda,
-                           cost_mode=cost_mode, val_every=val_every, topics_per_step=topics_per_step)
+                           cost_mode=cost_mode, val_every=val_every, topics_per_step=topics_per_step,
+                           val_fraction=val_fraction)
         if (topics is None) == (from_graph <= 0):
             raise ConfigError("give exactly one of --topics FILE and --from-graph N")
         if topics is not None:
