@@ -257,3 +257,28 @@ async def test_no_idea_at_all_names_the_researcher(settings, graph_rt):
     st = run.status()
     assert st["status"] == "completed"
     assert st["reason"].startswith("no_valid_idea: idea 1: the researcher wrote no valid idea: ")
+
+
+async def test_a_top_up_run_is_told_the_earlier_runs_attempts(settings, graph_rt):
+    """#43: the evaluation's next SoIQ run on a topic continues its memory (RunSpec.memory_from): the earlier
+    run's rejected idea is listed to the researcher as already proposed, as within one run."""
+    from motivgraph.agents.core import RunSpec, create_run
+
+    first = idea_dict("Pheromone guided message passing", cite="")
+    s1, run1, _ = make_session(settings, graph_rt, ScriptedChatModel([idea_text(first), "<REJECT>"]), ideas=1)
+    assert (await s1.run()).ideas == []  # rejected by the mentor
+    second = idea_dict("Curriculum depth for graph networks", cite="")
+    model = ScriptedChatModel([idea_text(second), "<ACCEPT>"])
+    run2 = create_run(settings.runs_dir, RunSpec(method="soiq", topic="oversmoothing in deep graph neural networks",
+                                                 config={"ideas": 1}, memory_from=[run1.id]))
+    s2, _, events = make_session(settings, graph_rt, model, run=run2)
+    result = await s2.run()
+    assert [r["idea"]["Title"] for r in result.ideas] == [second["Title"]]
+    task = model.calls[0][-1].content
+    assert "Pheromone guided message passing" in task and "clearly different" in task
+    assert any(e.get("type") == "memory" and e.get("carried_attempts") == 1 for e in events)
+    # without the memory, a fresh run is told nothing
+    fresh = ScriptedChatModel([idea_text(second), "<ACCEPT>"])
+    s3, _, _ = make_session(settings, graph_rt, fresh, ideas=1)
+    await s3.run()
+    assert "Pheromone guided message passing" not in fresh.calls[0][-1].content
