@@ -76,6 +76,9 @@ REASON_OTHER_SCRIPT = "written in another script than the paper (a translation i
 REASON_EMPTY = "empty once markup is removed"
 
 _HYPHENS = "-\u00ad\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
+# the text in pieces: runs of ASCII letters and digits (folded in one step), runs of whitespace, and any other
+# character alone (a non-ASCII one is folded on its own: ligatures, accents, full-width forms)
+_PIECES = re.compile(r"(?P<ascii>[A-Za-z0-9]+)|(?P<space>\s+)|(?P<punct>[\x00-\x7f])|(?P<other>.)", re.S)
 _MARKUP = re.compile(
     r"<[^<>]{1,200}>"  # HTML/XML tags
     r"|\\(?:textbf|textit|emph|texttt|textsc|mathrm|mathbf|mathit|text|cite[tp]?|ref|eqref|url)\b\*?"  # LaTeX
@@ -120,29 +123,38 @@ class _Stream:
 
     @classmethod
     def of(cls, text: str) -> _Stream:
-        norm: list[str] = []
+        norm: list[str] = []  # chunks
         omap: list[int] = []
         words: list[str] = []
         wstart: list[int] = []
         cur: list[str] = []
+        n = 0  # letters so far
         joinable = True  # only hyphens (and spaces after one) since the last letter: no word break
         seen_hyphen = False
-        for i, ch in enumerate(text):
-            f = _fold(ch)
-            if f:
+        for m in _PIECES.finditer(text):
+            piece = m.group()
+            if m.lastgroup == "ascii":
+                folded = piece.lower()
+                positions: range | list[int] = range(m.start(), m.end())
+            elif m.lastgroup == "other":
+                folded = _fold(piece)
+                positions = [m.start()] * len(folded)
+            else:
+                folded = ""
+            if folded:
                 if cur and not joinable:
                     words.append("".join(cur))
                     cur = []
                 if not cur:
-                    wstart.append(len(norm))
-                for c in f:
-                    norm.append(c)
-                    omap.append(i)
-                    cur.append(c)
+                    wstart.append(n)
+                norm.append(folded)
+                omap.extend(positions)
+                cur.append(folded)
+                n += len(folded)
                 joinable, seen_hyphen = True, False
-            elif ch in _HYPHENS:
+            elif piece[0] in _HYPHENS:
                 seen_hyphen = True
-            elif ch.isspace() and seen_hyphen:
+            elif piece[0].isspace() and seen_hyphen:
                 pass  # "exam- ple": the hyphen and the line break between the halves of one word
             else:
                 joinable = False
@@ -161,24 +173,34 @@ def _latin_share(text: str) -> float:
 
 @dataclass
 class PaperText:
-    """One paper's text prepared for locating quotes (build once per paper, verify many quotes)."""
+    """One paper's text prepared for locating quotes (build once per paper, verify many quotes). The letter
+    stream, the script share and the word-pair index are built on first use: a quote found as it stands
+    (the offline extractor's, most of a careful model's) needs none of them."""
 
     text: str
     spans: list[TextSpan]
     pages: PageMarks
     roles: dict[int, str]  # section index -> role
-    stream: _Stream
-    latin: float
+    _stream: _Stream | None = field(default=None, repr=False)
+    _latin: float | None = field(default=None, repr=False)
     _bigrams: dict[tuple[str, str], list[int]] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, paper: Paper) -> PaperText:
-        text = paper.full_text()
-        return cls(
-            text=text, spans=paper.text_spans(), pages=paper.page_starts(),
-            roles={k: s.role for k, s in enumerate(paper.sections)},
-            stream=_Stream.of(text), latin=_latin_share(text[:20000]),
-        )
+        return cls(text=paper.full_text(), spans=paper.text_spans(), pages=paper.page_starts(),
+                   roles={k: s.role for k, s in enumerate(paper.sections)})
+
+    @property
+    def stream(self) -> _Stream:
+        if self._stream is None:
+            self._stream = _Stream.of(self.text)
+        return self._stream
+
+    @property
+    def latin(self) -> float:
+        if self._latin is None:
+            self._latin = _latin_share(self.text[:20000])
+        return self._latin
 
     @property
     def bigrams(self) -> dict[tuple[str, str], list[int]]:
@@ -213,6 +235,24 @@ def _cut(text: str) -> str:
 
 def _unverified(text: str, reason: str) -> Quote:
     return Quote(text=_cut(text) or "?", verified=False, reason=reason[:300])
+
+
+def _verbatim(pt: PaperText, quote: str, prefer: str | None) -> tuple[int, int] | None:
+    """(start, end) of the quote as it stands in the paper's text — the same choice among repeats as
+    `_exact` — or None (then the letter stream decides)."""
+    first: tuple[int, int] | None = None
+    at = pt.text.find(quote)
+    while at >= 0:
+        loc = (at, at + len(quote))
+        if first is None:
+            first = loc
+        if prefer is None:
+            return first
+        sp = pt.span_at(at)
+        if sp is not None and pt.role_of(sp) == prefer:
+            return loc
+        at = pt.text.find(quote, at + 1)
+    return first
 
 
 def _exact(pt: PaperText, q: _Stream, prefer: str | None) -> tuple[int, int] | None:
@@ -268,6 +308,8 @@ def verify_quote(pt: PaperText, text: str, prefer_role: str | None = None) -> Qu
     raw = " ".join(str(text).split())
     if len(raw) > MAX_QUOTE_CHARS:
         return _unverified(raw, REASON_TOO_LONG.format(n=len(raw), max=MAX_QUOTE_CHARS))
+    if len(raw.split()) >= MIN_QUOTE_WORDS and (loc := _verbatim(pt, raw, prefer_role)) is not None:
+        return pt.located(raw, *loc)  # as it stands: no normalising needed
     clean = strip_markup(raw)
     q = _Stream.of(clean)
     if not q.norm:
