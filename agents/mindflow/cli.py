@@ -254,10 +254,7 @@ def show(
 @app.command("controllers")
 def controllers() -> None:
     """The stored trained controllers with their ids, oldest first: an id is what `--controller` and the HTTP body's
-    `controller` field take (over HTTP a controller is named by id only, never by a server path).
-
-    Example: motivgraph method mindflow controllers
-    """
+    `controller` field take (over HTTP a controller is named by id only, never by a server path)."""
     from motivgraph.agents.mindflow.store import store_root, stored
     from motivgraph.settings import Settings
 

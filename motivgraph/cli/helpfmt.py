@@ -89,6 +89,8 @@ EXAMPLES: dict[str, list[str]] = {
                        "motivgraph mindflow train --from-graph 8 --steps 10"],
     "mindflow show": ["motivgraph mindflow show ~/motivgraph-data/mindflow/topics",
                       'motivgraph mindflow show controller.npz --topic "label noise"'],
+    "mindflow controllers": ["motivgraph mindflow controllers",
+                             "MOTIVGRAPH_DATA_DIR=/srv/motivgraph motivgraph mindflow controllers"],
     "method": ["motivgraph method mindflow train --topics topics.jsonl --dry-run"],
 }
 
