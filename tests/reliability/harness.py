@@ -337,6 +337,9 @@ class Chaos:
             export, ledger = self.snapshot(data, on_neo4j)
             if mode == "llm" and not any('"extractor": "llm"' in line for line in export):
                 raise RuntimeError("the LLM baseline stored no LLM-extracted triple: the fake endpoint was not used")
+            if mode != "llm" and not any('"evidence": ' in line for line in export):
+                # the offline extractor quotes every triple (#39): an export without quotes would compare no evidence
+                raise RuntimeError(f"the {mode} baseline stored no quote: 'identical graph' would not cover evidence")
         finally:
             if llm is not None:
                 llm.kill()
