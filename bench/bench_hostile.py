@@ -251,6 +251,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--alone-n", type=int, default=10, help="Calls per worst case timed alone.")
     ap.add_argument("--client-concurrency", type=int, default=None,
                     help="MOTIVGRAPH_API_CLIENT_CONCURRENCY of the server (default: the setting's default).")
+    ap.add_argument("--heavy-concurrency", type=int, default=None,
+                    help="MOTIVGRAPH_API_HEAVY_CONCURRENCY of the server (default: the setting's default).")
+    ap.add_argument("--baseline", action="store_true",
+                    help="Then serve again with the graph-walking gate off (heavy_concurrency 0) and repeat the quiet "
+                    "and hostile phases: before/after in one run.")
     ap.add_argument("--json", type=Path, default=None, help="Also write the figures to this JSON file.")
     args = ap.parse_args(argv)
 
@@ -274,6 +279,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         env = {}
         if args.client_concurrency is not None:
             env["MOTIVGRAPH_API_CLIENT_CONCURRENCY"] = str(args.client_concurrency)
+        if args.heavy_concurrency is not None:
+            env["MOTIVGRAPH_API_HEAVY_CONCURRENCY"] = str(args.heavy_concurrency)
+        fig["heavy_concurrency"] = (args.heavy_concurrency if args.heavy_concurrency is not None
+                                    else settings.api.heavy_concurrency)
         fig["client_concurrency"] = (args.client_concurrency if args.client_concurrency is not None
                                      else settings.api.client_concurrency)
         proc, url = start_server(settings, 1, env_extra=env)
@@ -301,6 +310,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         say(f"hostile clients got: {hostile['hostile']['status']} in {hostile['hostile']['wall_s']:.1f} s")
         say(f"p99 under hostile load / quiet p99: {fig['p99_ratio']:.2f}x (target <= 3x); "
             f"load1 {fig['load1_at_start']:.2f} -> {fig['load1_at_end']:.2f}")
+        if args.baseline:
+            stop_server(proc)
+            proc, url = start_server(settings, 1, env_extra={**env, "MOTIVGRAPH_API_HEAVY_CONCURRENCY": "0"})
+            asyncio.run(_alone(url, cases[:1], warm, 2))
+            bq = asyncio.run(_phase(url, args, unique_queries(rng, args.max_normal), None))
+            bh = asyncio.run(_phase(url, args, unique_queries(rng, args.max_normal), cases))
+            q2, h2 = bq["normal"]["latency_ms"], bh["normal"]["latency_ms"]
+            fig["baseline_ungated"] = {"quiet": bq, "under_hostile": bh, "p99_ratio": h2["p99_ms"] / q2["p99_ms"],
+                                       "load1_at_end": os.getloadavg()[0]}
+            say(f"baseline, gate off — quiet:   p50 {q2['p50_ms']:.1f} ms  p99 {q2['p99_ms']:.1f} ms")
+            say(f"baseline, gate off — hostile: p50 {h2['p50_ms']:.1f} ms  p99 {h2['p99_ms']:.1f} ms  "
+                f"(hostile clients got {bh['hostile']['status']})")
+            say(f"baseline p99 ratio: {fig['baseline_ungated']['p99_ratio']:.2f}x; load1 now {os.getloadavg()[0]:.2f}")
     finally:
         if proc is not None:
             stop_server(proc)
