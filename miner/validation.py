@@ -209,9 +209,10 @@ FUNCTION_WORDS = frozenset(
     between among within without across through per versus vs""".split()  # noqa: SIM905
 )
 # a verb the text itself uses as one: after a subject or modal (or "to"), followed by its object's determiner
+# ("and" and "that" are left out: "queries and functions that ..." has a noun between them)
 _VERB_USE = re.compile(
-    r"\b(?i:we|they|it|can|could|will|would|may|might|must|should|cannot|to|and)\s+([a-z]{3,})\s+"
-    r"(?:the|a|an|its|their|our|these|this|that|those|them|it|each|every|any|both|all|such|new|more)\b"
+    r"\b(?i:we|they|it|can|could|will|would|may|might|must|should|cannot|to)\s+([a-z]{3,})\s+"
+    r"(?:the|a|an|its|their|our|these|this|those|them|it|each|every|any|both|all|such|new|more)\b"
 )
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 
