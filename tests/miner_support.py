@@ -59,6 +59,14 @@ GOOD_TRIPLE = {
                      "with a jointly learned subword vocabulary, so knowledge transfers between languages."),
     "section": "introduction",
 }
+# what a faithful model quotes for it from INTRO (#39: the quotes are checked against the paper's text)
+GOOD_TRIPLE["problem"]["quotes"] = [INTRO.split("\n\n")[0]]  # type: ignore[index]
+GOOD_TRIPLE["challenge"]["quotes"] = [  # type: ignore[index]
+    "However, most of the world's languages have only a few thousand parallel sentences, and translation quality "
+    "drops sharply in this low-resource setting because the models overfit the small data."]
+GOOD_TRIPLE["solution"]["quotes"] = [  # type: ignore[index]
+    "In this paper we propose FooNet, a method that transfers knowledge from related high-resource languages "
+    "through shared subword vocabularies and parameter sharing in a multilingual encoder."]
 COINED_TRIPLE = {**GOOD_TRIPLE, "solution": node(
     "FooNet transfer with shared subword vocabulary and parameters",
     "The FooNet encoder shares subword units and parameters across related languages to transfer knowledge.",
