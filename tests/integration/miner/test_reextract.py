@@ -298,3 +298,43 @@ async def test_db_down_for_good_stops_resumably_and_the_rerun_finishes(settings,
     assert report.resumed and not report.failed and RX.pending_job(settings) is None
     assert canon(settings) == reference["all"]
     _index_matches_graph(settings)
+
+
+def quoting_reply(messages: Any) -> str:
+    """extractor_reply, with each element quoted from its paper (a sentence the paper prints), so the sink stores
+    located quotes (#39)."""
+    text = "\n".join(content_text(m.content) for m in messages)
+    data = json.loads(extractor_reply(messages))
+    sentence = next(s for s in ("Neural models reach high quality when millions of parallel sentences are available.",
+                                "However, annotated scans are scarce because expert labelling is slow and costly")
+                    if s in text)
+    for t in data["triples"]:
+        for role in ("problem", "challenge", "solution"):
+            t[role]["quotes"] = [sentence]
+    return json.dumps(data)
+
+
+async def test_merge_undo_and_delete_carry_the_evidence(settings, store, src) -> None:  # type: ignore[no-untyped-def]
+    """Evidence (#39) through re-processing: the quotes of a paper follow its statements when a merge is undone
+    (the replayed paper keeps its located quotes, now on the split node) and go with it when it is deleted."""
+    await ingest(settings, src, llm=True, reply=quoting_reply)
+    (before,) = store.paper_triples("id:p2")
+    assert before.evidence.fully_verified and before.evidence.problem[0].page is None  # JSON records: no pages
+    log = DecisionLog.for_data_dir(settings.data_dir)
+    merge = next(r for r in list_merges(log, paper_id="id:p2")
+                 if r.mention_name == "Low-resource neural machine translations")
+    log.close()
+    assert "id:p2" in [e.paper_id for e in store.node_evidence([merge.final_key])[merge.final_key]]
+
+    await RX.undo_merge(settings, merge.id)
+    (after,) = store.paper_triples("id:p2")
+    assert after.problem.key == merge.mention_key and after.evidence == before.evidence
+    split = store.node_evidence([merge.mention_key, merge.final_key])
+    assert [(e.paper_id, e.verified) for e in split[merge.mention_key]] == [("id:p2", True)]
+    assert "id:p2" not in [e.paper_id for e in split[merge.final_key]]
+
+    shared = "challenge:overfitting to scarce parallel data in translation"
+    assert "id:p0" in [e.paper_id for e in store.node_evidence([shared])[shared]]
+    await RX.delete_papers(settings, ["id:p0"])
+    assert "id:p0" not in [e.paper_id for e in store.node_evidence([shared])[shared]]
+    assert store.node_evidence([shared])[shared]  # the other papers' quotes stay
