@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from motivgraph.agents.evaluation.topics import EvalTopic
-from motivgraph.errors import BudgetExceeded, MotivGraphError
+from motivgraph.errors import BudgetExceeded, ExtractionGateStop, MotivGraphError
 from motivgraph.graph.embedded import EmbeddedFalkorDB
 from motivgraph.graph.models import PaperRecord
 from motivgraph.graph.runtime import Runtime
@@ -157,6 +157,8 @@ async def _ingest(topic: EvalTopic, s: Settings, budget_usd: float | None, progr
     src = _write_records(topic, s.data_dir / "background.jsonl")
     run = await run_ingest_command(IngestRequest(paths=[str(src)], budget_usd=budget_usd), s, progress=progress)
     sm = run.summary
+    if isinstance(run.stopped, ExtractionGateStop):  # a BudgetExceeded that is no budget: the extractor invents
+        raise TopicGraphError(f"{topic.topic_id}: the extraction gate stopped building its graph: {run.stopped}")
     if isinstance(run.stopped, BudgetExceeded):  # the evaluation stops (resumable), the ledger keeps what is done
         raise BudgetExceeded(f"{topic.topic_id}: building its graph reached the budget: {run.stopped}")
     if run.stopped is not None:
