@@ -95,7 +95,7 @@ def export_lines(store: GraphStore, progress: Progress | None = None) -> Iterato
                 "challenge": _node_ref(t.challenge, t.challenge.key_for("challenge")),
                 "solution": _node_ref(t.solution, t.solution.key_for("solution")),
             }
-            if any(t.evidence.of(e) for e in NODE_TYPES):
+            if t.evidence.problem or t.evidence.challenge or t.evidence.solution:
                 # only when there is some: a graph without evidence exports the same bytes as before
                 line["evidence"] = t.evidence.model_dump(mode="json")
             yield _dumps(line)
