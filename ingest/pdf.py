@@ -200,6 +200,15 @@ def _order_page(lines: list[Line]) -> list[Line]:
         wide = [ln for ln in lines if ln.width > 0.5 * w] or lines
         _mark_centered(lines, min(ln.x0 for ln in wide), max(ln.x1 for ln in wide))
         return sorted(lines, key=lambda ln: (-round((ln.y0 + ln.y1) / 2), ln.x0))
+    # a line that starts right of where every left-column line ends belongs to the right column, and one that ends
+    # before the right column starts to the left: an entry of a hanging-indent reference list starts left of its
+    # own continuation lines, which set the column's usual edge ("[11] M. Tran, ..." at 312 pt, the rest at 332 pt)
+    left_end, right_start = max(ln.x1 for ln in left), min(ln.x0 for ln in right)
+    for ln in lines:
+        if ln.col == 0 and ln.x0 >= left_end - 2:
+            ln.col = 2
+        elif ln.col == 0 and ln.x1 <= right_start + 2:
+            ln.col = 1
     _mark_centered([ln for ln in lines if ln.col == 1], min(ln.x0 for ln in left), max(ln.x1 for ln in left))
     _mark_centered([ln for ln in lines if ln.col == 2], min(ln.x0 for ln in right), max(ln.x1 for ln in right))
     col_top = max(ln.y1 for ln in left + right)

@@ -94,9 +94,18 @@ def parse_reference_lines(lines: Sequence[Line], start: int | None, stops: Colle
     if start is None or start >= len(lines):
         return []
     rows: list[_Row] = []
+    first = lines[start]
+    beside: int | None = None  # a later column of the list's first page whose body ends beside the list's top
     for i, ln, c in _list_lines(lines, start):
         if i in stops and i >= start:
+            if ln.page == first.page and c > 0 and ln.col != first.col and ln.y0 > first.y1 and beside is None:
+                # a list set across the columns below the body's end (REVTeX's last page): the heading and text of
+                # the body's last section stand in the next column above the list's top, ahead of its entries
+                beside = c
+                continue
             break
+        if beside is not None and ln.page == first.page and c == beside and ln.y0 > first.y0 + 2:
+            continue  # that section's text, beside the list's first entries and above them
         rows.append(_Row(ln.text.strip(), (ln.page, c), ln.x0, ln.y0, ln.y1, ln.size, _in_margin(ln), ln.bold))
     return _read_all(_segment(_trim_end([r for r in rows if r.text])))
 

@@ -230,3 +230,23 @@ def test_text_quality_hyphens_ligatures_drop_cap(tmp_path: Path) -> None:
     assert intro.startswith("We found that irrigation"), intro[:80]
     assert "influenced" in intro and "weather" in intro
     assert "waterless" in intro and "measured" in intro
+
+
+def test_a_line_starting_in_the_gutter_right_of_the_left_column_is_the_right_columns() -> None:
+    """A hanging-indent entry's first line stands left of its column's usual edge (312 pt against 332 pt): it starts
+    right of where every left-column line ends, so it is read in the right column, not with the left one."""
+    from motivgraph.ingest.pdf import _order_page
+    from motivgraph.ingest.pdf_layout import Line
+
+    def ln(text: str, x0: float, x1: float, y: float) -> Line:
+        return Line(page=0, x0=x0, y0=y, x1=x1, y1=y + 9, size=9.0, bold=False, text=text, page_width=612.0,
+                    page_height=792.0)
+
+    left = [ln(f"left column line {i}", 54, 300, 700 - 12 * i) for i in range(12)]
+    right = [ln(f"right column line {i}", 332, 562, 700 - 12 * i) for i in range(12) if i != 3]
+    entry = ln("[11] M. Tran, E. Petrova, R. Mark, A survey of adaptive", 312, 562, 700 - 12 * 3)
+    ordered = _order_page(left + right + [entry])
+    assert entry.col == 2
+    names = [x.text for x in ordered]
+    assert names.index(entry.text) == names.index("right column line 2") + 1
+    assert names[:12] == [x.text for x in left]

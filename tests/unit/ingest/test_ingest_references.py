@@ -568,3 +568,30 @@ def test_a_right_column_too_short_to_be_seen_keeps_the_layouts_columns() -> None
     lines = left + right
     refs = parse_reference_lines(lines, lines.index(head) + 1)
     assert _first_surnames(refs) == [SURNAMES[i % len(SURNAMES)] for i in range(9)]
+
+
+def test_a_list_set_across_both_columns_below_the_bodys_end() -> None:
+    """REVTeX's last page: the body ends in both columns (the right one holds '5 Conclusion' and its text), and the
+    list runs below in both columns, with no heading. The conclusion beside the list's top neither ends the list
+    (before: entries 4-6 were lost) nor joins it."""
+    left = [_ln("the experiments section runs down here.", 54, 740 - 11 * i, col=1)
+            for i in range(30)]
+    y, entries = 400.0, []
+    for k in range(3):
+        ls, y = _entry_lines(numbered_entry(k), 54, 13, y)
+        entries += ls
+    head = _ln("5 Conclusion", 340, 740, size=10, col=2)
+    text = [_ln("we presented the rule and showed it works.", 330, 725 - 11 * i, col=2)
+            for i in range(20)]
+    y, right = 400.0, []
+    for k in range(3, 6):
+        ls, y = _entry_lines(numbered_entry(k), 330, 13, y)
+        right += ls
+    for ln in entries:
+        ln.col = 1
+    for ln in right:
+        ln.col = 2
+    lines = left + entries + [head, *text] + right
+    refs = parse_reference_lines(lines, len(left), stops={lines.index(head)})
+    assert _first_surnames(refs) == [SURNAMES[i % len(SURNAMES)] for i in range(6)]
+    assert not any("we presented the rule" in r.raw for r in refs)  # nor joins it
