@@ -105,6 +105,21 @@ DOCS: tuple[Doc, ...] = (
     Doc("d14_acm_authoryear_figure", "dev", "acmart", 9, n_authors=5, refs=14, authoryear=True, figure=True,
         seed=24),
     Doc("d15_elsarticle_5p_many", "dev", "elsarticle5p", 6, n_authors=9, long_title=True, refs=18, seed=25),
+    # more dev layouts, one per configuration of the frozen split (dev text): wider dev coverage, nothing read
+    # off the frozen documents
+    Doc("d16_llncs_long_figure", "dev", "llncs", 10, n_authors=5, long_title=True, refs=12, figure=True, seed=26),
+    Doc("d17_article_cover_authoryear", "dev", "article", 7, n_authors=2, refs=9, lead="cover", authoryear=True,
+        seed=27),
+    Doc("d18_ieee_journal_many", "dev", "ieeejournal", 9, n_authors=8, long_title=True, refs=24, seed=28),
+    Doc("d19_aastex_authoryear", "dev", "aastex", 6, n_authors=4, refs=14, authoryear=True, seed=29),
+    Doc("d20_amsart", "dev", "amsart", 8, n_authors=2, refs=8, seed=30),
+    Doc("d21_revtex_figure", "dev", "revtex", 10, n_authors=3, refs=20, figure=True, seed=31),
+    Doc("d22_elsarticle_authoryear", "dev", "elsarticle", 9, n_authors=4, refs=15, authoryear=True, seed=32,
+        doi="10.1016/j.simpat.2025.103011"),
+    Doc("d23_mnras_long", "dev", "mnras", 7, n_authors=5, long_title=True, refs=13, authoryear=True, seed=33),
+    Doc("d24_acm_authoryear_many", "dev", "acmart", 8, n_authors=7, refs=16, authoryear=True, seed=34),
+    Doc("d25_elsarticle_5p", "dev", "elsarticle5p", 10, n_authors=3, refs=17, seed=35),
+    Doc("d26_article_blank_first", "dev", "article", 6, n_authors=2, refs=10, lead="blank", seed=36),
 )
 
 # The number each class prints before the first section ("1", "I", "1."); compared without the dot.
