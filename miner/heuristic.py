@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from motivgraph.miner.evidence import MIN_QUOTE_WORDS
 from motivgraph.miner.scaffolding import is_label_only, is_scaffolding, strip_pointers
 from motivgraph.miner.schemas import ExtractedNode, ExtractedTriple, ExtractionResult, NodeText, RejectedTriple
 from motivgraph.miner.text import CONTRIBUTION_CUES, select_input, split_paragraphs, split_sentences
@@ -400,7 +401,8 @@ class HeuristicExtractor:
         """The problem's evidence: the defining sentence its description was taken from (when it was), and
         the title its name was read from."""
         quotes = [self._raw[i] for i, (_, s) in enumerate(sentences) if s == problem.description][:1]
-        return [*quotes, title] if title else quotes
+        # a title too short to locate (evidence.MIN_QUOTE_WORDS) would count as a quote not found
+        return [*quotes, title] if len(title.split()) >= MIN_QUOTE_WORDS else quotes
 
     def _sentences(self, abstract: str, intro: str) -> list[tuple[str, str]]:
         """Candidate sentences: cleaned of citations and pointers, without captions and roadmap

@@ -72,3 +72,14 @@ def test_planted_set_separates_pdf_damage_from_inventions(papers: list[Paper]) -
     assert pos >= 0.99, dict(ok)
     assert neg >= 0.95, dict(ok)
     assert 0.5 < COVERAGE_THRESHOLD < 1
+
+
+def test_offline_extractor_does_not_quote_a_title_too_short_to_locate(embedder) -> None:  # type: ignore[no-untyped-def]
+    from tests.miner_support import make_paper
+
+    ext = HeuristicExtractor(embedder, MinerSettings())
+    for title, quoted in (("Low-Resource Neural Machine Translation", False),
+                          ("FooNet: Transfer Learning for Low-Resource Translation", True)):
+        res = asyncio.run(ext.extract(make_paper(title=title)))
+        assert res.triples, res.reason
+        assert all((title in t.problem.quotes) == quoted for t in res.triples)
