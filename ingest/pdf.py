@@ -897,12 +897,26 @@ def parse_pdf(
         # lines above the abstract are title, authors and affiliations, whatever their font
         heads = heads[abs_k:]
 
+    # the reference list first: a list printed with no heading after the last section (or set across both columns
+    # below it) was read into that section's text; the lines its entries were read from are no section's. (A list
+    # under its own heading is no section's text already, and its entries are not second-guessed here.)
+    in_list: set[int] = set()
+    ref_start = next((h.idx + h.lines for h in heads if _norm_head(h.heading) in _REF_HEADS), None)
+    references = parse_reference_lines(
+        ordered,
+        ref_start,
+        # a numbered or appendix heading ends the list (a bold unnumbered line inside it is an entry)
+        stops={h.idx for h in heads if h.number is not None or re.match(r"^(appendix|[A-H]\b)", h.heading, re.I)},
+        used=in_list if ref_start is None else None,
+    )
+
     # text lines in the body font range (drop footnotes, captions, table cells set small)
     def body_text(a: int, b: int) -> str:
-        return _join([ln for ln in ordered[a:b] if ln.size >= body_size - 1.2])
+        return _join([ln for j, ln in enumerate(ordered[a:b], a) if ln.size >= body_size - 1.2 and j not in in_list])
 
     def body_pages(a: int, b: int) -> tuple[str, PageMarks]:
-        return _join_pages([ln for ln in ordered[a:b] if ln.size >= body_size - 1.2])
+        return _join_pages([ln for j, ln in enumerate(ordered[a:b], a)
+                            if ln.size >= body_size - 1.2 and j not in in_list])
 
     abstract = ""
     abstract_pages: PageMarks = []  # where pages begin in the abstract (Paper.abstract_pages)
@@ -966,7 +980,7 @@ def parse_pdf(
         # the title) and the first heading
         start = abstract_end if abstract_end >= 0 else title_end + 1
         pre = [ln for j, ln in enumerate(ordered[start:next_head], start)
-               if ln.size >= body_size - 1.2 and not _is_front_line(ordered, j)]
+               if ln.size >= body_size - 1.2 and not _is_front_line(ordered, j) and j not in in_list]
         pre_text, pre_pages = _join_pages(pre)
         if len(pre_text) > 300 or (pre_text and not sections and abstract_end < 0):
             sections.insert(0, Section(heading="", number=None, text=pre_text, pages=pre_pages))
@@ -983,19 +997,14 @@ def parse_pdf(
         title=title,
         authors=authors,
         abstract=abstract,
-        title_page=1 if title else None,  # the title block is read off page 1
+        title_page=page0[0].page + 1 if title and page0 else None,  # the front page (after a blank one)
         abstract_pages=abstract_pages if abstract else [],
         year=year,
         doi=doi,
         arxiv_id=arxiv,
         sections=sections,
         # the list after the first References heading (ingest.references finds where it ends)
-        references=parse_reference_lines(
-            ordered,
-            next((h.idx + h.lines for h in heads if _norm_head(h.heading) in _REF_HEADS), None),
-            # a numbered or appendix heading ends the list (a bold unnumbered line inside it is an entry)
-            stops={h.idx for h in heads if h.number is not None or re.match(r"^(appendix|[A-H]\b)", h.heading, re.I)},
-        ),
+        references=references,
         page_count=n_pages,
         parser="pdf",
         sha256=sha256,

@@ -72,6 +72,7 @@ class _Row:
     size: float = 0.0
     margin: bool = False  # in the page's top or bottom tenth, where running heads and page numbers stand
     bold: bool = False
+    index: int = -1  # the line's index in the paper's lines (-1: a line of text given without layout)
 
 
 def parse_references(text: str) -> list[Reference]:
@@ -84,11 +85,14 @@ def parse_references(text: str) -> list[Reference]:
     return _read_all(_segment(rows))
 
 
-def parse_reference_lines(lines: Sequence[Line], start: int | None, stops: Collection[int] = ()) -> list[Reference]:
+def parse_reference_lines(
+    lines: Sequence[Line], start: int | None, stops: Collection[int] = (), used: set[int] | None = None
+) -> list[Reference]:
     """The entries of the reference list whose heading ends just before `lines[start]` (None: the paper has no
     such heading marked, and one is looked for). `lines` are the paper's lines in reading order; the list runs
     on to a line whose index is in `stops` (the headings a layout parser found after it: an appendix, a
-    numbered section), an appendix or back-matter heading it finds itself, or the end."""
+    numbered section), an appendix or back-matter heading it finds itself, or the end. `used`, when given,
+    receives the indexes of the lines the entries were read from (the parser keeps them out of the sections)."""
     if start is None:
         start = _unmarked_start(lines)
     if start is None or start >= len(lines):
@@ -106,8 +110,11 @@ def parse_reference_lines(lines: Sequence[Line], start: int | None, stops: Colle
             break
         if beside is not None and ln.page == first.page and c == beside and ln.y0 > first.y0 + 2:
             continue  # that section's text, beside the list's first entries and above them
-        rows.append(_Row(ln.text.strip(), (ln.page, c), ln.x0, ln.y0, ln.y1, ln.size, _in_margin(ln), ln.bold))
-    return _read_all(_segment(_trim_end([r for r in rows if r.text])))
+        rows.append(_Row(ln.text.strip(), (ln.page, c), ln.x0, ln.y0, ln.y1, ln.size, _in_margin(ln), ln.bold, i))
+    entries = _segment(_trim_end([r for r in rows if r.text]))
+    if used is not None:
+        used.update(r.index for e in entries for r in e)
+    return _read_all(entries)
 
 
 _HEAD_WORDS = re.compile(

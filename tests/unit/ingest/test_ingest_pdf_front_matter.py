@@ -82,3 +82,20 @@ def test_an_email_level_with_the_abstract_label_is_not_in_the_abstract(tmp_path:
     paper = parse_pdf(write_pages(tmp_path / "acm.pdf", [page], at={"alves@example.org": (300.0, label_y + 6)}))
     assert paper.abstract.startswith("Objectives. Hospitals")
     assert "@" not in paper.abstract
+
+
+def test_a_reference_list_without_a_heading_is_not_the_last_sections_text(tmp_path: Path) -> None:
+    """A list printed after the last section with no 'References' line (REVTeX, some journals): its entries are
+    references, not part of the Conclusion (before, they were read into it, and from there into what is mined)."""
+    lines = [("Helvetica", 10.0, ln) for ln in _wrap(BODY * 4)]
+    entries = [("Helvetica", 10.0, f"[{k}] J. Way and R. Mark. Sampling study number {k}. Critical Care, {2000 + k}.")
+               for k in range(1, 7)]
+    pages = [[("Helvetica-Bold", 20.0, "Causal Discovery from Clinical Records"), ("Helvetica", 11.0, "Mei Chou"),
+              ("Helvetica-Bold", 11.0, "Abstract"), *[("Helvetica", 10.0, ln) for ln in _wrap(ABSTRACT)],
+              ("Helvetica-Bold", 12.0, "1 Introduction"), *lines],
+             [("Helvetica-Bold", 12.0, "2 Conclusion"), *lines, *entries]]
+    paper = parse_pdf(write_pages(tmp_path / "nohead.pdf", pages))
+    assert len(paper.references) == 6
+    conclusion = paper.sections[-1]
+    assert conclusion.heading == "Conclusion"
+    assert "Sampling study" not in conclusion.text and conclusion.text.endswith("every case.")
