@@ -350,14 +350,16 @@ class BodyTimeoutMiddleware:
         deadline = time.monotonic() + self.seconds
         body_done = False
         started = False
+        timed_out = False
 
         async def timed_receive() -> Message:
-            nonlocal body_done
+            nonlocal body_done, timed_out
             if body_done:  # after the body, receive() waits for the disconnect (SSE): no deadline there
                 return await receive()
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
             except TimeoutError:
+                timed_out = True
                 raise _BodyTimeout(self.seconds) from None
             if message["type"] != "http.request" or not message.get("more_body", False):
                 body_done = True
@@ -367,6 +369,8 @@ class BodyTimeoutMiddleware:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
+                if timed_out:  # the rest of the body may still come: the connection cannot carry another request
+                    message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
             await send(message)
 
         try:

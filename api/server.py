@@ -67,12 +67,14 @@ class NoDelayHttpProtocol(_HttpProtocol):
         self._head_bytes = 0
         self._refusal: tuple[int, str, str, str | None] | None = None
         self._head_timer: asyncio.TimerHandle | None = None
+        self._head_begun = False
         super().connection_made(transport)
         self._arm_head_timer()
 
     # -------------------------------------------------------------- head timeout
     def _arm_head_timer(self) -> None:
         self._cancel_head_timer()
+        self._head_begun = False
         self._head_timer = self.loop.call_later(self._header_timeout_s, self._head_timed_out)
 
     def _cancel_head_timer(self) -> None:
@@ -88,11 +90,15 @@ class NoDelayHttpProtocol(_HttpProtocol):
         self._head_timer = None
         if self.transport is None or self.transport.is_closing() or self._in_request():
             return  # a request is being answered (its body has BodyTimeoutMiddleware), or the connection is gone
+        if not self._head_begun:
+            self.transport.close()  # an idle connection: nothing was asked, nothing to answer
+            return
         self._answer(408, "request_timeout", f"The request line and headers did not arrive within "
                      f"{self._header_timeout_s:g} s (MOTIVGRAPH_API_HEADER_TIMEOUT_S); the connection is closed")
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._head_begun = True
         self._url_bytes = 0
         self._head_bytes = 0
 

@@ -16,12 +16,13 @@ import pytest
 from fastapi import FastAPI
 
 from motivgraph.api import errors
-from motivgraph.api.middleware import AccessLogMiddleware
+from motivgraph.api.middleware import AccessLogMiddleware, BodyTimeoutMiddleware
 from motivgraph.api.server import protocol_for
 from motivgraph.settings import Settings
 from tests.uvicorn_support import served
 
 HEADER_TIMEOUT_S = 0.6
+BODY_TIMEOUT_S = 0.6
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +37,11 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     async def ping() -> dict:
         return {"ok": True}
 
+    @app.post("/echo")
+    async def echo(body: dict) -> dict:
+        return body
+
+    app.add_middleware(BodyTimeoutMiddleware, seconds=BODY_TIMEOUT_S)
     app.add_middleware(AccessLogMiddleware)
     with served(app, http=protocol_for(settings)) as url:
         host, port = url.removeprefix("http://").split(":")
@@ -147,3 +153,18 @@ def test_a_forged_path_is_logged_on_one_escaped_line(base: tuple[str, int]) -> N
     text = stream.getvalue()
     assert text.count("\n") == 1 and "\x1b" not in text and "\r" not in text, repr(text)
     assert "\\x0a2026-12-07" in text and "ERROR FORGED" in text  # there, but inside the one escaped line
+
+
+def test_a_slow_body_is_cut_off(base: tuple[str, int]) -> None:
+    t0 = time.monotonic()
+    head = b"POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    raw = _exchange(base, head + b'{"a": ', wait_s=10)  # the other 94 bytes never come
+    body = _assert_envelope(raw, 408, "request_timeout")
+    assert "BODY_TIMEOUT" in body["message"] and time.monotonic() - t0 < 10
+
+
+def test_a_body_in_time_is_answered(base: tuple[str, int]) -> None:
+    data = b'{"a": 1}'
+    raw = _exchange(base, b"POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(data) + data)
+    assert _parse(raw)[0] == 200 and _parse(raw)[2] == {"a": 1}
