@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, RunContext
+from motivgraph.agents.core.method import UnknownReference
 from motivgraph.agents.mindflow import prompts
 from motivgraph.agents.mindflow.config import FlowConfig
 from motivgraph.agents.mindflow.controller import Controller
