@@ -47,6 +47,7 @@ def test_a_blank_first_page_is_skipped_and_the_title_read_on_page_two(tmp_path: 
     paper = parse_pdf(pdf)
     assert paper.not_a_paper is None
     assert paper.title == "Carbon Burial in Brackish Tidal Marshes"
+    assert paper.title_page == 2  # where a quote of the title is found
     assert paper.abstract.startswith("Coastal wetlands store carbon")
     assert paper.authors == ["Ines Araújo", "Tomas Berg"]
 
