@@ -20,8 +20,17 @@ from motivgraph.agents.ideagent.config import IdeagentConfig
 from motivgraph.agents.ideagent.routing import Duplicates
 from motivgraph.agents.ideagent.scores import Scores, aggregate_soundness
 from motivgraph.agents.ideagent.signature import Signature
+from motivgraph.errors import StructuredOutputError
 
 M = TypeVar("M", bound=BaseModel)
+
+
+JUDGE_ATTEMPTS = 3  # asks per judge sample before its reply counts as a judge failure (new sample each time)
+
+
+class JudgeFailure(StructuredOutputError):
+    """A judge's replies stayed unusable (e.g. a score outside its scale) after JUDGE_ATTEMPTS fresh samples:
+    named by the judge, so the draft it was judging is recorded as unscored, not as an idea never written."""
 
 
 class RoleLLM(Protocol):
@@ -159,11 +168,26 @@ class Judges:
                                          QualityVerdict)
 
     async def panel(self, idea: dict[str, Any]) -> list[SoundnessJudgment]:
-        """M independent samples of one soundness prompt, each with its own seed."""
+        """M independent samples of one soundness prompt, each with its own seed. A sample whose reply is
+        unusable (a score outside 0..9 where the server does not constrain it, broken JSON) is drawn again
+        with a new seed, up to JUDGE_ATTEMPTS times; then JudgeFailure names the judge and the last problem."""
         user = P.idea_message(idea, self.background)
-        return await gather_all(*(
-            self.llm.structured(self.roles.soundness, msgs(P.SOUNDNESS, user), SoundnessJudgment, seed=seed)
-            for seed in self.panel_seeds()))
+        m = self.cfg.panel_size
+
+        async def sample(j: int, seed: int) -> SoundnessJudgment:
+            last: StructuredOutputError | None = None
+            for attempt in range(JUDGE_ATTEMPTS):
+                # retries draw seeds past every run's first-attempt block, so no two requests share a cache key
+                s = seed if attempt == 0 else (1 << 30) + (seed * JUDGE_ATTEMPTS + attempt) * m + j
+                try:
+                    return await self.llm.structured(self.roles.soundness, msgs(P.SOUNDNESS, user),
+                                                     SoundnessJudgment, seed=s)
+                except StructuredOutputError as e:
+                    last = e
+            raise JudgeFailure(f"soundness judge (sample {j + 1} of {m}) gave no usable 0-9 score in "
+                               f"{JUDGE_ATTEMPTS} attempts: {last}") from last
+
+        return await gather_all(*(sample(j, seed) for j, seed in enumerate(self.panel_seeds())))
 
     async def diversity(self, sig: Signature, archive: Archive, exclude_lineage: str | None) -> tuple[
             DiversityVerdict, Duplicates]:

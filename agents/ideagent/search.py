@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from motivgraph.agents.ideagent import prompts as P
 from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError, Draft, DraftKind, Family, Retirement
 from motivgraph.agents.ideagent.config import IdeagentConfig
-from motivgraph.agents.ideagent.judges import IdeaText, Judges, RoleLLM, Roles, msgs
+from motivgraph.agents.ideagent.judges import IdeaText, JudgeFailure, Judges, RoleLLM, Roles, msgs
 from motivgraph.agents.ideagent.routing import (
     Decision,
     Duplicates,
@@ -142,7 +142,15 @@ class IdeagentSearch:
         idea = await self.writer.write(self.system, user, label)
         d = Draft(id=label, seed=b, lineage=lineage, parent=parent, kind=kind, idea=idea,
                   signature=await self.judges.signature(idea))
-        scores, dups, dv = await self.judges.evaluate(d, st.archive, exclude_lineage)
+        try:
+            scores, dups, dv = await self.judges.evaluate(d, st.archive, exclude_lineage)
+        except JudgeFailure as e:  # the draft was written: keep it, unscored, with the judge that failed
+            d.outcome = f"judge_failed: {e}"
+            st.drafts.append(d)
+            self.emit({"type": "ideagent.draft", "draft": d.id, "seed": b, "kind": kind, "lineage": d.lineage,
+                       "parent": parent, "idea": idea, "signature": d.signature.model_dump(), "scores": None,
+                       "judge_failure": str(e)})
+            raise
         d.scores = scores
         st.drafts.append(d)
         sc = scores.summary(self.cfg)
@@ -393,6 +401,10 @@ def no_idea_detail(st: SearchState | None, cfg: IdeagentConfig) -> str:
     tail = f"; {unwritten} draft(s) could not be written" if unwritten else ""
     if st is None or not st.drafts:
         return "no idea was written" + tail
+    unscored = [d for d in st.drafts if d.scores is None]
+    if unscored:
+        tail += (f"; {len(unscored)} draft(s) written but not scored: their judge failed "
+                 f"({str(unscored[-1].outcome or '').removeprefix('judge_failed: ')[:200]})")
     missed: Counter[str] = Counter()
     for d in st.drafts:
         if d.scores is not None:

@@ -16,6 +16,9 @@ the reply is then parsed, repaired and validated by `structured.parse_reply` (pl
                        bounds are tightened until the longest reply the grammar allows fits the role's
                        reply cap (max_tokens); the re-ask after a cut-off reply halves that budget
     llama_server       top-level "json_schema": bounded schema (llama.cpp's llama-server)
+                       (these grammar and guided-decoding dialects also get every integer bounded on both
+                       sides -- pydantic's ge/le -- spelled out as an enum, `bound_integers`: some grammar
+                       builders ignore minimum/maximum, none ignores an enum)
     ollama             response_format json_schema on Ollama's OpenAI endpoint; Ollama turns it into its
                        native `format: <schema>`
     anthropic          forced tool use: the schema as the only tool, tool_choice naming it
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,6 +174,50 @@ def bounded_schema(schema: dict[str, Any], max_chars: int = MAX_STRING_CHARS, ma
     return out
 
 
+MAX_ENUM_INTS = 101  # a bounded integer range up to this many values is spelled out as an enum
+
+
+def int_bounds(node: dict[str, Any]) -> tuple[int, int] | None:
+    """The inclusive integer range a schema node allows (minimum/maximum, exclusive forms too), or None when it
+    is not an integer bounded on both sides."""
+    if node.get("type") != "integer":
+        return None
+    lo = node.get("minimum")
+    ex_lo, ex_hi = node.get("exclusiveMinimum"), node.get("exclusiveMaximum")
+    if isinstance(ex_lo, int | float):
+        lo = math.floor(ex_lo) + 1 if lo is None else max(lo, math.floor(ex_lo) + 1)
+    hi = node.get("maximum")
+    if isinstance(ex_hi, int | float):
+        hi = math.ceil(ex_hi) - 1 if hi is None else min(hi, math.ceil(ex_hi) - 1)
+    if not isinstance(lo, int | float) or not isinstance(hi, int | float):
+        return None
+    return math.ceil(lo), math.floor(hi)
+
+
+def bound_integers(schema: dict[str, Any], max_values: int = MAX_ENUM_INTS) -> dict[str, Any]:
+    """The schema with every integer bounded on both sides (pydantic's ge/le: minimum/maximum) also spelled out
+    as an `enum` of its values, when the range is small. Grammar builders (llama.cpp's JSON-schema grammar,
+    llama-cpp-python's, guided decoding) honour an enum everywhere, while some ignore minimum/maximum: a
+    judge asked for 0-9 then cannot answer 10."""
+    out = copy.deepcopy(schema)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for x in node:
+                walk(x)
+            return
+        if not isinstance(node, dict):
+            return
+        rng = int_bounds(node)
+        if rng is not None and "enum" not in node and 0 < rng[1] - rng[0] + 1 <= max_values:
+            node["enum"] = list(range(rng[0], rng[1] + 1))
+        for v in node.values():
+            walk(v)
+
+    walk(out)
+    return out
+
+
 def worst_chars(schema: dict[str, Any]) -> int | None:
     """The length of the longest JSON document `schema` allows (None: unbounded, e.g. a string
     without maxLength or a recursive model). Escapes inside strings are not counted."""
@@ -289,14 +337,14 @@ def _constrained(dialect: str, schema: type[BaseModel], max_tokens: int | None =
         fmt = {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": strict_schema(js)}}
         return StructuredRequest(dialect, "json_schema_strict", {"response_format": fmt}, instruct=False)
     if dialect in ("vllm", "openai_compatible", "ollama"):
-        fmt = {"type": "json_schema", "json_schema": {"name": name, "schema": js}}
+        fmt = {"type": "json_schema", "json_schema": {"name": name, "schema": bound_integers(js)}}
         return StructuredRequest(dialect, "json_schema", {"response_format": fmt})
     if dialect == "llama_cpp_python":
-        fmt = {"type": "json_object", "schema": bounded_schema(js, budget_chars=budget)}
+        fmt = {"type": "json_object", "schema": bound_integers(bounded_schema(js, budget_chars=budget))}
         return StructuredRequest(dialect, "json_object_schema", {"response_format": fmt})
     if dialect == "llama_server":
-        return StructuredRequest(dialect, "json_schema",
-                                 {"extra_body": {"json_schema": bounded_schema(js, budget_chars=budget)}})
+        schema_ = bound_integers(bounded_schema(js, budget_chars=budget))
+        return StructuredRequest(dialect, "json_schema", {"extra_body": {"json_schema": schema_}})
     if dialect == "google":
         kwargs = {"response_mime_type": "application/json", "response_schema": inline_refs(js)}
         return StructuredRequest(dialect, "response_schema", kwargs, instruct=False)
