@@ -793,6 +793,15 @@ def _authors(page0: list[Line], after: int, stop: int, body_size: float) -> list
                 names.append(p)
         if len(names) >= 12:
             break
+    # affiliation marks set as superscript letters run into the name ("Benedikt Hubera" for Huber^a): when the
+    # affiliation lines open with those letters ("aSchool of ...", "b Research ...") and every name ends in one
+    # of them, the letter is the mark, not the name's
+    marks = {m.group(1) for ln in page0[after + 1 : min(stop, after + 14)]
+             if (m := re.match(r"([a-z])\s?[A-Z]", ln.text.strip()))}
+    if marks and (len(names) >= 2 or marks == {"a"}) and all(
+        n[-1] in marks and n[-2:-1].islower() and len(n.split()[-1]) > 2 for n in names
+    ):
+        names = [n[:-1] for n in names]
     return names
 
 

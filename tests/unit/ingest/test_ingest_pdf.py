@@ -164,3 +164,15 @@ def test_addresses_anywhere_and_people_named_like_streets(
     """General address rules (#40 item 5): every state/province code, street lines by their number."""
     paper = parse_pdf(write_paper(tmp_path / "p.pdf", author_lines=lines))
     assert paper.authors == expected
+
+
+def test_superscript_affiliation_letters_are_not_part_of_the_names(tmp_path: Path) -> None:
+    """elsarticle sets Huber^a, Kaya^b: the text layer reads 'Hubera', 'Kayab'; the affiliation lines open with the
+    same letters, so they are the marks."""
+    lines = ("Benedikt Hubera, Zeynep Kayab, Sofia Marchettia", "aSchool of Informatics, Northern Fjord University",
+             "bResearch Division, Delta Analytics Inc., Raleigh, NC")
+    paper = parse_pdf(write_paper(tmp_path / "p.pdf", author_lines=lines))
+    assert paper.authors == ["Benedikt Huber", "Zeynep Kaya", "Sofia Marchetti"]
+    # a name that ends like a mark, without marks in the block, is left whole
+    plain = parse_pdf(write_paper(tmp_path / "q.pdf", author_lines=("Maria Costa and Ana Silva",)))
+    assert plain.authors == ["Maria Costa", "Ana Silva"]
