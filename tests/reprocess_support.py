@@ -94,6 +94,12 @@ def extractor_reply(messages: Any) -> str:
         }[title.split(":")[0]]
         triples = [{"problem": problem, "challenge": _node(*OVERFIT), "solution": solution,
                     "section": "introduction"}]
+    # quotes copied from the paper the prompt carries, as a faithful model gives them (#39: checked by the gate)
+    body = text.split("INTRODUCTION:", 1)[-1]
+    sents = [x for x in re.split(r"(?<=[.!?])\s+", " ".join(body.split())) if len(x.split()) >= 6]
+    for t in triples:
+        for k, role in enumerate(("problem", "challenge", "solution")):
+            t[role] = {**t[role], "quotes": sents[k:k + 1]}  # type: ignore[dict-item]
     return json.dumps({"triples": triples, "no_triples_reason": None})
 
 
@@ -102,7 +108,8 @@ def old_extractor_reply(messages: Any) -> str:
     data = json.loads(extractor_reply(messages))
     for t in data["triples"]:
         for role in ("problem", "challenge", "solution"):
-            t[role] = _node("Early " + t[role]["name"], "Earlier reading: " + t[role]["description"])
+            t[role] = {**_node("Early " + t[role]["name"], "Earlier reading: " + t[role]["description"]),
+                       "quotes": t[role].get("quotes", [])}
     return json.dumps(data)
 
 
