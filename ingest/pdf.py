@@ -779,18 +779,30 @@ def _letters(text: str) -> str:
 
 def _authors(page0: list[Line], after: int, stop: int, body_size: float) -> list[str]:
     names: list[str] = []
-    for ln in page0[after + 1 : min(stop, after + 6)]:
+    name_size: float | None = None  # the size the first names are set in
+    for k, ln in enumerate(page0[after + 1 : min(stop, after + 40)]):
         t = ln.text
+        # past the first five lines only lines in the names' own size: a grid of authors (ACM, IEEE) sets each
+        # name above its affiliation and e-mail, so the second row of names comes ten lines down
+        if k >= 5 and (name_size is None or abs(ln.size - name_size) > 0.3):
+            continue
         if _AFFIL.search(t) or _norm_head(t) in _KNOWN_HEADS or len(t) > 150:
             continue
+        before = len(names)
         t = re.sub(r"[\d*†‡§¶,]+(?=\s|$)", ",", t)
         for part in re.split(r",|\b(?i:and)\b|&|;|\s{3,}", t):
             p = " ".join(part.split()).strip(" .")
             toks = p.split()
             if 2 <= len(toks) <= 4 and all(tok[:1].isupper() for tok in toks) and not any(
                 ch.isdigit() for ch in p
-            ) and not any(tok.lower() in _ORG_WORDS for tok in toks) and p not in names:
+            ) and not any(tok.lower() in _ORG_WORDS for tok in toks) and p not in names and (
+                # further down, a name is set like the first ones (all in capitals or not): "Google Inc" and
+                # "Mountain View" under names in capitals are an address
+                k < 5 or not names or p.isupper() == names[0].isupper()
+            ):
                 names.append(p)
+        if name_size is None and len(names) > before:
+            name_size = ln.size
         if len(names) >= 12:
             break
     # affiliation marks set as superscript letters run into the name ("Benedikt Hubera" for Huber^a): when the

@@ -99,3 +99,20 @@ def test_a_reference_list_without_a_heading_is_not_the_last_sections_text(tmp_pa
     conclusion = paper.sections[-1]
     assert conclusion.heading == "Conclusion"
     assert "Sampling study" not in conclusion.text and conclusion.text.endswith("every case.")
+
+
+def test_every_author_of_a_grid_whose_names_stand_above_their_affiliations(tmp_path: Path) -> None:
+    """ACM/IEEE author grids: each name over its institution, city and e-mail, so the third name is the ninth line
+    under the title (before, only the first five lines were read for names). Lines set in another size than the
+    names, and lines set unlike them further down, are no names."""
+    people = [("Pedro Alves", "Departamento de Ingeniería", "Valparaíso, Chile"),
+              ("Sofia Marchetti", "Bell Research Laboratories", "Murray Hill, NJ"),
+              ("Marisol Quintero", "Mountain West Research Institute", "Boulder, CO")]
+    block: list[tuple[str, float, str]] = []
+    for name, inst, city in people:
+        block += [("Helvetica", 12.0, name), ("Helvetica", 10.0, inst), ("Helvetica", 10.0, city),
+                  ("Helvetica", 10.0, f"{name.split()[-1].lower()}@example.org")]
+    page = [("Helvetica-Bold", 18.0, "Graph-Based Recommendation for Libraries"), *block,
+            ("Helvetica-Bold", 11.0, "ABSTRACT"), *[("Helvetica", 10.0, ln) for ln in _wrap(ABSTRACT)], *_body()]
+    paper = parse_pdf(write_pages(tmp_path / "grid.pdf", [page]))
+    assert paper.authors == ["Pedro Alves", "Sofia Marchetti", "Marisol Quintero"]
