@@ -9,6 +9,7 @@ working set; with `finalize="converge"` and several candidates left, one more co
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ async def run_step(op: str, ws: list[dict[str, Any]], env: OpEnv, step: StepTrac
         usage = getattr(e, "usage", None)
         if usage is not None:  # the failed structured call still cost tokens
             step.calls += usage.calls
+            step.cached += getattr(usage, "cached", 0)
             step.input_tokens += usage.input_tokens
             step.output_tokens += usage.output_tokens
             step.cost_usd += usage.cost_usd
@@ -71,9 +73,13 @@ def llm_executor(ask: Any, cfg: FlowConfig, *, toolbox: Any | None = None,
     """An `async (topic, plan) -> FlowResult` over an `ask` (llmcall.client_ask / model_ask).
     `topic` is a topics.Topic; `graph_text(topic)` renders graph nodes near it for the prompts."""
 
+    flows = itertools.count(1)
+
     async def run(topic: Any, plan: FlowPlan) -> FlowResult:
+        # every rollout its own flow index: two rollouts of a group that start with the same operator on the same
+        # topic are two samples, not one reply served twice by the LLM cache
         env = OpEnv(topic.text, topic.background(cfg.background_papers, cfg.abstract_chars),
-                    graph_text(topic) if graph_text else "", cfg, ask, toolbox)
+                    graph_text(topic) if graph_text else "", cfg, ask, toolbox, flow=next(flows))
         return await execute_flow(plan, env, cfg)
 
     return run

@@ -90,7 +90,7 @@ class StepTrace:
     layer: int  # 1-based; 0 for the finalize step outside the sampled flow
     position: int  # 1-based within the layer
     op: str
-    calls: int = 0
+    calls: int = 0  # paid LLM calls (tokens and cost are theirs)
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
@@ -98,6 +98,7 @@ class StepTrace:
     candidates_in: int = 0
     candidates_out: int = 0
     error: str | None = None
+    cached: int = 0  # calls the LLM cache answered: no tokens paid, counted apart as the cost table does
 
     @property
     def tokens(self) -> int:
@@ -106,7 +107,7 @@ class StepTrace:
     def to_dict(self) -> dict[str, Any]:
         return {"layer": self.layer, "position": self.position, "op": self.op, "calls": self.calls,
                 "input_tokens": self.input_tokens, "output_tokens": self.output_tokens, "tokens": self.tokens,
-                "cost_usd": round(self.cost_usd, 6), "tools": list(self.tools),
+                "cost_usd": round(self.cost_usd, 6), "cached": self.cached, "tools": list(self.tools),
                 "candidates_in": self.candidates_in, "candidates_out": self.candidates_out, "error": self.error}
 
 
@@ -124,12 +125,16 @@ class FlowTrace:
         return sum(s.calls for s in self.steps)
 
     @property
+    def cached(self) -> int:
+        return sum(s.cached for s in self.steps)
+
+    @property
     def cost_usd(self) -> float:
         return sum(s.cost_usd for s in self.steps)
 
     def to_dict(self) -> dict[str, Any]:
         return {"plan": self.plan.to_dict(), "steps": [s.to_dict() for s in self.steps], "tokens": self.tokens,
-                "calls": self.calls, "cost_usd": round(self.cost_usd, 6)}
+                "calls": self.calls, "cached": self.cached, "cost_usd": round(self.cost_usd, 6)}
 
     def summary_line(self) -> str:
         """'L1: critical → divergent | L2: convergent …' with tokens per step."""

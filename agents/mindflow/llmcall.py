@@ -35,32 +35,40 @@ def _instruction(schema: type[BaseModel]) -> str:
 
 @dataclass
 class CallUsage:
+    """What calls cost: `calls` and tokens are paid calls only; `cached` counts replies the LLM cache answered
+    (no tokens, no cost) -- as the run's cost table counts them, so a flow table and the cost table agree."""
+
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    cached: int = 0
 
     def add(self, other: CallUsage) -> None:
         self.calls += other.calls
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.cost_usd += other.cost_usd
+        self.cached += other.cached
 
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
 
-Ask = Callable[[list[BaseMessage], type[Any]], Awaitable[tuple[Any, CallUsage]]]
+# (messages, schema, sample=None) -> (object, usage). `sample`: which independent sample of an identical request
+# this call is (a repeated operator, another idea's flow): sent as the request's seed and part of the LLM cache
+# key, so a call meant to sample anew is not answered with an earlier reply from the cache.
+Ask = Callable[..., Awaitable[tuple[Any, CallUsage]]]
 
 
 def _usage(client: Any, role: str, msgs: Sequence[BaseMessage], reply: AIMessage) -> CallUsage:
     meta: dict[str, Any] = dict(reply.usage_metadata or {})
     t_in = int(meta.get("input_tokens") or 0) or count_message_tokens(list(msgs))
     t_out = int(meta.get("output_tokens") or 0) or count_tokens(so.reply_text(reply))
-    cached = bool((reply.response_metadata or {}).get("cache_hit"))
-    cost = 0.0 if cached else cost_usd(client.spec(role).model, client.cfg.prices, t_in, t_out)
-    return CallUsage(1, t_in, t_out, cost)
+    if (reply.response_metadata or {}).get("cache_hit"):  # answered from the cache: nothing paid
+        return CallUsage(cached=1)
+    return CallUsage(1, t_in, t_out, cost_usd(client.spec(role).model, client.cfg.prices, t_in, t_out))
 
 
 async def _two_turns(send: Callable[[list[BaseMessage]], Awaitable[tuple[AIMessage, CallUsage]]],
@@ -96,11 +104,17 @@ def _prepare(client: Any, role: str, messages: list[BaseMessage], schema: type[A
     return msgs, kwargs
 
 
-async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[M]) -> tuple[M, CallUsage]:
+def _seeded(kwargs: dict[str, Any], sample: int | None) -> dict[str, Any]:
+    return kwargs if sample is None else {**kwargs, "seed": sample}
+
+
+async def ask(client: Any, role: str, messages: list[BaseMessage], schema: type[M],
+              sample: int | None = None) -> tuple[M, CallUsage]:
     """`schema` from the role's model, and the tokens/cost this took (re-ask included)."""
 
     async def attempt(method: str) -> tuple[M, CallUsage]:
         msgs, kwargs = _prepare(client, role, messages, schema, method)
+        kwargs = _seeded(kwargs, sample)
 
         async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
             reply = await client.chat(role, m, **kwargs)
@@ -118,9 +132,11 @@ def role_ask(llm: Any) -> Ask:
 
     key = account_role(llm.client, llm.role)
 
-    async def _ask(messages: list[BaseMessage], schema: type[Any]) -> tuple[Any, CallUsage]:
+    async def _ask(messages: list[BaseMessage], schema: type[Any], sample: int | None = None
+                   ) -> tuple[Any, CallUsage]:
         async def attempt(method: str) -> tuple[Any, CallUsage]:
             msgs, kwargs = _prepare(llm.client, key, messages, schema, method)
+            kwargs = _seeded(kwargs, sample)
 
             async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
                 reply = await llm.chat(m, **kwargs)
@@ -136,8 +152,9 @@ def role_ask(llm: Any) -> Ask:
 def client_ask(client: Any, role: str) -> Ask:
     """`ask` bound to one role of an LLMClient (cache, budget, retries, accounting included)."""
 
-    async def _ask(messages: list[BaseMessage], schema: type[Any]) -> tuple[Any, CallUsage]:
-        return await ask(client, role, messages, schema)
+    async def _ask(messages: list[BaseMessage], schema: type[Any], sample: int | None = None
+                   ) -> tuple[Any, CallUsage]:
+        return await ask(client, role, messages, schema, sample)
 
     return _ask
 
@@ -147,7 +164,9 @@ def model_ask(model: Any, price: tuple[float, float] = (0.0, 0.0)) -> Ask:
     For tests and benchmarks that run thousands of scripted calls; tokens are estimated at four
     characters each when the model reports none."""
 
-    async def _ask(messages: list[BaseMessage], schema: type[Any]) -> tuple[Any, CallUsage]:
+    async def _ask(messages: list[BaseMessage], schema: type[Any], sample: int | None = None
+                   ) -> tuple[Any, CallUsage]:
+        # no cache here: every call is a new sample already (`sample` is for the cache key and seed of LLMClient)
         msgs = so.with_instruction(list(messages), _instruction(schema))
         async def send(m: list[BaseMessage]) -> tuple[AIMessage, CallUsage]:
             reply = await model.ainvoke(m)

@@ -189,6 +189,7 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
         while len(state.done) < self.config.ideas:
             i = len(state.done) + 1
             ctx.scope = {"idea": i}
+            env.flow = i  # each idea's flow samples anew, even where it asks what an earlier flow asked
             greedy = self.config.sampling == "greedy" and i == 1
             plan = ctrl.greedy(emb) if greedy else ctrl.sample(emb, np.random.default_rng([ctx.seed, i]))
             ctx.emit({"type": "flow_plan", "plan": plan.to_dict(), "ops": plan.ops})
@@ -199,7 +200,7 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
             result = await execute_flow(plan, env, ctrl.cfg, on_step)
             trace = result.trace
             ctx.emit({"type": "flow", "summary": trace.summary_line(), "tokens": trace.tokens,
-                      "calls": trace.calls, "trace": trace.to_dict()})
+                      "calls": trace.calls, "cached": trace.cached, "trace": trace.to_dict()})
             p = result.idea
             idea = ctx.new_idea(
                 title=p.get("title") or "(untitled)", motivation=p.get("motivation", ""), method=p.get("method", ""),
@@ -218,13 +219,14 @@ class MindflowMethod(Method[MindflowConfig, MindflowState]):
             flow = ex.get("flow", {})
             lines += [f"### Idea {i}: {idea.title}", "", f"Controller: {ex.get('controller', '?')}", "",
                       f"Flow: {ex.get('flow_summary', '')}", "",
-                      "| layer | position | operator | calls | tokens | tools | error |",
-                      "|---|---|---|---|---|---|---|"]
+                      "| layer | position | operator | paid calls | cached | tokens paid | tools | error |",
+                      "|---|---|---|---|---|---|---|---|"]
             for s in flow.get("steps", []):
                 layer = s["layer"] or "finalize"
-                lines.append(f"| {layer} | {s['position']} | {s['op']} | {s['calls']} | {s['tokens']} | "
-                             f"{', '.join(s.get('tools', []))} | {s.get('error') or ''} |")
-            lines += ["", f"Flow total: {flow.get('calls', 0)} calls, {flow.get('tokens', 0)} tokens.", ""]
+                lines.append(f"| {layer} | {s['position']} | {s['op']} | {s['calls']} | {s.get('cached', 0)} | "
+                             f"{s['tokens']} | {', '.join(s.get('tools', []))} | {s.get('error') or ''} |")
+            lines += ["", f"Flow total: {flow.get('calls', 0)} paid calls ({flow.get('tokens', 0)} tokens), "
+                      f"{flow.get('cached', 0)} answered from the LLM cache (no tokens paid).", ""]
         return "\n".join(lines)
 
     def estimate(self, plan: CostPlan, *, topic: str, background_tokens: int = 0) -> None:

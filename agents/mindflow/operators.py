@@ -66,8 +66,17 @@ class OpEnv:
     background: str
     graph: str
     cfg: FlowConfig
-    ask: Any  # Ask: (messages, schema) -> (object, CallUsage)
+    ask: Any  # Ask: (messages, schema, sample=None) -> (object, CallUsage)
     toolbox: Any | None = None  # agents.core Toolbox (execute(name, args) -> ToolOutcome) or None
+    flow: int = 0  # which flow of the run this is (the idea's index): part of every call's sample index
+
+
+def sample_index(env: OpEnv, step: StepTrace) -> int:
+    """The call's sample index: flow (idea), layer, position and the step's call number. Two calls of one
+    run meant to sample anew -- the same operator again in a later layer or another idea's flow, on what may
+    be the same working set -- differ in it, so neither the cache nor the server's seed hands back an earlier
+    reply; a resumed run asks the same indices and is answered from the cache."""
+    return ((env.flow * 100 + step.layer) * 100 + step.position) * 10 + min(step.calls + step.cached, 9)
 
 
 class Operator(ABC):
@@ -81,8 +90,10 @@ class Operator(ABC):
         """The new working set (best first)."""
 
     async def _ask(self, env: OpEnv, step: StepTrace, system: str, user: str, schema: type[M]) -> M:
-        obj, usage = await env.ask([SystemMessage(content=system), HumanMessage(content=user)], schema)
+        obj, usage = await env.ask([SystemMessage(content=system), HumanMessage(content=user)], schema,
+                                   sample=sample_index(env, step))
         step.calls += usage.calls
+        step.cached += usage.cached
         step.input_tokens += usage.input_tokens
         step.output_tokens += usage.output_tokens
         step.cost_usd += usage.cost_usd

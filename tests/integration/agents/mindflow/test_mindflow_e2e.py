@@ -62,9 +62,11 @@ def _check_run(run: RunDir, ideas: int) -> list[dict]:
         assert ops_run == [op for layer in trace["plan"]["layers"] for op in layer["ops"]]  # order = plan
         assert "[op:" in rec["method"]  # the scripted operators shaped this idea
     summary = (run.path / "summary.md").read_text()
-    assert "## MindFlow flows" in summary and "| layer | position | operator | calls | tokens |" in summary
+    assert "## MindFlow flows" in summary
+    assert "| layer | position | operator | paid calls | cached | tokens paid |" in summary
     first = records[0]["extra"]["flow"]["steps"][0]
-    row = f"| {first['layer']} | {first['position']} | {first['op']} | {first['calls']} | {first['tokens']} |"
+    row = (f"| {first['layer']} | {first['position']} | {first['op']} | {first['calls']} | {first['cached']} | "
+           f"{first['tokens']} |")
     assert row in summary
     text = "".join(p.read_text() for p in run.path.iterdir() if p.is_file() and p.suffix in (".json", ".jsonl", ".md"))
     assert "HELD OUT TARGET" not in text

@@ -36,7 +36,7 @@ def topics(n: int = 10, seed: int = 100) -> list[Topic]:
 def direct_ask(reply: Any) -> Any:
     """The scripted operator replies, parsed by the operators' own schemas, ~4 chars per token."""
 
-    async def ask(messages: list[Any], schema: Any) -> tuple[Any, CallUsage]:
+    async def ask(messages: list[Any], schema: Any, sample: int | None = None) -> tuple[Any, CallUsage]:
         text = reply(messages)
         t_in = sum(len(str(m.content)) for m in messages) // 4
         return schema.model_validate_json(text), CallUsage(1, t_in, len(text) // 4, 0.0)
