@@ -120,6 +120,11 @@ class ContextOverflow(LLMError):
     """A prompt does not fit the model's context window (with room for the reply); nothing was sent."""
 
 
+class LLMUnreachable(LLMError, BackendUnavailable):
+    """The model's endpoint cannot be reached (refused, no route, name not found, no answer to a connect): the
+    message names the endpoint. A BackendUnavailable, so a command exits 4 like any unreachable service."""
+
+
 class ExternalServiceError(MotivGraphError):
     """An external HTTP service (GROBID, Semantic Scholar) failed or is unreachable."""
 

@@ -552,6 +552,20 @@ class AgentSettings(BaseModel):
     max_concurrent_sessions: int = Field(
         2, ge=1, le=64, description="Ideation sessions the API runs at once; further ones wait queued."
     )
+    # The shared idea validity gate (agents/core/validity.py) -- H6, issue #42.
+    idea_min_words: int = Field(
+        5, ge=1, le=100, description="Content words (template-label words do not count) the longest of an idea's "
+        "motivation, method and abstract needs for the validity gate to accept it as prose; an idea whose every one "
+        "of them is shorter is rejected with the reason.",
+    )
+    offtopic_threshold: float = Field(
+        0.08, ge=0.0, le=1.0, description="An idea whose title + motivation + method has a cosine similarity to "
+        "the topic name below this (under the configured embedding model) is rejected as off-topic; 0 turns the "
+        "check off. Measured by bench/bench_offtopic.py on the eight topics of eval/topics.jsonl with "
+        "all-MiniLM-L6-v2 (in-sample: the value was chosen on these figures): at 0.08, 1 of 87 of a topic's own "
+        "papers (1.1%) falls below it, 81% of ideas from other fields do, and 3.6% of papers of the other (all "
+        "computer-science) topics -- the gate catches ideas about something else, not a neighbouring subfield.",
+    )
 
 
 class RaySettings(BaseModel):

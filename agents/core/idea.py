@@ -111,6 +111,8 @@ class IdeaRecord(BaseModel):
     abstract: str = ""
     related_work: str = ""
     status: IdeaStatus = "accepted"
+    rejection: str | None = Field(None, description="Why the idea is rejected: the shared validity gate's reasons "
+                                  "(`invalid_idea: ...`, agents/core/validity.py) or the method's own.")
     grounding: Grounding = Field(default_factory=Grounding)
     provenance: Provenance
     extra: dict[str, Any] = Field(default_factory=dict, description="Method-specific data (Method.extra_model).")

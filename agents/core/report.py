@@ -23,7 +23,7 @@ from typing import Any
 
 from motivgraph.agents.core.idea import IdeaRecord
 from motivgraph.agents.core.repro import render_markdown as render_repro
-from motivgraph.agents.core.rundir import RunDir
+from motivgraph.agents.core.rundir import RunDir, live_status
 from motivgraph.api.contract.models import QuoteOut
 
 IDEA_FIELDS = (("motivation", "Motivation"), ("method", "Method"), ("experiments", "Experiments"),
@@ -66,16 +66,18 @@ def _ideas(raw: list[dict[str, Any]]) -> list[IdeaRecord]:
 
 
 def load_view(run: RunDir) -> RunView:
-    return RunView(status=run.status(), ideas=_ideas(run.ideas()), events=list(run.events()),
+    """A run as it is now: a run whose process is gone reads `interrupted` with the command to resume it."""
+    return RunView(status=live_status(run.status(), run.id), ideas=_ideas(run.ideas()), events=list(run.events()),
                    repro=run.read_json("repro.json"))
 
 
 def run_row(run: RunDir) -> dict[str, Any]:
     """One line of a run listing (CLI `runs list`, GET /runs)."""
-    st = run.status()
+    st = live_status(run.status(), run.id)
     spec = st.get("spec") or {}
     total = (st.get("usage") or {}).get("total") or {}
     return {"id": run.id, "method": st.get("method"), "topic": st.get("topic") or spec.get("topic"),
+            "resume": st.get("resume"), "orphaned": bool(st.get("orphaned")),
             "status": st.get("status"), "created_at": st.get("created_at"), "updated_at": st.get("updated_at"),
             "ideas_accepted": st.get("ideas_accepted", 0), "ideas_rejected": st.get("ideas_rejected", 0),
             "llm_calls": total.get("calls", 0), "cost_usd": total.get("cost_usd", 0.0),
@@ -224,6 +226,7 @@ def render_summary(view: RunView) -> str:
              f"- Status: {st.get('status')}" + (f" — {st['error']}" if st.get("error") else "")
              + f"; ideas: {accepted} accepted, {rejected} rejected",
              *([f"- Reason: {st['reason']}"] if st.get("reason") else []),
+             *([f"- Resume with: `{st['resume']}`"] if st.get("resume") else []),
              f"- Started {st.get('created_at', '?')}, last update {st.get('updated_at', '?')}",
              f"- LLM calls: {total.get('calls', 0)}, tokens in/out: {total.get('input_tokens', 0)}/"
              f"{total.get('output_tokens', 0)}, cost ${float(total.get('cost_usd', 0.0)):.4f}",
@@ -232,6 +235,8 @@ def render_summary(view: RunView) -> str:
         lines += [view.method_section.rstrip(), ""]
     for n, idea in enumerate(view.ideas, 1):
         lines += [f"## Idea {n}. {idea.title} — {idea.status}", ""]
+        if idea.rejection:
+            lines += [f"Rejected: {idea.rejection}", ""]
         if idea.name:
             lines += [f"*{idea.name}*", ""]
         for attr, label in IDEA_FIELDS:
@@ -304,6 +309,7 @@ def render_html(view: RunView, base: str = "/runs") -> str:
             f"<p><b>Topic:</b> {e(str(st.get('topic') or spec.get('topic') or ''))}<br>"
             f"<b>Status:</b> {e(str(st.get('status')))}"
             + (f" — {e(str(st['error']))}" if st.get("error") else "")
+            + (f"<br><b>Resume with:</b> <code>{e(str(st['resume']))}</code>" if st.get("resume") else "")
             + f"<br><b>LLM:</b> {total.get('calls', 0)} calls, {total.get('input_tokens', 0)}/"
             f"{total.get('output_tokens', 0)} tokens, ${float(total.get('cost_usd', 0.0)):.4f}</p>",
             f'<p><a href="{e(base)}">all runs</a> · <a href="{e(base)}/{e(view.run_id)}?format=markdown">'

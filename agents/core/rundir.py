@@ -73,6 +73,53 @@ def pid_alive(pid: int | None) -> bool:
     return live_process(pid) is not None
 
 
+def process_start(pid: int | None) -> str | None:
+    """When process `pid` started, as '<boot id>:<start ticks>' from /proc (None where /proc cannot say): with the
+    pid, it names one process for good -- after the owner dies its pid may be given to another process, which
+    has another start."""
+    if not pid or pid < 0:
+        return None
+    try:
+        ticks = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except (OSError, IndexError):
+        return None
+    return f"{boot}:{ticks}"
+
+
+def owner_alive(status: dict[str, Any]) -> bool:
+    """True when the process recorded as the run's owner (`pid`, and `pid_start` when recorded) still runs."""
+    pid = status.get("pid")
+    if not pid_alive(pid):
+        return False
+    recorded = status.get("pid_start")
+    return recorded is None or process_start(pid) in (None, recorded)
+
+
+def resume_command(status: dict[str, Any], run_id: str) -> str:
+    """The command that continues a run (an evaluation's own, or `ideate --resume`)."""
+    if status.get("method") == "eval":
+        return f"motivgraph eval --resume {run_id}"
+    return f"motivgraph ideate --resume {run_id}"
+
+
+GONE_ERROR = "its process (pid {pid}) is gone: killed (SIGKILL, out of memory) or the machine restarted before it " \
+             "recorded an end"
+
+
+def live_status(status: dict[str, Any], run_id: str) -> dict[str, Any]:
+    """The status as it is now: a run recorded `running`/`queued` whose owner process is gone reads `interrupted`
+    (`orphaned: true`, the error saying why), and every resumable run carries its `resume` command. Reading never
+    writes: the stored status changes when the run is resumed (or `mark_interrupted` runs)."""
+    st = dict(status)
+    if st.get("status") in (RUNNING, QUEUED) and not owner_alive(st):
+        st.update(status=INTERRUPTED, orphaned=True, error=GONE_ERROR.format(pid=st.get("pid")),
+                  reason=f"interrupted: {GONE_ERROR.format(pid=st.get('pid'))}")
+    if st.get("status") in RESUMABLE:
+        st["resume"] = resume_command(st, run_id)
+    return st
+
+
 class RunDir:
     """One run's directory. Thread-safe for appends from the run's worker thread and readers."""
 
@@ -216,7 +263,7 @@ def mark_interrupted(runs_dir: Path, *, only_dead_owner: bool = True) -> list[st
         if st.get("status") not in (RUNNING, QUEUED):
             continue
         pid = st.get("pid")
-        if only_dead_owner and pid != os.getpid() and pid_alive(pid):
+        if only_dead_owner and pid != os.getpid() and owner_alive(st):
             continue
         run.update_status(status=INTERRUPTED, error="the process running this session stopped before it finished")
         run.append({"type": "status", "status": INTERRUPTED})

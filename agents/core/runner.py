@@ -13,8 +13,12 @@ written before the status, so a reader that sees the terminal status has every e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,11 +34,13 @@ from motivgraph.agents.core.rundir import (
     COMPLETED,
     FAILED,
     INTERRUPTED,
+    QUEUED,
     RUNNING,
     STOPPED,
     RunDir,
     RunStateError,
-    pid_alive,
+    owner_alive,
+    process_start,
 )
 from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
 from motivgraph.settings import Settings
@@ -149,7 +155,7 @@ async def run_method(
     if st.get("status") == COMPLETED:
         raise RunStateError(f"run {run.id} is already completed; start a new run instead")
     owner = st.get("pid")
-    if st.get("status") == RUNNING and owner != os.getpid() and pid_alive(owner):
+    if st.get("status") == RUNNING and owner != os.getpid() and owner_alive(st):
         raise RunStateError(f"run {run.id} is being run by process {owner}; wait for it or stop it first")
     spec = spec_of(run)
     if budget_usd is not None:
@@ -167,24 +173,28 @@ async def run_method(
         llm.budget_usd = max(0.0, spec.budget_usd - ctx.spent_usd())
     if hasattr(llm, "sample"):
         llm.sample = spec.seed  # a run with another seed draws new samples instead of replaying cached ones
-    resumed = run.load_state() is not None
+    # A run that had a segment before (stopped, interrupted, failed, or its process gone) is resumed even when
+    # that segment ended before the method's first checkpoint.
+    resumed = run.load_state() is not None or st.get("status") not in (QUEUED, None)
     repro = build_record(settings=settings, llm=llm, method=method, roles=cls.llm_roles(), seed=spec.seed, argv=argv)
     run.write_json("repro.json", repro)
-    run.update_status(status=RUNNING, pid=os.getpid(), error=None, reason=None)
+    run.update_status(status=RUNNING, pid=os.getpid(), pid_start=process_start(os.getpid()), error=None, reason=None)
     ideas: list[IdeaRecord] = []
     try:
-        ctx.background = await load_background(spec, tool_client, cls.graph_background)
-        run.write_json("background.json", ctx.background.model_dump(mode="json"))
-        empty = ctx.background.empty_warning()
-        if empty is not None:  # a graph background that finds nothing says so (the CLI shows warnings)
-            ctx.emit({"type": "warning", "text": empty})
-        ctx.emit({"type": "status", "status": RUNNING, "method": cls.name, "resumed": resumed,
-                  "tools": tool_client is not None, "background": ctx.background.source,
-                  "background_papers": len(ctx.background.papers), "budget_usd": spec.budget_usd})
-        ideas = list(await method.run(ctx))
-        for i in ideas:
-            if not isinstance(i, IdeaRecord):
-                raise TypeError(f"{cls.name}.run returned {type(i).__name__}, not IdeaRecord")
+        with sigterm_interrupts():
+            ctx.background = await load_background(spec, tool_client, cls.graph_background)
+            run.write_json("background.json", ctx.background.model_dump(mode="json"))
+            empty = ctx.background.empty_warning()
+            if empty is not None:  # a graph background that finds nothing says so (the CLI shows warnings)
+                ctx.emit({"type": "warning", "text": empty})
+            ctx.emit({"type": "status", "status": RUNNING, "method": cls.name, "resumed": resumed,
+                      "tools": tool_client is not None, "background": ctx.background.source,
+                      "background_papers": len(ctx.background.papers), "budget_usd": spec.budget_usd})
+            ideas = list(await method.run(ctx))
+            for i in ideas:
+                if not isinstance(i, IdeaRecord):
+                    raise TypeError(f"{cls.name}.run returned {type(i).__name__}, not IdeaRecord")
+            ideas = validity_gate(settings, ctx, ideas)
     except BaseException as e:
         ctx.scope = {}
         if isinstance(e, BudgetExceeded):
@@ -223,6 +233,52 @@ async def run_method(
               **({"reason": outcome_reason} if outcome_reason else {})})
     run.update_status(status=COMPLETED, usage=ctx.usage(), reason=outcome_reason)
     return RunOutcome(run.id, COMPLETED, ideas, ctx.usage(), run.path)
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (what `timeout`, systemd and Slurm send) ends the run the way Ctrl-C does: the running task is
+    cancelled, so the run records `interrupted` with its state saved, and can be resumed. Only where a signal
+    handler can be installed (the main thread's event loop; a server's worker threads have their own shutdown)."""
+    task = asyncio.current_task()
+    if task is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGTERM, task.cancel, "interrupted by SIGTERM")
+    except (NotImplementedError, RuntimeError, ValueError):  # no signal support on this loop/platform
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
+def validity_gate(settings: Settings, ctx: RunContext, ideas: list[IdeaRecord]) -> list[IdeaRecord]:
+    """Every accepted idea through the shared validity gate (agents/core/validity.py): an invalid one is
+    recorded `rejected` with its reasons, and each rejection is an `idea_rejected` event. The off-topic check
+    needs the embedder; when it cannot load, the run says so in a warning and the other checks still run."""
+    from motivgraph.agents.core.validity import GateConfig, embedder_similarity, gate
+
+    cfg = GateConfig(min_body_words=settings.agents.idea_min_words,
+                     offtopic_threshold=settings.agents.offtopic_threshold)
+    sim = None
+    if cfg.offtopic_threshold > 0 and any(i.status == "accepted" for i in ideas):
+        try:
+            from motivgraph.embeddings import get_embedder  # local: loading the model is slow, only when needed
+
+            sim = embedder_similarity(get_embedder(settings.embedding))
+        except (MotivGraphError, ImportError, OSError) as e:
+            ctx.emit({"type": "warning", "text": f"the validity gate's off-topic check did not run: {e}"})
+    out = gate(ideas, topic=ctx.spec.topic, cfg=cfg, similarity=sim)
+    for before, after in zip(ideas, out, strict=True):
+        if after is not before:
+            ctx.emit({"type": "idea_rejected", "title": after.title, "reason": after.rejection})
+    if out != ideas:
+        ctx.write_ideas(out)
+    return out
 
 
 def dry_run(settings: Settings, spec: RunSpec, llm: Any, *, method: Method[Any, Any] | None = None) -> CostPlan:

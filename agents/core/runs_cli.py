@@ -49,10 +49,15 @@ def list_cmd(
     for col in ("id", "method", "status", "accepted", "cost USD", "started", "topic"):
         t.add_column(col, overflow="fold", justify="right" if col in ("accepted", "cost USD") else "left")
     for r in rows:
-        t.add_row(escape(r["id"]), escape(str(r["method"])), escape(str(r["status"])), str(r["ideas_accepted"]),
+        state = str(r["status"]) + (" (process gone)" if r.get("orphaned") else "")
+        t.add_row(escape(r["id"]), escape(str(r["method"])), escape(state), str(r["ideas_accepted"]),
                   f"{float(r['cost_usd'] or 0):.4f}", escape(str(r["created_at"] or ""))[:19],
                   escape(str(r["topic"] or "")))
     console.print(t)
+    resumable = [r for r in rows if r.get("resume")]
+    if resumable:
+        console.print(f"{len(resumable)} run(s) can be continued, e.g.: {escape(str(resumable[0]['resume']))}",
+                      highlight=False)
 
 
 @app.command("show")
@@ -82,6 +87,8 @@ def show_cmd(
                   + (f": {escape(str(r['error']))}" if r.get("error") else ""), highlight=False)
     if r.get("reason") and r.get("reason") != r.get("error"):
         console.print(f"reason: {escape(str(r['reason']))}", highlight=False)
+    if r.get("resume"):
+        console.print(f"resume with: {escape(str(r['resume']))}", highlight=False)
     console.print(f"topic: {escape(str(r['topic'] or ''))}", highlight=False)
     console.print(f"LLM calls {r['llm_calls']}, cost ${float(r['cost_usd'] or 0):.4f}; started {r['created_at']}",
                   highlight=False)

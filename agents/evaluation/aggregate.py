@@ -204,6 +204,7 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
                               "cost_usd_per_idea": part.cost_usd / n if n else None})
             total += part.cost_usd
         est[m]["cost_usd"] = Estimate(total, total, total, n)
+    rejections = rejection_rows(methods, deliveries)
     yield_counts = [{"method": m, "topics": len(yields[m]), **{f"yield_ge_{t}": c for t, c in
                                                                topics_with_yield(yields[m]).items()}}
                     for m in methods if yields[m]]
@@ -226,7 +227,25 @@ def aggregate(config: EvalConfig, evidence: list[TopicEvidence], deliveries: lis
     return EvalResults(meta=meta, methods=methods, ideas=ideas, topics=topics, estimates=est, surfaces=surf,
                        yield_counts=yield_counts, cost=cost_rows, kappa=kappa_rows(evidence, judge_names),
                        shortfalls=shortfalls, notes=notes, order=order, replies=list(meta.get("replies") or []),
-                       protocol=protocol_played(meta))
+                       protocol=protocol_played(meta), rejections=rejections)
+
+
+def rejection_rows(methods: list[str], deliveries: list[Delivery]) -> list[dict[str, Any]]:
+    """Per method: ideas rejected (by the method or the shared validity gate) and how often each reason came up
+    -- what the shortfall is made of. A method with none gets a row with 0, so "none rejected" is said."""
+    rows = []
+    for m in methods:
+        rej = [r for d in deliveries if d.method == m for r in d.rejected]
+        counts: dict[str, int] = {}
+        for r in rej:
+            # the reason's first clause ("title only echoes template labels ('IdeaText')") names the kind
+            key = str(r.get("reason") or "").removeprefix("invalid_idea: ").split("; ")[0][:120]
+            counts[key] = counts.get(key, 0) + 1
+        top = "; ".join(f"{k} (x{v})" if v > 1 else k for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:5])
+        rows.append({"method": m, "rejected": len(rej), "accepted": sum(len(d.ideas) for d in deliveries
+                                                                         if d.method == m),
+                     "reasons": top or "none rejected"})
+    return rows
 
 
 def protocol_played(meta: dict[str, Any]) -> list[dict[str, Any]]:

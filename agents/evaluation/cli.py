@@ -316,10 +316,31 @@ def _topics(topics: Path | None, topic: list[str]) -> list[Any]:
     if topics and topic:
         raise ConfigError("give --topics FILE or --topic strings, not both")
     if topics:
-        return load_topics_file(topics)
-    if topic:
-        return topics_from_strings(topic)
-    raise ConfigError("--topics FILE or at least one --topic is required")
+        out = load_topics_file(topics)
+    elif topic:
+        out = topics_from_strings(topic)
+    else:
+        raise ConfigError("--topics FILE or at least one --topic is required")
+    check_topic_lengths(out, str(topics) if topics else "--topic")
+    return out
+
+
+def check_topic_lengths(tlist: list[Any], where: str) -> None:
+    """Every topic within what a run takes (RunSpec.topic, as `ideate` checks it): a usage error (exit 2)
+    naming the topic, before anything is made -- not a traceback from the first child run."""
+    from motivgraph.agents.core.context import RunSpec
+
+    field = RunSpec.model_fields["topic"]
+    lo = next((m.min_length for m in field.metadata if getattr(m, "min_length", None) is not None), 0)
+    hi = next((m.max_length for m in field.metadata if getattr(m, "max_length", None) is not None), None)
+    for t in tlist:
+        n = len(t.topic)
+        if hi is not None and n > hi:
+            raise typer.BadParameter(f"{where}: topic {t.topic_id} is too long ({n} characters); a topic takes at "
+                                     f"most {hi}: name the topic, and put background in the topics file's papers")
+        if n < lo:
+            raise typer.BadParameter(f"{where}: topic {t.topic_id} is too short ({n} characters); it needs at "
+                                     f"least {lo}")
 
 
 async def _execute(settings: Any, run: Any) -> None:

@@ -36,6 +36,7 @@ class Delivery:
     runs: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     reason: str = ""  # why fewer than N (empty when N were delivered)
+    rejected: list[dict[str, str]] = field(default_factory=list)  # {run_id, title, reason} of every rejected idea
 
 
 @dataclass
@@ -67,6 +68,42 @@ def accepted(ideas: list[dict[str, Any]] | list[IdeaRecord]) -> list[IdeaRecord]
     return [r for r in recs if r.status == "accepted"]
 
 
+def take(d: Delivery, run: RunDir, topic: str, check: IdeaGate) -> list[IdeaRecord]:
+    """The valid accepted ideas of `run`, added to `d`; every rejected one (by its method, or by the shared
+    validity gate -- applied again here, so runs made before the gate or elsewhere count only valid ideas) is
+    recorded in `d.rejected` with its reason."""
+    recs = [IdeaRecord.model_validate(i) for i in run.ideas()]
+    got = []
+    for r in check(recs, topic):
+        if r.status == "accepted":
+            got.append(r)
+        elif r.status == "rejected":
+            d.rejected.append({"run_id": run.id, "title": r.title,
+                               "reason": r.rejection or str(r.extra.get("rejection") or "rejected by the method")})
+    d.ideas += got
+    return got
+
+
+IdeaGate = Callable[[list[IdeaRecord], str], list[IdeaRecord]]
+
+
+def settings_gate(settings: Settings) -> IdeaGate:
+    """The shared validity gate with the settings' thresholds (the off-topic check when the embedder loads)."""
+    from motivgraph.agents.core.validity import GateConfig, embedder_similarity, gate
+
+    cfg = GateConfig(min_body_words=settings.agents.idea_min_words,
+                     offtopic_threshold=settings.agents.offtopic_threshold)
+    sim: list[Any] = []
+
+    def check(ideas: list[IdeaRecord], topic: str) -> list[IdeaRecord]:
+        if cfg.offtopic_threshold > 0 and not sim and any(i.status == "accepted" for i in ideas):
+            from motivgraph.embeddings import get_embedder  # local: loading the model is slow
+
+            sim.append(embedder_similarity(get_embedder(settings.embedding)))
+        return gate(ideas, topic=topic, cfg=cfg, similarity=sim[0] if sim else None)
+    return check
+
+
 def usage_of(run: RunDir) -> dict[str, Any]:
     return dict(run.status().get("usage") or {})
 
@@ -85,6 +122,7 @@ class Generator:
         self.save_state = save_state
         self.spent = spent
         self.emit = emit
+        self.check = settings_gate(settings)
 
     def _method_config(self, method: str, need: int) -> dict[str, Any]:
         cfg = dict(self.config.method_configs.get(method, {}))
@@ -129,7 +167,7 @@ class Generator:
                 except Exception as e:  # the child recorded its failure; it counts as one attempt
                     d.reason = f"run {rid} {type(e).__name__}: {e}"
             d.runs.append(rid)
-            d.ideas += accepted(run.ideas())
+            take(d, run, topic.topic, self.check)
             d.usage = add_usage(d.usage, usage_of(run))
         while len(d.ideas) < n and len(children) < self.config.max_runs:
             need = n - len(d.ideas)
@@ -151,8 +189,7 @@ class Generator:
             except Exception as e:
                 d.reason = f"run {rid} {type(e).__name__}: {e}"
             d.runs.append(rid)
-            got = accepted(run.ideas())
-            d.ideas += got
+            got = take(d, run, topic.topic, self.check)
             d.usage = add_usage(d.usage, usage_of(run))
             if not got and not d.reason:
                 d.reason = f"run {rid} delivered no accepted idea"
@@ -163,9 +200,12 @@ class Generator:
         return d
 
 
-def from_existing(settings: Settings, method: str, run_ids: list[str], topic: EvalTopic, n: int) -> Delivery:
-    """Ideas of existing runs (evaluate without regenerating): runs whose topic id (or topic) matches."""
+def from_existing(settings: Settings, method: str, run_ids: list[str], topic: EvalTopic, n: int,
+                  check: IdeaGate | None = None) -> Delivery:
+    """Ideas of existing runs (evaluate without regenerating): runs whose topic id (or topic) matches; only
+    the ideas that pass the shared validity gate count."""
     d = Delivery(method, topic.topic_id)
+    check = check or settings_gate(settings)
     for rid in run_ids:
         try:
             run = RunDir.open(settings.runs_dir, rid)
@@ -179,7 +219,7 @@ def from_existing(settings: Settings, method: str, run_ids: list[str], topic: Ev
         if st.get("method") not in (None, method):
             continue
         d.runs.append(rid)
-        d.ideas += accepted(run.ideas())
+        take(d, run, topic.topic, check)
         d.usage = add_usage(d.usage, usage_of(run))
     if len(d.ideas) >= n:
         d.ideas = d.ideas[:n]

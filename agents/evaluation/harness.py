@@ -33,7 +33,8 @@ from motivgraph.agents.core.rundir import (
     RunDir,
     new_run_id,
     now_iso,
-    pid_alive,
+    owner_alive,
+    process_start,
 )
 from motivgraph.agents.evaluation.aggregate import aggregate
 from motivgraph.agents.evaluation.collect import Collector, IdeaItem, TopicEvidence
@@ -348,7 +349,8 @@ class Evaluation:
 
     # ------------------------------------------------------------------ the run
     async def execute(self) -> EvalResults:
-        self.run.update_status(status=RUNNING, pid=os.getpid(), error=None, started_at=now_iso())
+        self.run.update_status(status=RUNNING, pid=os.getpid(), pid_start=process_start(os.getpid()), error=None,
+                               started_at=now_iso())
         try:
             res = await self._execute()
         except BaseException as e:
@@ -385,6 +387,32 @@ class Evaluation:
             rows.append(("MindFlow split", self.mindflow_split_line.removeprefix("MindFlow: ")))
         return rows
 
+    def check_reachable(self) -> list[str]:
+        """Connect once to every model endpoint the evaluation will call -- the generating methods' roles and
+        the judges' -- before any graph is built, controller trained or child run made: a server that is down
+        stops the evaluation at once with LLMUnreachable (exit 4) naming it. Returns the endpoints checked."""
+        from motivgraph.agents.evaluation.judges import METRIC_ROLE
+
+        roles = sorted({r for m in self.config.methods if self.config.generated(m)
+                        for r in get_method(m).llm_roles()})
+        checked: list[str] = []
+        gen_client = self.llm_factory() if roles else None
+        clients = [(gen_client, roles)] if roles else []
+        clients += [(j.client, sorted(set(METRIC_ROLE.values()))) for j in self.judges]
+        for client, wanted in clients:
+            check = getattr(client, "check_reachable", None)
+            if check is None:  # an in-process client (tests, scripted panels): nothing to connect to
+                continue
+            for role in wanted:
+                try:
+                    checked += check([role])
+                except ConfigError:  # no model for this role: the phase that needs it says so
+                    continue
+        close = getattr(gen_client, "close", None)
+        if close is not None:
+            close()
+        return sorted(set(checked))
+
     def imported_delivery(self, method: str, topic: EvalTopic) -> Delivery:
         """A system's ideas from --ideas-from on one topic, after the target-leak and cutoff checks
         (imported.py); the first n_ideas accepted ones are evaluated."""
@@ -408,6 +436,7 @@ class Evaluation:
         return d
 
     async def _execute(self) -> EvalResults:
+        await asyncio.to_thread(self.check_reachable)
         await prepare_mindflow(self)  # MindFlow's train/test split: trains its controller, keeps the held-out topics
         cfg = self.config
         mode = await self.prepare_views()
@@ -476,7 +505,8 @@ class Evaluation:
         self.emit({"type": "phase", "phase": "report"})
         write_report(res, self.run.path)
         self.run.write_json("deliveries.json", [{"method": d.method, "topic_id": d.topic_id, "runs": d.runs,
-                                                 "ideas": len(d.ideas), "reason": d.reason}
+                                                 "ideas": len(d.ideas), "reason": d.reason,
+                                                 "rejected": d.rejected}
                                                 for d in self.deliveries])
         return res
 
@@ -527,7 +557,7 @@ def list_evals(runs_dir: Path) -> list[dict[str, Any]]:
             continue
         if st.get("method") != EVAL_METHOD:
             continue
-        if st.get("status") == RUNNING and st.get("pid") != os.getpid() and not pid_alive(st.get("pid")):
+        if st.get("status") == RUNNING and st.get("pid") != os.getpid() and not owner_alive(st):
             # its process is gone (killed, machine restarted): say so, in status.json too, not 'running' forever
             st = r.update_status(status=INTERRUPTED, error="the process running this evaluation stopped before "
                                  f"it finished; resume with: motivgraph eval --resume {r.id}")

@@ -90,6 +90,7 @@ class EvalResults:
     order: list[dict[str, Any]] = field(default_factory=list)  # order consistency per kind, dimension, judge
     replies: list[dict[str, Any]] = field(default_factory=list)  # asked / usable / unusable per kind and judge
     protocol: list[dict[str, Any]] = field(default_factory=list)  # every choice: {item, value, source}
+    rejections: list[dict[str, Any]] = field(default_factory=list)  # per method: rejected ideas and why
 
 
 def _long_table(name: str, res: EvalResults, metrics: Sequence[str]) -> Table:
@@ -129,6 +130,7 @@ def build_tables(res: EvalResults) -> dict[str, Table]:
     tables["agreement"] = Table("agreement", ["dimension", "judge_a", "judge_b", "n", "kappa"], res.kappa)
     tables["shortfalls"] = Table("shortfalls", ["method", "topic_id", "requested", "delivered", "reason"],
                                  res.shortfalls)
+    tables["rejections"] = Table("rejections", ["method", "accepted", "rejected", "reasons"], res.rejections)
     tables["protocol"] = Table("protocol", ["item", "value", "source"], res.protocol)
     tables["order-consistency"] = Table("order-consistency", ORDER_COLUMNS, res.order)
     tables["replies"] = Table("replies", ["kind", "judge", "asked", "usable", "unusable"], res.replies)
@@ -345,6 +347,10 @@ def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, lis
     parts.append("<section id='agreement'><h2>Judge agreement</h2><p class='note'>Cohen's kappa per dimension "
                  "where two panel judges rated the same items (quadratic weights for 0-9/1-10 scales).</p>"
                  + _html_table(tables["agreement"]) + "</section>")
+    parts.append("<section id='rejections'><h2>Rejected ideas</h2><p class='note'>Ideas a method wrote that do "
+                 "not count: rejected by the method or by the shared validity gate (placeholders, template echoes, "
+                 "empty or copied fields, off-topic; agents/core/validity.py), with the most frequent reasons."
+                 "</p>" + _html_table(tables["rejections"]) + "</section>")
     parts.append("<section id='shortfalls'><h2>Shortfalls</h2><p class='note'>Topics where a method delivered "
                  "fewer ideas than requested.</p>" + _html_table(tables["shortfalls"]) + "</section>")
     parts.append("</body></html>")

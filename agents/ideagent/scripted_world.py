@@ -30,6 +30,7 @@ from motivgraph.llm.tokens import content_text
 
 _ROLE = re.compile(r"ROLE:\s*([^\n.]+)")
 _TAG = re.compile(r"Idea ([A-Za-z0-9_.\-]+)")
+_TOPIC = re.compile(r"^TOPIC: (.+)$", re.M)
 _LABEL = re.compile(r"Draft (s\d+\.d\d+)")
 _SAMPLE = re.compile(r"(?:Sample|Idea) (\d+) of (\d+)")
 _MANY = re.compile(r"Write (\d+) distinct research ideas")
@@ -64,12 +65,13 @@ def default_scores(tag: str) -> dict[str, Any]:
             "D": 50 + _h(tag, "D") % 50, "wins": [True, _h(tag, "W") % 3 != 0]}
 
 
-def _idea(tag: str, topic_hint: str = "") -> dict[str, str]:
+def _idea(tag: str, topic_hint: str = "", topic: str = "") -> dict[str, str]:
+    on = f" for {topic}" if topic else ""  # the run's topic, so the idea is about it (the validity gate checks)
     return {
         "title": f"Idea {tag}: a mechanism for the topic{(' ' + topic_hint) if topic_hint else ''}",
         "problem": f"Problem addressed by idea {tag}, stated concretely.",
-        "motivation": f"Why idea {tag} matters: current methods leave a measurable gap.",
-        "method": f"Method of idea {tag}: an intervention with explicit steps and inputs.",
+        "motivation": f"Why idea {tag} matters{on}: current methods leave a measurable gap.",
+        "method": f"Method of idea {tag}{on}: an intervention with explicit steps and inputs.",
         "novelty": f"Idea {tag} adds a mechanism absent from the background papers.",
         "experiment_plan": f"Evaluate idea {tag} on two public benchmarks against strong baselines.",
         "expected_effect": f"Idea {tag} should improve the main metric by a measurable margin.",
@@ -92,6 +94,7 @@ class World:
         self.panel_size = panel_size
         self.roles_seen: list[str] = []
         self._seed: int | None = None  # the current request's seed (answers are computed synchronously)
+        self._topic = ""  # the current request's topic (the ideator's system prompt names it)
 
     def spec(self, tag: str) -> dict[str, Any]:
         return {**default_scores(tag), **self.scores.get(tag, {})}
@@ -99,6 +102,8 @@ class World:
     def __call__(self, messages: list[BaseMessage], params: dict[str, Any] | None = None) -> str | AIMessage:
         self._seed = (params or {}).get("seed")
         system = next((content_text(m.content) for m in messages if isinstance(m, SystemMessage)), "")
+        topic = _TOPIC.search(system)
+        self._topic = topic.group(1).strip() if topic else ""
         user = content_text(messages[-1].content) if messages else ""
         m = _ROLE.search(system)
         role = m.group(1).strip().lower() if m else "ideator"
@@ -161,20 +166,20 @@ class World:
     def _ideator(self, user: str) -> Any:
         many = _MANY.search(user)
         if many:
-            return {"ideas": [_idea(f"os{i}") for i in range(1, int(many.group(1)) + 1)]}
+            return {"ideas": [_idea(f"os{i}", topic=self._topic) for i in range(1, int(many.group(1)) + 1)]}
         label = _LABEL.search(user)
         if label:
             if label.group(1) in self.unwritable and "second attempt" not in user:
                 return {"title": "unusable"}  # fails IdeaText validation: the draft cannot be written
-            return _idea(self.drafts.get(label.group(1), label.group(1)))
+            return _idea(self.drafts.get(label.group(1), label.group(1)), topic=self._topic)
         sample = _SAMPLE.search(user)
         seed = _SEED.search(user)
         if sample:
             prefix = "st" if user.startswith("Sample") else "sm"
             tag = f"{prefix}{sample.group(1)}" + (f"-from-{seed.group(1)}" if seed else "")
             rnd = re.search(r"round (\d+)", user, re.I)
-            return _idea(tag + (f"-r{rnd.group(1)}" if rnd else ""))
-        return _idea("free")
+            return _idea(tag + (f"-r{rnd.group(1)}" if rnd else ""), topic=self._topic)
+        return _idea("free", topic=self._topic)
 
     def _pairwise(self, user: str) -> Any:
         a_part, _, b_part = user.partition("IDEA B:")

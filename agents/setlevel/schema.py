@@ -17,6 +17,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from motivgraph.agents.core.validity import LABEL_WORDS, copied_fields, field_problem
+
 OPPORTUNITY_PATTERNS = (
     "Bridge Opportunity",      # two lines of work that never meet
     "Evidence Gap",            # a belief the field holds without the evidence for it
@@ -38,18 +40,13 @@ METHOD_PARADIGMS = (
     "Other",
 )
 
-# The card's fields and the words their labels are written with (what a label-echo is made of).
+# The card's fields. What makes a field no text of its own (placeholders, template-label echoes, too few
+# content words, a copy of another field) is the shared validity gate's (agents/core/validity.py): one gate for
+# every method's ideas, set-level's cards included.
 FIELDS = ("title", "problem_gap", "core_claim", "method", "inspiration")
-FIELD_LABEL_WORDS = frozenset({"title", "problem", "gap", "core", "claim", "method", "methods", "inspiration",
-                               "idea", "card", "field", "text", "here", "the", "a", "an", "of", "and", "this",
-                               "your", "our", "sources", "source", "document", "documents", "n", "opportunity",
-                               "pattern", "paradigm", "label"})
+FIELD_LABEL_WORDS = LABEL_WORDS
 
 _LABEL_RE = re.compile(r"^\s*\[([^\]]{1,60})\]\s*")
-_PLACEHOLDER_RE = re.compile(
-    r"(lorem ipsum|\btbd\b|\btodo\b|\bplaceholder\b|\bn/a\b|\binsert\b[^.]{0,40}\bhere\b|"
-    r"\byour\b[^.]{0,40}\bhere\b|<[a-z_ ]{1,40}>|\{[a-z_ ]{1,40}\}|^[\W_]*$|\bxxx+\b)", re.I)
-_WORD_RE = re.compile(r"[a-z0-9]+")
 
 
 def _norm_label(s: str) -> str:
@@ -73,10 +70,6 @@ def split_label(text: str) -> tuple[str | None, str]:
     return m.group(1).strip(), text[m.end():].strip()
 
 
-def _content_words(text: str) -> list[str]:
-    return [w for w in _WORD_RE.findall(text.lower()) if w not in FIELD_LABEL_WORDS]
-
-
 @dataclass(frozen=True)
 class CardCheck:
     """One card through the gate: its labels (validated) and why it is invalid (empty when valid)."""
@@ -96,25 +89,10 @@ def check_fields(fields: dict[str, str], *, min_words: int) -> list[str]:
     so "Problem Gap: the core claim" is an echo, not a field."""
     reasons: list[str] = []
     for name in FIELDS:
-        raw = (fields.get(name) or "").strip()
-        need = 1 if name == "title" else min_words
-        if not raw:
-            reasons.append(f"{name} is empty")
-            continue
-        if _PLACEHOLDER_RE.search(raw):
-            reasons.append(f"{name} is a placeholder or template slot ({raw[:60]!r})")
-            continue
-        words = _content_words(raw)
-        if not words:
-            reasons.append(f"{name} only echoes field labels ({raw[:60]!r})")
-        elif len(words) < need:
-            reasons.append(f"{name} is too short ({len(words)} content word(s); at least {need} needed)")
-    bodies = {n: " ".join(_content_words(fields.get(n) or "")) for n in ("problem_gap", "core_claim", "method")}
-    seen: dict[str, str] = {}
-    for n, b in bodies.items():
-        if b and b in seen:
-            reasons.append(f"{n} repeats {seen[b]} word for word")
-        seen.setdefault(b, n)
+        problem = field_problem(name, fields.get(name) or "", min_words=1 if name == "title" else min_words)
+        if problem:
+            reasons.append(problem)
+    reasons += copied_fields(fields, ("problem_gap", "core_claim", "method"))
     return reasons
 
 

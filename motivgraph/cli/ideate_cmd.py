@@ -237,6 +237,7 @@ def _require_llm(settings: Any, roles: list[str]) -> None:
     try:
         for role in roles:
             llm.require(role)
+        llm.check_reachable(roles)  # a server that is down: exit 4 naming it, before a run directory exists
     finally:
         llm.close()
 
@@ -344,6 +345,12 @@ def ideate(
         if ctx.args:
             raise typer.BadParameter(f"a topic or method flags cannot change a run being resumed: {' '.join(ctx.args)}")
         run = RunDir.open(runs_dir, resume)
+        st = run.status()
+        if st.get("status") == "completed":  # nothing to continue: say so, and it is not an error
+            console.print(f"run [bold]{run.id}[/bold] is already complete ({st.get('ideas_accepted', 0)} accepted, "
+                          f"{st.get('ideas_rejected', 0)} rejected): see motivgraph runs show {run.id}; start a new "
+                          "run for more ideas")
+            return
         spec = spec_of(run)
         cls = get_method(spec.method)
     else:
@@ -384,7 +391,7 @@ def ideate(
     try:
         result = asyncio.run(_run(settings, run, printer, budget_usd, cls.uses_tools, spec.background_file,
                                   method_obj))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM (the runner cancels the run)
         err_console.print(f"[yellow]interrupted[/yellow] — continue with: {hint}")
         raise typer.Exit(EXIT_STOPPED) from None
     except BudgetExceeded as e:

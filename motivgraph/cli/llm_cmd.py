@@ -41,6 +41,7 @@ def check(
     client = LLMClient(settings)
     try:
         spec = client.require(role)
+        client.check_reachable([role])  # a server that is down: exit 4 naming it, not a retried call's exit 1
         where = spec.base_url or getattr(client.chat_model(role), "openai_api_base", None) or "provider default"
         structured = client.structured_method(role or "default")
         out = err_console if as_json else console

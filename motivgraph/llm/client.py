@@ -27,7 +27,7 @@ import contextlib
 import logging
 import random
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -42,6 +42,7 @@ from motivgraph.errors import (
     ContextOverflow,
     LLMError,
     LLMTimeout,
+    LLMUnreachable,
     MotivGraphError,
     StructuredOutputError,
 )
@@ -51,7 +52,16 @@ from motivgraph.llm.dialects import StructuredRequest, dialect_for, structured_r
 from motivgraph.llm.factory import ModelSpec, build_chat_model, is_configured, resolve_spec
 from motivgraph.llm.limiter import RateLimiter
 from motivgraph.llm.local import wait_idle
-from motivgraph.llm.retry import RetriesExhausted, RetryPolicy, describe, is_timeout, retry_call, status_code
+from motivgraph.llm.reach import endpoint_of, require_reachable
+from motivgraph.llm.retry import (
+    RetriesExhausted,
+    RetryPolicy,
+    describe,
+    is_connection_error,
+    is_timeout,
+    retry_call,
+    status_code,
+)
 from motivgraph.llm.tokens import content_text, count_message_tokens, count_tokens
 from motivgraph.llm.usage import Usage, cost_usd, price_for
 from motivgraph.settings import Settings
@@ -177,6 +187,15 @@ class LLMClient:
     def require(self, role: str | None = None) -> ModelSpec:
         """Fail at once (ConfigError naming MOTIVGRAPH_LLM_MODEL...) when `role` has no model."""
         return self._model(role).spec
+
+    def check_reachable(self, roles: Iterable[str | None]) -> list[str]:
+        """Connect once to each distinct endpoint of `roles` (llm/reach.py) before anything is spent:
+        LLMUnreachable (exit 4) naming the first one that is down. Returns the endpoints checked."""
+        pairs = []
+        for role in roles:
+            b = self._model(role)
+            pairs.append((f"role {role or 'default'} ({b.spec.model_id})", endpoint_of(b.spec, b.model)))
+        return require_reachable(pairs)
 
     def _model(self, role: str | None) -> _Bound:
         role = None if role == DEFAULT_ROLE else role
@@ -362,6 +381,12 @@ class LLMClient:
                 raise e.error from e.error.__cause__
             except RetriesExhausted as e:
                 self.usage.record_failure(role)
+                if is_connection_error(e.last):  # the endpoint is down, not the call: say which (exit 4)
+                    raise LLMUnreachable(
+                        f"LLM {role} ({b.spec.model_id}): the endpoint {endpoint_of(b.spec, b.model) or ''} "
+                        f"is unreachable after {e.attempts} attempts ({self._redact(describe(e.last), b.spec)}): "
+                        "start the model server or fix MOTIVGRAPH_LLM_BASE_URL"
+                    ) from e.last
                 raise LLMError(
                     f"LLM {role} ({b.spec.model_id}) failed after {e.attempts} attempts: "
                     f"{self._redact(describe(e.last), b.spec)}"

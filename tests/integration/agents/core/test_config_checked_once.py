@@ -17,7 +17,7 @@ from motivgraph.agents.core.rundir import RunDir
 from motivgraph.cli import app
 from motivgraph.llm import reset_scripted_models
 from motivgraph.service import create_service_app
-from tests.integration.agents.core.toy_writer import ToyWriter, WriterConfig
+from tests.integration.agents.core.toy_writer import ToyWriter, WriterConfig, idea_text
 from tests.sse_support import parse_sse
 
 CHECKS: list[int] = []
@@ -45,7 +45,7 @@ def counting():
 
 def _script(tmp_path: Path, *titles: str) -> Path:
     p = tmp_path / "replies.json"
-    p.write_text(json.dumps({"replies": [f"{t}\nbody" for t in titles]}))
+    p.write_text(json.dumps({"replies": [idea_text(t) for t in titles]}))
     reset_scripted_models()
     return p
 

@@ -18,7 +18,7 @@ from motivgraph.cli import app
 from motivgraph.llm import reset_scripted_models
 from motivgraph.service import create_service_app
 from tests.integration.agents.core.toy_panel import ToyPanel
-from tests.integration.agents.core.toy_writer import ToyWriter
+from tests.integration.agents.core.toy_writer import ToyWriter, idea_text
 from tests.sse_support import parse_sse
 
 TARGET_TITLE = "Held-out target paper that no method may see"
@@ -95,7 +95,8 @@ def test_method_subcommand(toys):
 
 
 def test_cli_run_from_topics_file_without_graph(toys, cli_env, settings, tmp_path):
-    cli_env(["Retrieval by consensus\nbody one", "Retrieval by doubt\nbody two"], "w.json")
+    rag = "robust retrieval for question answering"
+    cli_env([idea_text("Retrieval by consensus", rag), idea_text("Retrieval by doubt", rag)], "w.json")
     bg = topics_file(tmp_path)
     out = tmp_path / "runs"
     res = CliRunner().invoke(app, ["ideate", "--method", "toy_writer", "--background", str(bg), "--topic-id", "t-1",
@@ -124,7 +125,7 @@ def test_cli_run_from_topics_file_without_graph(toys, cli_env, settings, tmp_pat
 
 def test_cli_budget_stop_then_resume(toys, cli_env, tmp_path):
     # every call costs far more than the budget: the first call goes through, the second is refused
-    cli_env(["Idea one\nbody", "Idea two\nbody", "Idea three\nbody"], "b.json", price=1_000_000.0)
+    cli_env([idea_text("Idea one"), idea_text("Idea two"), idea_text("Idea three")], "b.json", price=1_000_000.0)
     bg = topics_file(tmp_path)
     out = tmp_path / "runs"
     res = CliRunner().invoke(app, ["ideate", "--method", "toy_writer", "--background", str(bg), "--topic-id", "t-2",
@@ -210,7 +211,7 @@ def test_dry_run_soiq_on_shared_topics_without_graph(cli_env, monkeypatch, setti
 # ----------------------------------------------------------------------------- HTTP + SSE
 async def test_http_toy_writer_budget_stop_sse_and_resume(toys, settings, tmp_path):
     script = tmp_path / "h.json"
-    script.write_text(json.dumps({"replies": ["Alpha\nbody", "Beta\nbody"]}))
+    script.write_text(json.dumps({"replies": [idea_text("Alpha"), idea_text("Beta")]}))
     reset_scripted_models()
     settings.llm.model = f"scripted:{script}"
     settings.llm.cache = False

@@ -10,6 +10,14 @@ from pydantic import BaseModel, Field
 from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, RunContext
 
 
+def idea_text(title: str, topic: str = "sparse attention kernels") -> str:
+    """A scripted reply the shared validity gate accepts (agents/core/validity.py): the title, a motivation and a
+    method on `topic`, each with words of its own."""
+    return (f"{title}\nWork on {topic} still pays for inputs that need none of that effort, and nobody has "
+            f"measured how much it wastes.\nMeasure where {topic} spends its effort, then route each input to the "
+            "cheapest setting that keeps the quality on held-out data.")
+
+
 class WriterConfig(MethodConfig):
     ideas: int = Field(2, ge=1, le=10, description="Ideas to write.")
     style: Literal["short", "long"] = Field("short", description="How long each idea is.")
@@ -34,7 +42,8 @@ class ToyWriter(Method[WriterConfig, WriterState]):
     uses_tools = False
     extra_model = WriterExtra
 
-    PROMPT = "Topic: {topic}\nBackground:\n{background}\nWrite idea {i} in a {style} style. First line: the title."
+    PROMPT = ("Topic: {topic}\nBackground:\n{background}\nWrite idea {i} in a {style} style. First line: the title; "
+              "second line: the motivation; then the method.")
 
     def prompt_templates(self) -> dict[str, str]:
         return {"write": self.PROMPT}
@@ -50,8 +59,9 @@ class ToyWriter(Method[WriterConfig, WriterState]):
             reply = await llm.chat(prompt)
             text = str(reply.content).strip()
             title, _, body = text.partition("\n")
+            motivation, _, method = body.strip().partition("\n")
             ctx.emit({"type": "message", "agent": "writer", "role": "assistant", "content": text})
-            idea = ctx.new_idea(title=title or f"idea {i}", motivation=body.strip(), method=body.strip(),
+            idea = ctx.new_idea(title=title or f"idea {i}", motivation=motivation.strip(), method=method.strip(),
                                 extra=WriterExtra(index=i, style=self.config.style))
             state.done.append(await ctx.ground(idea))
             ctx.save_checkpoint(state)

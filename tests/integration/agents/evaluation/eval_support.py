@@ -49,8 +49,9 @@ class _Writer(Method[WriterConfig, WriterState]):
             reply = await ctx.llm("writer").chat(
                 f"SCRIPTED-WRITE quality={self.quality} idea={i} run={ctx.run_id} topic={ctx.topic}")
             title, _, body = str(reply.content).partition("\n")
+            motivation, _, method = body.partition("\n")
             rejected = self.config.reject_first and i == 1
-            idea = ctx.new_idea(title=title, motivation=body, method=f"Method: {body}",
+            idea = ctx.new_idea(title=title, motivation=motivation, method=method or f"Method: {body}",
                                 status="rejected" if rejected else "accepted")
             state.done.append(await ctx.ground(idea))
             ctx.save_checkpoint(state)
@@ -80,16 +81,22 @@ def _write(prompt: str) -> str:
     q = int(re.search(r"quality=(\d)", prompt).group(1))  # type: ignore[union-attr]
     i = int(re.search(r"idea=(\d+)", prompt).group(1))  # type: ignore[union-attr]
     run = re.search(r"run=(\S+)", prompt).group(1)  # type: ignore[union-attr]
+    topic = prompt.split("topic=", 1)[1].strip() if "topic=" in prompt else "the topic"
     seed = sum(map(ord, run + str(i)))
     w = [WORDS[(seed + k * 5) % len(WORDS)] for k in range(3)]
-    return (f"Idea {i}: {w[0]} meets {w[1]} (QUALITY {q})\nWe study {w[0]} and {w[1]} under {w[2]}; "
-            f"QUALITY {q}; variant {seed % 97}.")
+    # title, motivation, method: an idea the shared validity gate accepts (on the topic, no field copied)
+    return (f"Idea {i}: {w[0]} meets {w[1]} (QUALITY {q})\nWe study {w[0]} and {w[1]} under {w[2]} for {topic}; "
+            f"QUALITY {q}; variant {seed % 97}.\nCombine {w[0]} with {w[1]} in one model for {topic} and compare it "
+            f"with each alone on held-out data.")
 
 
 def _setlevel(prompt: str, k: int) -> str:
-    # cards that pass the set-level schema gate: taxonomy labels, a few content words in every field
-    return json.dumps({"cards": [{"title": f"Card {i} on {WORDS[i % 12]}",
-                                  "problem_gap": f"[Evidence Gap] Gap about {WORDS[i % 12]} stays open QUALITY 2",
+    # cards that pass the set-level schema gate: taxonomy labels, a few content words in every field; on the topic
+    m = re.search(r"(?i)topic:[ \t]*(.+)", prompt)
+    topic = m.group(1).strip()[:120] if m else "the topic"
+    return json.dumps({"cards": [{"title": f"Card {i} on {WORDS[i % 12]} for {topic}",
+                                  "problem_gap": f"[Evidence Gap] Gap about {WORDS[i % 12]} in {topic} stays open "
+                                                 "QUALITY 2",
                                   "core_claim": f"Claim {i} holds for {WORDS[(i + 1) % 12]} QUALITY 2",
                                   "method": f"[Method Combination] Method {i} with {WORDS[(i + 3) % 12]} "
                                   "measured against baselines", "inspiration": "Document 1 leaves it open for now.",

@@ -35,6 +35,15 @@ def writer():
     unregister("toy_writer")
 
 
+# Replies that are ideas (title, motivation, method), so the shared validity gate accepts them.
+IDEA_ONE = ("Block-sparse attention kernels for long documents\n"
+            "Dense attention spends most of its compute on distant token pairs that barely matter.\n"
+            "Learn a block mask per layer and run fused kernels over the kept blocks only.")
+IDEA_TWO = ("Sparse attention kernels tuned per GPU generation\n"
+            "Hand-written sparse kernels lose their speed-up when moved to newer accelerators.\n"
+            "Search tile shapes per device with a small cost model and cache the winning configurations.")
+
+
 def _llm(settings, replies):
     settings.llm.cache = False
     return PlatformLLMClient(settings, model=ScriptedChatModel(replies))
@@ -245,7 +254,7 @@ async def test_a_run_that_delivers_fewer_accepted_ideas_than_asked_names_the_sho
     try:
         run = create_run(settings.runs_dir, RunSpec(method="toy_half_writer", topic="sparse attention kernels",
                                                     config={"ideas": 2}))
-        await run_method(settings, run, llm=_llm(settings, ["One\nbody", "Two\nbody"]), tool_client=None)
+        await run_method(settings, run, llm=_llm(settings, [IDEA_ONE, IDEA_TWO]), tool_client=None)
         st = run.status()
         assert st["status"] == "completed"
         assert st["reason"] == "shortfall: 1 of 2 requested ideas accepted (1 rejected)"
