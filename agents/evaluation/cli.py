@@ -99,9 +99,10 @@ def _print_time(settings: Any, cfg: Any, est: Any, measure_speed: bool) -> None:
 
     speeds: dict[str, Any] = {}
     for model, role in speed.local_models(settings, ["judge", None]):
-        sp = None if measure_speed else speed.recorded(settings, model)
-        if sp is None:
-            err_console.print(f"[dim]timing {escape(model)}: two short completions (prompt and reply speed)[/dim]")
+        sp = None if measure_speed else speed.usable(speed.recorded(settings, model))
+        if sp is None:  # never timed, or timed while the machine was busy: time it now
+            err_console.print(f"[dim]timing {escape(model)}: two short completions (prompt and reply speed), "
+                              f"machine load {speed.load_per_core():.2f} per core[/dim]")
             sp = speed.measure(settings, role)
         speeds[model] = sp
     seconds, basis = speed.time_lines(settings, est, speeds)
@@ -204,7 +205,7 @@ def eval_command(
             console.print(f"{e['id']}  {e['status']}  {escape(str(e['topic']))}  report={rep}")
         return
     if check:
-        from motivgraph.agents.evaluation.report_check import check_report, order_bias_warnings
+        from motivgraph.agents.evaluation.report_check import check_report, no_signal_notes, order_bias_warnings
 
         out = RunDir.open(settings.runs_dir, check).path
         problems = check_report(out)
@@ -215,7 +216,11 @@ def eval_command(
             err_console.print(f"[yellow]warning:[/yellow] {escape(w)}")
         if problems:
             raise typer.Exit(EXIT_FAILED)
-        console.print("report OK: every section, every plot drawing data, every table equal to its CSV")
+        silent = no_signal_notes(out)
+        console.print("report OK: every section, every plot drawing data, every table equal to its CSV"
+                      + (f"; {len(silent)} table(s) say they carry no signal:" if silent else ""))
+        for n in silent:  # whole is not the same as informative: say where the report has nothing to show
+            console.print(f"  - {escape(n)}", highlight=False)
         return
     if resume:
         run = RunDir.open(settings.runs_dir, resume)

@@ -9,6 +9,7 @@ with the judge model (settings.llm.prices).
 from __future__ import annotations
 
 import math
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from pydantic import BaseModel
 from motivgraph.agents.core import RunSpec, dry_run, get_method
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.corpus_graph import corpus_topic
+from motivgraph.agents.evaluation.generate import write_background
 from motivgraph.agents.evaluation.judges import (
     PAIR_DIMENSIONS,
     SYS,
@@ -169,7 +171,11 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     if split.active:
         out.lines.append(Line(**training_estimate(settings, config, topics, split)))
         topics = [t for t in topics if t.topic_id in set(split.test)]
-    if config.graph in ("per-topic", "corpus") and any(t.background for t in topics):
+    generating = [m for m in config.methods if config.generated(m)]
+    if not generating:  # every method evaluated from existing runs (--runs): no graph is built, nothing generated
+        out.notes.append("every method's ideas come from existing runs (--runs): no graph is built and nothing is "
+                         "generated; only judging is priced")
+    elif config.graph in ("per-topic", "corpus") and any(t.background for t in topics):
         # the corpus graph is one graph of every topic's papers (each paper extracted once)
         _graph_line(settings, config, [corpus_topic(all_topics)[0]] if config.graph == "corpus" else topics, out)
     prices = settings.llm.prices
@@ -187,7 +193,12 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
             cfg = dict(config.method_configs.get(method, {}))
             if config.ideas_field in cls.config_model.model_fields:
                 cfg[config.ideas_field] = n
-            plan = dry_run(settings, RunSpec(method=method, topic=t.topic, topic_id=t.topic_id, config=cfg), None)
+            with tempfile.TemporaryDirectory() as tmp:
+                # the topic's background as the method will get it (the eval hands it over as a file), so a
+                # method's prompt is priced with the documents it really carries, not an empty background
+                bg = str(write_background(t, Path(tmp))) if t.background else None
+                plan = dry_run(settings, RunSpec(method=method, topic=t.topic, topic_id=t.topic_id, config=cfg,
+                                                 background_file=bg), None)
             for r in plan.roles.values():
                 base = r.role.rsplit(".", 1)[-1]
                 model = model_name(settings, base if base in settings.llm.roles else None)

@@ -104,6 +104,47 @@ def _long_table(name: str, res: EvalResults, metrics: Sequence[str]) -> Table:
     return Table(name, ["method", "metric", "value", "lo", "hi", "n"], rows)
 
 
+# The summary as two tables that fit a page: the headline (cost visible) and the quality details. methods.csv
+# keeps every column in one row per method.
+HEADLINE_COLUMNS = ["method", "n_topics", "n_ideas", "shortfall", "elo_overall", "yield", "cost_usd"]
+DETAIL_COLUMNS = ["method"] + [c for c in SUMMARY_COLUMNS if c not in HEADLINE_COLUMNS]
+# MOScores are means of win rates over a handful of judged pairs: two decimals, not four
+DIGITS = {"moscore_pd": 2, "moscore_ps": 2}
+NO_ELO_SIGNAL = ("no signal: no decisive match was played, so every ELO is the start rating with a zero-width "
+                 "interval -- these numbers do not rank the methods")
+TOO_FEW = "too few verdicts to tell"
+
+
+def no_elo_signal(res: EvalResults) -> bool:
+    """True when every ELO estimate is the start rating with a zero-width interval (no decisive match)."""
+    start = float(res.meta.get("elo_start", 1000.0))
+    elos = [e for m in res.methods for k, e in res.estimates.get(m, {}).items()
+            if k.startswith("elo_") and k != "elo_matches"]
+    return bool(elos) and all(e.value == start and e.lo == e.hi == start for e in elos)
+
+
+def _empty_reason(res: EvalResults, sid: str) -> str:
+    """Why a section's table holds no row, said where its numbers would be."""
+    cfg = res.meta.get("config") or {}
+    metrics = cfg.get("metrics")
+    key = {"creative-utility": "cu", "direct-scores": "score", "elo": "elo", "reference": "reference",
+           "diversity": "diversity", "yield": "yield", "grounding": "grounding"}.get(sid)
+    if metrics and key and key not in metrics:
+        return f"not computed: {key!r} is not among the evaluation's metrics ({', '.join(metrics)})"
+    if sid == "agreement":
+        judges = res.meta.get("judges") or []
+        if len(judges) < 2:
+            return (f"no signal: the panel has {len(judges)} judge(s); agreement needs two judges rating the same "
+                    "items")
+        return "no signal: no dimension where two judges both gave a usable rating of the same items"
+    if sid == "creative-utility":
+        return ("no value: Creative Utility needs a topic's target papers as references and usable impact and "
+                "distance judgments (see the notes and the Judge replies section)")
+    if sid == "grounding":
+        return "no value: no idea held a kg: link or a citation to check against the topic's graph and papers"
+    return "no value: no method produced this metric (see the notes above)"
+
+
 def _summary_table(res: EvalResults) -> Table:
     rows = []
     for m in res.methods:
@@ -116,23 +157,45 @@ def _summary_table(res: EvalResults) -> Table:
             if row.get(c) is not None:
                 row[c] = int(row[c])
         rows.append(row)
-    return Table("methods", SUMMARY_COLUMNS, rows)
+    return Table("methods", SUMMARY_COLUMNS, rows, digits=DIGITS)
 
 
 def build_tables(res: EvalResults) -> dict[str, Table]:
     tables = {"methods": _summary_table(res)}
+    silent_elo = no_elo_signal(res)
+    head_rows = [{c: r.get(c) for c in HEADLINE_COLUMNS} for r in tables["methods"].rows]
+    if silent_elo:  # an ELO of 1000 [1000, 1000] would read "equal"; the cell stays empty and says why
+        for r in head_rows:
+            r["elo_overall"] = None
+    tables["methods-headline"] = Table("methods-headline", HEADLINE_COLUMNS, head_rows, digits=DIGITS,
+                                       note=f"elo_overall: {NO_ELO_SIGNAL}" if silent_elo else "")
+    tables["methods-detail"] = Table("methods-detail", DETAIL_COLUMNS,
+                                     [{c: r.get(c) for c in DETAIL_COLUMNS} for r in tables["methods"].rows],
+                                     digits=DIGITS)
     for sid, _, _, metrics in SECTIONS:
         tables[sid] = _long_table(sid, res, metrics)
+        if not tables[sid].rows:
+            tables[sid].note = _empty_reason(res, sid)
+        elif sid == "elo" and silent_elo:
+            tables[sid].note = NO_ELO_SIGNAL
     tables["yield-counts"] = Table("yield-counts", ["method", "topics", "yield_ge_1", "yield_ge_2", "yield_ge_3"],
                                    res.yield_counts)
     tables["cost"] = Table("cost", ["method", "scope", "calls", "input_tokens", "output_tokens", "cost_usd",
                                     "cost_usd_per_idea"], res.cost)
-    tables["agreement"] = Table("agreement", ["dimension", "judge_a", "judge_b", "n", "kappa"], res.kappa)
+    tables["agreement"] = Table("agreement", ["dimension", "judge_a", "judge_b", "n", "kappa"], res.kappa,
+                                note="" if res.kappa else _empty_reason(res, "agreement"))
     tables["shortfalls"] = Table("shortfalls", ["method", "topic_id", "requested", "delivered", "reason"],
                                  res.shortfalls)
     tables["rejections"] = Table("rejections", ["method", "accepted", "rejected", "reasons"], res.rejections)
     tables["protocol"] = Table("protocol", ["item", "value", "source"], res.protocol)
-    tables["order-consistency"] = Table("order-consistency", ORDER_COLUMNS, res.order)
+    # a judge that picked one slot in all of its few decisive verdicts is neither flagged nor cleared: said so
+    bias_min = int((res.meta.get("config") or {}).get("order_bias_min") or 6)
+    order = [{**r, "order_biased": TOO_FEW} if not r.get("order_biased") and 0 < int(r.get("decisive") or 0) < bias_min
+             else r for r in res.order]
+    few = [r for r in order if r.get("order_biased") == TOO_FEW]
+    tables["order-consistency"] = Table("order-consistency", ORDER_COLUMNS, order, note=(
+        f"{len(few)} row(s): {TOO_FEW} -- fewer than {bias_min} decisive verdicts, so a slot bias can be neither "
+        "shown nor ruled out there" if few else ""))
     tables["replies"] = Table("replies", ["kind", "judge", "asked", "usable", "unusable"], res.replies)
     return tables
 
@@ -265,13 +328,15 @@ section{margin-bottom:2em}p.note{color:#555;font-size:13px}"""
 
 
 def _html_table(t: Table) -> str:
+    note = (f"<p class='note no-signal' data-no-signal='{html.escape(t.name)}'>{html.escape(t.note)}</p>"
+            if t.note else "")
     head = "".join(f"<th>{html.escape(c)}</th>" for c in t.columns)
     body = []
     for cells in t.cells():
         tds = "".join(f'<td class="num">{html.escape(c)}</td>' if _numeric(c) else f"<td>{html.escape(c)}</td>"
                       for c in cells)
         body.append(f"<tr>{tds}</tr>")
-    return (f'<table data-table="{html.escape(t.name)}"><thead><tr>{head}</tr></thead>'
+    return (f'{note}<table data-table="{html.escape(t.name)}"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
@@ -314,7 +379,7 @@ def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, lis
                  f"topics: {meta.get('n_topics')} · methods: {', '.join(res.methods)} · ideas per topic: "
                  f"{meta.get('n_ideas')} · judges: {', '.join(meta.get('judges', []))} · "
                  f"generated {meta.get('finished_at', '')}") + "</p>"]
-    for n in res.notes:
+    for n in _warnings_first(res.notes):  # a warning is read before any number it qualifies
         parts.append(f"<p class='note'>{html.escape(n)}</p>")
     parts.append("<section id='protocol'><h2>Protocol</h2><p class='note'>Every choice this evaluation made: "
                  "judges, presentation orders, thresholds per metric, ideas per topic, ELO rounds and matches, "
@@ -322,7 +387,9 @@ def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, lis
                  "number the papers do not give), or a substitute for what we cannot run.</p>"
                  + _html_table(tables["protocol"]) + "</section>")
     parts.append("<section id='summary'><h2>Summary</h2><p class='note'>Headline numbers per method "
-                 "(point values; intervals in the sections below).</p>" + _html_table(tables["methods"]))
+                 "(point values; intervals in the sections below), then the quality details; methods.csv holds "
+                 "both in one row per method.</p>" + _html_table(tables["methods-headline"])
+                 + _html_table(tables["methods-detail"]))
     parts.append("</section>")
     for sid, title, desc, _ in SECTIONS:
         parts.append(f"<section id='{sid}'><h2>{html.escape(title)}</h2><p class='note'>{html.escape(desc)}</p>")
@@ -358,19 +425,28 @@ def render_html(res: EvalResults, tables: dict[str, Table], plots: dict[str, lis
 
 
 def render_summary(res: EvalResults, tables: dict[str, Table]) -> str:
-    t = tables["methods"]
     lines = [f"# Evaluation {res.meta.get('eval_id', '')}", "",
              f"Topics: {res.meta.get('n_topics')}; methods: {', '.join(res.methods)}; "
              f"ideas per topic: {res.meta.get('n_ideas')}; judges: {', '.join(res.meta.get('judges', []))}.", ""]
-    lines += [f"- {n}" for n in res.notes]
+    lines += [f"- {n}" for n in _warnings_first(res.notes)]
     if res.protocol:
         lines += ["", "Protocol:", ""] + [f"- {r['item']}: {r['value']}" + (f" [{r['source']}]" if r.get("source")
                                                                               else "") for r in res.protocol]
-    lines += ["", "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
-    lines += ["| " + " | ".join(c or "–" for c in row) + " |" for row in t.cells()]
+    for t in (tables["methods-headline"], tables["methods-detail"]):
+        lines += ["", "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
+        lines += ["| " + " | ".join(c or "–" for c in row) + " |" for row in t.cells()]
+        if t.note:
+            lines += ["", f"*{t.note}*"]
+    silent = [f"- {name}: {t.note}" for name, t in tables.items() if t.note and not name.startswith("methods")]
+    if silent:
+        lines += ["", "No signal (the report says why where the numbers would be):", "", *silent]
     lines += ["", "Full report: `report.html`; per idea: `ideas.csv`; per topic: `topics.csv`; "
               "tables: `tables/*.csv`; plots: `plots/*.png`.", ""]
     return "\n".join(lines)
+
+
+def _warnings_first(notes: Sequence[str]) -> list[str]:
+    return [n for n in notes if n.startswith("WARNING")] + [n for n in notes if not n.startswith("WARNING")]
 
 
 def _columns(rows: Sequence[dict[str, Any]]) -> list[str]:

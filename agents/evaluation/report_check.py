@@ -25,9 +25,13 @@ class _Parser(HTMLParser):
         self._table: str | None = None
         self._row: list[str] | None = None
         self._cell: list[str] | None = None
+        self.no_signal: list[tuple[str, str]] = []  # (table, why) of every table that says it has no signal
+        self._note: tuple[str, list[str]] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
+        if tag == "p" and a.get("data-no-signal"):
+            self._note = (a["data-no-signal"], [])
         if tag == "section" and a.get("id"):
             self.sections.append(a["id"])
         elif tag == "img":
@@ -41,6 +45,9 @@ class _Parser(HTMLParser):
             self._cell = []
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "p" and self._note is not None:
+            self.no_signal.append((self._note[0], "".join(self._note[1])))
+            self._note = None
         if tag in ("td", "th") and self._cell is not None and self._row is not None:
             self._row.append("".join(self._cell))
             self._cell = None
@@ -51,6 +58,8 @@ class _Parser(HTMLParser):
             self._table = None
 
     def handle_data(self, data: str) -> None:
+        if self._note is not None:
+            self._note[1].append(data)
         if self._cell is not None:
             self._cell.append(data)
 
@@ -104,6 +113,17 @@ def check_report(out: Path) -> list[str]:
         if rows != read_csv(csv_path):
             problems.append(f"table {name}: HTML cells differ from {csv_path.name}")
     return problems
+
+
+def no_signal_notes(out: Path) -> list[str]:
+    """'<table>: <why>' for every table the report says is empty or carries no signal: a whole report can still
+    say nothing about some comparisons, and `eval --check` says which."""
+    page = out / "report.html"
+    if not page.exists():
+        return []
+    p = _Parser()
+    p.feed(page.read_text(encoding="utf-8"))
+    return [f"{name}: {why}" for name, why in p.no_signal]
 
 
 def order_bias_warnings(out: Path) -> list[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from motivgraph.settings import Settings
 HOSTED_INPUT_TPS = 2000.0
 HOSTED_OUTPUT_TPS = 60.0
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "0.0.0.0")
+BUSY_LOAD = 0.5  # 1-minute load per core above which a timing is "measured while busy" and is measured again
 PROMPT_WORDS = 400  # the timed prompt: long enough that prompt processing dominates the first call
 REPLY_TOKENS = 48  # the timed reply: long enough that generation dominates the second call
 
@@ -41,6 +43,13 @@ class Speed:
     measured_at: str
     source: str = "measured now"
     s_per_call: float = 0.0  # what a call costs besides its tokens (request, scheduling)
+    # the machine's 1-minute load per core while it was timed (None: not recorded, an older record): a model
+    # timed on a busy machine runs several times slower than it will idle, so such a timing is not reused
+    load_per_core: float | None = None
+
+    @property
+    def idle(self) -> bool:
+        return self.load_per_core is not None and self.load_per_core <= BUSY_LOAD
 
     def seconds(self, input_tokens: int, output_tokens: int, calls: int = 0) -> float:
         return calls * self.s_per_call + input_tokens * self.s_per_input_token + output_tokens * self.s_per_output_token
@@ -75,7 +84,9 @@ def recorded(settings: Settings, model: str) -> Speed | None:
     try:
         data = json.loads(_record_path(settings).read_text(encoding="utf-8"))
         row = data[model]
-        return Speed(**{**row, "source": f"recorded {row['measured_at']}"})
+        load = row.get("load_per_core")
+        how = f", load {load:.2f} per core" if isinstance(load, int | float) else ", load not recorded"
+        return Speed(**{**row, "source": f"recorded {row['measured_at']}{how}"})
     except (OSError, KeyError, TypeError, ValueError):
         return None
 
@@ -91,6 +102,19 @@ def _record(settings: Settings, sp: Speed) -> None:
     data[sp.model] = row
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+def load_per_core() -> float:
+    """The 1-minute load average per CPU core (0 where the platform has none)."""
+    try:
+        return float(os.getloadavg()[0]) / max(1, os.cpu_count() or 1)
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def usable(sp: Speed | None) -> Speed | None:
+    """A recorded timing to reuse: only one taken on an idle machine (a busy one is timed again)."""
+    return sp if sp is not None and sp.idle else None
 
 
 def measure(settings: Settings, role: str | None = "judge") -> Speed:
@@ -119,11 +143,15 @@ def measure(settings: Settings, role: str | None = "judge") -> Speed:
                 await timed(f"[{nonce}] Count from one upwards in words, separated by spaces.", REPLY_TOKENS)]
 
     # differences of like calls, so the fixed cost of a request cancels out of both token speeds
+    load_before = load_per_core()
     (ta, ia, _), (tb, ib, ob), (tc, ic, oc) = asyncio.run(three())
+    load = max(load_before, load_per_core())
     s_in = max(0.0, ta - tb) / max(1, ia - ib)
     s_out = max(0.0, tc - tb - (ic - ib) * s_in) / max(1, oc - ob)
     sp = Speed(model, s_in, s_out, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               s_per_call=max(0.0, tb - ib * s_in - ob * s_out))
+               source=f"measured now, load {load:.2f} per core" + ("" if load <= BUSY_LOAD else
+                                                                    " (busy: slower than idle, not reused)"),
+               s_per_call=max(0.0, tb - ib * s_in - ob * s_out), load_per_core=round(load, 3))
     _record(settings, sp)
     return sp
 

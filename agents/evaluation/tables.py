@@ -8,19 +8,20 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 
-def fmt(v: Any) -> str:
-    """Cell text: floats to 4 decimals, NaN/None empty, everything else str()."""
+def fmt(v: Any, digits: int = 4) -> str:
+    """Cell text: floats to `digits` decimals (4 unless a table says otherwise), NaN/None empty, everything else
+    str()."""
     if v is None:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
-        return "" if math.isnan(v) or math.isinf(v) else f"{v:.4f}"
+        return "" if math.isnan(v) or math.isinf(v) else f"{v:.{digits}f}"
     if isinstance(v, (list, dict)):
         return json.dumps(v, ensure_ascii=False)
     return str(v)
@@ -31,9 +32,13 @@ class Table:
     name: str
     columns: list[str]
     rows: list[dict[str, Any]]
+    # Why the table is empty or its numbers carry no signal, said where the numbers would be (report.html, and
+    # `eval --check` lists it); empty: nothing to say.
+    note: str = ""
+    digits: dict[str, int] = field(default_factory=dict)  # decimals per column where 4 would be false precision
 
     def cells(self) -> list[list[str]]:
-        return [[fmt(r.get(c)) for c in self.columns] for r in self.rows]
+        return [[fmt(r.get(c), self.digits.get(c, 4)) for c in self.columns] for r in self.rows]
 
     def to_csv(self) -> str:
         buf = io.StringIO()

@@ -37,6 +37,7 @@ from motivgraph.graph.models import PaperRecord
 from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.paper_json import stable_id
 from motivgraph.llm.factory import is_configured, split_model
+from motivgraph.llm.local import state_dir
 from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
 from motivgraph.settings import Settings
 
@@ -103,8 +104,13 @@ def topic_settings(settings: Settings, root: Path, *, s2: bool = False) -> Setti
     only with `s2` (literature_search then asks it first; the evaluation drops results after the cutoff)."""
     root = Path(root).expanduser().resolve()
     name = "eval-" + hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:16]
+    # A local: model's server is the user's: its state stays in the user's data dir (not <graph>/llm), so the
+    # server a graph build starts is the one `motivgraph llm status` lists and `llm stop` stops -- and is reused
+    # by every graph and the methods instead of a second server per cached graph.
+    llm = settings.llm.model_copy(update={"local_dir": state_dir(settings.data_dir, settings.llm.local_dir)})
     return settings.model_copy(update={
         "data_dir": root,
+        "llm": llm,
         "graph": settings.graph.model_copy(update={"name": name}),
         "s2": settings.s2.model_copy(update={"enabled": bool(s2 and settings.s2.enabled)}),
     })

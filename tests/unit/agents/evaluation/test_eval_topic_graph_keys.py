@@ -57,4 +57,6 @@ def test_topic_settings_own_dir_graph_name_and_no_s2(tmp_path: Path) -> None:
     assert a.data_dir == (tmp_path / "g" / "a").resolve() and a.graph.name != b.graph.name
     assert a.graph.name == topic_settings(s, tmp_path / "g" / "a").graph.name  # stable across runs
     assert not a.s2.enabled and s.s2.enabled and s.data_dir == tmp_path  # the user's settings untouched
-    assert a.llm == s.llm and a.embedding == s.embedding
+    assert a.embedding == s.embedding
+    # the same models; a local: model's server state stays the user's (listed and stopped by `llm status/stop`)
+    assert a.llm.model_copy(update={"local_dir": s.llm.local_dir}) == s.llm and a.llm.local_dir == s.data_dir / "llm"
