@@ -130,3 +130,34 @@ async def test_a_resumed_run_says_resumed_even_without_a_checkpoint(toys, settin
     await run_method(settings, run, llm=_llm(settings, [idea_text("One")]), tool_client=None)
     starts = [e for e in run.events() if e.get("type") == "status" and e.get("status") == "running"]
     assert [e["resumed"] for e in starts] == [False, True]
+
+
+def test_ideate_under_sigterm_records_interrupted_and_exits_5(settings, tmp_path):
+    """The CLI end to end: `timeout`/systemd/Slurm send SIGTERM; the run is interrupted (resumable), not left
+    running, and ideate exits 5 with the resume command."""
+    import json
+    import time
+
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"replies": [{"delay": 60.0, "content": idea_text("One")}]}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MOTIVGRAPH_")}
+    env.update(MOTIVGRAPH_DATA_DIR=str(settings.data_dir), MOTIVGRAPH_LLM_MODEL=f"scripted:{script}",
+               MOTIVGRAPH_LLM_CACHE="false")
+    out = tmp_path / "runs"
+    p = subprocess.Popen([sys.executable, "-m", "motivgraph", "ideate", "--method", "stateless",
+                          "sparse attention kernels", "--ideas", "1", "--ideator-tool-calls", "0", "--out", str(out)],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait until the run is running (its first call is the slow one)
+        runs = [RunDir(d) for d in out.iterdir()] if out.is_dir() else []
+        if runs and runs[0].status().get("status") == "running":
+            break
+        time.sleep(0.2)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGTERM)
+    stdout, stderr = p.communicate(timeout=60)
+    assert p.returncode == 5, stdout + stderr
+    (run,) = [RunDir(d) for d in out.iterdir()]
+    st = run.status()
+    assert st["status"] == "interrupted" and "SIGTERM" in st["error"], st
+    assert f"ideate --resume {run.id}" in " ".join((stdout + stderr).split())
