@@ -161,3 +161,21 @@ def test_ideate_under_sigterm_records_interrupted_and_exits_5(settings, tmp_path
     st = run.status()
     assert st["status"] == "interrupted" and "SIGTERM" in st["error"], st
     assert f"ideate --resume {run.id}" in " ".join((stdout + stderr).split())
+
+
+async def test_get_runs_shows_a_gone_run_as_interrupted_with_its_resume_command(settings):
+    import httpx
+
+    from motivgraph.service import create_service_app
+
+    run = RunDir.create(settings.runs_dir, "toy_writer", "sparse attention kernels", {})
+    run.update_status(status="running", pid=_dead_pid())
+    app_ = create_service_app(settings)
+    async with app_.router.lifespan_context(app_), \
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app_), base_url="http://localhost") as c:
+        rows = (await c.get("/runs", params={"format": "json"})).json()
+        (row,) = [r for r in rows if r["id"] == run.id]
+        assert row["status"] == "interrupted" and row["resume"] == f"motivgraph ideate --resume {run.id}"
+        one = (await c.get(f"/runs/{run.id}", params={"format": "json"})).json()
+        # (the server marks such runs interrupted as it starts; either way the page says how to resume)
+        assert one["status"]["status"] == "interrupted" and one["status"]["resume"] == row["resume"]
