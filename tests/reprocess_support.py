@@ -144,7 +144,8 @@ def scripted_llm(settings: Settings, reply: Any = extractor_reply) -> Any:
 
 
 def canon(settings: Settings) -> list[str]:
-    """The canonical export (harness rules), without the input file path of each paper."""
+    """The canonical export (harness rules), without the input file paths of each paper (its `source_path`, and
+    its `provenance`, whose values name the documents its fields came from)."""
     from motivgraph.graph import open_store
     from motivgraph.graph.interchange import export_lines
 
@@ -154,6 +155,7 @@ def canon(settings: Settings) -> list[str]:
         for line in export_lines(store):
             obj = json.loads(line)
             obj.pop("source_path", None)
+            obj.pop("provenance", None)
             lines.append(json.dumps(obj))
         return canonical_lines(lines)
     finally:
