@@ -54,9 +54,10 @@ class GraphStore(Protocol):
     def upsert_triples(self, triples: Sequence[TripleIn]) -> UpsertResult:
         """MERGE nodes by key (new spellings become aliases; the first non-empty description is kept),
         HAS_CHALLENGE / SOLVED_BY edges (SOLVED_BY.problems records which P each C->S was stated for)
-        and Paper-[:STATES {triple_index, role, section, extractor, mention}]->node provenance.
-        Idempotent. ValueError (before anything is written) for a name with no letters/digits or
-        a NodeIn.key of the wrong type. relationships_created counts STATES edges too."""
+        and Paper-[:STATES {triple_index, role, section, extractor, mention}]->node provenance, each STATES
+        edge holding its element's quotes (TripleIn.evidence; replaced on a re-upsert). Idempotent.
+        ValueError (before anything is written) for a name with no letters/digits or a NodeIn.key of the
+        wrong type. relationships_created counts STATES edges too."""
 
     def add_aliases(self, key: str, aliases: Iterable[str]) -> int:
         """Record other spellings of a node; returns how many were new (0 when the key is unknown)."""
