@@ -443,6 +443,19 @@ class ApiSettings(BaseModel):
     )
     max_body_bytes: int = Field(1_000_000, ge=1024, description="Largest accepted request body.")
     render_token_cap: int = Field(1500, ge=100, description="Token cap of a tool result rendered for an LLM.")
+    # Evidence (#39): bounded so a hub node stated by hundreds of papers cannot flood a response or a prompt;
+    # 3 quotes of 300 characters show the statement and its source without crowding out the neighbours.
+    evidence_quotes: int = Field(
+        3, ge=0, le=20,
+        description="Quotes returned per node (node_relation, /nodes) and per triple element (/triples); 0: none.",
+    )
+    evidence_quote_chars: int = Field(
+        300, ge=40, le=1200, description="Longest quote text returned by the tools (longer ones are cut, ending '…').",
+    )
+    evidence_token_budget: int = Field(
+        300, ge=0,
+        description="Tokens of quotes per node in a tool result rendered for an agent (within render_token_cap).",
+    )
     url: str | None = Field(
         None, description="Base URL of a running MotivGraph API; agents use HTTP tools when set."
     )
@@ -465,19 +478,6 @@ class ApiSettings(BaseModel):
         "it in the background at start-up and again after every graph change (up to this many nodes); 0 turns it off.",
     )
     # Issue 41 (a server on a shared network): one client cannot take the server's capacity, and a slow one cannot
-    # Evidence (#39): bounded so a hub node stated by hundreds of papers cannot flood a response or a prompt;
-    # 3 quotes of 300 characters show the statement and its source without crowding out the neighbours.
-    evidence_quotes: int = Field(
-        3, ge=0, le=20,
-        description="Quotes returned per node (node_relation, /nodes) and per triple element (/triples); 0: none.",
-    )
-    evidence_quote_chars: int = Field(
-        300, ge=40, le=1200, description="Longest quote text returned by the tools (longer ones are cut, ending '…').",
-    )
-    evidence_token_budget: int = Field(
-        300, ge=0,
-        description="Tokens of quotes per node in a tool result rendered for an agent (within render_token_cap).",
-    )
     # hold a connection open. Defaults fit a lab's agents and browsers: an agent sends one tool call at a time, a
     # browser opens up to 6 connections, a script fanning out over every tool ~10, so 16 in flight is not reached by
     # a well-behaved client while one client still cannot occupy every worker thread (anyio's default: 40).

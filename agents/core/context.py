@@ -144,11 +144,11 @@ class RunContext:
         kw.setdefault("seen", self.seen)
         kw.setdefault("seed", self.seed)
         kw.setdefault("token_cap", self.settings.api.render_token_cap)
+        kw.setdefault("evidence_cap", self.settings.api.evidence_token_budget)
         # The run's toolbox from now on: its call count (which seeds random draws) is checkpointed.
         self._toolbox = Toolbox(self.tool_client, topic=self.topic, **kw)
         self._toolbox.calls = self._restored_calls
         return self._toolbox
-        kw.setdefault("evidence_cap", self.settings.api.evidence_token_budget)
 
     # ------------------------------------------------------------------ events
     def emit(self, event: dict[str, Any]) -> dict[str, Any]:
