@@ -63,13 +63,20 @@ def test_local_model_verified_rate_and_the_gate_decision(local_llm: Path, tmp_pa
             total.given += tally.given
             total.located += tally.located
             gate.record(tally)
+    # the figure beside it: the quotes of the triples that broke the naming rules (not stored, not gated)
+    rejected = QuoteTally()
+    for paper, res in extracted:
+        pt = PaperText.of(paper)
+        for r in res.rejected:
+            rejected.add(triple_evidence(pt, r.triple))
+    print(f"local:smollm2 rejected triples' quotes: {rejected.located}/{rejected.given} located")
     decision = gate.decide()
     assert decision is not None and decision.papers >= 1
     assert decision.rate == total.rate
     expected_pass = total.rate is not None and total.rate >= settings.miner.gate_min_verified_rate
     assert decision.passed == expected_pass
-    print(f"local:smollm2 on 5 corpus papers ({decision.papers} with text): {total.located}/{total.given} quotes located "
-          f"(rate {total.rate}), gate {'passes' if decision.passed else 'stops'}")
+    print(f"local:smollm2 on 5 corpus papers ({decision.papers} with text): {total.located}/{total.given} quotes "
+          f"located (rate {total.rate}), gate {'passes' if decision.passed else 'stops'}")
 
     # the same papers through `ingest` (the replies come from the cache): its exit code is the gate's decision
     env = real_env(data, local_llm, MOTIVGRAPH_MINER_GATE_PAPERS="5")
