@@ -44,6 +44,15 @@ LABEL_WORDS = frozenset({
     "some", "study", "solution", "challenge", "key", "main", "lorem", "ipsum",
 })
 
+# Words that number a template's slots ("Idea 2", "Research Idea No. 3", "Proposed Method B", "Option iii").
+# A field made only of label words and such a mark is a numbered placeholder: the digit or letter names the
+# slot, it says nothing of the idea, so it must not count as the field's content.
+NUMBERING_WORDS = frozenset({"no", "number", "num", "option", "options", "candidate", "variant", "version",
+                             "draft", "step", "part", "item"})
+_ORDINALS = frozenset({"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+                       "tenth", "last", "final", "next", "another", "other"})
+_NUMBER_MARK_RE = re.compile(r"^(?:\d+(?:st|nd|rd|th)?|[a-z]|[ivx]{1,5})$")
+
 _WORD_RE = re.compile(r"[a-z0-9]+")
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # Fields the gate reads, and the ones whose content must be real prose (at least one of them).
@@ -62,6 +71,18 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in LABEL_WORDS]
 
 
+def is_numbered_placeholder(text: str) -> bool:
+    """True for a slot name with a number or letter: every word is a template label, a numbering word or a
+    numbering mark (a digit, a single letter, a roman numeral, an ordinal), and at least one such mark is
+    there. A leading "A" is the article, not a mark ("A new research idea" is a label echo instead)."""
+    ws = words(text)
+    marks = [i for i, w in enumerate(ws)
+             if (_NUMBER_MARK_RE.match(w) or w in _ORDINALS) and not (i == 0 and w == "a")]
+    if not marks:
+        return False
+    return all(w in LABEL_WORDS or w in NUMBERING_WORDS or i in marks for i, w in enumerate(ws))
+
+
 def field_problem(name: str, raw: str, *, min_words: int) -> str | None:
     """Why one non-empty field is not real text (None: it is). `min_words` content words are required."""
     raw = (raw or "").strip()
@@ -69,6 +90,8 @@ def field_problem(name: str, raw: str, *, min_words: int) -> str | None:
         return f"{name} is empty"
     if PLACEHOLDER_RE.search(raw):
         return f"{name} is a placeholder or template slot ({raw[:60]!r})"
+    if is_numbered_placeholder(raw):
+        return f"{name} is a numbered placeholder ({raw[:60]!r}): a template slot name, not the idea's own words"
     cw = content_words(raw)
     if not cw:
         return f"{name} only echoes field labels ({raw[:60]!r})"

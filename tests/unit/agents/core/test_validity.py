@@ -84,3 +84,27 @@ def test_gate_rejects_with_the_reason_and_leaves_others_alone():
     assert out[1].rejection is not None and out[1].rejection.startswith("invalid_idea: title only echoes")
     assert "motivation only echoes field labels" in out[1].rejection
     assert out[2].rejection == "mentor rejected it"
+
+
+@pytest.mark.parametrize("title", [
+    "Research Idea 1", "Idea 2", "Proposed Method A", "Proposed Method B", "Research Idea No. 3", "Idea #4",
+    "1. Idea", "Option iii", "The first idea", "Approach 2nd",
+])
+def test_numbered_placeholder_titles_are_rejected_with_the_reason(title):
+    # a digit or letter numbering a template slot is not a content word (#42 item 1, gap)
+    reasons = check_idea(idea(title=title), topic=TOPIC)
+    assert reasons == [f"title is a numbered placeholder ({title!r}): a template slot name, not the idea's own "
+                       f"words"], reasons
+
+
+@pytest.mark.parametrize("title", [
+    "Idea 1: Speculative batching for KV-cache-bound serving", "Llama 2 quantization for serving",
+    "GPT-4 as a serving-cost judge", "Type I error control in serving benchmarks",
+])
+def test_a_real_title_with_a_number_or_letter_passes(title):
+    assert check_idea(idea(title=title), topic=TOPIC) == []
+
+
+def test_a_numbered_placeholder_body_is_named_too():
+    reasons = check_idea(idea(method="Method 2"), topic=TOPIC)
+    assert "method is a numbered placeholder ('Method 2'): a template slot name, not the idea's own words" in reasons

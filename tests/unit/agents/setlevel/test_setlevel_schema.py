@@ -32,7 +32,7 @@ def test_a_full_card_is_valid_and_carries_its_labels() -> None:
 @pytest.mark.parametrize(("field", "text", "reason"), [
     ("core_claim", "Core Claim", "core_claim only echoes field labels"),
     ("core_claim", "Problem Gap: the core claim.", "core_claim only echoes field labels"),  # another field's label
-    ("inspiration", "Inspiration: Document 1, Document 2", "inspiration is too short"),
+    ("inspiration", "Inspiration: Document 1, Document 2", "inspiration is a numbered placeholder"),
     ("core_claim", "", "core_claim is empty"),
     ("core_claim", "<your claim here>", "core_claim is a placeholder"),
     ("core_claim", "TBD once the experiments are designed properly", "core_claim is a placeholder"),
@@ -65,7 +65,8 @@ def test_fields_copied_from_each_other_are_invalid() -> None:
 
 
 def test_set_gate_needs_k_valid_cards_and_names_why() -> None:
-    assert gate_set([card(), card(title="Second idea"), card(title="Third idea")], k=3, min_words=4).valid
+    titles = ("Disagreement-paced curricula", "Curricula from ensemble variance")  # real titles, not "Second idea"
+    assert gate_set([card(), *(card(title=t) for t in titles)], k=3, min_words=4).valid
     short = gate_set([card(), card()], k=3, min_words=4)
     assert not short.valid and short.reason == "schema_invalid: 2 card(s) written, exactly 3 required"
     echo = gate_set([card(), card(core_claim="Core Claim"), card()], k=3, min_words=4)
