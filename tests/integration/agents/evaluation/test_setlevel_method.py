@@ -20,7 +20,8 @@ def _background(tmp_path: Path) -> Path:
 
 
 def _card(i: int, **over: object) -> dict[str, object]:
-    return {"title": f"Card {i}", "problem_gap": f"[Bridge Opportunity] Gap {i}: nobody links shaping and curricula.",
+    return {"title": f"Shaping bridge {i}",
+            "problem_gap": f"[Bridge Opportunity] Gap {i}: nobody links shaping and curricula.",
             "core_claim": f"We claim variant {i} learns sparse tasks faster than either alone.",
             "method": f"[Method Combination] Method {i}: combine the two schedules and compare them.",
             "inspiration": f"Document {i} leaves X open and Document 9 does not exist.",
@@ -186,8 +187,8 @@ async def test_more_ideas_than_k_draw_sets_of_k_each_gated_and_scored(settings, 
         return _card(i, title=title, core_claim=f"We claim shaping variant {i} learns faster under sparse rewards "
                      "in reinforcement learning than curricula alone.")
 
-    first = json.dumps({"cards": [on_topic(i, f"First {i}") for i in (1, 2, 3)]})
-    second = json.dumps({"cards": [on_topic(i, f"Second {i}") for i in (1, 2, 3, 4)]})  # 4 > K: invalid
+    first = json.dumps({"cards": [on_topic(i, f"Alpha {i}") for i in (1, 2, 3)]})
+    second = json.dumps({"cards": [on_topic(i, f"Beta {i}") for i in (1, 2, 3, 4)]})  # 4 > K: invalid
     model = ScriptedChatModel(rules=[("Set 1 of 2", first), ("Set 2 of 2", second), ("=== Idea A ===", _judge)])
     spec = RunSpec(method="setlevel", topic="sparse rewards in RL", config={"ideas": 5},
                    background_file=str(_background(tmp_path)))
@@ -195,8 +196,8 @@ async def test_more_ideas_than_k_draw_sets_of_k_each_gated_and_scored(settings, 
     out = await run_method(settings, run, llm=PlatformLLMClient(settings, model=model), tool_client=None)
     writes = [c for c in model.calls if "idea cards as JSON" in c[-1].content]
     assert len(writes) == 2 and all("exactly 3 idea cards" in c[-1].content for c in writes)
-    assert "First 1" not in writes[0][-1].content and "- First 1" in writes[1][-1].content
-    assert [i.title for i in out.ideas] == ["First 1", "First 2", "First 3", "Second 1", "Second 2"]
+    assert "Alpha 1" not in writes[0][-1].content and "- Alpha 1" in writes[1][-1].content
+    assert [i.title for i in out.ideas] == ["Alpha 1", "Alpha 2", "Alpha 3", "Beta 1", "Beta 2"]
     # the set gate's verdicts (the shared validity gate may reject more, for its own reasons)
     why = [i.extra_as(SetlevelExtra).rejection for i in out.ideas]
     assert why[:3] == [None] * 3 and all(w.startswith("its set is schema-invalid (schema_invalid: 4 card")
