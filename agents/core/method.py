@@ -66,6 +66,10 @@ class CostPlan:
     price: Any  # Callable[[str, int, int], tuple[str, float]]
     qualify: Any = None  # Callable[[str], str]: short role -> namespaced role ('writer' -> 'toy.writer')
     settings: Any = None  # the Settings the run would use (for defaults such as settings.agents.rounds)
+    # The TopicBackground the run would get when it is known before the run (a --background file, which is how
+    # the eval hands a topic's papers over), so a method can price the prompt it would really render; None
+    # when the background comes from the graph at run time.
+    background: Any = None
     roles: dict[str, RoleCost] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 

@@ -308,6 +308,7 @@ def dry_run(settings: Settings, spec: RunSpec, llm: Any, *, method: Method[Any, 
     if spec.background_file:
         bg = TopicBackground.from_file(Path(spec.background_file), topic=spec.topic, topic_id=spec.topic_id)
         bg_tokens = count_tokens(bg.as_text())
+        plan.background = bg
     method.estimate(plan, topic=spec.topic, background_tokens=bg_tokens)
     if any(r.model == "(no model configured)" for r in plan.roles.values()):
         plan.notes.append("no model configured for some roles: set MOTIVGRAPH_LLM_MODEL to price them")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, RunContext
@@ -35,6 +35,11 @@ from motivgraph.agents.setlevel.schema import (
     gate_set,
     split_label,
 )
+from motivgraph.llm.structured import schema_instruction, with_instruction
+from motivgraph.llm.tokens import count_message_tokens
+
+# A later set's prompt lists the earlier sets' titles; before the run they are priced at this length.
+_TYPICAL_TITLE = "Disagreement-paced curricula for sparse-reward exploration agents"
 
 
 class SetlevelConfig(MethodConfig):
@@ -198,6 +203,26 @@ class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
                 ("human", prompts.USER.format(topic=topic, documents=documents_text(bg, self.config),
                                               triples=triples, k=self.config.set_size) + draw_line)]
 
+    def writer_request(self, bg: TopicBackground, topic: str, draw: int = 1, slot: int = 1,
+                       written: list[str] | None = None) -> list[BaseMessage]:
+        """The writer's messages for one set draw, exactly as `run` sends them (the estimate prices these)."""
+        msgs = self.messages(bg, topic, draw, slot, written)
+        return [SystemMessage(content=msgs[0][1]), HumanMessage(content=msgs[1][1])]
+
+    def writer_prompt_tokens(self, bg: TopicBackground, topic: str) -> int:
+        """Input tokens of every writer call of a run on `bg`: each (set, draw) prompt rendered as `run` renders
+        it, with the schema instruction the structured call adds, counted by the token counter every dry-run
+        estimate uses. A later set also lists the titles of the sets before it, unknown before the run: they
+        are priced as K titles of `_TYPICAL_TITLE`'s length per earlier set."""
+        k, total = self.config.set_size, 0
+        schema = schema_instruction(IdeaCards)
+        for slot in range(1, self.n_slots() + 1):
+            written = [_TYPICAL_TITLE] * (k * (slot - 1))
+            for draw in range(1, self.config.sets + 1):
+                total += count_message_tokens(with_instruction(
+                    self.writer_request(bg, topic, draw, slot, written), schema))
+        return total
+
     def _gate(self, cs: CandidateSet) -> SetGate:
         return gate_set([card_fields(c) for c in cs.cards], k=self.config.set_size,
                         min_words=self.config.min_field_words)
@@ -227,9 +252,8 @@ class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
                     ctx.emit({"type": "phase", "phase": f"writing {k} idea cards (set {slot} of {slots}, "
                                                          f"draw {draw} of {cfg.sets})"})
                     ctx.scope = {"set": slot, "draw": draw} if slots > 1 else {"set": draw}
-                    msgs = self.messages(ctx.background, ctx.topic, draw, slot, written)
                     reply = await ctx.llm("writer").structured(
-                        [SystemMessage(content=msgs[0][1]), HumanMessage(content=msgs[1][1])], IdeaCards)
+                        self.writer_request(ctx.background, ctx.topic, draw, slot, written), IdeaCards)
                     state.sets.append(CandidateSet(cards=reply.cards, slot=slot))
                     ctx.save_checkpoint(state)
                     ctx.emit({"type": "message", "agent": "writer", "role": "assistant", "content": "\n\n".join(
@@ -315,8 +339,15 @@ class SetlevelMethod(Method[SetlevelConfig, SetlevelState]):
     def estimate(self, plan: CostPlan, *, topic: str, background_tokens: int = 0) -> None:
         k, slots = self.config.set_size, self.n_slots()
         n = self.config.sets * slots  # writer calls: every candidate draw of every set
-        doc_tokens = min(background_tokens, self.config.max_documents * self.config.chars_per_document // 4)
-        plan.add("writer", calls=n, input_tokens=n * (650 + doc_tokens), output_tokens=n * 440 * k)
+        bg = plan.background
+        if isinstance(bg, TopicBackground):  # known before the run (a background file): price what run() sends
+            writer_in = self.writer_prompt_tokens(bg, topic)
+        else:  # built from the graph at run time: the prompt without documents, plus the documents' share
+            doc_tokens = min(background_tokens, self.config.max_documents * self.config.chars_per_document // 4)
+            writer_in = self.writer_prompt_tokens(TopicBackground(topic=topic), topic) + n * doc_tokens
+            plan.notes.append("setlevel: the background comes from the graph at run time; the writer prompt is "
+                              "priced without its source documents plus ~chars/4 tokens for them")
+        plan.add("writer", calls=n, input_tokens=writer_in, output_tokens=n * 440 * k)
         if n > 1 or self.config.score:  # per draw: 2 impact calls per card, 1 similarity call per pair
             calls = n * (2 * k + k * (k - 1) // 2)
             plan.add("judge", calls=calls, input_tokens=calls * 700, output_tokens=calls * 120)
