@@ -75,6 +75,11 @@ class GraphStore(Protocol):
         aliases only its mentions gave, triples only it stated, nodes no paper states any more and
         parents left with no child; with `drop_paper` the Paper node too. Idempotent."""
 
+    def retain_paper_triples(self, paper_id: str, triples: Sequence[TripleIn]) -> RemovalResult:
+        """After a paper is written again (a second document of it, a re-run): take out its statements that
+        `triples` do not make (other indexes, other nodes) with their quotes, and, as `remove_paper` does,
+        what only they gave the graph. The Paper node and the kept statements stay. Idempotent."""
+
     def papers_stating(self, keys: Sequence[str]) -> set[str]:
         """Ids of the papers that state any of these node keys."""
 

@@ -528,6 +528,16 @@ DELETE st
 RETURN count(st) AS deleted
 """
 
+# Rows {triple_index, role, key}: single statements of the paper (a paper written again by a document that
+# states less: the earlier document's statements it does not repeat). The edge goes, its quotes with it.
+DELETE_STATES_AT = """
+UNWIND $rows AS r
+MATCH (:Paper {paper_id: $paper_id})-[st:STATES {triple_index: r.triple_index, role: r.role}]->(n)
+WHERE n.key = r.key
+DELETE st
+RETURN count(st) AS deleted
+"""
+
 
 def set_provenance(label: str) -> str:
     """Rows {key, sources, aliases, norms}: a node's provenance after a paper left it."""
@@ -564,6 +574,22 @@ MATCH (:Challenge {key: r.ck})-[e:SOLVED_BY]->(:Solution {key: r.sk})
 WITH e, size(e.problems) AS before, [x IN e.stated WHERE NOT x ENDS WITH $suffix] AS stated
 WITH e, before, stated, [pk IN e.problems WHERE any(x IN stated WHERE x STARTS WITH (pk + $sep))] AS problems
 SET e.stated = stated, e.problems = problems, e.sources = [x IN e.sources WHERE x <> $paper_id]
+WITH sum(before - size(problems)) AS removed
+MERGE (m:Meta {id: $meta_id})
+ON CREATE SET m.node_version = 0, m.triples = 0
+SET m.triples = CASE WHEN m.triples IS NULL THEN NULL ELSE m.triples - removed END
+RETURN removed
+"""
+
+# The partial form of UNSTATE_SOLVED_BY: rows {ck, sk, drop, unsource} take out only the (problem, paper)
+# pairs in `drop`; the paper leaves the edge's sources only when it states the edge no more (`unsource`).
+UNSTATE_SOLVED_BY_PAIRS = """
+UNWIND $rows AS r
+MATCH (:Challenge {key: r.ck})-[e:SOLVED_BY]->(:Solution {key: r.sk})
+WITH e, r, size(e.problems) AS before, [x IN e.stated WHERE NOT x IN r.drop] AS stated
+WITH e, r, before, stated, [pk IN e.problems WHERE any(x IN stated WHERE x STARTS WITH (pk + $sep))] AS problems
+SET e.stated = stated, e.problems = problems,
+    e.sources = CASE WHEN r.unsource THEN [x IN e.sources WHERE x <> $paper_id] ELSE e.sources END
 WITH sum(before - size(problems)) AS removed
 MERGE (m:Meta {id: $meta_id})
 ON CREATE SET m.node_version = 0, m.triples = 0

@@ -467,12 +467,59 @@ class CypherGraphStore(ABC):
         with no child, level by level. `drop_paper` also deletes the Paper node (`papers delete`);
         without it the Paper node stays for a re-extraction. Idempotent (a second call finds nothing
         stated and changes nothing), so a removal cut short by a crash converges when run again."""
+        rows = self._read(Q.PAPER_STATES, {"paper_id": paper_id})
+        res = self._take_out(paper_id, rows, [])
+        if drop_paper:
+            res.paper_removed = int(self._first(self._write(Q.DELETE_PAPER, {"paper_id": paper_id}), "deleted")) > 0
+        return res
+
+    def retain_paper_triples(self, paper_id: str, triples: Sequence[TripleIn]) -> RemovalResult:
+        """Take out every statement of the paper that `triples` (its triples as just written) do not make:
+        STATES edges at other indexes or to other nodes, with their quotes, and then, as `remove_paper`
+        does, the paper's part in the nodes and edges only those statements gave, and the nodes and
+        parents left stated by no paper. The Paper node and the kept statements stay untouched."""
+        keep = {(t.index, role, self._key_for(getattr(t, role), role)) for t in triples if t.paper_id == paper_id
+                for role in ROLES}
+        rows = self._read(Q.PAPER_STATES, {"paper_id": paper_id})
+        gone = [r for r in rows if (int(r["triple_index"]), r["role"], r["key"]) not in keep]
+        if not gone:
+            return RemovalResult(paper_id=paper_id)
+        kept = [r for r in rows if (int(r["triple_index"]), r["role"], r["key"]) in keep]
+        return self._take_out(paper_id, gone, kept)
+
+    def _take_out(self, paper_id: str, gone: list[Row], kept: list[Row]) -> RemovalResult:
+        """Delete the `gone` STATES rows of a paper (PAPER_STATES rows) and what only they gave the graph;
+        `kept` are the paper's statements that stay (none: the whole contribution goes)."""
         res = RemovalResult(paper_id=paper_id)
-        by_index: dict[int, dict[str, str]] = {}
+
+        def roles_by_index(rs: list[Row]) -> dict[int, dict[str, set[str]]]:
+            out: dict[int, dict[str, set[str]]] = {}
+            for r in rs:
+                out.setdefault(int(r["triple_index"]), {}).setdefault(r["role"], set()).add(r["key"])
+            return out
+
+        Pairs = set[tuple[str, str]]
+
+        def stated(rs: list[Row]) -> tuple[Pairs, Pairs, set[tuple[str, str, str]]]:
+            """The (problem, challenge) and (challenge, solution) pairs and the (problem, challenge, solution)
+            triples these rows state (an index written twice with other nodes states each combination, as
+            the edges recorded it)."""
+            hc: Pairs = set()
+            cs: Pairs = set()
+            pcs: set[tuple[str, str, str]] = set()
+            for t in roles_by_index(rs).values():
+                for ck in t.get("challenge", ()):
+                    hc.update((pk, ck) for pk in t.get("problem", ()))
+                    cs.update((ck, sk) for sk in t.get("solution", ()))
+                    pcs.update((pk, ck, sk) for pk in t.get("problem", ()) for sk in t.get("solution", ()))
+            return hc, cs, pcs
+
         mentions: dict[str, set[str]] = {}
-        for r in self._read(Q.PAPER_STATES, {"paper_id": paper_id}):
-            by_index.setdefault(int(r["triple_index"]), {})[r["role"]] = r["key"]
+        for r in gone:
             mentions.setdefault(r["key"], set()).add(r.get("mention") or r["name"])
+        kept_mentions: dict[str, set[str]] = {}
+        for r in kept:
+            kept_mentions.setdefault(r["key"], set()).add(r.get("mention") or r["name"])
         keys = sorted(mentions)
         res.nodes_touched = keys
         by_label: dict[str, list[str]] = {lb: [] for lb in Q.NODE_LABELS}
@@ -484,43 +531,56 @@ class CypherGraphStore(ABC):
             if not lkeys:
                 continue
             for n in self._read(Q.node_provenance(lb), {"keys": lkeys, "paper_id": paper_id}):
-                others = {m for m in n.get("mentions") or [] if m}
-                gone = mentions.get(n["key"], set()) - others
-                aliases = [a for a in n.get("aliases") or [] if a not in gone]
+                others = {m for m in n.get("mentions") or [] if m} | kept_mentions.get(n["key"], set())
+                gone_names = mentions.get(n["key"], set()) - others
+                aliases = [a for a in n.get("aliases") or [] if a not in gone_names]
                 res.aliases_removed += len(n.get("aliases") or []) - len(aliases)
                 norms: list[str] = []
                 for name in (n.get("name") or "", *aliases):
                     norm = _norm_or_none(name)
                     if norm and norm not in norms:
                         norms.append(norm)
-                sources = [x for x in n.get("sources") or [] if x != paper_id]
+                sources = list(n.get("sources") or [])
+                if n["key"] not in kept_mentions:  # the paper states the node no more
+                    sources = [x for x in sources if x != paper_id]
                 rows.setdefault(lb, []).append({"key": n["key"], "sources": sources, "aliases": aliases,
                                                 "norms": norms})
                 if not sources:
                     orphans.setdefault(lb, []).append(n["key"])
-        hc = sorted({(t["problem"], t["challenge"]) for t in by_index.values() if {"problem", "challenge"} <= set(t)})
-        sb = sorted({(t["challenge"], t["solution"]) for t in by_index.values() if {"challenge", "solution"} <= set(t)})
-        hc_rows = [{"pk": pk, "ck": ck} for pk, ck in hc]
-        sb_rows = [{"ck": ck, "sk": sk} for ck, sk in sb]
+        all_hc, all_cs, all_pcs = stated(gone + kept)
+        kept_hc, kept_cs, kept_pcs = stated(kept)
+        hc_rows = [{"pk": pk, "ck": ck} for pk, ck in sorted(all_hc - kept_hc)]
         edge = {"paper_id": paper_id, "sep": Q.STATED_SEP, "suffix": Q.STATED_SEP + paper_id, **self._meta()}
-        stmts: list[Statement] = [(Q.DELETE_PAPER_STATES, {"paper_id": paper_id})]
+        stmts: list[Statement]
+        sb_stmt: list[Statement]
+        if not kept:
+            sb = sorted(all_cs)
+            stmts = [(Q.DELETE_PAPER_STATES, {"paper_id": paper_id})]
+            sb_stmt = [(Q.UNSTATE_SOLVED_BY, {"rows": [{"ck": ck, "sk": sk} for ck, sk in sb], **edge})] if sb else []
+        else:
+            states = [{"triple_index": int(r["triple_index"]), "role": r["role"], "key": r["key"]} for r in gone]
+            stmts = [(Q.DELETE_STATES_AT, {"rows": states, "paper_id": paper_id})]
+            drop: dict[tuple[str, str], list[str]] = {pair: [] for pair in sorted(all_cs - kept_cs)}
+            for pk, ck, sk in sorted(all_pcs - kept_pcs):
+                drop.setdefault((ck, sk), []).append(pk + Q.STATED_SEP + paper_id)
+            pair_rows = [{"ck": ck, "sk": sk, "drop": d, "unsource": (ck, sk) not in kept_cs}
+                         for (ck, sk), d in sorted(drop.items())]
+            sb_stmt = [(Q.UNSTATE_SOLVED_BY_PAIRS, {"rows": pair_rows, **edge})] if pair_rows else []
+        sb_rows = [{"ck": r["ck"], "sk": r["sk"]} for r in (sb_stmt[0][1]["rows"] if sb_stmt else [])]
         stmts += [(Q.set_provenance(lb), {"rows": lrows}) for lb, lrows in rows.items()]
         if hc_rows:
             stmts += [(Q.UNSTATE_HAS_CHALLENGE, {"rows": hc_rows, "paper_id": paper_id}),
                       (Q.DELETE_UNSTATED_HAS_CHALLENGE, {"rows": hc_rows})]
-        if sb_rows:
-            stmts += [(Q.UNSTATE_SOLVED_BY, {"rows": sb_rows, **edge}),
-                      (Q.DELETE_UNSTATED_SOLVED_BY, {"rows": sb_rows})]
+        if sb_stmt:
+            stmts += [*sb_stmt, (Q.DELETE_UNSTATED_SOLVED_BY, {"rows": sb_rows})]
         first_orphan = len(stmts)
         stmts += [(Q.delete_orphans(lb), {"keys": okeys}) for lb, okeys in orphans.items()]
         results = self._write_tx(stmts)
         res.states_removed = int(self._first(results[0], "deleted"))
-        if sb_rows:
+        if sb_stmt:
             res.triples_removed = int(self._first(results[first_orphan - 2], "removed"))
         removed = [r["key"] for rs in results[first_orphan:] for r in rs]
         removed += self._delete_childless_parents()
-        if drop_paper:
-            res.paper_removed = int(self._first(self._write(Q.DELETE_PAPER, {"paper_id": paper_id}), "deleted")) > 0
         if removed:
             # deleted nodes make an index built before this look stale, never silently current
             self._write(Q.BUMP_NODE_VERSION, self._meta())

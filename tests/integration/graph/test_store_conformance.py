@@ -663,3 +663,54 @@ class TestEvidenceConformance:
         gstore.remove_paper("paper-a")
         ck = node_key("challenge", "Scarce labelled data")
         assert [e.paper_id for e in gstore.node_evidence([ck])[ck]] == ["paper-c"]
+
+    # A paper written again by a document that states less (a revised record, a re-ingest): the graph holds
+    # what it would hold had the paper only ever stated the new version -- no mix of the two.
+    @pytest.mark.parametrize("v2", [
+        pytest.param([CORE[0]], id="fewer-triples"),
+        pytest.param([T("paper-a", 0, "Low-resource NER", "Label noise", "Data augmentation")], id="other-node"),
+        pytest.param([T("paper-a", 0, "Low-resource NER", "Domain shift", "Adapter tuning")], id="moved-index"),
+        pytest.param([T("paper-a", 0, "Low-resource NER", "Scarce labelled data", "Adapter tuning"),
+                      T("paper-a", 1, "Low-resource NER", "Domain shift", "Data augmentation")], id="crossed"),
+        pytest.param([], id="none"),
+    ])
+    def test_retain_paper_triples_leaves_only_the_new_version(self, gstore: GraphStore, v2: list[TripleIn]) -> None:
+        others = CORE[2:]  # paper-b and paper-c share nodes and edges with paper-a
+        v1 = [with_evidence(CORE[0], "First"), with_evidence(CORE[1], "First"),
+              with_evidence(T("paper-a", 2, "Low-resource NER", "Tokenisation errors", "Subword regularisation"),
+                            "First")]
+        new = [with_evidence(t, "Second") for t in v2]
+        paper = PaperRecord(paper_id="paper-a", title="Paper A")
+
+        def write(*versions: list[TripleIn]) -> dict[str, Any]:
+            gstore.clear()
+            gstore.upsert_triples(others)
+            gstore.upsert_papers([paper])
+            for v in versions:
+                if v:
+                    gstore.upsert_triples(v)
+            if len(versions) == 2:
+                r = gstore.retain_paper_triples("paper-a", versions[1])
+                assert r.states_removed > 0 and r.paper_id == "paper-a"
+                again = gstore.retain_paper_triples("paper-a", versions[1])  # idempotent
+                assert again.states_removed == 0 and again.nodes_removed == []
+            snap = snapshot(gstore)
+            snap["stats"].pop("node_version")
+            for n in snap["nodes"]:
+                n.pop("created_at", None)
+            snap["paper_a"] = [t.model_dump() for t in gstore.paper_triples("paper-a")]
+            keys = [n["key"] for n in snap["nodes"]]
+            snap["evidence"] = {k: [e.model_dump() for e in ev] for k, ev in gstore.node_evidence(keys).items()}
+            return snap
+
+        rewritten = write(v1, new)
+        assert rewritten == write(new)
+        assert node_key("challenge", "Tokenisation errors") not in {n["key"] for n in rewritten["nodes"]}
+        assert "First" not in str(rewritten["evidence"])  # the first version's quotes left with their edges
+
+    def test_retain_paper_triples_keeps_other_papers_and_unchanged_papers(self, gstore: GraphStore) -> None:
+        gstore.upsert_triples(CORE)
+        before = snapshot(gstore)
+        r = gstore.retain_paper_triples("paper-a", [t for t in CORE if t.paper_id == "paper-a"])
+        assert r.states_removed == 0 and r.nodes_removed == []
+        assert snapshot(gstore) == before
