@@ -327,10 +327,18 @@ class MinerSink:
             for i, (t, n, ev) in enumerate(zip(result.triples, resolved.nodes, evidence, strict=True))
         ]
 
+        # A paper written again (a second document of it, a re-ingest) holds this document's triples only:
+        # what an earlier version stated beyond them goes, quotes and all. A document the extractor could
+        # not read (a metadata record, a scan) says nothing about the triples, so it leaves them alone.
+        replaces = bool(triples) or has_text(paper, self.cfg)
+        removed: list[str] = []
+
         def write() -> int:
-            self.store.upsert_papers([paper.to_record()])
+            new_paper = self.store.upsert_papers([paper.to_record()])
             if triples:
                 self.store.upsert_triples(triples)
+            if not new_paper and replaces:
+                removed.extend(self._retain(paper.paper_id, triples))
             # what the graph holds for this paper now: a paper written again (a second document of it, a
             # re-run) overwrites its triples by index, so adding len(triples) per write counted them twice
             held = len(self.store.paper_triples(paper.paper_id)) if triples or paper.paper_id in self._held else 0
@@ -344,6 +352,10 @@ class MinerSink:
             return held
 
         held = await asyncio.to_thread(write)
+        if removed:  # nodes deleted with the earlier version: no later mention may merge into them
+            gone = set(removed)
+            for kind in self.resolver.recent:
+                self.resolver.recent[kind] = [kv for kv in self.resolver.recent[kind] if kv[0] not in gone]
         # kept so a later `papers delete` / merge undo can replay this paper without the extractor
         self.extractions.put(original)
         self.decisions.log_merges(resolved.decisions, run_id=self.run_id)
@@ -353,6 +365,26 @@ class MinerSink:
         self.stats.triples = sum(self._held.values())  # "triples stored": what the graph holds for this run's papers
         self.stats.new_nodes += len(resolved.new_nodes)
         return {"triples": len(triples), "merges": resolved.merges, "rejected": len(result.rejected)}
+
+    def _retain(self, paper_id: str, triples: list[TripleIn]) -> list[str]:
+        """Take the paper's statements that `triples` do not repeat out of the graph (store.retain_paper_triples)
+        and the nodes that left with them out of the index, its pending additions and the parent runs."""
+        r = self.store.retain_paper_triples(paper_id, triples)
+        if not r.nodes_removed:
+            return []
+        gone = set(r.nodes_removed)
+        keep = [i for i, n in enumerate(self._unindexed) if n.key not in gone]
+        if len(keep) < len(self._unindexed):
+            vecs = self._unindexed_vecs if len(self._unindexed_vecs) == len(self._unindexed) else None
+            self._unindexed = [self._unindexed[i] for i in keep]
+            self._unindexed_vecs = [vecs[i] for i in keep] if vecs is not None else []
+        if self.index is not None:
+            # the stamp stays as it was (no from_version): the next flush stamps the index current
+            self.index.remove(r.nodes_removed)
+        self.decisions.forget_members(r.nodes_removed)
+        log.info("paper %s written again: %d earlier statement(s) and %d node(s) it no longer states removed",
+                 paper_id, r.states_removed, len(r.nodes_removed))
+        return r.nodes_removed
 
     def _flush_index(self) -> None:
         """Add the buffered new nodes to the index in one write. Stamped current only when the index
