@@ -197,6 +197,8 @@ def build_tables(res: EvalResults) -> dict[str, Table]:
         f"{len(few)} row(s): {TOO_FEW} -- fewer than {bias_min} decisive verdicts, so a slot bias can be neither "
         "shown nor ruled out there" if few else ""))
     tables["replies"] = Table("replies", ["kind", "judge", "asked", "usable", "unusable"], res.replies)
+    for name, t in tables.items():  # what report.html and summary.md show: sane precision (tables.report_digits)
+        t.report = name != "methods"  # methods.csv: one row per method at full 4 decimals, for reuse
     return tables
 
 

@@ -27,6 +27,27 @@ def fmt(v: Any, digits: int = 4) -> str:
     return str(v)
 
 
+def report_digits(metric: str) -> int:
+    """Decimals the report (report.html, summary.md, tables/*.csv) shows for `metric`: 2 -- judge scores, win
+    rates, MOScores, gates, Yield, shares and kappa are means over a handful of judged items, where a third
+    decimal is noise -- except where the quantity needs another:
+    - diversity and novelty (1 - cosine): 3, because methods' embedding distances differ in the third decimal
+      (0.412 against 0.418), which 2 decimals would show as equal;
+    - costs in USD: 4, because a hosted model's cost per idea or per judge call is a fraction of a cent, which
+      2 decimals would print as 0.00;
+    - ELO ratings and their intervals: 0, because one match moves a rating by up to K = 32 points, so a
+      fraction of a point is not a difference (elo_matches, a count averaged over topics: 1)."""
+    if metric.startswith("cost_usd"):
+        return 4
+    if metric.startswith(("diversity", "novelty")):
+        return 3
+    if metric == "elo_matches":
+        return 1
+    if metric.startswith("elo_"):
+        return 0
+    return 2
+
+
 @dataclass
 class Table:
     name: str
@@ -36,9 +57,21 @@ class Table:
     # `eval --check` lists it); empty: nothing to say.
     note: str = ""
     digits: dict[str, int] = field(default_factory=dict)  # decimals per column where 4 would be false precision
+    # A table a person reads in the report: every float at `report_digits` of its column, a long table's
+    # value/lo/hi at those of its row's metric. False: 4 decimals (the data files: ideas.csv, methods.csv).
+    report: bool = False
+
+    def _digits(self, column: str, row: dict[str, Any]) -> int:
+        if column in self.digits:
+            return self.digits[column]
+        if not self.report:
+            return 4
+        if column in ("value", "lo", "hi") and row.get("metric"):
+            return report_digits(str(row["metric"]))
+        return report_digits(column)
 
     def cells(self) -> list[list[str]]:
-        return [[fmt(r.get(c), self.digits.get(c, 4)) for c in self.columns] for r in self.rows]
+        return [[fmt(r.get(c), self._digits(c, r)) for c in self.columns] for r in self.rows]
 
     def to_csv(self) -> str:
         buf = io.StringIO()
