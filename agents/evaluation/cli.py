@@ -299,8 +299,14 @@ def eval_command(
     if not resume:
         run = create_eval(settings, cfg, tlist, source=str(topics) if topics else "topic strings")
     err_console.print(f"evaluation {run.id}: {run.path}", highlight=False)  # a note: results alone on stdout
+    from motivgraph.llm.local import stopping_servers_started
+
     try:
-        asyncio.run(_execute(settings, run))
+        # A local model server the eval starts (graph build, methods, judges) ends with it; one the user
+        # started before is theirs and keeps running (#42 item 3).
+        with stopping_servers_started(lambda names: err_console.print(
+                f"stopped the local model server(s) this evaluation started: {', '.join(names)}", highlight=False)):
+            asyncio.run(_execute(settings, run))
     except BudgetExceeded as e:
         err_console.print(f"[yellow]stopped: {escape(str(e))} — resume with: motivgraph eval --resume {run.id} "
                           "--budget-usd <more>[/yellow]")

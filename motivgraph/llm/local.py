@@ -27,7 +27,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
@@ -296,13 +296,16 @@ class LocalServer:
 
     # ------------------------------------------------------------------ start / stop
     def start(self) -> tuple[LocalServerState, bool]:
-        """(state, reused): reuse the running server of this model or start one."""
+        """(state, reused): reuse the running server of this model or start one (recorded as this process's,
+        see `stopping_servers_started`)."""
         with self._locked():
             st = self.running()
             if st is not None:
                 return st, True
             self._cleanup_stale()
-            return self._spawn(), False
+            st = self._spawn()
+            _SPAWNED[self.statefile] = st.pid
+            return st, False
 
     def _cleanup_stale(self) -> None:
         st = self.read_state()
@@ -415,6 +418,46 @@ def server_for_state(f: Path, st: LocalServerState) -> LocalServer:
     # The file name is authoritative (it was derived from the same model at start).
     srv.statefile, srv.lockfile, srv.logfile = f, f.with_suffix(".lock"), f.with_suffix(".log")
     return srv
+
+
+# The servers this process spawned: state file -> pid. A server outlives the command that started it (so
+# `ideate` after `ideate` reuses it), but a command that must end with every process it started (`motivgraph
+# eval`, #42 item 3) stops the ones it spawned -- never one it found running, which is the user's.
+_SPAWNED: dict[Path, int] = {}
+
+
+def stop_spawned_since(before: dict[Path, int]) -> list[str]:
+    """Stop every server this process spawned that is not in `before` (a copy of `_SPAWNED` taken earlier);
+    the names of those that were running. A state file now naming another pid (the server was stopped and
+    started again by someone else) is left alone: that server is not ours."""
+    stopped: list[str] = []
+    for f, pid in list(_SPAWNED.items()):
+        if before.get(f) == pid:
+            continue
+        _SPAWNED.pop(f, None)
+        try:
+            st: LocalServerState | None = LocalServerState(**json.loads(f.read_text()))
+        except (OSError, ValueError, TypeError):
+            st = None
+        if st is None or st.pid != pid:
+            continue
+        if server_for_state(f, st).stop():
+            log.info("stopped the local model server %s (pid %d) this command started", st.model, pid)
+            stopped.append(st.model)
+    return stopped
+
+
+@contextlib.contextmanager
+def stopping_servers_started(on_stop: Callable[[list[str]], None] | None = None) -> Iterator[None]:
+    """Run a block; when it ends (normally, by an error or by Ctrl-C) stop the local model servers it started,
+    and call `on_stop` with their names. Servers that were running before the block are left running."""
+    before = dict(_SPAWNED)
+    try:
+        yield
+    finally:
+        names = stop_spawned_since(before)
+        if names and on_stop is not None:
+            on_stop(names)
 
 
 def stop_all(directory: Path) -> list[str]:
