@@ -178,9 +178,9 @@ async def test_killed_session_marked_interrupted_then_resumed(settings, graph_rt
     assert mark_interrupted(settings.runs_dir) == [run.id]
     assert run.status()["status"] == "interrupted"
     # resume from scratch state (nothing checkpointed yet) runs the whole session
-    model.add(idea_text(idea_dict("Another idea", cite="")), "<ACCEPT>")
+    model.add(idea_text(idea_dict("Pheromone-weighted routing after a restart", cite="")), "<ACCEPT>")
     result = await session.run()
-    assert [r["idea"]["Title"] for r in result.ideas] == ["Another idea"]
+    assert [r["idea"]["Title"] for r in result.ideas] == ["Pheromone-weighted routing after a restart"]
 
 
 async def test_resume_refused_for_completed_or_live_run(settings, graph_rt):
