@@ -170,6 +170,11 @@ async def test_http_ideate_mindflow_with_sse_flow_trace(settings, tmp_path: Path
         assert idea["extra"]["controller"] == "untrained prior" and idea["extra"]["flow"]["steps"]
         bad = {"method": "mindflow", "topic": "sparse attention kernels", "threshold": 3}
         assert (await c.post("/ideation/sessions", json=bad)).status_code == 422
-        missing = {"method": "mindflow", "topic": "sparse attention kernels", "controller": str(tmp_path / "nope")}
-        r = await c.post("/ideation/sessions", json=missing)
-        assert r.status_code == 422 and "does not exist" in r.text
+        # over HTTP a controller is the id of a stored one, never a server path (#41): a path is schema-invalid and
+        # an unknown id is named as such, so no answer tells an existing server file from a missing one
+        path = {"method": "mindflow", "topic": "sparse attention kernels", "controller": str(tmp_path / "nope")}
+        r = await c.post("/ideation/sessions", json=path)
+        assert r.status_code == 422 and r.json()["field"] == "controller", r.text
+        unknown = {"method": "mindflow", "topic": "sparse attention kernels", "controller": "nomodel:nothing"}
+        r = await c.post("/ideation/sessions", json=unknown)
+        assert r.status_code == 422 and r.json()["code"] == "unknown_reference", r.text
