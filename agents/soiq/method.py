@@ -378,8 +378,10 @@ class SoiqMethod(Method[SoiqConfig, SoiqState]):
             extra = SoiqExtra(index=i + 1, idea_json=idea, decision=cur.decision or {}, rounds=cur.round,
                               aspects=[q["aspect"] for q in cur.questions], history=cur.history,
                               grounding_report=cur.grounding or {}, grounding_attempts=cur.grounding_attempts)
-            rec = ctx.new_idea(**record_fields(idea), status="accepted" if decision == ACCEPT else "rejected",
-                               extra=extra)
+            accepted = decision == ACCEPT
+            # a rejected idea says why in SoIQ's own terms (the mentor's decision), as every method's rejection does
+            rec = ctx.new_idea(**record_fields(idea), status="accepted" if accepted else "rejected",
+                               rejection=None if accepted else reason, extra=extra)
             state.ideas.append(await ctx.ground(rec))
         ctx.emit({"type": "idea_done", "decision": decision, "title": idea.get("Title", ""), "reason": reason,
                   **({"idea_json": idea} if decision != ACCEPT and idea else {})})

@@ -120,6 +120,8 @@ async def test_reject_path_not_in_results(settings, graph_rt):
     assert result.ideas == [] and result.rejected == 1
     # the rejected idea is kept as a record with status rejected
     assert [(i["title"], i["status"]) for i in run.ideas()] == [(idea_dict()["Title"], "rejected")]
+    # ... and says why, in SoIQ's terms (#43: every rejection carries a reason from the method's own taxonomy)
+    assert run.ideas()[0]["rejection"] == "the mentor rejected it in round 2"
     decision = next(e for e in events if e["type"] == "decision")
     assert decision["decision"] == "REJECT"
     done = next(e for e in events if e["type"] == "idea_done")
