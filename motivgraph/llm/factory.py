@@ -29,6 +29,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx
 from pydantic import SecretStr
 
 from motivgraph import plugins
@@ -295,14 +296,19 @@ def build_chat_model(spec: ModelSpec, *, timeout_retries: int = 0) -> BaseChatMo
     else:
         log.info("LLM %s -> %s at %s", spec.role or "default", spec.model_id, base_url or "api.openai.com")
     cls = ChatOpenAI if spec.dialect == "openai" else _compat_chat_class()
+    timeout = http_timeout_s(spec, timeout_retries)
     return cls(
         model=spec.model,
         base_url=base_url,
         api_key=api_key,
         temperature=spec.temperature,
         max_tokens=spec.max_tokens,
-        timeout=http_timeout_s(spec, timeout_retries),
+        timeout=timeout,
         max_retries=0,
+        # A model of its own, not langchain-openai's process-wide cached one (keyed by URL and timeout): a pooled
+        # connection belongs to the event loop that opened it, so a second asyncio.run in the same process (a
+        # test after a test, a Ray worker's next task) reused a dead loop's connection: "Event loop is closed".
+        http_async_client=httpx.AsyncClient(timeout=timeout),
     )
 
 

@@ -115,6 +115,16 @@ def test_chat_openai_gets_base_url_and_key_without_logging_it(caplog: pytest.Log
     assert SECRET not in caplog.text  # ... the key never
 
 
+def test_each_openai_compatible_model_has_its_own_async_http_client() -> None:
+    """langchain-openai caches one async httpx client per (URL, timeout) for the whole process; its pooled
+    connections belong to the event loop that opened them, so a second asyncio.run (the next test, a Ray worker's
+    next task) failed with 'Event loop is closed'. Each model gets a client of its own."""
+    cfg = LLMSettings(model="vllm:Qwen/Qwen2.5-7B-Instruct", base_url="http://127.0.0.1:8009/v1", timeout_s=17)
+    a = build_chat_model(resolve_spec(cfg, "extractor"))
+    b = build_chat_model(resolve_spec(cfg, "extractor"))
+    assert a.root_async_client._client is not b.root_async_client._client
+
+
 def test_scripted_provider_from_settings(tmp_path, settings: Settings) -> None:
     reset_scripted_models()
     script = tmp_path / "script.json"
