@@ -7,7 +7,6 @@ Skipped LOUDLY when chromium, chromedriver or selenium is missing (`scripts/setu
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,27 +14,13 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.browser_support import chrome, require_browser
 from tests.integration.api.conftest import C_WSN, PARENT_ROUTING, QUANT
 from tests.uvicorn_support import served
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-try:
-    import selenium  # noqa: F401
-
-    HAVE_SELENIUM = True
-except ImportError:
-    HAVE_SELENIUM = False
-
-if not (CHROMIUM and DRIVER and HAVE_SELENIUM):
-    reason = ("SKIPPED: the explorer browser test needs Debian chromium + chromium-driver and selenium "
-              f"(found chromium={CHROMIUM}, chromedriver={DRIVER}, selenium={HAVE_SELENIUM}); "
-              "install them with scripts/setup.sh --with-browser")
-    print(f"\n*** {reason} ***\n")
-    pytest.skip(reason, allow_module_level=True)
+require_browser("the explorer browser test")
 
 from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -53,16 +38,7 @@ def base_url(service: Any) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=1280,1000",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=opts, service=ChromeService(executable_path=str(DRIVER)))
-    driver.set_page_load_timeout(60)
+    driver = chrome(tmp_path_factory.mktemp("chromium-profile"), console_log=True)
     yield driver
     driver.quit()
 

@@ -8,34 +8,19 @@ Skipped LOUDLY when chromium, chromedriver or selenium is missing (`scripts/setu
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import pytest
 
+from tests.browser_support import chrome, require_browser
 from tests.integration.api.conftest import C_WSN
 from tests.uvicorn_support import served
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-try:
-    import selenium  # noqa: F401
-
-    HAVE_SELENIUM = True
-except ImportError:
-    HAVE_SELENIUM = False
-
-if not (CHROMIUM and DRIVER and HAVE_SELENIUM):
-    reason = ("SKIPPED: the explorer key browser test needs Debian chromium + chromium-driver and selenium "
-              f"(found chromium={CHROMIUM}, chromedriver={DRIVER}, selenium={HAVE_SELENIUM}); "
-              "install them with scripts/setup.sh --with-browser")
-    print(f"\n*** {reason} ***\n")
-    pytest.skip(reason, allow_module_level=True)
+require_browser("the explorer key browser test")
 
 from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -65,17 +50,9 @@ def base_url(api_settings: Any) -> Iterator[str]:
 @pytest.fixture
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
     """A fresh profile per test: no cookie from another test."""
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=1280,1000",
-                 # evil.example must not resolve to anything: a redirect there would show as a failed load
-                 "--host-resolver-rules=MAP evil.example 192.0.2.1",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-key-profile')}"):
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(options=opts, service=ChromeService(executable_path=str(DRIVER)))
-    driver.set_page_load_timeout(30)
+    # evil.example must not resolve to anything: a redirect there would show as a failed load
+    driver = chrome(tmp_path_factory.mktemp("chromium-key-profile"), page_timeout=30,
+                    flags=("--host-resolver-rules=MAP evil.example 192.0.2.1",))
     yield driver
     driver.quit()
 

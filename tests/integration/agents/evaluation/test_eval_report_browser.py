@@ -7,7 +7,6 @@ Skipped LOUDLY when chromium, chromedriver or selenium is missing (`scripts/setu
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,25 +15,11 @@ import pytest
 from motivgraph.agents.core.registry import method_names
 from motivgraph.agents.evaluation.metrics.stats import Estimate
 from motivgraph.agents.evaluation.report import SUMMARY_COLUMNS, EvalResults, write_report
+from tests.browser_support import chrome, require_browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-try:
-    import selenium  # noqa: F401
-
-    HAVE_SELENIUM = True
-except ImportError:
-    HAVE_SELENIUM = False
-
-if not (CHROMIUM and DRIVER and HAVE_SELENIUM):
-    reason = ("SKIPPED: the report width test needs Debian chromium + chromium-driver and selenium "
-              f"(found chromium={CHROMIUM}, chromedriver={DRIVER}, selenium={HAVE_SELENIUM}); "
-              "install them with scripts/setup.sh --with-browser")
-    print(f"\n*** {reason} ***\n")
-    pytest.skip(reason, allow_module_level=True)
+require_browser("the report width test")
 
 from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
 
 ARTIFACTS = Path(os.environ.get("MOTIVGRAPH_TEST_ARTIFACTS", "test-artifacts"))
 WIDTH = 1300
@@ -42,14 +27,7 @@ WIDTH = 1300
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                 f"--window-size={WIDTH},1000", f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(options=opts, service=ChromeService(executable_path=str(DRIVER)))
-    driver.set_page_load_timeout(60)
+    driver = chrome(tmp_path_factory.mktemp("chromium-profile"), width=WIDTH)
     yield driver
     driver.quit()
 
