@@ -94,3 +94,29 @@ def neo4j_session(tmp: Path) -> Iterator[Settings]:
         pytest.skip(reason)
     with local_server(tmp / "neo4j-home") as server:
         yield settings_for(server, data_dir)
+
+
+@contextmanager
+def indexed_walkthrough_graph(settings: Settings, embedder: object) -> Iterator[object]:
+    """The docs' walk-through graph written into the Neo4j of `settings`, with its node vector indexes built and
+    populated (they fill asynchronously after CREATE); the graph is wiped on exit. Yields the store."""
+    import time
+
+    from motivgraph.graph import open_store
+    from motivgraph.graph.neo4j_search import Neo4jNodeVectors
+    from tests.integration.graph.test_neo4j_browser_queries import fill_walk_through_graph
+
+    store = open_store(settings)
+    store.clear()
+    try:
+        fill_walk_through_graph(store)
+        vec = Neo4jNodeVectors(settings, store, embedder)  # type: ignore[arg-type]
+        vec.rebuild()
+        deadline = time.monotonic() + 60
+        while vec.status().state != "ok" and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert vec.status().state == "ok", vec.status().message
+        yield store
+    finally:
+        store.clear()
+        store.close()

@@ -9,7 +9,6 @@ a real Neo4j rejects, or that finds nothing on a graph that has what it asks for
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,30 +16,16 @@ import pytest
 
 from motivgraph.settings import Settings
 from tests.integration.api.conftest import C_ACO, C_WSN
-from tests.integration.graph.test_neo4j_browser_queries import fill_walk_through_graph, walkthrough_queries
+from tests.integration.graph.test_neo4j_browser_queries import walkthrough_queries
+from tests.neo4j_support import indexed_walkthrough_graph
 
 pytestmark = [pytest.mark.e2e, pytest.mark.neo4j]
 
 
 @pytest.fixture(scope="module")
 def docs_graph(neo4j_settings: Settings, embedder: Any) -> Iterator[Any]:
-    from motivgraph.graph import open_store
-    from motivgraph.graph.neo4j_search import Neo4jNodeVectors
-
-    store = open_store(neo4j_settings)
-    store.clear()
-    try:
-        fill_walk_through_graph(store)
-        vec = Neo4jNodeVectors(neo4j_settings, store, embedder)
-        vec.rebuild()
-        deadline = time.monotonic() + 60  # indexes populate asynchronously after CREATE
-        while vec.status().state != "ok" and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert vec.status().state == "ok", vec.status().message
+    with indexed_walkthrough_graph(neo4j_settings, embedder) as store:
         yield store
-    finally:
-        store.clear()
-        store.close()
 
 
 @pytest.mark.parametrize("title, query", walkthrough_queries(),

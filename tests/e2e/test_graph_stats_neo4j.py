@@ -5,7 +5,6 @@ the data folder's FAISS index, which does not exist after a push, and call the n
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,30 +14,15 @@ from typer.testing import CliRunner
 
 from motivgraph.cli import app
 from motivgraph.settings import Settings
-from tests.integration.graph.test_neo4j_browser_queries import fill_walk_through_graph
+from tests.neo4j_support import indexed_walkthrough_graph
 
 pytestmark = [pytest.mark.e2e, pytest.mark.neo4j]
 
 
 @pytest.fixture
 def indexed_neo4j(neo4j_settings: Settings, embedder: Any) -> Iterator[Any]:
-    from motivgraph.graph import open_store
-    from motivgraph.graph.neo4j_search import Neo4jNodeVectors
-
-    store = open_store(neo4j_settings)
-    store.clear()
-    try:
-        fill_walk_through_graph(store)
-        vec = Neo4jNodeVectors(neo4j_settings, store, embedder)
-        vec.rebuild()
-        deadline = time.monotonic() + 60  # indexes populate asynchronously after CREATE
-        while vec.status().state != "ok" and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert vec.status().state == "ok", vec.status().message
+    with indexed_walkthrough_graph(neo4j_settings, embedder) as store:
         yield store
-    finally:
-        store.clear()
-        store.close()
 
 
 def test_graph_stats_and_reindex_check_agree_on_the_neo4j_index(indexed_neo4j: Any, neo4j_settings: Settings,
