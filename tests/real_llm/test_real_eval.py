@@ -1,6 +1,6 @@
 """A short evaluation against the real local model (SmolLM2-135M): 2 topics, 2 methods, 1 idea.
 Mechanics only: the evaluation ends `completed` with a whole report (shortfalls and unusable judge
-replies reported, not fatal) or `failed` with a named reason; never left running; real calls are
+replies reported, not fatal); a failed or crashed evaluation fails the test; never left running; real calls are
 accounted per evaluation role."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """MindFlow against the real local model (SmolLM2-135M): mechanics only — one short training step
 (log line with real tokens, checkpoint, controller) and one idea from a one-layer flow, each ending
-cleanly (`completed`, or `failed` with a named reason), real calls accounted under mindflow.* roles."""
+`completed` (a failed or crashed run fails the test: support.assert_run_ended_cleanly), real calls accounted under mindflow.* roles."""
 
 from __future__ import annotations
 
