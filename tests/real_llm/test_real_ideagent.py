@@ -1,6 +1,7 @@
 """IDEAgent and its four baselines against the real local model (SmolLM2-135M): mechanics only —
 a tiny run ends `completed` (with ideas or with every draft rejected with its reason); a failed or crashed
-run fails the test (support.assert_run_ended_cleanly); never left running; real calls are accounted per namespaced role."""
+run fails the test (support.assert_run_ended_cleanly); never left running; real calls are accounted per
+namespaced role."""
 
 from __future__ import annotations
 

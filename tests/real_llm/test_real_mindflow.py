@@ -1,6 +1,7 @@
 """MindFlow against the real local model (SmolLM2-135M): mechanics only — one short training step
 (log line with real tokens, checkpoint, controller) and one idea from a one-layer flow, each ending
-`completed` (a failed or crashed run fails the test: support.assert_run_ended_cleanly), real calls accounted under mindflow.* roles."""
+`completed` (a failed or crashed run fails the test: support.assert_run_ended_cleanly), real calls
+accounted under mindflow.* roles."""
 
 from __future__ import annotations
 
