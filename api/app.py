@@ -24,6 +24,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from motivgraph import __version__
 from motivgraph.api import errors
 from motivgraph.api.deps import JsonBody
+from motivgraph.api.heap import settle_long_lived
 from motivgraph.api.middleware import (
     BROWSER_PAGES,
     LOOPBACK_HOSTS,
@@ -104,8 +105,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if owned and settings.api.node_cache > 0:
-            # a server keeps node briefs in memory (api.node_cache); a test's shared service decides itself
-            service.ctx.brief_cache.keep_warm()
+            # a server keeps node briefs in memory (api.node_cache); a test's shared service decides itself. Once
+            # filled, the briefs are frozen out of the collector's full passes (api/heap.py: their stalls)
+            service.ctx.brief_cache.keep_warm(on_filled=settle_long_lived if settings.api.settle_heap else None)
         yield
         if owned:
             client = service.ctx._s2_client
@@ -156,9 +158,6 @@ def set_compute_threads(n: int) -> None:
     """Embedding (ONNX Runtime or torch) and FAISS threads of this process (see ApiSettings.compute_threads).
     torch is not imported for it: with the default ONNX backend a worker never loads torch (~1 s, ~300 MB),
     and OMP_NUM_THREADS holds the count for a torch imported later (the torch backend or its fall-back)."""
-
-
-
     set_threads(n)
     torch = sys.modules.get("torch")
     if torch is not None:

@@ -20,6 +20,7 @@ count. Loopback only. Prints figures; asserts nothing about time.
     .venv/bin/python -m bench.bench_hostile --data /tmp/mg-hostile               # paper scale, synthetic vectors
     .venv/bin/python -m bench.bench_hostile --scale 0.1 --phase-s 10             # quick
     .venv/bin/python -m bench.bench_hostile --client-concurrency 0               # the limits off (a baseline)
+    .venv/bin/python -m bench.bench_hostile --baseline --baseline-heap    # also: the gate off; the heap unsettled
 """
 
 from __future__ import annotations
@@ -256,6 +257,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--baseline", action="store_true",
                     help="Then serve again with the graph-walking gate off (heavy_concurrency 0) and repeat the quiet "
                     "and hostile phases: before/after in one run.")
+    ap.add_argument("--baseline-heap", action="store_true",
+                    help="Then serve again without settling the long-lived heap (api.settle_heap off: Python's full "
+                    "garbage collections walk the node cache) and repeat the quiet and hostile phases.")
     ap.add_argument("--json", type=Path, default=None, help="Also write the figures to this JSON file.")
     args = ap.parse_args(argv)
 
@@ -310,19 +314,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         say(f"hostile clients got: {hostile['hostile']['status']} in {hostile['hostile']['wall_s']:.1f} s")
         say(f"p99 under hostile load / quiet p99: {fig['p99_ratio']:.2f}x (target <= 3x); "
             f"load1 {fig['load1_at_start']:.2f} -> {fig['load1_at_end']:.2f}")
-        if args.baseline:
+        baselines = ([("gate off", "baseline_ungated", {"MOTIVGRAPH_API_HEAVY_CONCURRENCY": "0"})] if args.baseline
+                     else []) + ([("heap not settled", "baseline_heap_unsettled", {"MOTIVGRAPH_API_SETTLE_HEAP": "0"})]
+                                 if args.baseline_heap else [])
+        for label, key, overrides in baselines:
             stop_server(proc)
-            proc, url = start_server(settings, 1, env_extra={**env, "MOTIVGRAPH_API_HEAVY_CONCURRENCY": "0"})
+            proc, url = start_server(settings, 1, env_extra={**env, **overrides})
             asyncio.run(_alone(url, cases[:1], warm, 2))
             bq = asyncio.run(_phase(url, args, unique_queries(rng, args.max_normal), None))
             bh = asyncio.run(_phase(url, args, unique_queries(rng, args.max_normal), cases))
             q2, h2 = bq["normal"]["latency_ms"], bh["normal"]["latency_ms"]
-            fig["baseline_ungated"] = {"quiet": bq, "under_hostile": bh, "p99_ratio": h2["p99_ms"] / q2["p99_ms"],
-                                       "load1_at_end": os.getloadavg()[0]}
-            say(f"baseline, gate off — quiet:   p50 {q2['p50_ms']:.1f} ms  p99 {q2['p99_ms']:.1f} ms")
-            say(f"baseline, gate off — hostile: p50 {h2['p50_ms']:.1f} ms  p99 {h2['p99_ms']:.1f} ms  "
+            fig[key] = {"quiet": bq, "under_hostile": bh, "p99_ratio": h2["p99_ms"] / q2["p99_ms"],
+                        "load1_at_end": os.getloadavg()[0]}
+            say(f"baseline, {label} — quiet:   p50 {q2['p50_ms']:.1f} ms  p99 {q2['p99_ms']:.1f} ms")
+            say(f"baseline, {label} — hostile: p50 {h2['p50_ms']:.1f} ms  p99 {h2['p99_ms']:.1f} ms  "
                 f"(hostile clients got {bh['hostile']['status']})")
-            say(f"baseline p99 ratio: {fig['baseline_ungated']['p99_ratio']:.2f}x; load1 now {os.getloadavg()[0]:.2f}")
+            say(f"baseline, {label}: p99 ratio {fig[key]['p99_ratio']:.2f}x; load1 now {os.getloadavg()[0]:.2f}")
     finally:
         if proc is not None:
             stop_server(proc)

@@ -477,6 +477,12 @@ class ApiSettings(BaseModel):
         "so a node_search hit needs no graph round trip; ~1 KB each (73 MB for 75k nodes). `motivgraph serve` fills "
         "it in the background at start-up and again after every graph change (up to this many nodes); 0 turns it off.",
     )
+    settle_heap: bool = Field(
+        True,
+        description="After each node cache fill, freeze the worker's long-lived objects out of Python's full garbage "
+        "collections (gc.freeze). Each full pass over ~10^6 cached objects stalled every request 0.2-0.4 s on the "
+        "paper-scale graph; off only to measure that (bench/bench_hostile.py --baseline-heap).",
+    )
     # Issue 41 (a server on a shared network): one client cannot take the server's capacity, and a slow one cannot
     # hold a connection open. Defaults fit a lab's agents and browsers: an agent sends one tool call at a time, a
     # browser opens up to 6 connections, a script fanning out over every tool ~10, so 16 in flight is not reached by

@@ -70,6 +70,7 @@ class BriefCache:
         self._store = store
         self._lock = threading.Lock()
         self._keep = False  # fill again after each clear (keep_warm)
+        self._on_filled: Callable[[], None] | None = None  # keep_warm's hook, after each complete fill
         self._thread: threading.Thread | None = None
         self._refill = False
 
@@ -109,9 +110,11 @@ class BriefCache:
     def filling(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def keep_warm(self) -> None:
-        """Fill the cache now and again after every clear (a server; a test's shared service decides itself)."""
+    def keep_warm(self, on_filled: Callable[[], None] | None = None) -> None:
+        """Fill the cache now and again after every clear (a server; a test's shared service decides itself).
+        `on_filled` runs in the fill thread after each complete fill (the server settles its heap there)."""
         self._keep = True
+        self._on_filled = on_filled
         self.warm()
 
     def warm(self) -> None:
@@ -135,9 +138,12 @@ class BriefCache:
             delay = REWARM_DELAY_S
             if self._fill_once():
                 with self._lock:
-                    if not self._refill:
-                        return
+                    done = not self._refill
                     self._refill = False
+                if done:
+                    if self._on_filled is not None:
+                        self._on_filled()
+                    return
             if not self._keep:
                 return
 

@@ -97,3 +97,25 @@ def test_node_cache_zero_turns_it_off(tmp_path, falkordb_server, embedder):
         assert res.hits[0].key == QUANT and len(svc.ctx.brief_cache) == 0
     finally:
         svc.close()
+
+
+@pytest.mark.parametrize("settle", [True, False])
+def test_a_server_settles_its_heap_once_the_cache_is_warm(graph_settings, settle):
+    """api.settle_heap: after the served app's fill, the long-lived objects are frozen out of full collections
+    (api/heap.py); off, nothing is frozen."""
+    import gc
+
+    from fastapi.testclient import TestClient
+
+    from motivgraph.api.app import create_app
+
+    graph_settings.api.settle_heap = settle
+    gc.unfreeze()
+    try:
+        app = create_app(graph_settings)
+        with TestClient(app):
+            cache = app.state.service.ctx.brief_cache
+            wait_for(lambda: len(cache) > 5 and not cache.filling)
+            assert (gc.get_freeze_count() > 0) is settle
+    finally:
+        gc.unfreeze()

@@ -104,3 +104,21 @@ def test_size_zero_holds_nothing_and_a_failing_fill_leaves_reads_to_the_graph() 
     cache.keep_warm()
     _wait(lambda: not cache.filling)
     assert len(cache) == 0 and set(cache.get(["problem:p1"])) == {"problem:p1"}
+
+
+def test_the_on_filled_hook_runs_after_each_complete_fill_only(monkeypatch) -> None:
+    monkeypatch.setattr(briefs, "REWARM_DELAY_S", 0.01)
+    store = _Store(4)
+    store.gate = threading.Event()
+    seen: list[int] = []
+    cache = _cache(store, size=2)
+    cache.keep_warm(on_filled=lambda: seen.append(len(cache)))
+    _wait(lambda: store.fills == 1)
+    cache.clear()  # this fill is cut short: no hook for it
+    store.gate.set()
+    _wait(lambda: not cache.filling)
+    assert seen == [2]  # once, with the cache full
+    cache.clear()
+    cache.refill()
+    _wait(lambda: len(seen) == 2 and not cache.filling)
+    assert seen == [2, 2]
