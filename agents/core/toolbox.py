@@ -9,7 +9,6 @@ text the model reads and can correct.
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 from collections.abc import Iterable
@@ -264,7 +263,3 @@ class Toolbox:
                 texts.append(t)
         body = "\n".join(texts) or "no papers available"
         return f"{spec.name}: {len(texts)} random papers from the corpus:\n{body}", None
-
-
-def args_json(args: dict[str, Any]) -> str:
-    return json.dumps(args, ensure_ascii=False, sort_keys=True)
