@@ -271,7 +271,7 @@ def _print_plan(plan: Any, method: str) -> None:
     for col in ("role", "model", "calls", "tokens in", "tokens out", "USD"):
         table.add_column(col, justify="right" if col not in ("role", "model") else "left")
     for r in [*plan.roles.values(), plan.total]:
-        table.add_row(r.role, r.model, str(r.calls), str(r.input_tokens), str(r.output_tokens), f"{r.cost_usd:.4f}")
+        table.add_row(r.scope, r.model, str(r.calls), str(r.input_tokens), str(r.output_tokens), f"{r.cost_usd:.4f}")
     console.print(table)
     for note in plan.notes:
         console.print(f"[dim]{escape(note)}[/dim]")
