@@ -37,6 +37,7 @@ from motivgraph.agents.core.rundir import (
     QUEUED,
     RUNNING,
     STOPPED,
+    TERMINAL,
     RunDir,
     RunStateError,
     owner_alive,
@@ -60,8 +61,6 @@ class RunOutcome:
 def ensure_terminal(run: RunDir, e: BaseException) -> None:
     """Record `e` as the run's end when it stopped before `run_method` could (e.g. the tool client
     could not be opened): a run is never left queued or running by a process that gave up on it."""
-    from motivgraph.agents.core.rundir import TERMINAL
-
     try:
         if run.status().get("status") in TERMINAL:
             return
