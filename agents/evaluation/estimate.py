@@ -44,8 +44,8 @@ from motivgraph.llm.structured import schema_instruction
 from motivgraph.llm.tokens import count_message_tokens, count_tokens
 from motivgraph.llm.usage import cost_usd
 from motivgraph.miner.extract import EXPECTED_OUTPUT_TOKENS
-from motivgraph.miner.prompts import extraction_messages
-from motivgraph.miner.schemas import ExtractionReply
+from motivgraph.miner.prompts import extraction_messages, group_parent_messages, parent_messages
+from motivgraph.miner.schemas import ExtractionReply, NodeText, ParentVerdict
 from motivgraph.miner.text import select_input
 from motivgraph.settings import Settings
 
@@ -117,9 +117,6 @@ def _parents_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     """Parent nodes (B.4) on every graph still to build: at most one judge call per problem/challenge node and
     level (the paper rule asks each focal node once; adopted nodes are never asked), nodes bounded by
     max_triples per background paper. An upper bound: adopted children and nodes merged at ingest ask nothing."""
-    from motivgraph.miner.prompts import group_parent_messages, parent_messages
-    from motivgraph.miner.schemas import NodeText, ParentVerdict
-
     judge = parent_judge_id(settings)
     root = Path(config.graph_cache or settings.cache_dir / "eval-graphs").expanduser()
     todo = [t for t in topics if not (root / graph_key(t, extractor_id(settings), settings)[:24]
