@@ -99,7 +99,7 @@ class Bf16Bulk:
 
     def _load(self) -> object | None:
         try:
-            import torch  # noqa: F401  (local: optional extra)
+            import torch  # noqa: F401  # local: optional extra
         except ImportError as e:
             if self.setting == "bf16":
                 raise ConfigError("MOTIVGRAPH_EMBEDDING_BULK_PRECISION=bf16 needs torch (pip install torch, CPU "
