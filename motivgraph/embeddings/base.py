@@ -34,9 +34,6 @@ class Embedder(ABC):
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
         """Return an array of shape (len(texts), dim), float32, each row of unit norm."""
 
-    def embed_one(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
-
     def embed_bulk(self, texts: Sequence[str], *, show_progress: bool = False) -> tuple[np.ndarray, Precision]:
         """Many texts at once (an index build): the vectors and the precision they came in -- bf16 through
         `bulk` for a large batch where embedding.bulk_precision allows it, else `embed`'s fp32."""
