@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
+import os
 import re
 import subprocess
 import sys
@@ -194,19 +196,19 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 
 def package_edges(repo: Path) -> dict[str, set[str]]:
-    """The import graph of the installed `motivgraph` package, from grimp over the namespace tree."""
-    import grimp  # local: a dev tool (import-linter's), needed by this one figure only
-
+    """The import graph of the installed `motivgraph` package, from grimp over the namespace tree. grimp runs in a
+    fresh interpreter: one that has imported `motivgraph` already (a test run) would find the package where the
+    import put it, without the layer folders."""
     tree = subprocess.run(
         [sys.executable, str(repo / "scripts" / "namespace_tree.py")], check=True, capture_output=True, text=True,
         cwd=repo,
     ).stdout.strip()
-    sys.path.insert(0, tree)
-    try:
-        graph = grimp.build_graph("motivgraph", exclude_type_checking_imports=True, cache_dir=None)
-    finally:
-        sys.path.remove(tree)
-    return {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    code = ("import json, grimp\n"
+            "g = grimp.build_graph('motivgraph', exclude_type_checking_imports=True, cache_dir=None)\n"
+            "print(json.dumps({m: sorted(g.find_modules_directly_imported_by(m)) for m in g.modules}))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=tree,
+                         env={**os.environ, "PYTHONPATH": tree}).stdout
+    return {module: set(targets) for module, targets in json.loads(out).items()}
 
 
 # ---------------------------------------------------------------- local imports
