@@ -73,10 +73,6 @@ def tool_definitions() -> list[types.Tool]:
     ]
 
 
-def node_uri(key: str) -> str:
-    return _NODE_PREFIX + quote(key, safe=":")
-
-
 def paper_uri(paper_id: str) -> str:
     return _PAPER_PREFIX + quote(paper_id, safe=":")
 

@@ -134,7 +134,7 @@ def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str, vec
         t_up = time.perf_counter() - t0
         t1 = time.perf_counter()
         if vectors == "synthetic":
-            say(f"  upserted in {t_up:.0f}s; node index from SYNTHETIC vectors (bench_scale's word model)…")
+            say(f"  upserted in {t_up:.0f}s; node index from SYNTHETIC word-model vectors…")
             synthetic_node_index(settings, store, emb, seed)
         else:
             say(f"  upserted in {t_up:.0f}s; embedding the nodes…")
@@ -155,7 +155,7 @@ def synthetic_node_index(settings: Any, store: Any, emb: Any, seed: int) -> None
     representative; which nodes a query finds is not. Query embedding at request time stays real."""
     import numpy as np
 
-    from bench.bench_scale import WordVectors, make_group, vectorise
+    from bench.synthetic_vectors import WordVectors, make_group, vectorise
     from motivgraph.graph.faiss_groups import Group, build_faiss, choose_kind
     from motivgraph.graph.vector_index import NodeIndex
 

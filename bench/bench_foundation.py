@@ -39,8 +39,7 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
 import numpy as np
 
 from bench.synthetic import SyntheticGraph
-from motivgraph.embeddings.base import Embedder
-from motivgraph.embeddings.bulk import Precision
+from motivgraph.embeddings.base import Embedder, Precision
 
 
 class TimedEmbedder(Embedder):

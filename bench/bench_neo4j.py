@@ -54,8 +54,7 @@ import numpy as np
 from bench.bench_api import time_calls
 from bench.bench_foundation import pct, say
 from bench.synthetic import FULL, TRIPLES_PER_PAPER, SyntheticGraph
-from motivgraph.embeddings.base import Embedder
-from motivgraph.embeddings.bulk import Precision
+from motivgraph.embeddings.base import Embedder, Precision
 
 PAPER_SCALE = FULL["triple"] // TRIPLES_PER_PAPER  # 14,000 papers: the source paper's graph
 K = 10
@@ -160,15 +159,15 @@ class WordEmbedder(Embedder):
     backend = "words"
 
     def __init__(self, seed: int) -> None:
-        from bench.bench_scale import WordVectors
+        from bench.synthetic_vectors import WordVectors
 
         self.words = WordVectors(seed)
 
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
-        from bench.bench_scale import NOISE, _bag
+        from bench.synthetic_vectors import NOISE, bag
 
         ids = [self.words.ids(t) for t in texts]
-        v = _bag(self.words.matrix(), ids) if texts else np.empty((0, self.dim), np.float32)
+        v = bag(self.words.matrix(), ids) if texts else np.empty((0, self.dim), np.float32)
         for i, t in enumerate(texts):
             noise = np.random.default_rng(zlib.crc32(t.encode())).standard_normal(self.dim).astype(np.float32)
             v[i] += NOISE * noise / np.linalg.norm(noise)

@@ -49,8 +49,11 @@ S = TypeVar("S", bound=BaseModel)
 
 
 @dataclass
-class RoleCost:
-    role: str
+class CostLine:
+    """Calls, tokens and dollars of one line of a cost estimate: a run's role ("soiq.writer", "total") or a
+    part of an evaluation ("generation: soiq", "eval.score (judge)")."""
+
+    scope: str
     model: str
     calls: int = 0
     input_tokens: int = 0
@@ -70,32 +73,28 @@ class CostPlan:
     # the eval hands a topic's papers over), so a method can price the prompt it would really render; None
     # when the background comes from the graph at run time.
     background: Any = None
-    roles: dict[str, RoleCost] = field(default_factory=dict)
+    roles: dict[str, CostLine] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def add(self, role: str, *, calls: int = 1, input_tokens: int = 0, output_tokens: int = 0) -> None:
         """`calls` calls of `role` taking `input_tokens`/`output_tokens` in total (not per call)."""
         role = self.qualify(role) if self.qualify is not None else role
         model, cost = self.price(role, input_tokens, output_tokens)
-        r = self.roles.setdefault(role, RoleCost(role, model))
+        r = self.roles.setdefault(role, CostLine(role, model))
         r.calls += calls
         r.input_tokens += input_tokens
         r.output_tokens += output_tokens
         r.cost_usd += cost
 
     @property
-    def total(self) -> RoleCost:
-        t = RoleCost("total", "")
+    def total(self) -> CostLine:
+        t = CostLine("total", "")
         for r in self.roles.values():
             t.calls += r.calls
             t.input_tokens += r.input_tokens
             t.output_tokens += r.output_tokens
             t.cost_usd += r.cost_usd
         return t
-
-    def to_dict(self) -> dict[str, Any]:
-        rows = [vars(r) for r in self.roles.values()]
-        return {"roles": rows, "total": vars(self.total), "notes": list(self.notes)}
 
 
 class Method(ABC, Generic[C, S]):

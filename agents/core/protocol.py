@@ -36,10 +36,6 @@ class CallError:
     message: str
 
 
-def has_marker(text: str) -> bool:
-    return bool(_MARKER_RE.search(text or ""))
-
-
 def _balanced_end(text: str, open_idx: int) -> int | None:
     """Index just past the ')' closing the '(' at open_idx, skipping string literals; None if open."""
     depth, i, quote = 0, open_idx, ""

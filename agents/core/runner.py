@@ -26,9 +26,11 @@ from typing import Any
 from motivgraph.agents.core.background import TopicBackground
 from motivgraph.agents.core.context import Listener, RunContext, RunSpec
 from motivgraph.agents.core.idea import IdeaRecord
+from motivgraph.agents.core.llm import account_role, model_role
 from motivgraph.agents.core.method import CostPlan, Method
 from motivgraph.agents.core.outcome import failure_reason, no_idea_reason, shortfall_reason
 from motivgraph.agents.core.registry import get_method
+from motivgraph.agents.core.report import RunView, render_summary
 from motivgraph.agents.core.repro import build_record
 from motivgraph.agents.core.rundir import (
     COMPLETED,
@@ -37,12 +39,17 @@ from motivgraph.agents.core.rundir import (
     QUEUED,
     RUNNING,
     STOPPED,
+    TERMINAL,
     RunDir,
     RunStateError,
     owner_alive,
     process_start,
 )
+from motivgraph.agents.core.validity import GateConfig, embedder_similarity, gate
 from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
+from motivgraph.llm.factory import resolve_spec
+from motivgraph.llm.tokens import count_tokens
+from motivgraph.llm.usage import cost_usd
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -60,8 +67,6 @@ class RunOutcome:
 def ensure_terminal(run: RunDir, e: BaseException) -> None:
     """Record `e` as the run's end when it stopped before `run_method` could (e.g. the tool client
     could not be opened): a run is never left queued or running by a process that gave up on it."""
-    from motivgraph.agents.core.rundir import TERMINAL
-
     try:
         if run.status().get("status") in TERMINAL:
             return
@@ -128,8 +133,6 @@ async def load_background(spec: RunSpec, tool_client: Any | None, from_graph: bo
 def _summary(ctx: RunContext, status: str, ideas: list[IdeaRecord], repro: dict[str, Any], extra: str, *,
              reason: str | None = None) -> str:
     """summary.md through the one report renderer (agents.core.report), as of the run's end."""
-    from motivgraph.agents.core.report import RunView, render_summary
-
     st = {**ctx.run.status(), "status": status, "usage": ctx.usage(), "reason": reason,
           "ideas_accepted": sum(1 for i in ideas if i.status == "accepted"),
           "ideas_rejected": sum(1 for i in ideas if i.status == "rejected")}
@@ -260,8 +263,6 @@ def validity_gate(settings: Settings, ctx: RunContext, ideas: list[IdeaRecord]) 
     """Every accepted idea through the shared validity gate (agents/core/validity.py): an invalid one is
     recorded `rejected` with its reasons, and each rejection is an `idea_rejected` event. The off-topic check
     needs the embedder; when it cannot load, the run says so in a warning and the other checks still run."""
-    from motivgraph.agents.core.validity import GateConfig, embedder_similarity, gate
-
     cfg = GateConfig(min_body_words=settings.agents.idea_min_words,
                      offtopic_threshold=settings.agents.offtopic_threshold)
     sim = None
@@ -284,11 +285,6 @@ def validity_gate(settings: Settings, ctx: RunContext, ideas: list[IdeaRecord]) 
 def dry_run(settings: Settings, spec: RunSpec, llm: Any, *, method: Method[Any, Any] | None = None) -> CostPlan:
     """What the run would cost per role for the configured models, without calling any model. `method`: the
     spec's method as the caller built it (see `create_run`)."""
-    from motivgraph.agents.core.llm import account_role, model_role
-    from motivgraph.llm.factory import resolve_spec
-    from motivgraph.llm.tokens import count_tokens
-    from motivgraph.llm.usage import cost_usd
-
     method = _method_for(spec, method)
     prices = settings.llm.prices
 

@@ -34,7 +34,7 @@ def list_cmd(
     out: Path = typer.Option(None, "--out", help=_OUT_HELP),
 ) -> None:
     """Every run, newest first: id, method, status, ideas accepted, cost, topic."""
-    from motivgraph.agents.core.report import list_rows
+    from motivgraph.agents.core.report import list_rows  # local: light CLI path
 
     runs_dir = _runs_dir(out)
     rows = list_rows(runs_dir, method=method, status=status)
@@ -69,8 +69,8 @@ def show_cmd(
     out: Path = typer.Option(None, "--out", help=_OUT_HELP),
 ) -> None:
     """One run: status, cost, ideas with their grounding, and where its files are; --summary prints the full report."""
-    from motivgraph.agents.core.report import load_view, render_summary, run_row
-    from motivgraph.agents.core.rundir import RunDir
+    from motivgraph.agents.core.report import load_view, render_summary, run_row  # local: light CLI path
+    from motivgraph.agents.core.rundir import RunDir  # local: light CLI path
 
     run = RunDir.open(_runs_dir(out), run_id)
     view = load_view(run)

@@ -9,7 +9,6 @@ text the model reads and can correct.
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 from collections.abc import Iterable
@@ -131,7 +130,8 @@ class Toolbox:
 
     # ------------------------------------------------------------------ execution
     def _normalise(self, spec: ToolSpec, args: dict[str, Any], positional: list[Any]) -> dict[str, Any] | str:
-        """Canonical argument names, positional values placed, defaults filled; or an error text."""
+        """Canonical argument names, positional values placed, the agent's defaults filled (the topic, the
+        ToolSpec's agent_defaults); or an error text. `ToolSpec.build_request` does the rest."""
         out: dict[str, Any] = {}
         renames = dict(spec.arg_aliases)
         for k, v in args.items():
@@ -143,9 +143,6 @@ class Toolbox:
             if i >= len(spec.positional):
                 return f"ERROR: too many positional arguments; use {spec.signature()}"
             out.setdefault(spec.positional[i], value)
-        for f in spec.one_or_many:
-            if isinstance(out.get(f), str):
-                out[f] = [out[f]]
         if spec.topic_field and not out.get(spec.topic_field):
             out[spec.topic_field] = self.topic
         for k, v in spec.agent_defaults:
@@ -164,12 +161,9 @@ class Toolbox:
         if isinstance(norm, str):
             return ToolOutcome(spec.name, args, norm, False)
         try:
-            req = spec.request.model_validate(norm)
-        except ValidationError as e:
-            problems = "; ".join(
-                f"{'.'.join(str(x) for x in err['loc']) or 'arguments'}: {err['msg']}" for err in e.errors()
-            )
-            msg = f"ERROR: bad arguments for {spec.name}: {problems}. Use {spec.signature()}."
+            req = spec.build_request(norm)
+        except ToolArgumentError as e:
+            msg = f"ERROR: bad arguments for {spec.name}: {'; '.join(e.problems)}. Use {spec.signature()}."
             return ToolOutcome(spec.name, norm, msg, False)
         self.calls += 1
         self.by_tool[spec.name] = self.by_tool.get(spec.name, 0) + 1
@@ -264,7 +258,3 @@ class Toolbox:
                 texts.append(t)
         body = "\n".join(texts) or "no papers available"
         return f"{spec.name}: {len(texts)} random papers from the corpus:\n{body}", None
-
-
-def args_json(args: dict[str, Any]) -> str:
-    return json.dumps(args, ensure_ascii=False, sort_keys=True)

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from motivgraph.errors import BudgetExceeded, ConfigError
 from motivgraph.terminal import EXIT_CONFIG, EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
@@ -80,9 +81,7 @@ def accepted_line(ev: dict[str, Any]) -> str:
 
 
 def _print_protocol(rows: list[tuple[str, str]]) -> None:
-    from rich.table import Table
-
-    from motivgraph.agents.evaluation.protocol import source_of
+    from motivgraph.agents.evaluation.protocol import source_of  # local: light CLI path
 
     table = Table(title="protocol (source: the paper's choice, ours, or a substitute)")
     table.add_column("item", justify="left")
@@ -95,7 +94,7 @@ def _print_protocol(rows: list[tuple[str, str]]) -> None:
 
 def _print_time(settings: Any, cfg: Any, est: Any, measure_speed: bool) -> None:
     """The time the estimate's tokens take: local models timed (or their recorded timing), hosted on a basis."""
-    from motivgraph.agents.evaluation import speed
+    from motivgraph.agents.evaluation import speed  # local: light CLI path
 
     speeds: dict[str, Any] = {}
     for model, role in speed.local_models(settings, ["judge", None]):
@@ -112,8 +111,6 @@ def _print_time(settings: Any, cfg: Any, est: Any, measure_speed: bool) -> None:
 
 
 def _print_estimate(est: Any, title: str) -> None:
-    from rich.table import Table
-
     table = Table(title=title)
     for col in ("scope", "model", "calls", "tokens in", "tokens out", "USD"):
         table.add_column(col, justify="left" if col in ("scope", "model") else "right")
@@ -194,9 +191,9 @@ def eval_command(
                                               "(e.g. '{\"steps\": 30, \"group\": 4}')."),
 ) -> None:
     """Evaluate ideation methods on the same topics with every seed's metrics; write one report."""
-    from motivgraph.agents.core.rundir import RunDir
-    from motivgraph.agents.evaluation.config import EvalConfig
-    from motivgraph.agents.evaluation.harness import create_eval, list_evals, load_eval
+    from motivgraph.agents.core.rundir import RunDir  # local: light CLI path
+    from motivgraph.agents.evaluation.config import EvalConfig  # local: light CLI path
+    from motivgraph.agents.evaluation.harness import create_eval, list_evals, load_eval  # local: light CLI path
 
     settings = load_settings()
     if list_:
@@ -205,7 +202,11 @@ def eval_command(
             console.print(f"{e['id']}  {e['status']}  {escape(str(e['topic']))}  report={rep}")
         return
     if check:
-        from motivgraph.agents.evaluation.report_check import check_report, no_signal_notes, order_bias_warnings
+        from motivgraph.agents.evaluation.report_check import (  # local: light CLI path
+            check_report,
+            no_signal_notes,
+            order_bias_warnings,
+        )
 
         out = RunDir.open(settings.runs_dir, check).path
         problems = check_report(out)
@@ -233,7 +234,7 @@ def eval_command(
         generated = [m.strip() for m in (methods or "").split(",") if m.strip()]
         imported: dict[str, Any] = {}
         if ideas_from is not None:
-            from motivgraph.agents.evaluation.imported import read_ideas_file
+            from motivgraph.agents.evaluation.imported import read_ideas_file  # local: light CLI path
 
             got = read_ideas_file(ideas_from, {t.topic_id for t in tlist}, set(generated))
             for bad in got.errors:
@@ -275,15 +276,15 @@ def eval_command(
             elo_k=elo_k, elo_start=elo_start,
             budget_usd=budget_usd,
             **({"metrics": [x.strip() for x in metrics.split(",") if x.strip()]} if metrics else {}), **kw)
-        from motivgraph.agents.core.registry import get_method
+        from motivgraph.agents.core.registry import get_method  # local: light CLI path
 
         for m in cfg.methods:
             if m not in cfg.imported:
                 get_method(m)  # unknown method: a clear error naming the registered ones
     if dry_run:
-        from motivgraph.agents.evaluation.estimate import estimate_eval
-        from motivgraph.agents.evaluation.mindflow_split import mindflow_split as split_of
-        from motivgraph.agents.evaluation.protocol import cutoff_rows, protocol_rows
+        from motivgraph.agents.evaluation.estimate import estimate_eval  # local: light CLI path
+        from motivgraph.agents.evaluation.mindflow_split import mindflow_split as split_of  # local: light CLI path
+        from motivgraph.agents.evaluation.protocol import cutoff_rows, protocol_rows  # local: light CLI path
 
         est = estimate_eval(settings, cfg, tlist)
         split = split_of(settings, cfg, tlist)  # MindFlow's train/test protocol: who is compared where
@@ -299,7 +300,7 @@ def eval_command(
     if not resume:
         run = create_eval(settings, cfg, tlist, source=str(topics) if topics else "topic strings")
     err_console.print(f"evaluation {run.id}: {run.path}", highlight=False)  # a note: results alone on stdout
-    from motivgraph.llm.local import stopping_servers_started
+    from motivgraph.llm.local import stopping_servers_started  # local: light CLI path
 
     try:
         # A local model server the eval starts (graph build, methods, judges) ends with it; one the user
@@ -322,7 +323,7 @@ def eval_command(
 
 
 def _topics(topics: Path | None, topic: list[str]) -> list[Any]:
-    from motivgraph.agents.evaluation.topics import load_topics_file, topics_from_strings
+    from motivgraph.agents.evaluation.topics import load_topics_file, topics_from_strings  # local: light CLI path
 
     if topics and topic:
         raise ConfigError("give --topics FILE or --topic strings, not both")
@@ -339,7 +340,7 @@ def _topics(topics: Path | None, topic: list[str]) -> list[Any]:
 def check_topic_lengths(tlist: list[Any], where: str) -> None:
     """Every topic within what a run takes (RunSpec.topic, as `ideate` checks it): a usage error (exit 2)
     naming the topic, before anything is made -- not a traceback from the first child run."""
-    from motivgraph.agents.core.context import RunSpec
+    from motivgraph.agents.core.context import RunSpec  # local: light CLI path
 
     field = RunSpec.model_fields["topic"]
     lo = next((m.min_length for m in field.metadata if getattr(m, "min_length", None) is not None), 0)
@@ -355,11 +356,11 @@ def check_topic_lengths(tlist: list[Any], where: str) -> None:
 
 
 async def _execute(settings: Any, run: Any) -> None:
-    from motivgraph.agents.core.llm import PlatformLLMClient
-    from motivgraph.agents.evaluation.harness import Evaluation
+    from motivgraph.agents.core.llm import PlatformLLMClient  # local: light CLI path
+    from motivgraph.agents.evaluation.harness import Evaluation  # local: light CLI path
 
     def tools() -> Any:
-        from motivgraph.agents.tools.inprocess import InProcessToolClient
+        from motivgraph.agents.tools.inprocess import InProcessToolClient  # local: light CLI path
 
         return InProcessToolClient(settings)
 

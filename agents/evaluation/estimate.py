@@ -12,11 +12,11 @@ import math
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
 from motivgraph.agents.core import RunSpec, dry_run, get_method
+from motivgraph.agents.core.method import CostLine
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.corpus_graph import corpus_topic
 from motivgraph.agents.evaluation.generate import write_background
@@ -44,8 +44,8 @@ from motivgraph.llm.structured import schema_instruction
 from motivgraph.llm.tokens import count_message_tokens, count_tokens
 from motivgraph.llm.usage import cost_usd
 from motivgraph.miner.extract import EXPECTED_OUTPUT_TOKENS
-from motivgraph.miner.prompts import extraction_messages
-from motivgraph.miner.schemas import ExtractionReply
+from motivgraph.miner.prompts import extraction_messages, group_parent_messages, parent_messages
+from motivgraph.miner.schemas import ExtractionReply, NodeText, ParentVerdict
 from motivgraph.miner.text import select_input
 from motivgraph.settings import Settings
 
@@ -58,26 +58,13 @@ SCHEMAS: dict[str, type[BaseModel]] = {
 
 
 @dataclass
-class Line:
-    scope: str
-    model: str
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-
-@dataclass
 class EvalEstimate:
-    lines: list[Line] = field(default_factory=list)
+    lines: list[CostLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> float:
         return sum(x.cost_usd for x in self.lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"lines": [vars(x) for x in self.lines], "total_usd": self.total, "notes": self.notes}
 
 
 def model_name(settings: Settings, role: str | None) -> str:
@@ -105,7 +92,7 @@ def _graph_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic],
     model = ext.split(":", 2)[-1]
     root = Path(config.graph_cache or settings.cache_dir / "eval-graphs").expanduser()
     todo = [t for t in topics if not (root / graph_key(t, ext, settings)[:24] / "eval-graph.json").exists()]
-    line = Line(f"graphs: extraction ({config.graph})", model)
+    line = CostLine(f"graphs: extraction ({config.graph})", model)
     schema_tokens = count_tokens(schema_instruction(ExtractionReply))
     for t in todo:
         for k, rec in enumerate(background_records(t)):
@@ -130,9 +117,6 @@ def _parents_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     """Parent nodes (B.4) on every graph still to build: at most one judge call per problem/challenge node and
     level (the paper rule asks each focal node once; adopted nodes are never asked), nodes bounded by
     max_triples per background paper. An upper bound: adopted children and nodes merged at ingest ask nothing."""
-    from motivgraph.miner.prompts import group_parent_messages, parent_messages
-    from motivgraph.miner.schemas import NodeText, ParentVerdict
-
     judge = parent_judge_id(settings)
     root = Path(config.graph_cache or settings.cache_dir / "eval-graphs").expanduser()
     todo = [t for t in topics if not (root / graph_key(t, extractor_id(settings), settings)[:24]
@@ -149,7 +133,7 @@ def _parents_line(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     per_call = count_message_tokens(ask("challenge", node, [node] * mcfg.parent_k)) + count_tokens(
         schema_instruction(ParentVerdict))
     nodes = 2 * mcfg.max_triples * papers  # problems + challenges, at most max_triples of each per paper
-    line = Line(f"graphs: parent judge ({config.graph})", model)
+    line = CostLine(f"graphs: parent judge ({config.graph})", model)
     line.calls = nodes + nodes // 2 * (mcfg.parent_levels - 1)  # level 2 and up: over at most half as many parents
     line.input_tokens = line.calls * per_call
     line.output_tokens = line.calls * 80
@@ -169,7 +153,7 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     if split.reason or split.active:
         out.notes.append(split.line())
     if split.active:
-        out.lines.append(Line(**training_estimate(settings, config, topics, split)))
+        out.lines.append(CostLine(**training_estimate(settings, config, topics, split)))
         topics = [t for t in topics if t.topic_id in set(split.test)]
     generating = [m for m in config.methods if config.generated(m)]
     if not generating:  # every method evaluated from existing runs (--runs): no graph is built, nothing generated
@@ -187,7 +171,7 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     for method in config.methods:
         if not config.generated(method):  # existing runs or imported ideas: nothing to generate
             continue
-        line = Line(f"generation: {method}", model_name(settings, None))
+        line = CostLine(f"generation: {method}", model_name(settings, None))
         cls = get_method(method)
         for t in topics:
             cfg = dict(config.method_configs.get(method, {}))
@@ -200,7 +184,7 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
                 plan = dry_run(settings, RunSpec(method=method, topic=t.topic, topic_id=t.topic_id, config=cfg,
                                                  background_file=bg), None)
             for r in plan.roles.values():
-                base = r.role.rsplit(".", 1)[-1]
+                base = r.scope.rsplit(".", 1)[-1]
                 model = model_name(settings, base if base in settings.llm.roles else None)
                 line.model = model
                 line.calls += r.calls
@@ -213,11 +197,11 @@ def estimate_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic
     for seat_no, jm in enumerate(judge_models):
         name = split_model(jm)[1] if ":" in jm else jm
         label = name + seats[seat_no].name[len(seats[seat_no].name.split("#")[0]):]  # '#s1': a further sample
-        acc: dict[str, Line] = {}
+        acc: dict[str, CostLine] = {}
 
         def add(kind: str, calls: int, tokens_in_each: int, name: str = name, label: str = label,
-                acc: dict[str, Line] = acc) -> None:
-            ln = acc.setdefault(kind, Line(f"eval.{kind} ({label})", name))
+                acc: dict[str, CostLine] = acc) -> None:
+            ln = acc.setdefault(kind, CostLine(f"eval.{kind} ({label})", name))
             ln.calls += calls
             ln.input_tokens += calls * tokens_in_each
             ln.output_tokens += calls * REPLY_TOKENS[kind]

@@ -18,6 +18,7 @@ from typing import Any
 from motivgraph.agents.core import IdeaRecord, RunSpec, create_run, get_method, run_method
 from motivgraph.agents.core.context import add_usage
 from motivgraph.agents.core.rundir import COMPLETED, RunDir, RunNotFound
+from motivgraph.agents.core.validity import GateConfig, embedder_similarity, gate
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.topics import EvalTopic
 from motivgraph.errors import BudgetExceeded
@@ -89,8 +90,6 @@ IdeaGate = Callable[[list[IdeaRecord], str], list[IdeaRecord]]
 
 def settings_gate(settings: Settings) -> IdeaGate:
     """The shared validity gate with the settings' thresholds (the off-topic check when the embedder loads)."""
-    from motivgraph.agents.core.validity import GateConfig, embedder_similarity, gate
-
     cfg = GateConfig(min_body_words=settings.agents.idea_min_words,
                      offtopic_threshold=settings.agents.offtopic_threshold)
     sim: list[Any] = []

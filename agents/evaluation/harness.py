@@ -50,7 +50,8 @@ from motivgraph.agents.evaluation.cutoff import (
     topic_filters,
 )
 from motivgraph.agents.evaluation.generate import Delivery, Generator, View, from_existing, write_background
-from motivgraph.agents.evaluation.judges import Judge, JudgmentLog, Panel
+from motivgraph.agents.evaluation.imported import imported_records
+from motivgraph.agents.evaluation.judges import METRIC_ROLE, Judge, JudgmentLog, Panel
 from motivgraph.agents.evaluation.metrics.cost import from_usage
 from motivgraph.agents.evaluation.mindflow_split import prepare_mindflow
 from motivgraph.agents.evaluation.protocol import ORDERS, panel_seats, protocol_rows
@@ -391,8 +392,6 @@ class Evaluation:
         """Connect once to every model endpoint the evaluation will call -- the generating methods' roles and
         the judges' -- before any graph is built, controller trained or child run made: a server that is down
         stops the evaluation at once with LLMUnreachable (exit 4) naming it. Returns the endpoints checked."""
-        from motivgraph.agents.evaluation.judges import METRIC_ROLE
-
         roles = sorted({r for m in self.config.methods if self.config.generated(m)
                         for r in get_method(m).llm_roles()})
         checked: list[str] = []
@@ -416,8 +415,6 @@ class Evaluation:
     def imported_delivery(self, method: str, topic: EvalTopic) -> Delivery:
         """A system's ideas from --ideas-from on one topic, after the target-leak and cutoff checks
         (imported.py); the first n_ideas accepted ones are evaluated."""
-        from motivgraph.agents.evaluation.imported import imported_records
-
         cfg = self.config
         recs, notes = imported_records(method, topic, cfg.imported.get(method, {}).get(topic.topic_id, []),
                                        source=cfg.ideas_from or "ideas file", cutoff_override=cfg.cutoff,

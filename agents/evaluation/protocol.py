@@ -13,8 +13,11 @@ from typing import Any
 from motivgraph.agents.core import get_method
 from motivgraph.agents.core.llm import model_role
 from motivgraph.agents.evaluation.config import EvalConfig
+from motivgraph.agents.evaluation.cutoff import topic_cutoff
 from motivgraph.agents.evaluation.metrics.elo import rounds_for
 from motivgraph.agents.evaluation.speed import role_model
+from motivgraph.agents.evaluation.topic_graph import parent_judge_id
+from motivgraph.api.contract.tools import LITERATURE_SEARCH
 from motivgraph.llm.factory import split_model
 from motivgraph.settings import Settings
 
@@ -153,8 +156,6 @@ def source_of(item: str) -> str:
 def cutoff_rows(topics: list[Any], override: str | None) -> list[tuple[str, str]]:
     """One row per topic: its cutoff and where it came from (cutoff.py: --cutoff, else the latest dated
     background paper, where an arXiv id's YYMM dates a record that has nothing else), or why none applies."""
-    from motivgraph.agents.evaluation.cutoff import topic_cutoff
-
     rows = []
     for t in topics:
         day, how = topic_cutoff(t.background, override)
@@ -242,14 +243,10 @@ def _memory_line(config: EvalConfig, method: str) -> str:
 
 
 def _literature_limit() -> int:
-    from motivgraph.api.contract.tools import LITERATURE_SEARCH
-
     return int(dict(LITERATURE_SEARCH.agent_defaults).get("limit", 0) or 0)
 
 
 def _parents_line(settings: Settings) -> str:
-    from motivgraph.agents.evaluation.topic_graph import parent_judge_id
-
     judge = parent_judge_id(settings)
     m = settings.miner
     who = ("the offline clustering judge (no parent_judge model set)" if judge == "offline"

@@ -38,7 +38,9 @@ from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.paper_json import stable_id
 from motivgraph.llm.factory import is_configured, split_model
 from motivgraph.llm.local import state_dir
+from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
+from motivgraph.miner.parents import ParentBuilder
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -181,8 +183,6 @@ async def build_parents(s: Settings, budget_usd: float | None = None) -> dict[st
     """B.4 parents over the graph's problems and challenges with the configured parent judge (incremental
     and cached in the graph's decision log: a rebuilt or resumed graph asks only the new questions)."""
     from motivgraph.llm import LLMClient  # local: an offline evaluation loads no LangChain
-    from motivgraph.miner.decisions import DecisionLog
-    from motivgraph.miner.parents import ParentBuilder
 
     judge = parent_judge_id(s)
     rt = Runtime(s)

@@ -22,7 +22,7 @@ from typing import Any
 import typer
 
 from motivgraph.agents.mindflow.config import FlowConfig, TrainConfig
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import ConfigError, MotivGraphError
 
 app = typer.Typer(help="MindFlow: train the thinking-flow controller.", no_args_is_help=True)
 
@@ -32,10 +32,10 @@ def _tool_client(settings: Any) -> Any | None:
     (the operator then draws analogies without the graph) when neither can be reached."""
     try:
         if settings.api.url:
-            from motivgraph.agents.tools.http import HttpToolClient
+            from motivgraph.agents.tools.http import HttpToolClient  # local: light CLI path
 
             return HttpToolClient.from_settings(settings)
-        from motivgraph.agents.tools.inprocess import InProcessToolClient
+        from motivgraph.agents.tools.inprocess import InProcessToolClient  # local: light CLI path
 
         return InProcessToolClient(settings)
     except Exception as e:  # no graph: training still works, without graph material
@@ -70,9 +70,8 @@ def train(
     topics_per_step: int = typer.Option(1, "--topics-per-step", help="Training topics per step."),
     no_tools: bool = typer.Option(False, "--no-tools", help="Do not use graph tools (analogical without graph)."),
 ) -> None:
-    from motivgraph.agents.mindflow.topics import Topic, load_topics
-    from motivgraph.errors import ConfigError
-    from motivgraph.settings import Settings
+    from motivgraph.agents.mindflow.topics import Topic, load_topics  # local: light CLI path
+    from motivgraph.settings import Settings  # local: light CLI path
 
     try:
         # read now, not the process's cached copy: the model and data dir decide the store entry
@@ -102,13 +101,13 @@ def train(
 
 
 def _dry_run(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any]) -> None:
-    import numpy as np  # here, not at import: `motivgraph mindflow --help` needs none
+    import numpy as np  # local: light CLI path (`mindflow --help` needs no numpy)
 
-    from motivgraph.agents.mindflow.controller import Controller
-    from motivgraph.agents.mindflow.cost import REFERENCE_MODELS, price_lines, training_tally
-    from motivgraph.agents.mindflow.operators import resolve_operators
-    from motivgraph.llm.factory import resolve_spec
-    from motivgraph.llm.tokens import count_tokens
+    from motivgraph.agents.mindflow.controller import Controller  # local: light CLI path
+    from motivgraph.agents.mindflow.cost import REFERENCE_MODELS, price_lines, training_tally  # local: light CLI path
+    from motivgraph.agents.mindflow.operators import resolve_operators  # local: light CLI path
+    from motivgraph.llm.factory import resolve_spec  # local: light CLI path
+    from motivgraph.llm.tokens import count_tokens  # local: light CLI path
 
     ctrl = Controller(resolve_operators(fcfg), 1, fcfg)
     bg = int(np.mean([count_tokens(t.background(fcfg.background_papers, fcfg.abstract_chars)) for t in items]))
@@ -131,14 +130,13 @@ def _dry_run(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any
 
 async def _graph_topics(tools: Any, items: list[Any], n: int, seed: int) -> tuple[list[Any], dict[str, str]]:
     """Topics drawn from the graph (when `n`), and each topic's graph nodes as prompt text."""
-    from motivgraph.agents.core.background import TopicBackground
-    from motivgraph.agents.mindflow.topics import Topic
-    from motivgraph.errors import ConfigError
+    from motivgraph.agents.core.background import TopicBackground  # local: light CLI path
+    from motivgraph.agents.mindflow.topics import Topic  # local: light CLI path
 
     if n:
         if tools is None:
             raise ConfigError("--from-graph needs the graph (a data dir with a graph, or MOTIVGRAPH_API_URL)")
-        from motivgraph.api.contract.tools import RANDOM_NODES
+        from motivgraph.api.contract.tools import RANDOM_NODES  # local: light CLI path
 
         drawn = await tools.call(RANDOM_NODES, n=n, types=["problem"], seed=seed)
         items = [Topic(node.key, f"{node.name}: {node.description}" if node.description else node.name)
@@ -163,7 +161,7 @@ def store_entry(settings: Any, model: str, fcfg: FlowConfig, tcfg: TrainConfig, 
     """The store entry `train` writes to without --out: keyed by the ideator and embedding model, named
     by the topics and every setting but the step count, so re-running the command (with more steps)
     resumes the same checkpoint and other settings do not overwrite it."""
-    from motivgraph.agents.mindflow.store import content_key, entry_dir
+    from motivgraph.agents.mindflow.store import content_key, entry_dir  # local: light CLI path
 
     key = content_key(sorted((t.id, t.text) for t in items), fcfg.model_dump(mode="json"),
                       tcfg.model_dump(mode="json", exclude={"steps", "val_every", "parallel_flows"}))
@@ -172,8 +170,8 @@ def store_entry(settings: Any, model: str, fcfg: FlowConfig, tcfg: TrainConfig, 
 
 async def _train(settings: Any, fcfg: FlowConfig, tcfg: TrainConfig, items: list[Any], out_dir: Path | None,
                  budget_usd: float | None, no_tools: bool, from_graph: int = 0, stem: str = "graph") -> str:
-    from motivgraph.agents.core.llm import PlatformLLMClient
-    from motivgraph.agents.mindflow.protocol import IDEATOR_ROLE, JUDGE_ROLE, train_controller
+    from motivgraph.agents.core.llm import PlatformLLMClient  # local: light CLI path
+    from motivgraph.agents.mindflow.protocol import IDEATOR_ROLE, JUDGE_ROLE, train_controller  # local: light CLI path
 
     tools = None if no_tools else _tool_client(settings)
     client = PlatformLLMClient(settings, budget_usd=budget_usd)
@@ -225,8 +223,8 @@ def show(
     topic: str | None = typer.Option(None, "--topic", help="Show the flow this topic gets (embeds it)."),
 ) -> None:
     """A controller's operators, settings and, for a topic, its per-layer probabilities and greedy flow."""
-    from motivgraph.agents.mindflow.controller import Controller
-    from motivgraph.settings import Settings
+    from motivgraph.agents.mindflow.controller import Controller  # local: light CLI path
+    from motivgraph.settings import Settings  # local: light CLI path
 
     try:
         ctrl = Controller.load(controller)
@@ -243,7 +241,7 @@ def show(
                    f"reward {reward.get('formula', '?')} with K={reward.get('group')}, "
                    f"lambda={reward.get('cost_lambda')}, cost {reward.get('cost_mode')}")
     if topic:
-        from motivgraph.embeddings import get_embedder
+        from motivgraph.embeddings import get_embedder  # local: light CLI path
 
         emb = get_embedder(Settings().embedding).embed([topic])[0]
         for li, row in enumerate(ctrl.mean_probs(emb), start=1):
@@ -255,8 +253,8 @@ def show(
 def controllers() -> None:
     """The stored trained controllers with their ids, oldest first: an id is what `--controller` and the HTTP body's
     `controller` field take (over HTTP a controller is named by id only, never by a server path)."""
-    from motivgraph.agents.mindflow.store import store_root, stored
-    from motivgraph.settings import Settings
+    from motivgraph.agents.mindflow.store import store_root, stored  # local: light CLI path
+    from motivgraph.settings import Settings  # local: light CLI path
 
     settings = Settings()
     rows = stored(settings.data_dir)

@@ -18,8 +18,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, HTTPException, Query, Request
 from pydantic import BaseModel
+from sse_starlette.sse import EventSourceResponse
 
 from motivgraph.agents.core.context import RunSpec
+from motivgraph.agents.core.llm import PlatformLLMClient
 from motivgraph.agents.core.method import UnknownReference
 from motivgraph.agents.core.registry import RunRequestBase, all_methods, get_method
 from motivgraph.agents.core.rundir import RunNotFound, RunStateError
@@ -30,6 +32,7 @@ from motivgraph.agents.sessions.requests import (
     session_body_type,
     strict_request_model,
 )
+from motivgraph.agents.tools.inprocess import InProcessToolClient
 from motivgraph.api.errors import ApiError, ErrorResponse
 
 log = logging.getLogger(__name__)
@@ -73,9 +76,6 @@ def ensure_jobs(app: Any) -> JobManager:
     when the app runs without lifespan events)."""
     jobs = getattr(app.state, "ideation_jobs", None)
     if jobs is None:
-        from motivgraph.agents.core.llm import PlatformLLMClient
-        from motivgraph.agents.tools.inprocess import InProcessToolClient
-
         settings = app.state.settings
         service = app.state.service
         jobs = JobManager(
@@ -110,8 +110,6 @@ Jobs = Annotated[JobManager, Depends(get_jobs)]
 
 def _check_llm(request: Request, method: str) -> None:
     """Fail at once (503 naming the setting) when a role of the method has no model."""
-    from motivgraph.agents.core.llm import PlatformLLMClient
-
     client = PlatformLLMClient(request.app.state.settings)
     try:
         for role in get_method(method).llm_roles():
@@ -197,8 +195,6 @@ def build_router() -> APIRouter:
         """Every transcript event (messages, tool calls and results, usage, status, method events) as
         an SSE `data:` JSON line with `id` = sequence number and `event` = its type. The stream ends
         when the run is completed, failed, stopped or interrupted; reconnect with Last-Event-ID."""
-        from sse_starlette.sse import EventSourceResponse
-
         try:
             jobs.get(run_id)
         except RunNotFound as e:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
+from motivgraph.data_format import check_data_dir
 from motivgraph.graph.embedded import EmbeddedFalkorDB, ServerStatus
 from motivgraph.terminal import EXIT_UNAVAILABLE, cli_errors, console, err_console, load_settings
 
@@ -107,8 +108,6 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print the status 
 def upgrade() -> None:
     """Migrate the data directory to this version's format (FORMAT.json); refuses one written by a newer version.
     (Every command runs the automatic steps too; this one also creates and stamps a missing data dir.)"""
-    from motivgraph.data_format import check_data_dir
-
     settings = load_settings()
     version = check_data_dir(settings.data_dir)
     console.print(f"{settings.data_dir} is in format version {version} (current)")

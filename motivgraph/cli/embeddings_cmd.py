@@ -23,9 +23,9 @@ def export_cmd(
 ) -> None:
     """Export the configured embedding model to ONNX from its local weights with torch (nothing is
     downloaded), then check the ONNX vectors against torch's on the stored reference texts."""
-    from motivgraph.embeddings import onnx_export
-    from motivgraph.embeddings.minilm import resolve_model_path
-    from motivgraph.embeddings.onnx_embedder import OnnxEmbedder
+    from motivgraph.embeddings import onnx_export  # local: light CLI path
+    from motivgraph.embeddings.minilm import resolve_model_path  # local: light CLI path
+    from motivgraph.embeddings.onnx_embedder import OnnxEmbedder  # local: light CLI path
 
     cfg = load_settings().embedding
     want_int8 = onnx_export.INT8_GATE_PASSED if int8 is None else int8
@@ -57,11 +57,11 @@ def export_cmd(
 @cli_errors
 def info_cmd(as_json: bool = typer.Option(False, "--json", help="Print the result as JSON.")) -> None:
     """Load the configured embedder (exporting or falling back as at first use) and say which backend runs."""
-    from motivgraph.embeddings import get_embedder
+    from motivgraph.embeddings import get_embedder  # local: light CLI path
 
     cfg = load_settings().embedding
     emb = get_embedder(cfg)
-    from motivgraph.embeddings.bulk import planned_precision
+    from motivgraph.embeddings.bulk import planned_precision  # local: light CLI path
 
     # the bulk path is decided at the first index build (it loads torch's model); this says what it will do
     bulk = "fp32" if emb.bulk is None else planned_precision(cfg.bulk_precision)

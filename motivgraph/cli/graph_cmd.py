@@ -16,6 +16,7 @@ from rich.table import Table
 from motivgraph.cli.common import EMPTY_GRAPH_ADVICE
 from motivgraph.errors import ConfigError, ImportFormatError
 from motivgraph.fsutil import atomic_open
+from motivgraph.graph import open_store
 from motivgraph.graph.runtime import Runtime
 from motivgraph.terminal import EXIT_FAILED, cli_errors, console, err_console, load_settings
 
@@ -50,7 +51,7 @@ def export(
     out: str = typer.Argument(..., help="File to write (JSONL), or '-' for standard output."),
 ) -> None:
     """Write the whole graph (nodes, papers, triples with provenance, parent links) as JSONL."""
-    from motivgraph.graph.interchange import export_to
+    from motivgraph.graph.interchange import export_to  # local: light CLI path
 
     rt = Runtime(load_settings())
     try:
@@ -81,7 +82,7 @@ def import_(
 ) -> None:
     """Import a JSONL export. Bad lines are reported by number and skipped; the rest are imported;
     the exit code is 1 when any line was bad. Safe to re-run after an interruption."""
-    from motivgraph.graph.interchange import import_lines
+    from motivgraph.graph.interchange import import_lines  # local: light CLI path
 
     if not path.is_file():
         raise ConfigError(f"No such file: {path}")
@@ -119,7 +120,7 @@ def import_(
 
 
 def _neo4j_settings(settings: Settings, uri: str, user: str, password: str | None, database: str) -> Settings:
-    from pydantic import SecretStr
+    from pydantic import SecretStr  # local: light CLI path
 
     neo = settings.neo4j.model_copy(
         update={
@@ -146,8 +147,7 @@ def push(
 ) -> None:
     """Copy the configured (usually embedded) graph into Neo4j through the export/import path; then write node
     embeddings and create the vector indexes and the full-text index (names in graph/neo4j_search.py)."""
-    from motivgraph.graph import open_store
-    from motivgraph.graph.interchange import copy_graph
+    from motivgraph.graph.interchange import copy_graph  # local: light CLI path
 
     settings = load_settings()
     target_settings = _neo4j_settings(settings, neo4j_uri, neo4j_user, neo4j_password, database)
@@ -162,7 +162,7 @@ def push(
         with _progress() as tick:
             report = copy_graph(src, target, batch_size=settings.graph.batch_size, replace=replace, progress=tick)
         if embeddings and not report.errors:
-            from motivgraph.graph.neo4j_search import push_embeddings
+            from motivgraph.graph.neo4j_search import push_embeddings  # local: light CLI path
 
             with _progress() as tick:
                 indexed = push_embeddings(target, rt.embedder, src.iter_nodes(),
@@ -187,8 +187,8 @@ def push(
 @cli_errors
 def stats(as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON.")) -> None:
     """Count nodes per label, relationships per type and triples; show the vector index state."""
-    from motivgraph.graph.node_search import node_index_status
-    from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.node_search import node_index_status  # local: light CLI path
+    from motivgraph.graph.paper_index import PaperIndex  # local: light CLI path
 
     settings = load_settings()
     rt = Runtime(settings)

@@ -131,7 +131,7 @@ def _metavar(param: Any) -> str | None:
 
 
 def epilog(path: str, sub_paths: list[str] | None = None) -> str:
-    from rich.markup import escape
+    from rich.markup import escape  # local: light CLI path
 
     lines = ["[bold]Examples[/bold]"]
     lines += [f"  $ {escape(e)}" for e in examples_for(path, sub_paths)]

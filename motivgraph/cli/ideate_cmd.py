@@ -12,6 +12,8 @@ import asyncio
 import json
 import logging
 import sys
+import types
+import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +24,7 @@ import typer.main
 from rich.markup import escape
 from rich.panel import Panel
 
+from motivgraph.cli.helpfmt import polish
 from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
 from motivgraph.terminal import EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
 
@@ -109,9 +112,6 @@ class DialoguePrinter:
 # ----------------------------------------------------------------------------- flags from a config
 def _unwrap(ann: Any) -> tuple[Any, bool]:
     """(inner type, optional) for `X | None`."""
-    import types
-    import typing
-
     args = typing.get_args(ann)
     if (typing.get_origin(ann) in (typing.Union, types.UnionType)) and type(None) in args:
         rest = [a for a in args if a is not type(None)]
@@ -122,8 +122,6 @@ def _unwrap(ann: Any) -> tuple[Any, bool]:
 def config_options(config_model: Any) -> list[click.Option]:
     """One `--kebab-case` option per config field. Defaults stay None so only the flags given
     override the config's own defaults; lists are comma-separated."""
-    import typing
-
     opts: list[click.Option] = []
     for name, f in config_model.model_fields.items():
         flag = "--" + name.replace("_", "-")
@@ -151,8 +149,6 @@ def config_options(config_model: Any) -> list[click.Option]:
 def parse_config_args(cls: Any, args: list[str]) -> tuple[str | None, dict[str, Any]]:
     """(topic, config fields) from the words `ideate` did not consume itself: the TOPIC and the
     method's flags, in any order (typer.BadParameter on anything else)."""
-    import typing
-
     params: list[click.Parameter] = [*config_options(cls.config_model),
                                      click.Argument(["topic_words"], nargs=-1, required=False)]
     cmd = click.Command(cls.name, params=params, add_help_option=False)
@@ -194,7 +190,7 @@ def _method_help(cls: Any) -> str:
 
 
 def list_methods() -> None:
-    from motivgraph.agents.core.registry import all_methods
+    from motivgraph.agents.core.registry import all_methods  # local: light CLI path
 
     for cls in all_methods():
         console.print(_method_help(cls), highlight=False)
@@ -210,14 +206,14 @@ async def _open_tools(settings: Any, background_file: str | None) -> Any | None:
     """A ToolClient, or None when there is no graph to reach (then the method runs from its
     background alone). A run on a background file with no graph never starts a store."""
     if settings.api.url:
-        from motivgraph.agents.tools.http import HttpToolClient
+        from motivgraph.agents.tools.http import HttpToolClient  # local: light CLI path
 
         return HttpToolClient.from_settings(settings)
     no_store = settings.graph.backend == "falkordb" and not settings.graph.falkordb_url and not settings.db_dir.exists()
     if background_file and no_store:
         return None
-    from motivgraph.agents.tools.inprocess import InProcessToolClient
-    from motivgraph.api.contract.tools import NODE_SEARCH
+    from motivgraph.agents.tools.inprocess import InProcessToolClient  # local: light CLI path
+    from motivgraph.api.contract.tools import NODE_SEARCH  # local: light CLI path
 
     client = InProcessToolClient(settings)
     if background_file:
@@ -231,7 +227,7 @@ async def _open_tools(settings: Any, background_file: str | None) -> Any | None:
 
 
 def _require_llm(settings: Any, roles: list[str]) -> None:
-    from motivgraph.agents.core.llm import PlatformLLMClient
+    from motivgraph.agents.core.llm import PlatformLLMClient  # local: light CLI path
 
     llm = PlatformLLMClient(settings)
     try:
@@ -244,8 +240,8 @@ def _require_llm(settings: Any, roles: list[str]) -> None:
 
 async def _run(settings: Any, run: Any, printer: DialoguePrinter, budget_usd: float | None, uses_tools: bool,
                background_file: str | None, method: Method[Any, Any] | None = None) -> Any:
-    from motivgraph.agents.core.llm import PlatformLLMClient
-    from motivgraph.agents.core.runner import ensure_terminal, run_method
+    from motivgraph.agents.core.llm import PlatformLLMClient  # local: light CLI path
+    from motivgraph.agents.core.runner import ensure_terminal, run_method  # local: light CLI path
 
     llm = PlatformLLMClient(settings, run_id=run.id)
     client = None
@@ -265,13 +261,13 @@ async def _run(settings: Any, run: Any, printer: DialoguePrinter, budget_usd: fl
 
 
 def _print_plan(plan: Any, method: str) -> None:
-    from rich.table import Table
+    from rich.table import Table  # local: light CLI path
 
     table = Table(title=f"dry run: {method} (no model called)")
     for col in ("role", "model", "calls", "tokens in", "tokens out", "USD"):
         table.add_column(col, justify="right" if col not in ("role", "model") else "left")
     for r in [*plan.roles.values(), plan.total]:
-        table.add_row(r.role, r.model, str(r.calls), str(r.input_tokens), str(r.output_tokens), f"{r.cost_usd:.4f}")
+        table.add_row(r.scope, r.model, str(r.calls), str(r.input_tokens), str(r.output_tokens), f"{r.cost_usd:.4f}")
     console.print(table)
     for note in plan.notes:
         console.print(f"[dim]{escape(note)}[/dim]")
@@ -327,12 +323,12 @@ def ideate(
     Writes <out>/<run id>/ with transcript.jsonl, ideas.json (idea records), summary.md, repro.json
     and a checkpoint for --resume.
     """
-    from motivgraph.agents.core.background import TopicBackground
-    from motivgraph.agents.core.context import RunSpec
-    from motivgraph.agents.core.registry import get_method
-    from motivgraph.agents.core.rundir import RunDir
-    from motivgraph.agents.core.runner import create_run, make_method, spec_of
-    from motivgraph.agents.core.runner import dry_run as plan_run
+    from motivgraph.agents.core.background import TopicBackground  # local: light CLI path
+    from motivgraph.agents.core.context import RunSpec  # local: light CLI path
+    from motivgraph.agents.core.registry import get_method  # local: light CLI path
+    from motivgraph.agents.core.rundir import RunDir  # local: light CLI path
+    from motivgraph.agents.core.runner import create_run, make_method, spec_of  # local: light CLI path
+    from motivgraph.agents.core.runner import dry_run as plan_run  # local: light CLI path
 
     if list_methods_:
         list_methods()
@@ -369,7 +365,7 @@ def ideate(
                            background_file=bg_file)
             method_obj = make_method(spec)
         except ValueError as e:  # pydantic's ValidationError is one; imported only here, help screens stay light
-            from pydantic import ValidationError
+            from pydantic import ValidationError  # local: light CLI path
 
             if isinstance(e, ValidationError):
                 raise typer.BadParameter(argument_problems(e)) from None
@@ -423,12 +419,12 @@ class MethodCommands(typer.core.TyperGroup):
     registry when invoked (so methods registered at run time appear too)."""
 
     def list_commands(self, ctx: Any) -> list[str]:
-        from motivgraph.agents.core.registry import all_methods
+        from motivgraph.agents.core.registry import all_methods  # local: light CLI path
 
         return [m.name for m in all_methods() if m.cli() is not None]
 
     def get_command(self, ctx: Any, name: str) -> Any:
-        from motivgraph.agents.core.registry import get_method
+        from motivgraph.agents.core.registry import get_method  # local: light CLI path
 
         try:
             sub = get_method(name).cli()
@@ -438,8 +434,6 @@ class MethodCommands(typer.core.TyperGroup):
             return None
         cmd = typer.main.get_command(sub)
         cmd.name = name
-        from motivgraph.cli.helpfmt import polish
-
         return polish(cmd, f"method {name}")
 
 

@@ -10,7 +10,8 @@ import time
 import typer
 from rich.table import Table
 
-from motivgraph.terminal import cli_errors, console, err_console, load_settings
+from motivgraph.errors import ConfigError
+from motivgraph.terminal import EXIT_GATE, cli_errors, console, err_console, load_settings
 
 app = typer.Typer(help="LLM access: check the configured model, per-role models, usage and cost; the local "
                   "model server.", no_args_is_help=True)
@@ -32,7 +33,7 @@ def check(
 ) -> None:
     """Send one tiny prompt to the configured model (bypassing the cache) and print the reply; with
     --extraction, check the extractor on a shipped research text instead."""
-    from motivgraph.llm import LLMClient
+    from motivgraph.llm import LLMClient  # local: light CLI path
 
     if extraction:
         _check_extraction(as_json)
@@ -65,12 +66,11 @@ def check(
 
 
 def _check_extraction(as_json: bool) -> None:
-    from motivgraph.graph.runtime import Runtime
-    from motivgraph.miner.extract import LLMExtractor
-    from motivgraph.miner.extraction_check import run_extraction_check
-    from motivgraph.miner.heuristic import HeuristicExtractor
-    from motivgraph.miner.sink import decide_extractor
-    from motivgraph.terminal import EXIT_GATE
+    from motivgraph.graph.runtime import Runtime  # local: light CLI path
+    from motivgraph.miner.extract import LLMExtractor  # local: light CLI path
+    from motivgraph.miner.extraction_check import run_extraction_check  # local: light CLI path
+    from motivgraph.miner.heuristic import HeuristicExtractor  # local: light CLI path
+    from motivgraph.miner.sink import decide_extractor  # local: light CLI path
 
     settings = load_settings()
     _, client = decide_extractor(settings)
@@ -120,8 +120,7 @@ def _check_extraction(as_json: bool) -> None:
 @cli_errors
 def roles(as_json: bool = typer.Option(False, "--json", help="Print JSON rows instead of a table.")) -> None:
     """Show which model and endpoint each role uses (API keys are never shown)."""
-    from motivgraph.errors import ConfigError
-    from motivgraph.llm import ROLES, resolve_spec
+    from motivgraph.llm import ROLES, resolve_spec  # local: light CLI path
 
     cfg = load_settings().llm
     table = Table("role", "model", "base_url", "temperature", "max_tokens", "context", "tools")
@@ -157,7 +156,7 @@ def usage(
     as_json: bool = typer.Option(False, "--json", help="Print JSON rows instead of a table."),
 ) -> None:
     """Tokens, calls, cache hits and estimated cost recorded in the LLM ledger, by run, role and model."""
-    from motivgraph.llm.cache import LLMCache, cache_path
+    from motivgraph.llm.cache import LLMCache, cache_path  # local: light CLI path
 
     path = cache_path(load_settings())
     if not path.exists():
@@ -186,7 +185,7 @@ def usage(
 
 
 def _local_dir() -> tuple:
-    from motivgraph.llm.local import state_dir
+    from motivgraph.llm.local import state_dir  # local: light CLI path
 
     settings = load_settings()
     return settings, state_dir(settings.data_dir, settings.llm.local_dir)
@@ -196,8 +195,7 @@ def _local_dir() -> tuple:
 @cli_errors
 def start() -> None:
     """Start (or reuse) the local model server of MOTIVGRAPH_LLM_MODEL=local:... and print where it listens."""
-    from motivgraph.errors import ConfigError
-    from motivgraph.llm import resolve_spec
+    from motivgraph.llm import resolve_spec  # local: light CLI path
 
     settings = load_settings()
     spec = resolve_spec(settings.llm, None, settings.data_dir)
@@ -214,7 +212,7 @@ def start() -> None:
 @cli_errors
 def stop() -> None:
     """Stop the local model server(s) this data directory started (MOTIVGRAPH_LLM_LOCAL_DIR)."""
-    from motivgraph.llm.local import stop_all
+    from motivgraph.llm.local import stop_all  # local: light CLI path
 
     _, directory = _local_dir()
     stopped = stop_all(directory) if directory.exists() else []
@@ -228,7 +226,7 @@ def stop() -> None:
 @cli_errors
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Local model servers recorded for this data directory: model, pid, port, running or not."""
-    from motivgraph.llm.local import all_servers, server_for_state
+    from motivgraph.llm.local import all_servers, server_for_state  # local: light CLI path
 
     _, directory = _local_dir()
     rows = []

@@ -17,10 +17,10 @@ def mcp() -> None:
 
     Configure an MCP client with the command `motivgraph mcp` (and MOTIVGRAPH_* variables in its env).
     Over HTTP the same server is at /mcp on `motivgraph serve`."""
-    import anyio
+    import anyio  # local: light CLI path
 
-    from motivgraph.api.mcp import run_stdio
-    from motivgraph.api.services import ToolService
+    from motivgraph.api.mcp import run_stdio  # local: light CLI path
+    from motivgraph.api.services import ToolService  # local: light CLI path
 
     service = ToolService(load_settings())
     try:

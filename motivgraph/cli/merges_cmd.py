@@ -29,8 +29,8 @@ def list_cmd(
 
     Example: `motivgraph merges list --node "problem:low resource machine translation"`
     """
-    from motivgraph.miner.decisions import DecisionLog
-    from motivgraph.miner.merges import list_merges
+    from motivgraph.miner.decisions import DecisionLog  # local: light CLI path
+    from motivgraph.miner.merges import list_merges  # local: light CLI path
 
     settings = load_settings()
     log = DecisionLog.for_data_dir(settings.data_dir)
@@ -64,7 +64,7 @@ def undo_cmd(
     """Reverse one merge: the mention becomes its own node again (edges and provenance restored from
     the decision log and the stored extraction), and later runs keep it apart. Example: `motivgraph merges undo 42`
     """
-    from motivgraph.miner.reextract import undo_merge
+    from motivgraph.miner.reextract import undo_merge  # local: light CLI path
 
     settings = load_settings()
     report = run_job(settings, undo_merge(settings, decision_id, note=None if json_out else note))

@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from motivgraph.choices import ParentKind, ParserName
+from motivgraph.errors import BudgetExceeded, ParseError
 from motivgraph.terminal import cli_errors, console, err_console, load_settings
 
 parents_app = typer.Typer(help="Hierarchical parent nodes for problems and challenges.", no_args_is_help=True)
@@ -25,13 +26,12 @@ def extract_cmd(
     parser: ParserName | None = typer.Option(None, "--parser", help="Parser: auto, grobid or pdf (offline)."),
 ) -> None:
     """Parse one paper and print its (problem, challenge, solution) triples; nothing is stored."""
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.errors import ParseError
-    from motivgraph.ingest.walker import sha256_file
-    from motivgraph.miner.evidence import verify_result
-    from motivgraph.miner.extract import LLMExtractor
-    from motivgraph.miner.heuristic import HeuristicExtractor
-    from motivgraph.miner.sink import decide_extractor
+    from motivgraph.embeddings import get_embedder  # local: light CLI path
+    from motivgraph.ingest.walker import sha256_file  # local: light CLI path
+    from motivgraph.miner.evidence import verify_result  # local: light CLI path
+    from motivgraph.miner.extract import LLMExtractor  # local: light CLI path
+    from motivgraph.miner.heuristic import HeuristicExtractor  # local: light CLI path
+    from motivgraph.miner.sink import decide_extractor  # local: light CLI path
 
     if not file.is_file():
         raise ParseError(f"no such file: {file}")
@@ -43,11 +43,11 @@ def extract_cmd(
 
     async def go() -> Any:
         if file.name.endswith(".xml"):
-            from motivgraph.ingest.tei import tei_to_paper
+            from motivgraph.ingest.tei import tei_to_paper  # local: light CLI path
 
             paper = tei_to_paper(file.read_bytes(), source_path=str(file))
         else:
-            from motivgraph.ingest.parsers import make_parser
+            from motivgraph.ingest.parsers import make_parser  # local: light CLI path
 
             p = await make_parser(settings.ingest, parser, workers=1)
             try:
@@ -106,11 +106,10 @@ def parents_build_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the per-level results as JSON."),
 ) -> None:
     """Add parent nodes over the graph's problems and challenges; incremental and resumable."""
-    from motivgraph.errors import BudgetExceeded
-    from motivgraph.graph.runtime import Runtime
-    from motivgraph.llm import LLMClient
-    from motivgraph.miner.decisions import DecisionLog
-    from motivgraph.miner.parents import ParentBuilder
+    from motivgraph.graph.runtime import Runtime  # local: light CLI path
+    from motivgraph.llm import LLMClient  # local: light CLI path
+    from motivgraph.miner.decisions import DecisionLog  # local: light CLI path
+    from motivgraph.miner.parents import ParentBuilder  # local: light CLI path
 
     settings = load_settings()
     rt = Runtime(settings)

@@ -27,7 +27,7 @@ def list_cmd(
 
     Example: `motivgraph papers list --limit 20`
     """
-    from motivgraph.graph import open_store
+    from motivgraph.graph import open_store  # local: light CLI path
 
     settings = load_settings()
     store = open_store(settings)
@@ -65,8 +65,8 @@ def show_cmd(
 
     Example: `motivgraph papers show 10.1145/3292500.3330919 --json`
     """
-    from motivgraph.graph import open_store
-    from motivgraph.ingest.identity import resolve_paper_id
+    from motivgraph.graph import open_store  # local: light CLI path
+    from motivgraph.ingest.identity import resolve_paper_id  # local: light CLI path
 
     settings = load_settings()
     store = open_store(settings)
@@ -103,7 +103,7 @@ def delete_cmd(
     Papers stored later that shared nodes with them are resolved again, so the graph equals a fresh
     ingest without the deleted papers. Resumable. Example: `motivgraph papers delete 10.1145/3292500.3330919 --yes`
     """
-    from motivgraph.miner.reextract import delete_papers
+    from motivgraph.miner.reextract import delete_papers  # local: light CLI path
 
     if not yes:
         if not is_tty():

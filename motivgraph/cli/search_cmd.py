@@ -57,7 +57,7 @@ def search(
     MOTIVGRAPH_INDEX_BACKEND=neo4j. With --evidence, each match is followed by the sentences
     of its papers that state it, so every node can be checked against its source."""
     # the tools' backend choice, so the CLI and the tools answer a query alike
-    from motivgraph.graph import node_search
+    from motivgraph.graph import node_search  # local: light CLI path
 
     if not query.strip():
         raise ConfigError("The search query is empty; pass some text, e.g. motivgraph search \"label scarcity\"")
@@ -157,9 +157,9 @@ def reindex(
     """Rebuild the FAISS indexes from the graph. A node or paper whose text is unchanged keeps its stored
     vector (same model), so `--kind` switches embed nothing; --re-embed embeds everything. With
     MOTIVGRAPH_INDEX_BACKEND=neo4j the node embeddings and vector indexes are written to Neo4j instead."""
-    from motivgraph.graph.paper_index import PaperIndex
-    from motivgraph.graph.vector_index import NodeIndex
-    from motivgraph.ray_cluster import check_reachable, import_ray
+    from motivgraph.graph.paper_index import PaperIndex  # local: light CLI path
+    from motivgraph.graph.vector_index import NodeIndex  # local: light CLI path
+    from motivgraph.ray_cluster import check_reachable, import_ray  # local: light CLI path
 
     settings = load_settings()
     if kind is not None:
@@ -177,8 +177,8 @@ def reindex(
     stack = contextlib.ExitStack()
     try:
         if on_ray:
-            from motivgraph.embeddings.ray_bulk import RayEmbedder
-            from motivgraph.ray_cluster import ray_session
+            from motivgraph.embeddings.ray_bulk import RayEmbedder  # local: light CLI path
+            from motivgraph.ray_cluster import ray_session  # local: light CLI path
 
             info = stack.enter_context(ray_session(settings.ray))
             err_console.print(f"embedding on {info.label}", highlight=False)
@@ -188,7 +188,7 @@ def reindex(
         targets = [(name, cls) for name, cls, on in (("nodes", NodeIndex, nodes), ("papers", PaperIndex, papers)) if on]
         in_neo4j = settings.index.backend == "neo4j"
         if in_neo4j:
-            from motivgraph.graph.neo4j_search import Neo4jNodeVectors
+            from motivgraph.graph.neo4j_search import Neo4jNodeVectors  # local: light CLI path
         if check:
             rows = [(name, Neo4jNodeVectors(settings, rt.store, None).status() if in_neo4j and cls is NodeIndex
                      else cls.peek(settings, rt.store)) for name, cls in targets]

@@ -63,7 +63,7 @@ def serve(
              "only; MOTIVGRAPH_LOG_LEVEL or --verbose before the command raise it too)."),
 ) -> None:
     """Serve the researcher tools, /triples, /nodes, /papers, /stats, /health and the explorer page over HTTP."""
-    import uvicorn
+    import uvicorn  # local: light CLI path
 
     settings = load_settings()
     level = (log_level.value if log_level else logging.getLevelName(logging.getLogger().getEffectiveLevel())).upper()
@@ -71,7 +71,7 @@ def serve(
     if level not in {lv.name.upper() for lv in LogLevel}:
         level = "WARNING"
     if log_level:
-        from motivgraph.logging import setup_logging
+        from motivgraph.logging import setup_logging  # local: light CLI path
 
         setup_logging(level)
     host = host or settings.api.host
@@ -80,8 +80,8 @@ def serve(
     check_port(host, port)
     announce_data_dir(settings)
     if check:
-        from motivgraph.api.services.browse import health
-        from motivgraph.api.services.context import ToolContext
+        from motivgraph.api.services.browse import health  # local: light CLI path
+        from motivgraph.api.services.context import ToolContext  # local: light CLI path
 
         ctx = ToolContext(settings)
         try:
@@ -106,10 +106,10 @@ def serve(
     # The workers read their settings from the environment: they log at the level chosen here (in this process
     # too when uvicorn runs the one worker in it, so its cached settings are read again).
     os.environ["MOTIVGRAPH_LOG_LEVEL"] = level
-    from motivgraph.settings import get_settings
+    from motivgraph.settings import get_settings  # local: light CLI path
 
     get_settings.cache_clear()
-    from motivgraph.api.server import HTTP_PROTOCOL
+    from motivgraph.api.server import HTTP_PROTOCOL  # local: light CLI path
 
     uvicorn.run("motivgraph.service:serve_factory", factory=True, host=host, port=port, workers=workers,
                 http=HTTP_PROTOCOL, access_log=False, log_level=level.lower(), timeout_graceful_shutdown=10)

@@ -22,24 +22,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from motivgraph.embeddings.base import Embedder, Precision
 from motivgraph.embeddings.minilm import load_sentence_transformer
 from motivgraph.embeddings.onnx_export import REFERENCE_TEXTS
 from motivgraph.errors import ConfigError, EmbeddingError
 
-if TYPE_CHECKING:
-    from motivgraph.embeddings.base import Embedder
-
 log = logging.getLogger(__name__)
 
-Precision = Literal["fp32", "bf16"]
-
-# Below this many texts a bulk call stays on the fp32 embedder: loading torch's model costs seconds,
-# and a small batch gains nothing worth a second set of weights in memory.
-BULK_MIN_TEXTS = 256
 # Lowest cosine between bf16 and fp32 vectors of the ONNX export's reference texts (plain, non-ASCII, past
 # the token limit) at first use (measured 0.99997 at worst over 20,000 node texts): below it the bf16 path
 # is broken here and fp32 is used instead.
@@ -107,7 +99,7 @@ class Bf16Bulk:
 
     def _load(self) -> object | None:
         try:
-            import torch  # noqa: F401  (local: optional extra)
+            import torch  # noqa: F401  # local: optional extra
         except ImportError as e:
             if self.setting == "bf16":
                 raise ConfigError("MOTIVGRAPH_EMBEDDING_BULK_PRECISION=bf16 needs torch (pip install torch, CPU "

@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from motivgraph.embeddings import get_embedder
-from motivgraph.embeddings.base import Embedder
+from motivgraph.embeddings.base import Embedder, Precision
 from motivgraph.ray_cluster import import_ray
 
 if TYPE_CHECKING:
-    from motivgraph.embeddings.bulk import Precision
     from motivgraph.settings import EmbeddingSettings
 
 # Below this many texts per worker a batch is not split further: a task's fixed cost (scheduling, the

@@ -36,6 +36,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,14 +105,7 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     and every property required; a property that was optional becomes nullable (a null reply is
     dropped again before validation, so the pydantic default applies)."""
     out = copy.deepcopy(schema)
-
-    def walk(node: Any) -> None:
-        if isinstance(node, list):
-            for x in node:
-                walk(x)
-            return
-        if not isinstance(node, dict):
-            return
+    for node in _objects(out):
         for k in _STRICT_DROP & node.keys():
             del node[k]
         props = node.get("properties")
@@ -122,11 +116,19 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
                     props[name] = {"anyOf": [sub, {"type": "null"}]}
             node["required"] = list(props)
             node["additionalProperties"] = False
-        for v in list(node.values()):
-            walk(v)
-
-    walk(out)
     return out
+
+
+def _objects(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object of a JSON schema, each before its children: the caller may change an object in place when it
+    gets it, and the walk goes on into what the object then holds."""
+    if isinstance(node, list):
+        for x in node:
+            yield from _objects(x)
+    elif isinstance(node, dict):
+        yield node
+        for v in list(node.values()):
+            yield from _objects(v)
 
 
 def _nullable(sub: Any) -> bool:
@@ -153,22 +155,11 @@ def bounded_schema(schema: dict[str, Any], max_chars: int = MAX_STRING_CHARS, ma
     `budget_chars`, the bounds are then tightened until the longest JSON the schema allows fits it
     (see `fit_to_budget`), so a reply cannot be cut off by the token limit."""
     out = copy.deepcopy(schema)
-
-    def walk(node: Any) -> None:
-        if isinstance(node, list):
-            for x in node:
-                walk(x)
-            return
-        if not isinstance(node, dict):
-            return
+    for node in _objects(out):
         if node.get("type") == "string" and "maxLength" not in node and "enum" not in node and "pattern" not in node:
             node["maxLength"] = max_chars
         if node.get("type") == "array" and "maxItems" not in node:
             node["maxItems"] = max(max_items, int(node.get("minItems", 0)))
-        for v in node.values():
-            walk(v)
-
-    walk(out)
     if budget_chars is not None:
         fit_to_budget(out, budget_chars)
     return out
@@ -200,21 +191,10 @@ def bound_integers(schema: dict[str, Any], max_values: int = MAX_ENUM_INTS) -> d
     llama-cpp-python's, guided decoding) honour an enum everywhere, while some ignore minimum/maximum: a
     judge asked for 0-9 then cannot answer 10."""
     out = copy.deepcopy(schema)
-
-    def walk(node: Any) -> None:
-        if isinstance(node, list):
-            for x in node:
-                walk(x)
-            return
-        if not isinstance(node, dict):
-            return
+    for node in _objects(out):
         rng = int_bounds(node)
         if rng is not None and "enum" not in node and 0 < rng[1] - rng[0] + 1 <= max_values:
             node["enum"] = list(range(rng[0], rng[1] + 1))
-        for v in node.values():
-            walk(v)
-
-    walk(out)
     return out
 
 
@@ -264,22 +244,9 @@ def fit_to_budget(schema: dict[str, Any], budget_chars: int) -> None:
     minItems or 1), then strings again down to HARD_STRING_FLOOR. Never below a minLength / minItems, so
     every reply the tighter grammar allows still validates; when nothing is left to tighten the schema
     stays as it is (the reply may then be cut off, and the re-ask asks with half the budget)."""
-    strings: list[dict[str, Any]] = []
-    arrays: list[dict[str, Any]] = []
-
-    def collect(node: Any) -> None:
-        if isinstance(node, list):
-            for x in node:
-                collect(x)
-        elif isinstance(node, dict):
-            if node.get("type") == "string" and "maxLength" in node:
-                strings.append(node)
-            if node.get("type") == "array" and "maxItems" in node:
-                arrays.append(node)
-            for v in node.values():
-                collect(v)
-
-    collect(schema)
+    nodes = list(_objects(schema))
+    strings = [node for node in nodes if node.get("type") == "string" and "maxLength" in node]
+    arrays = [node for node in nodes if node.get("type") == "array" and "maxItems" in node]
 
     def fits() -> bool:
         n = worst_chars(schema)

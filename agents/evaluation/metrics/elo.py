@@ -176,35 +176,6 @@ def group_elo(ratings: Mapping[str, float], group_of: Mapping[str, str]) -> dict
     return {g: mean(v) for g, v in sorted(by.items())}
 
 
-def bootstrap_group_elo(
-    players: Sequence[str],
-    matches: Sequence[Match],
-    group_of: Mapping[str, str],
-    *,
-    k: float = 32.0,
-    start: float = 1000.0,
-    n_boot: int = 500,
-    alpha: float = 0.05,
-    seed: int = 0,
-) -> dict[str, Estimate]:
-    """Group ELO with intervals from resampling the match list (with replacement, shuffled order)."""
-    point = group_elo(elo_ratings(players, matches, k=k, start=start), group_of)
-    if not matches:
-        return {g: Estimate(v, v, v, 0) for g, v in point.items()}
-    rng = random.Random(seed)
-    samples: dict[str, list[float]] = {g: [] for g in point}
-    for _ in range(n_boot):
-        sample = [matches[rng.randrange(len(matches))] for _ in matches]
-        for g, v in group_elo(elo_ratings(players, sample, k=k, start=start), group_of).items():
-            samples[g].append(v)
-    n_of = {g: sum(1 for p in players if group_of[p] == g) for g in point}
-    return {
-        g: Estimate(point[g], percentile(sorted(samples[g]), alpha / 2), percentile(sorted(samples[g]), 1 - alpha / 2),
-                    n_of[g])
-        for g in point
-    }
-
-
 League = tuple[Sequence[str], Sequence[Match]]  # one tournament: its players and its matches
 
 
@@ -241,18 +212,33 @@ def bootstrap_leagues(
         return v
 
     point = with_overall(point)
+    ci = _intervals(leagues_by_dim, lambda sample: with_overall(group_means(sample)), point, n_boot=n_boot,
+                    alpha=alpha, seed=seed)
+    n_of = {g: sum(1 for gg in group_of.values() if gg == g) for g in groups}
+    return {d: {g: Estimate(point[d][g], *ci[d][g], n_of[g]) for g in groups if g in point[d]} for d in point}
+
+
+def _intervals(
+    leagues_by_dim: Mapping[str, Sequence[League]],
+    rate: Callable[[Mapping[str, Sequence[League]]], dict[str, dict[str, float]]],
+    point: Mapping[str, Mapping[str, float]],
+    *,
+    n_boot: int,
+    alpha: float,
+    seed: int,
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """Percentile intervals of `rate` (dimension -> group -> rating) for every rating in `point`: each of the
+    `n_boot` iterations resamples every tournament's matches with replacement and rates the resample."""
     rng = random.Random(seed)
-    samples: dict[str, dict[str, list[float]]] = {d: {g: [] for g in groups} for d in point}
+    samples: dict[str, dict[str, list[float]]] = {d: {g: [] for g in gv} for d, gv in point.items()}
     for _ in range(n_boot):
         res = {dim: [(p, [ms[rng.randrange(len(ms))] for _ in ms] if ms else []) for p, ms in leagues]
                for dim, leagues in leagues_by_dim.items()}
-        for d, gv in with_overall(group_means(res)).items():
+        for d, gv in rate(res).items():
             for g, v in gv.items():
                 samples[d][g].append(v)
-    n_of = {g: sum(1 for gg in group_of.values() if gg == g) for g in groups}
-    return {d: {g: Estimate(point[d][g], percentile(sorted(samples[d][g]), alpha / 2),
-                            percentile(sorted(samples[d][g]), 1 - alpha / 2), n_of[g])
-                for g in groups if g in point[d]} for d in point}
+    return {d: {g: (percentile(sorted(v), alpha / 2), percentile(sorted(v), 1 - alpha / 2)) for g, v in gv.items()}
+            for d, gv in samples.items()}
 
 
 def method_matches(leagues: Sequence[League], group_of: Mapping[str, str]) -> list[Match]:
@@ -293,14 +279,5 @@ def bootstrap_method_elo(
     point = ratings(leagues_by_dim)
     n_of = {d: len(method_matches(ls, group_of)) for d, ls in leagues_by_dim.items()}
     n_of["overall"] = sum(n_of.values())
-    rng = random.Random(seed)
-    samples: dict[str, dict[str, list[float]]] = {d: {g: [] for g in groups} for d in point}
-    for _ in range(n_boot):
-        res = {dim: [(p, [ms[rng.randrange(len(ms))] for _ in ms] if ms else []) for p, ms in leagues]
-               for dim, leagues in leagues_by_dim.items()}
-        for d, gv in ratings(res).items():
-            for g, v in gv.items():
-                samples[d][g].append(v)
-    return {d: {g: Estimate(point[d][g], percentile(sorted(samples[d][g]), alpha / 2),
-                            percentile(sorted(samples[d][g]), 1 - alpha / 2), n_of[d])
-                for g in groups} for d in point}
+    ci = _intervals(leagues_by_dim, ratings, point, n_boot=n_boot, alpha=alpha, seed=seed)
+    return {d: {g: Estimate(point[d][g], *ci[d][g], n_of[d]) for g in groups} for d in point}

@@ -120,3 +120,16 @@ def test_digest_rule():
     text = "header\n" + "\n".join(f"- item {i} " + "x" * 200 for i in range(20))
     d = digest(text)
     assert d.startswith("header\n- item 0") and "14 more lines" in d and len(d) < len(text) / 4
+
+
+async def test_toolbox_validates_through_the_tool_spec() -> None:
+    """Toolbox.execute places positional values and aliases, then asks `ToolSpec.build_request`: a bad argument
+    comes back as the spec's own problem list, and nothing runs."""
+    client = FakeClient()
+    tb = Toolbox(client, topic="t")
+    ok = await tb.execute("node_search", {"types": ["solution"]}, ["LLM compression", 3])
+    assert ok.ok and client.calls[-1][1].types == ["solution"] and client.calls[-1][1].k == 3
+    bad = await tb.execute("node_search", {"query": "x", "k": 500})
+    assert not bad.ok and len(client.calls) == 1
+    assert bad.text.startswith("ERROR: bad arguments for node_search: k: Input should be less than or equal to 100.")
+    assert bad.text.endswith(". Use node_search(query, k=10, types=None, min_score=None).")

@@ -7,7 +7,7 @@ import pytest
 from motivgraph.agents.evaluation.metrics.elo import (
     Match,
     SwissTournament,
-    bootstrap_group_elo,
+    bootstrap_leagues,
     combine_orders,
     elo_ratings,
     expected,
@@ -92,7 +92,7 @@ def test_bootstrap_interval_contains_the_point_and_has_settings() -> None:
     quality = {f"m{m}-i{i}": float(m) for m in range(2) for i in range(4)}
     group = {p: p.split("-")[0] for p in quality}
     t = run_swiss(list(quality), _quality_judge(quality), k=16, start=1500, seed=0)
-    ci = bootstrap_group_elo(list(quality), t.matches, group, k=16, start=1500, n_boot=200)
+    ci = bootstrap_leagues({"q": [(list(quality), t.matches)]}, group, k=16, start=1500, n_boot=200)["q"]
     for est in ci.values():
         assert est.lo <= est.value <= est.hi and not math.isnan(est.lo)
     assert ci["m1"].value > 1500 > ci["m0"].value
@@ -106,8 +106,6 @@ def test_record_refuses_out_of_range_scores() -> None:
 
 
 def test_bootstrap_leagues_per_dimension_and_overall() -> None:
-    from motivgraph.agents.evaluation.metrics.elo import bootstrap_leagues
-
     # two topics, each one match won by method x; dimension 'b' the other way round
     la = [(["x1", "y1"], [Match("x1", "y1", 1.0)]), (["x2", "y2"], [Match("x2", "y2", 1.0)])]
     lb = [(["x1", "y1"], [Match("x1", "y1", 0.0)]), (["x2", "y2"], [Match("x2", "y2", 0.0)])]

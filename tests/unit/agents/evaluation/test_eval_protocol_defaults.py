@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from motivgraph.agents.core.method import CostLine
 from motivgraph.agents.evaluation.cli import accepted_line
 from motivgraph.agents.evaluation.config import EvalConfig
-from motivgraph.agents.evaluation.estimate import EvalEstimate, Line
+from motivgraph.agents.evaluation.estimate import EvalEstimate
 from motivgraph.agents.evaluation.metrics.agreement import OrderPair, order_consistency
 from motivgraph.agents.evaluation.protocol import panel_seats, protocol_rows, shared_model_warnings
 from motivgraph.agents.evaluation.speed import Speed, is_local, time_lines
@@ -70,7 +71,7 @@ def test_order_consistency_counts_flips_as_no_signal_and_flags_a_one_slot_judge(
 def test_dry_run_time_from_a_local_speed_and_a_hosted_basis(tmp_path: Path) -> None:
     assert is_local("local:smollm2", None) and is_local("openai:qwen", "http://127.0.0.1:8080/v1")
     assert not is_local("openai:gpt-4o-mini", None) and not is_local("openai:x", "https://api.example.com/v1")
-    est = EvalEstimate([Line("eval.score", "smollm2", 10, 10_000, 1_000)])
+    est = EvalEstimate([CostLine("eval.score", "smollm2", 10, 10_000, 1_000)])
     sp = Speed("local:smollm2", 0.001, 0.05, "2026-01-01T00:00:00Z")
     seconds, basis = time_lines(_settings(tmp_path, "local:smollm2"), est, {"local:smollm2": sp})
     assert seconds == pytest.approx(10_000 * 0.001 + 1_000 * 0.05)
@@ -78,7 +79,7 @@ def test_dry_run_time_from_a_local_speed_and_a_hosted_basis(tmp_path: Path) -> N
     assert time_lines(_settings(tmp_path, "local:smollm2"), est, {"local:smollm2": with_calls})[0] == \
         pytest.approx(seconds + 10 * 0.5)
     assert "1000 prompt tokens/s" in basis[0] and "20.0 reply tokens/s" in basis[0]
-    hosted, why = time_lines(_settings(tmp_path), EvalEstimate([Line("x", "gpt-4o-mini", 1, 2000, 60)]), {})
+    hosted, why = time_lines(_settings(tmp_path), EvalEstimate([CostLine("x", "gpt-4o-mini", 1, 2000, 60)]), {})
     assert math.isfinite(hosted) and hosted > 0 and "not measured" in why[0]
 
 

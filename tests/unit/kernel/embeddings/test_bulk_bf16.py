@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from motivgraph.embeddings import bulk, get_embedder
-from motivgraph.embeddings.bulk import BULK_MIN_TEXTS, SELF_CHECK_MIN_COSINE, Bf16Bulk
+from motivgraph.embeddings.base import BULK_MIN_TEXTS
+from motivgraph.embeddings.bulk import SELF_CHECK_MIN_COSINE, Bf16Bulk
 from motivgraph.settings import EmbeddingSettings
 
 pytest.importorskip("torch", reason="the bf16 bulk path runs the model on torch")

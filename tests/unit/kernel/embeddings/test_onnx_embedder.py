@@ -69,7 +69,7 @@ def test_long_text_really_is_truncated(onnx_embedder: OnnxEmbedder) -> None:
 def test_onnx_vectors_match_torch(torch_embedder: Embedder, onnx_embedder: OnnxEmbedder) -> None:
     want = torch_embedder.embed(TEXTS)
     batch = onnx_embedder.embed(TEXTS)
-    single = np.stack([onnx_embedder.embed_one(t) for t in TEXTS])
+    single = np.stack([onnx_embedder.embed([t])[0] for t in TEXTS])
     assert batch.shape == want.shape == (len(TEXTS), 384) and batch.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
     for got in (batch, single):

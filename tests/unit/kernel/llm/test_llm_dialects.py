@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field, SecretStr
 from motivgraph.errors import ConfigError
 from motivgraph.llm import LLMClient, ScriptedChatModel
 from motivgraph.llm.dialects import (
+    _objects,
     bounded_schema,
     dialect_for,
     inline_refs,
@@ -251,3 +252,18 @@ def test_llama_cpp_grammar_of_a_bounded_integer_admits_only_its_values() -> None
     rules = dict(line.split(" ::= ", 1) for line in gbnf.splitlines() if " ::= " in line)
     assert rules["score"] == " | ".join(f'"{i}"' for i in range(10))
     assert rules["score-kv"].endswith(" score")
+
+
+def test_schema_rewrites_share_one_walk_that_sees_each_parents_edits() -> None:
+    """strict_schema, bounded_schema, bound_integers and fit_to_budget walk a schema with the one `_objects`:
+    every object once, parents first, and into what a parent holds after its rewrite (strict_schema wraps an
+    optional property in anyOf and still closes the object inside)."""
+    schema = {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}}},
+              "$defs": {"D": {"items": [{"type": "integer"}]}}}
+    seen = []
+    for node in _objects(schema):
+        seen.append(sorted(node))
+        node.pop("$defs", None)  # an edit to the parent: its children are read after it
+    assert seen == [["$defs", "properties", "type"], ["a"], ["properties", "type"], ["b"], ["type"]]
+    strict = strict_schema({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {}}}}})
+    assert strict["properties"]["a"]["anyOf"][0]["additionalProperties"] is False

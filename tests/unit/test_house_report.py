@@ -1,0 +1,134 @@
+"""scripts/house_report.py: each detector on tiny synthetic sources, so a figure in the issue's closing note
+means what the script's docstring says it means."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from textwrap import dedent
+from types import ModuleType
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "house_report.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("house_report", SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+hr = _load()
+
+
+def test_cycles_whole_and_per_layer() -> None:
+    edges = {
+        "motivgraph.embeddings.a": {"motivgraph.embeddings.b"},
+        "motivgraph.embeddings.b": {"motivgraph.embeddings.a"},
+        "motivgraph.graph.x": {"motivgraph.api.y"},  # a cycle across two layers: whole graph only
+        "motivgraph.api.y": {"motivgraph.graph.x"},
+        "motivgraph.graph.z": {"motivgraph.embeddings.a"},
+    }
+    found = hr.cycles_by_layer(edges)
+    assert found["whole"] == [["motivgraph.api.y", "motivgraph.graph.x"],
+                              ["motivgraph.embeddings.a", "motivgraph.embeddings.b"]]
+    assert found["kernel"] == [["motivgraph.embeddings.a", "motivgraph.embeddings.b"]]
+    assert found["graph"] == [] and found["api"] == []
+
+
+def test_import_edges_follow_relative_and_local_imports_but_not_type_checking() -> None:
+    sources = {
+        "bench/a.py": "from bench.b import f\n",
+        "bench/b.py": "def g():\n    from bench import a\n",
+        "bench/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from bench.a import f\n",
+        "graph/__init__.py": "from .store import Store\n",
+        "graph/store.py": "",
+    }
+    edges = hr.import_edges(sources)
+    assert edges["bench.a"] == {"bench.b"}
+    assert edges["bench.b"] == {"bench.a"}
+    assert edges["bench.c"] == set()
+    assert edges["motivgraph.graph"] == {"motivgraph.graph.store"}
+    assert hr.strongly_connected(edges) == [["bench.a", "bench.b"]]
+
+
+def test_local_imports_need_the_reason_on_one_of_their_lines() -> None:
+    src = dedent("""\
+        import os
+
+        def f():
+            import json  # local: an optional extra
+            from typing import (
+                Any,
+            )
+            def inner():
+                import re
+            return os, json, Any
+        """)
+    assert hr.local_imports({"m.py": src}) == [("m.py", 4, True), ("m.py", 5, False), ("m.py", 9, False)]
+
+
+def test_dead_functions_ignore_self_references_tests_dunders_and_registered_functions() -> None:
+    sources = {
+        "pkg/a.py": dedent("""\
+            from html.parser import HTMLParser
+
+            def used(): ...
+            def recursive(n):
+                return recursive(n - 1)
+            def by_string(): ...
+            @app.get("/x")
+            def route(): ...
+            class C:
+                def __init__(self): ...
+                def method(self): ...
+                @property
+                def prop(self): ...
+            class P(HTMLParser):
+                def handle_data(self, data): ...
+            """),
+        "pkg/b.py": "from pkg.a import used\nused()\nTABLE = {'x': 'pkg.a:by_string'}\nC().prop\n",
+    }
+    assert hr.dead_functions(sources) == [("pkg/a.py", 4, "recursive"), ("pkg/a.py", 11, "C.method")]
+    # a name in the packaging files (an entry point) keeps a function alive
+    assert hr.dead_functions(sources, "x = 'pkg.a:recursive'") == [("pkg/a.py", 11, "C.method")]
+
+
+def test_extension_tables_and_resolvers() -> None:
+    src = dedent("""\
+        import importlib
+        from pkg import impl
+
+        def f(): ...
+        class Kls: ...
+        TABLE = {"f": f, "k": Kls}
+        PATHS = {"a": "pkg.mod:A", "b": "pkg.mod:B"}
+        NESTED = {"kind": {"x": "pkg.mod:X"}, "empty": {}}
+        COMMANDS = {"run": ("motivgraph.cli.run_cmd", "help"), "go": ("motivgraph.cli.go_cmd", "help")}
+        REGISTRY: dict[str, type[Kls]] = {}
+        LIMITS = {"a": 1, "b": 2}
+        FILES = {"a": "status.json", "b": "spec.json"}
+
+        def resolve(path):
+            return importlib.import_module(path)
+        """)
+    tables = [name for _, _, name in hr.extension_tables({"m.py": src})]
+    assert tables == ["TABLE", "PATHS", "NESTED", "COMMANDS", "REGISTRY"]
+    assert hr.resolvers({"m.py": src}) == [("m.py", 14, "resolve")]
+
+
+def test_duplicated_declarations_are_classes_or_literal_aliases_in_two_modules() -> None:
+    sources = {
+        "a.py": "from typing import Literal\nKind = Literal['x']\nclass Node: ...\nclass Only: ...\n",
+        "b.py": "import typing\nKind: typing.TypeAlias = typing.Literal['x', 'y']\nclass Node: ...\nNAME = 'x'\n",
+        "c.py": "NAME = 'x'\n",
+    }
+    assert hr.duplicated_declarations(sources) == {"Kind": ["a.py", "b.py"], "Node": ["a.py", "b.py"]}
+
+
+def test_largest_modules_and_module_names() -> None:
+    assert hr.largest_modules({"a.py": "x\n" * 3, "b.py": "x\n"}, top=1) == [(3, "a.py")]
+    assert hr.module_name("graph/__init__.py") == "motivgraph.graph"
+    assert hr.module_name("motivgraph/cli/run.py") == "motivgraph.cli.run"
+    assert hr.layer_of("motivgraph.cli.run") == "cli" and hr.layer_of("motivgraph.settings") == "kernel"
