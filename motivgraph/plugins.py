@@ -25,7 +25,6 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, get_args
 
 from motivgraph.errors import ConfigError
@@ -210,6 +209,8 @@ def _installed() -> dict[Kind, dict[str, str]]:
     """The entry points of installed packages, read once per process (a scan of every installed package)."""
     global _entry_points
     if _entry_points is None:
+        from importlib.metadata import entry_points  # local: light CLI path (a built-in command reads no metadata)
+
         found: dict[Kind, dict[str, str]] = {k: {} for k in get_args(Kind)}
         for kind in found:
             try:
@@ -285,7 +286,7 @@ def load(kind: Kind, name: str, extra_check: Callable[[str, Any], None] | None =
         except Exception as e:
             raise ConfigError(f"{_what(kind)} {name!r} (registered) cannot be used: {e}") from e
         return mine
-    line = lines(kind).get(name)
+    line = BUILTIN[kind].get(name) or lines(kind).get(name)  # a built-in needs no scan of installed packages
     if line is None:
         known = ", ".join(names(kind)) or "none"
         raise UnknownPart(f"unknown {_what(kind)} {name!r}; known: {known}")

@@ -122,10 +122,11 @@ def get_operator(name: str) -> Operator:
 
 
 def resolve_operators(cfg: FlowConfig) -> tuple[str, ...]:
-    names = cfg.operators or operator_names()
-    unknown = [n for n in names if n not in operator_names()]
+    known = operator_names()
+    names = cfg.operators or known
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise ValueError(f"unknown operator(s) {', '.join(unknown)}; registered: {', '.join(operator_names())}")
+        raise ValueError(f"unknown operator(s) {', '.join(unknown)}; registered: {', '.join(known)}")
     return tuple(names)
 
 

@@ -12,6 +12,9 @@ import typer.core
 
 from motivgraph import __version__, plugins
 from motivgraph.cli.helpfmt import polish
+from motivgraph.data_format import DataFormatError, check_data_dir
+from motivgraph.logging import setup_logging
+from motivgraph.private import set_private_umask
 
 if TYPE_CHECKING:
     # typer vendors click (typer._click): its groups are handed that Context and hold its Commands, not the
@@ -56,10 +59,11 @@ class _RootCommands(typer.core.TyperGroup):
         cmd = super().get_command(ctx, name)
         if cmd is not None:
             return polish(cmd, name)
-        if name not in plugins.names("commands"):
+        builtin = plugins.BUILTIN["commands"]
+        if name not in builtin and name not in plugins.names("commands"):  # only then scan installed packages
             return None
-        if self._listing and name in plugins.BUILTIN["commands"]:  # its summary, without importing its code
-            return typer.core.TyperCommand(name, help=plugins.BUILTIN["commands"][name].summary)
+        if self._listing and name in builtin:  # its summary, without importing its code
+            return typer.core.TyperCommand(name, help=builtin[name].summary)
         part = plugins.load("commands", name)
         if self._listing:  # a package's command: its own summary (importing it is the price of listing it)
             return typer.core.TyperCommand(name, help=str(part.summary or "")) if part.cli() else None
@@ -99,9 +103,7 @@ def _root(
 ) -> None:
     if ctx.meta.get(_HELP_ASKED):  # a help screen needs no settings, logging or data dir (and starts faster)
         return
-    from motivgraph.data_format import DataFormatError, check_data_dir
-    from motivgraph.logging import setup_logging
-    from motivgraph.terminal import EXIT_CONFIG, err_console, load_settings
+    from motivgraph.terminal import EXIT_CONFIG, err_console, load_settings  # local: light CLI path (help above)
 
     try:
         settings = load_settings()
@@ -117,7 +119,7 @@ def _root(
     except DataFormatError as e:
         err_console.print(f"[red]{e}[/red]", highlight=False)
         raise typer.Exit(EXIT_CONFIG) from None
-    from motivgraph.cli.common import announce_new_data_dir
+    from motivgraph.cli.common import announce_new_data_dir  # local: light CLI path (help above)
 
     ctx.call_on_close(announce_new_data_dir(settings))
 
@@ -132,7 +134,5 @@ def _log_level(settings: object, verbose: bool) -> str:
 
 
 def main() -> None:
-    from motivgraph.private import set_private_umask
-
     set_private_umask()  # private by default: everything this process (and the servers it starts) writes is 600/700
     app()

@@ -128,11 +128,12 @@ def split_model(value: str) -> tuple[str, str]:
     if not sep:
         return "openai", value.strip()
     provider = provider.strip().lower()
-    known = plugins.names("llm_providers")
-    if provider not in known:
+    # a built-in provider needs no scan of the installed packages' entry points
+    if provider not in plugins.BUILTIN["llm_providers"] and provider not in plugins.names("llm_providers"):
         raise ConfigError(
             f"Unknown LLM provider {provider!r} in {value!r} (MOTIVGRAPH_LLM_MODEL): use one of "
-            f"{', '.join(known)} — any OpenAI-compatible server works as openai: with MOTIVGRAPH_LLM_BASE_URL"
+            f"{', '.join(plugins.names('llm_providers'))} — any OpenAI-compatible server works as openai: with "
+            "MOTIVGRAPH_LLM_BASE_URL"
         )
     if not model.strip():
         raise ConfigError(f"MOTIVGRAPH_LLM_MODEL {value!r} names no model after {provider!r}:")
