@@ -1,10 +1,11 @@
 """What each kind of extension part is: one typed Protocol per kind (the contract `motivgraph/plugins.py` loads
 against), in the manner of datasette's `hookspecs.py`.
 
-A part of kind K is any object that satisfies `SPECS[K]`; `check(kind, name, obj)` tests it when the loader
-first imports it, so a wrong entry point fails with the members it lacks rather than later, deep inside the
-layer that uses it. Types of the layers above the kernel are written `Any` (with the type named in a comment):
-the kernel names nothing above it, not even for the type checker, so the layer contract stays one-way.
+A part of kind K is any object that satisfies `SPECS[K]` (named `<what it is>Hook`, apart from the classes of the
+layers that implement it); `check(kind, name, obj)` tests it when the loader first imports it, so a wrong entry
+point fails with the members it lacks rather than later, deep inside the layer that uses it. Types of the layers
+above the kernel are written `Any` (with the type named in a comment): the kernel names nothing above it, not
+even for the type checker, so the layer contract stays one-way.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ Kind = Literal["methods", "tools", "commands", "input_kinds", "llm_providers", "
 
 
 @runtime_checkable
-class Method(Protocol):
+class MethodHook(Protocol):
     """An ideation method: a `Method` subclass (agents/core/method.py) whose `name` is the entry's name; its
     config fields become `motivgraph ideate --method NAME` flags and fields of the HTTP body."""
 
@@ -39,7 +40,7 @@ class Method(Protocol):
 
 
 @runtime_checkable
-class Tool(Protocol):
+class ToolHook(Protocol):
     """A researcher tool: a `ToolSpec` (api/contract/tools.py) whose `name` is the entry's name; it becomes
     an HTTP route, an MCP tool, a LangChain tool and a tool of every agent."""
 
@@ -53,7 +54,7 @@ class Tool(Protocol):
 
 
 @runtime_checkable
-class Command(Protocol):
+class CommandHook(Protocol):
     """A contribution to the CLI and the service: `motivgraph NAME` (`cli()`, None for routes only) and routes
     mounted at the service root (`router()`, None for none). `summary`, the first paragraph of the command's
     help, is what the root help lists without building the command."""
@@ -67,7 +68,7 @@ class Command(Protocol):
 
 
 @runtime_checkable
-class InputKind(Protocol):
+class InputKindHook(Protocol):
     """An ingest input kind (ingest/plan.py) claiming file-name suffixes: `keys()` says what documents a file
     holds, `load()` turns one into a Paper (with the run's parser when `needs_parser`)."""
 
@@ -81,7 +82,7 @@ class InputKind(Protocol):
 
 
 @runtime_checkable
-class LLMProvider(Protocol):
+class LLMProviderHook(Protocol):
     """A chat-model provider for models named `<entry name>:<model>`: a function `(spec, *, timeout_s) ->
     BaseChatModel` (motivgraph/llm/factory.py); the spec carries the model, key, base URL, temperature and
     token limit from the settings, `timeout_s` the transport's time limit."""
@@ -90,7 +91,7 @@ class LLMProvider(Protocol):
 
 
 @runtime_checkable
-class GraphBackend(Protocol):
+class GraphBackendHook(Protocol):
     """A graph store named by `graph.backend`: a `GraphStore` class (graph/base.py, usually a `CypherGraphStore`
     subclass) whose `from_settings(settings)` connects it."""
 
@@ -99,7 +100,7 @@ class GraphBackend(Protocol):
 
 
 @runtime_checkable
-class IndexBackend(Protocol):
+class IndexBackendHook(Protocol):
     """The node vector search named by `index.backend` (graph/index_backends.py): `open(runtime)` gives the
     search the tools use, `peek(settings, store)` its state without loading the embedding model."""
 
@@ -109,7 +110,7 @@ class IndexBackend(Protocol):
 
 
 @runtime_checkable
-class Parser(Protocol):
+class ParserHook(Protocol):
     """A PDF parser named by `ingest.parser` / `--parser` (ingest/parsers.py): an async function
     `(settings, *, workers, transport) -> DocumentParser` that builds it (and checks its server, if it has one)."""
 
@@ -117,7 +118,7 @@ class Parser(Protocol):
 
 
 @runtime_checkable
-class Operator(Protocol):
+class OperatorHook(Protocol):
     """A MindFlow thinking operator (agents/mindflow/operators.py): an `Operator` class whose `name` is the
     entry's name; `run` turns a working set of candidate proposals into the next one. The supernet offers
     every operator, in the order of the listing, unless `FlowConfig.operators` names a subset."""
@@ -131,15 +132,15 @@ class Operator(Protocol):
 
 # The Protocol of each kind; its docstring is what docs/reference/extensions.md says the kind is.
 SPECS: dict[Kind, type] = {
-    "methods": Method,
-    "tools": Tool,
-    "commands": Command,
-    "input_kinds": InputKind,
-    "llm_providers": LLMProvider,
-    "graph_backends": GraphBackend,
-    "index_backends": IndexBackend,
-    "parsers": Parser,
-    "operators": Operator,
+    "methods": MethodHook,
+    "tools": ToolHook,
+    "commands": CommandHook,
+    "input_kinds": InputKindHook,
+    "llm_providers": LLMProviderHook,
+    "graph_backends": GraphBackendHook,
+    "index_backends": IndexBackendHook,
+    "parsers": ParserHook,
+    "operators": OperatorHook,
 }
 
 
@@ -155,7 +156,7 @@ def check(kind: Kind, name: str, obj: Any) -> None:
     if not isinstance(obj, spec):
         missing = [m for m in members(spec) if not hasattr(obj, m)]
         what = f"it lacks {', '.join(missing)}" if missing else "it does not match"
-        raise TypeError(f"it is not a {spec.__name__} part ({what})")
+        raise TypeError(f"it does not satisfy hookspecs.{spec.__name__} ({what})")
     own = getattr(obj, "name", name)  # the kinds whose parts carry a name: it is the entry's
     if "name" in members(spec) and own != name:
         raise TypeError(f"its name is {own!r}, not {name!r}")

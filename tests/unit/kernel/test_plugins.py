@@ -84,8 +84,8 @@ def test_a_part_that_breaks_its_protocol_is_refused_naming_what_it_lacks() -> No
         summary = "has no cli() and no router()"
 
     with plugins.registered("commands", "toy_half", HalfCommand()), \
-            pytest.raises(ConfigError, match=r"command 'toy_half' \(registered\).*not a Command part \(it lacks cli, "
-                          r"router\)"):
+            pytest.raises(ConfigError, match=r"command 'toy_half' \(registered\).*hookspecs.CommandHook "
+                          r"\(it lacks cli, router\)"):
         plugins.load("commands", "toy_half")
     with plugins.registered("tools", "toy_named", _toy_tool("other_name")), \
             pytest.raises(ConfigError, match="its name is 'other_name', not 'toy_named'"):
