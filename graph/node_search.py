@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from motivgraph.errors import ConfigError
-from motivgraph.graph.neo4j_search import Neo4jNodeVectors
+from motivgraph import plugins
 
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore
@@ -54,23 +53,13 @@ class NodeSearchBackend(Protocol):
 
 def node_index_status(settings: Settings, store: GraphStore) -> IndexStatus:
     """The state of the node search `index.backend` names, read without loading the embedding model: what
-    `graph stats`, `reindex --check` and /health all report (Neo4j's vector indexes with
-    MOTIVGRAPH_INDEX_BACKEND=neo4j, else the FAISS index in the data folder)."""
-    if settings.index.backend == "neo4j":
-        return Neo4jNodeVectors(settings, store, None).status()
-    from motivgraph.graph.vector_index import NodeIndex  # local: the FAISS stack is loaded only when it is used
-
-    return NodeIndex.peek(settings, store)
+    `graph stats`, `reindex --check` and /health all report (graph/index_backends.py)."""
+    status: IndexStatus = plugins.load("index_backends", settings.index.backend).peek(settings, store)
+    return status
 
 
 def open_node_search(runtime: Runtime) -> NodeSearchBackend:
-    """The search named by `index.backend`; a clear ConfigError when its graph store cannot serve it."""
-    settings = runtime.settings
-    if settings.index.backend == "neo4j":
-        if settings.graph.backend != "neo4j":
-            raise ConfigError("MOTIVGRAPH_INDEX_BACKEND=neo4j searches Neo4j's vector indexes, so it needs "
-                              f"MOTIVGRAPH_GRAPH_BACKEND=neo4j (it is {settings.graph.backend!r}); "
-                              "or set MOTIVGRAPH_INDEX_BACKEND=faiss")
-
-        return Neo4jNodeVectors(settings, runtime.store, runtime.embedder)
-    return runtime.node_index
+    """The search named by `index.backend` (graph/index_backends.py); a clear ConfigError when its graph store
+    cannot serve it."""
+    search: NodeSearchBackend = plugins.load("index_backends", runtime.settings.index.backend).open(runtime)
+    return search

@@ -1,4 +1,5 @@
-"""Parser choice: `auto` (GROBID when configured and alive, else offline), `grobid`, `pdf`.
+"""Parser choice: `auto` (GROBID when configured and alive, else offline), `grobid`, `pdf` -- the "parsers" parts
+of motivgraph/plugins.py, each an async function building its `DocumentParser` (`make_parser` picks one by name).
 
 Every parser turns one PDF path into a Paper (or raises ParseError / ExternalServiceError) and says in
 `description` what it is, so the CLI can tell the user which parser auto picked. `cache_tag` names the parse a
@@ -19,6 +20,7 @@ from typing import Protocol
 import httpx
 import pypdfium2 as pdfium
 
+from motivgraph import plugins
 from motivgraph.choices import ParserName
 from motivgraph.errors import ConfigError, ExternalServiceError, ParseError
 from motivgraph.ingest.grobid import GrobidClient
@@ -187,25 +189,46 @@ async def make_parser(
     workers: int | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> DocumentParser:
-    """Build the parser for `name` (default: settings.parser). GROBID is checked with isalive once."""
-    name = name or settings.parser
-    workers = workers or settings.concurrency
-    if name == "pdf":
-        return OfflineParser(settings, workers)
-    if not settings.grobid_url:
-        if name == "grobid":
-            raise ConfigError("--parser grobid needs a GROBID server: set MOTIVGRAPH_INGEST_GROBID_URL")
-        return OfflineParser(settings, workers, "GROBID not configured (MOTIVGRAPH_INGEST_GROBID_URL)")
+    """Build the parser for `name` (default: settings.parser): its "parsers" part of motivgraph/plugins.py."""
+    build = plugins.load("parsers", name or settings.parser)
+    parser: DocumentParser = await build(settings, workers=workers or settings.concurrency, transport=transport)
+    return parser
+
+
+async def _alive_grobid(settings: IngestSettings, transport: httpx.AsyncBaseTransport | None) -> GrobidClient | None:
+    """A client of the configured GROBID server when it answers /api/isalive (checked once), else None."""
     client = GrobidClient(settings, transport=transport)
-    alive = await client.is_alive()
-    if not alive:
-        await client.aclose()
-        if name == "grobid":
-            raise ExternalServiceError(
-                f"GROBID at {settings.grobid_url} is not alive (/api/isalive); start it or use --parser pdf"
-            )
+    if await client.is_alive():
+        return client
+    await client.aclose()
+    return None
+
+
+async def offline_parser(settings: IngestSettings, *, workers: int,
+                         transport: httpx.AsyncBaseTransport | None = None) -> DocumentParser:
+    """`pdf`: the offline parser (pypdfium2 in worker processes)."""
+    return OfflineParser(settings, workers)
+
+
+async def grobid_parser(settings: IngestSettings, *, workers: int,
+                        transport: httpx.AsyncBaseTransport | None = None) -> DocumentParser:
+    """`grobid`: the GROBID server, which must be configured and alive."""
+    if not settings.grobid_url:
+        raise ConfigError("--parser grobid needs a GROBID server: set MOTIVGRAPH_INGEST_GROBID_URL")
+    client = await _alive_grobid(settings, transport)
+    if client is None:
+        raise ExternalServiceError(
+            f"GROBID at {settings.grobid_url} is not alive (/api/isalive); start it or use --parser pdf"
+        )
+    return GrobidParser(settings, client)
+
+
+async def auto_parser(settings: IngestSettings, *, workers: int,
+                      transport: httpx.AsyncBaseTransport | None = None) -> DocumentParser:
+    """`auto`: GROBID when configured and alive, with the offline parser as its fallback; else offline."""
+    if not settings.grobid_url:
+        return OfflineParser(settings, workers, "GROBID not configured (MOTIVGRAPH_INGEST_GROBID_URL)")
+    client = await _alive_grobid(settings, transport)
+    if client is None:
         return OfflineParser(settings, workers, f"GROBID at {settings.grobid_url} not reachable")
-    grobid = GrobidParser(settings, client)
-    if name == "grobid":
-        return grobid
-    return AutoParser(grobid, OfflineParser(settings, workers))
+    return AutoParser(GrobidParser(settings, client), OfflineParser(settings, workers))

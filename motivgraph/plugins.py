@@ -1,19 +1,20 @@
 """The one extension mechanism: every named, replaceable part of MotivGraph, built-in or from another package.
 
-A part is one of five kinds. Each kind is an entry-point group (`motivgraph.<kind>`), the Python packaging
-convention for plugins, so an installed package adds a method or a tool with two lines of its own
-`pyproject.toml` and no change here:
+A part is one of the kinds of `motivgraph/hookspecs.py`, where each kind is a typed Protocol. Each kind is an
+entry-point group (`motivgraph.<kind>`), the Python packaging convention for plugins, so an installed package
+adds a method or a tool with two lines of its own `pyproject.toml` and no change here:
 
     [project.entry-points."motivgraph.methods"]
     title_storm = "mypackage.storm:TitleStorm"
 
 The built-in parts are the lines of `BUILTIN` below and go through the same loader: a line names an object by
 import path ("module:attribute"), imported on first use, so listing names imports nothing (`motivgraph --help`
-stays fast) and a kernel module can name parts of the layers above it without importing them. Tests and
-notebooks add a part for the life of the process with `register(kind, name, obj)`.
+stays fast) and a kernel module can name parts of the layers above it without importing them. `resolve()` is the
+one place an import path becomes an object. Tests and notebooks add a part for the life of the process with
+`register(kind, name, obj)`.
 
-What an entry's object must be is checked by the layer that uses it (`KINDS` says what each kind expects);
-a part that fails to load is logged and left out of listings, never hiding the others.
+Every part is checked against its kind's Protocol when it is first loaded (`hookspecs.check`); a part that fails
+to load is logged and left out of listings, never hiding the others.
 """
 
 from __future__ import annotations
@@ -23,30 +24,61 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from importlib.metadata import entry_points
-from typing import Any, Literal, get_args
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, get_args
 
 from motivgraph.errors import ConfigError
+from motivgraph.hookspecs import Kind, check
+
+if TYPE_CHECKING:
+    import typer
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["methods", "tools", "commands", "input_kinds", "llm_providers"]
 
-# What an entry of each kind is (shown by `docs/extending.md`'s generated table and checked by its test).
-KINDS: dict[Kind, str] = {
-    "methods": "an ideation method: a `Method` subclass (agents/core/method.py) whose `name` is the entry's name",
-    "tools": "a researcher tool: a `ToolSpec` (api/contract/tools.py) whose `name` is the entry's name; it becomes "
-    "an HTTP route, an MCP tool, a LangChain tool and a tool of every agent",
-    "commands": "a contribution: an object with `summary`, `cli() -> typer.Typer | None` (a `motivgraph NAME` "
-    "command) and `router() -> fastapi.APIRouter | None` (routes mounted at the service root)",
-    "input_kinds": "an ingest input kind: an `InputKind` instance (ingest/plan.py) claiming file-name suffixes",
-    "llm_providers": "a chat-model provider: a function `(spec: ModelSpec, *, timeout_s: float) -> BaseChatModel` "
-    "(motivgraph/llm/factory.py) for models named `<entry name>:<model>`; the spec carries the model, key, base "
-    "URL, temperature and token limit from the settings",
-}
+@dataclass(frozen=True)
+class Contribution:
+    """A "commands" part declared by import paths, so listing it imports none of its code: `motivgraph NAME`
+    and routes at the service root. The command is one of: `register`, a function `register(root)` adding it
+    (among others a module adds) to the root CLI; `group`, a `typer.Typer` mounted as the group NAME; `app`, a
+    `typer.Typer` that is the command, or a function returning one. `router` is a function returning the
+    routes' `fastapi.APIRouter`."""
 
-# The built-in parts, one line each: kind -> name -> "module:attribute". Order is the order of listings.
-BUILTIN: dict[Kind, dict[str, str]] = {
+    name: str
+    summary: str  # the first paragraph of the command's help: what the root help lists
+    register: str | None = None
+    group: str | None = None
+    app: str | None = None
+    router_factory: str | None = None
+
+    def cli(self) -> Any:
+        """The command: a click command built from `register`/`group`, or the `typer.Typer` of `app`."""
+        import typer  # local: the kernel imports no CLI stack until a command is built
+
+        if self.register or self.group:
+            holder = typer.Typer()
+            if self.register:
+                resolve(self.register)(holder)
+            else:
+                holder.add_typer(resolve(str(self.group)), name=self.name)
+            return typer.main.get_group(holder).commands.get(self.name)
+        if self.app is None:
+            return None
+        app = resolve(self.app)
+        made: typer.Typer = app if isinstance(app, typer.Typer) else app()
+        return made
+
+    def router(self) -> Any:
+        return resolve(self.router_factory)() if self.router_factory else None
+
+
+def _commands(*parts: Contribution) -> dict[str, Contribution]:
+    return {part.name: part for part in parts}
+
+
+# The built-in parts, one line each: kind -> name -> "module:attribute" (a command: its `Contribution`, which
+# carries the summary the root help shows). Order is the order of listings.
+BUILTIN: dict[Kind, dict[str, Any]] = {
     "methods": {
         "soiq": "motivgraph.agents.soiq.method:SoiqMethod",
         "setlevel": "motivgraph.agents.setlevel.method:SetlevelMethod",
@@ -64,16 +96,97 @@ BUILTIN: dict[Kind, dict[str, str]] = {
         "literature_search": "motivgraph.api.contract.tools:LITERATURE_SEARCH",
         "transfer_candidates": "motivgraph.api.contract.tools:TRANSFER_CANDIDATES",
     },
-    "commands": {
-        "eval": "motivgraph.agents.evaluation.contrib:EvaluationContribution",
-        "mindflow": "motivgraph.agents.mindflow.contrib:MindflowContribution",
-        "runs": "motivgraph.agents.core.runs_contrib:RunsContribution",
-    },
+    "commands": _commands(
+        Contribution("search", "Print the graph nodes closest in meaning to QUERY (cosine similarity, best first).",
+                     register="motivgraph.cli.search_cmd:register"),
+        Contribution("reindex",
+                     "Rebuild the FAISS indexes from the graph. A node or paper whose text is unchanged keeps its "
+                     "stored\nvector (same model), so `--kind` switches embed nothing; --re-embed embeds everything. "
+                     "With\nMOTIVGRAPH_INDEX_BACKEND=neo4j the node embeddings and vector indexes are written to Neo4j "
+                     "instead.", register="motivgraph.cli.search_cmd:register"),
+        Contribution("parse", "Parse one PDF and print the structured paper (nothing is stored).",
+                     register="motivgraph.cli.ingest_cmd:register"),
+        Contribution("extract", "Parse one paper and print its (problem, challenge, solution) triples; nothing is "
+                     "stored.", register="motivgraph.cli.miner_cmd:register"),
+        Contribution("ideate",
+                     "Run an ideation method on TOPIC, streaming its progress: `motivgraph ideate TOPIC --method "
+                     "NAME`\nfollowed by the method's own flags, e.g. `--method soiq --ideas 2 --rounds 3`; "
+                     "`--list-methods`\nshows every method's flags. TOPIC is not needed with --resume, or with a "
+                     "topics file and --topic-id.", register="motivgraph.cli.ideate_cmd:register"),
+        Contribution("serve", "Serve the researcher tools, /triples, /nodes, /papers, /stats, /health and the "
+                     "explorer page over HTTP.", register="motivgraph.cli.serve_cmd:register"),
+        Contribution("mcp", "Serve the researcher tools, node and paper resources over MCP on stdin/stdout.",
+                     register="motivgraph.cli.mcp_cmd:register"),
+        Contribution("config", "Inspect settings (env MOTIVGRAPH_*, .env file).",
+                     group="motivgraph.cli.config_cmd:app"),
+        Contribution("db", "Manage the embedded FalkorDB server that stores the graph under the data directory.",
+                     group="motivgraph.cli.db_cmd:app"),
+        Contribution("neo4j", "Run a local Neo4j 5.26 Community server (Bolt + Browser on loopback) from Maven "
+                     "Central, without Docker.", group="motivgraph.cli.neo4j_cmd:app"),
+        Contribution("embeddings", "The embedding model: export it to ONNX (scripts/setup.sh does) and check the "
+                     "backend.", group="motivgraph.cli.embeddings_cmd:app"),
+        Contribution("llm", "LLM access: check the configured model, per-role models, usage and cost; the local "
+                     "model server.", group="motivgraph.cli.llm_cmd:app"),
+        Contribution("graph", "Export, import, copy and count the graph.", group="motivgraph.cli.graph_cmd:app"),
+        Contribution("ingest", "Ingest PDFs into the graph (default: run). Also: `ingest status`, `ingest report`, "
+                     "`ingest --re-extract`.", register="motivgraph.cli.ingest_cmd:register"),
+        Contribution("parents", "Hierarchical parent nodes for problems and challenges.",
+                     register="motivgraph.cli.miner_cmd:register"),
+        Contribution("method", "Commands contributed by ideation methods (motivgraph method NAME COMMAND).",
+                     register="motivgraph.cli.ideate_cmd:register"),
+        Contribution("papers", "Papers in the graph: list them, show one, delete one with its triples.",
+                     register="motivgraph.cli.papers_cmd:register"),
+        Contribution("merges", "Review merge decisions (a mention joined an existing node) and undo one.",
+                     register="motivgraph.cli.merges_cmd:register"),
+        Contribution("eval", "Evaluate ideation methods on the same topics; write one report.",
+                     app="motivgraph.agents.evaluation.cli:cli",
+                     router_factory="motivgraph.agents.evaluation.routes:build_router"),
+        Contribution("mindflow", "MindFlow: train the thinking-flow controller.",
+                     app="motivgraph.agents.mindflow.cli:app"),
+        Contribution("runs", "List ideation runs of every method and show one run's report.",
+                     app="motivgraph.agents.core.runs_cli:app",
+                     router_factory="motivgraph.agents.core.run_routes:build_router"),
+    ),
     "input_kinds": {
         "pdf": "motivgraph.ingest.plan:PDF_INPUT",
         "paper_json": "motivgraph.ingest.paper_json:PAPER_JSON_INPUT",
     },
-    "llm_providers": {},  # the providers of llm/factory.py are built into it; a package may add others
+    # Models named `provider:model`. The OpenAI-compatible servers share one builder; the LangChain
+    # init_chat_model providers another, reached through an optional extra (llm/factory.py: LANGCHAIN_EXTRAS).
+    "llm_providers": {
+        "openai": "motivgraph.llm.factory:openai_compatible_model",
+        "deepseek": "motivgraph.llm.factory:openai_compatible_model",
+        "vllm": "motivgraph.llm.factory:openai_compatible_model",
+        "ollama": "motivgraph.llm.factory:openai_compatible_model",
+        "local": "motivgraph.llm.factory:local_model",
+        "scripted": "motivgraph.llm.factory:scripted_model",
+        **{provider: "motivgraph.llm.factory:langchain_model" for provider in (
+            "anthropic", "azure_openai", "azure_ai", "google_genai", "google_vertexai", "bedrock", "bedrock_converse",
+            "mistralai", "groq", "fireworks", "together", "cohere", "huggingface", "xai", "nvidia", "ibm",
+            "perplexity", "openrouter")},
+    },
+    "graph_backends": {
+        "falkordb": "motivgraph.graph.backends.falkordb:FalkorDBStore",
+        "neo4j": "motivgraph.graph.backends.neo4j:Neo4jStore",
+    },
+    "index_backends": {
+        "faiss": "motivgraph.graph.index_backends:FAISS",
+        "neo4j": "motivgraph.graph.index_backends:NEO4J",
+    },
+    "parsers": {
+        "auto": "motivgraph.ingest.parsers:auto_parser",
+        "grobid": "motivgraph.ingest.parsers:grobid_parser",
+        "pdf": "motivgraph.ingest.parsers:offline_parser",
+    },
+    "operators": {  # the order is the supernet's
+        "generate": "motivgraph.agents.mindflow.operators:Generate",
+        "divergent": "motivgraph.agents.mindflow.operators:Divergent",
+        "convergent": "motivgraph.agents.mindflow.operators:Convergent",
+        "critical": "motivgraph.agents.mindflow.operators:Critical",
+        "analogical": "motivgraph.agents.mindflow.operators:Analogical",
+        "counterfactual": "motivgraph.agents.mindflow.operators:Counterfactual",
+        "constraint": "motivgraph.agents.mindflow.operators:Constraint",
+    },
 }
 
 _lock = threading.RLock()
@@ -87,25 +200,17 @@ class UnknownPart(ConfigError):
     """No part of that kind and name; the message lists the names there are."""
 
 
-# The entry-point group of each kind: what a package's pyproject.toml names.
-GROUPS: dict[Kind, str] = {
-    "methods": "motivgraph.methods",
-    "tools": "motivgraph.tools",
-    "commands": "motivgraph.commands",
-    "input_kinds": "motivgraph.input_kinds",
-    "llm_providers": "motivgraph.llm_providers",
-}
-
-
 def group(kind: Kind) -> str:
-    """The entry-point group of `kind`."""
-    return GROUPS[kind]
+    """The entry-point group of `kind`: what a package's pyproject.toml names."""
+    return f"motivgraph.{kind}"
 
 
 def _installed() -> dict[Kind, dict[str, str]]:
     """The entry points of installed packages, read once per process (a scan of every installed package)."""
     global _entry_points
     if _entry_points is None:
+        from importlib.metadata import entry_points  # local: light CLI path (a built-in command reads no metadata)
+
         found: dict[Kind, dict[str, str]] = {k: {} for k in get_args(Kind)}
         for kind in found:
             try:
@@ -132,9 +237,17 @@ def rescan() -> None:
         _version += 1
 
 
-def lines(kind: Kind) -> dict[str, str]:
-    """Every import-path line of `kind`: the built-in ones first, then the installed packages' entry points."""
+def lines(kind: Kind) -> dict[str, Any]:
+    """Every line of `kind`: the built-in ones first, then the installed packages' entry points. A line is an
+    import path, or a built-in command's `Contribution`."""
     return {**BUILTIN[kind], **{n: p for n, p in _installed()[kind].items() if n not in BUILTIN[kind]}}
+
+
+def path_of(line: Any) -> str:
+    """The import path a line names (a `Contribution`: where its command comes from)."""
+    if isinstance(line, Contribution):
+        return str(line.register or line.group or line.app)
+    return str(line)
 
 
 def names(kind: Kind) -> list[str]:
@@ -143,7 +256,9 @@ def names(kind: Kind) -> list[str]:
         return list(dict.fromkeys([*lines(kind), *_registered[kind]]))
 
 
-def _import(path: str) -> Any:
+def resolve(path: str) -> Any:
+    """The object an import path names: "module:attribute" (a dotted attribute walks into it) or "module".
+    The one resolver: every line, entry point, tool service and command goes through it."""
     module, _, attr = path.partition(":")
     obj: Any = importlib.import_module(module)
     for part in attr.split(".") if attr else ():
@@ -151,41 +266,48 @@ def _import(path: str) -> Any:
     return obj
 
 
-def load(kind: Kind, name: str, check: Callable[[str, Any], None] | None = None) -> Any:
-    """The part `name` of `kind` (imported on first use, then cached). `check(name, obj)` raises when the
-    object is not what the kind needs; a failure names the line it came from."""
+def _what(kind: Kind) -> str:
+    return kind[:-1].replace("_", " ")
+
+
+def load(kind: Kind, name: str, extra_check: Callable[[str, Any], None] | None = None) -> Any:
+    """The part `name` of `kind` (imported on first use, then cached), checked against the kind's Protocol
+    (motivgraph/hookspecs.py); a failure names the line it came from. `extra_check(name, obj)`: ingest/plan.py's
+    own check of an input kind until it relies on the Protocol alone (issue #44, merged by the lead)."""
     with _lock:
         if (kind, name) in _loaded:  # checked when it was loaded
             return _loaded[(kind, name)]
         mine = _registered[kind].get(name)
     if mine is not None:
         try:
-            if check is not None:
-                check(name, mine)
+            check(kind, name, mine)
+            if extra_check is not None:
+                extra_check(name, mine)
         except Exception as e:
-            raise ConfigError(f"{kind[:-1].replace('_', ' ')} {name!r} (registered) cannot be used: {e}") from e
+            raise ConfigError(f"{_what(kind)} {name!r} (registered) cannot be used: {e}") from e
         return mine
-    path = lines(kind).get(name)
-    if path is None:
+    line = BUILTIN[kind].get(name) or lines(kind).get(name)  # a built-in needs no scan of installed packages
+    if line is None:
         known = ", ".join(names(kind)) or "none"
-        raise UnknownPart(f"unknown {kind[:-1].replace('_', ' ')} {name!r}; known: {known}")
+        raise UnknownPart(f"unknown {_what(kind)} {name!r}; known: {known}")
     where = "built-in" if name in BUILTIN[kind] else f"entry point of {group(kind)}"
     try:
-        obj = _import(path)
-        if check is not None:
-            check(name, obj)
+        obj = resolve(line) if isinstance(line, str) else line
+        check(kind, name, obj)
+        if extra_check is not None:
+            extra_check(name, obj)
     except Exception as e:
-        raise ConfigError(f"{kind[:-1].replace('_', ' ')} {name!r} ({where} {path!r}) cannot be loaded: {e}") from e
+        raise ConfigError(f"{_what(kind)} {name!r} ({where} {path_of(line)!r}) cannot be loaded: {e}") from e
     with _lock:
         return _loaded.setdefault((kind, name), obj)
 
 
-def load_all(kind: Kind, check: Callable[[str, Any], None] | None = None) -> dict[str, Any]:
+def load_all(kind: Kind, extra_check: Callable[[str, Any], None] | None = None) -> dict[str, Any]:
     """Every loadable part of `kind` by name; one that fails is logged and left out."""
     out: dict[str, Any] = {}
     for name in names(kind):
         try:
-            out[name] = load(kind, name, check)
+            out[name] = load(kind, name, extra_check)
         except ConfigError as e:
             log.warning("%s", e)
     return out
@@ -199,7 +321,7 @@ def register(kind: Kind, name: str, obj: Any, *, replace: bool = False) -> Any:
         if known is None and name in lines(kind) and not replace:
             known = load(kind, name)
         if known is not None and known is not obj and not replace:
-            raise ValueError(f"a {kind[:-1].replace('_', ' ')} named {name!r} is already registered")
+            raise ValueError(f"a {_what(kind)} named {name!r} is already registered")
         _registered[kind][name] = obj
         _version += 1
     return obj

@@ -225,12 +225,12 @@ def methods_markdown() -> str:
 def cli_app() -> Any:
     """The typer app behind the `motivgraph` console script, found through its entry point so the
     reference follows the CLI wherever its module lives."""
-    import importlib
     from importlib.metadata import entry_points
 
+    from motivgraph import plugins
+
     (ep,) = [e for e in entry_points(group="console_scripts") if e.name == CLI_NAME]
-    module = importlib.import_module(ep.value.split(":", 1)[0])
-    return module.app
+    return plugins.resolve(f"{ep.value.split(':', 1)[0]}:app")
 
 
 def command_paths() -> list[list[str]]:
@@ -295,12 +295,16 @@ def parts_markdown() -> str:
     """One table per kind of part of the one extension mechanism (motivgraph/plugins.py): every built-in part
     with its import path and first sentence, and the entry-point group a package adds one through."""
     from motivgraph import plugins
+    from motivgraph.hookspecs import SPECS
 
     out = []
-    for kind, what in plugins.KINDS.items():
-        out += [f"## {kind.replace('_', ' ')}", "", f"Entry-point group `{plugins.group(kind)}`: {cell(what)}.", ""]
+    for kind, spec in SPECS.items():
+        what = " ".join(str(spec.__doc__).split())
+        out += [f"## {kind.replace('_', ' ')}", "", f"Entry-point group `{plugins.group(kind)}`, Protocol "
+                f"`motivgraph.hookspecs.{spec.__name__}`: {cell(what)}", ""]
         rows = []
-        for name, path in plugins.lines(kind).items():
+        for name, line in plugins.lines(kind).items():
+            path = plugins.path_of(line)
             try:
                 summary = _part_summary(plugins.load(kind, name))
             except Exception as e:  # a broken package's part is listed with why

@@ -13,8 +13,9 @@
 # and an eager import of every submodule would pull the whole LLM stack (langchain) into each process start.
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from motivgraph import plugins
 
 if TYPE_CHECKING:
     from motivgraph.agents.core.background import BackgroundPaper, TopicBackground
@@ -64,7 +65,7 @@ _WHERE = {
 def __getattr__(name: str) -> Any:
     if name not in _WHERE:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_WHERE[name]), name)
+    value = plugins.resolve(f"{_WHERE[name]}:{name}")
     globals()[name] = value  # later lookups skip this hook
     return value
 

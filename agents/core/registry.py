@@ -27,11 +27,6 @@ class UnknownMethod(ConfigError):
     """No method of that name is registered; the message lists those that are."""
 
 
-def _check(name: str, cls: Any) -> None:
-    if not (isinstance(cls, type) and issubclass(cls, Method)) or cls.name != name:
-        raise ConfigError(f"it is not a Method class called {name!r}")
-
-
 def register(cls: type[Method[Any, Any]], *, replace: bool = False) -> type[Method[Any, Any]]:
     """Register a Method class under `cls.name` for this process (usable as a decorator)."""
     name = getattr(cls, "name", None)
@@ -52,12 +47,12 @@ def method_names() -> list[str]:
 def get_method(name: str) -> type[Method[Any, Any]]:
     if name not in plugins.names("methods"):
         raise UnknownMethod(f"unknown ideation method {name!r}; methods: {', '.join(method_names())}")
-    cls: type[Method[Any, Any]] = plugins.load("methods", name, _check)
+    cls: type[Method[Any, Any]] = plugins.load("methods", name)
     return cls
 
 
 def all_methods() -> list[type[Method[Any, Any]]]:
-    loaded = plugins.load_all("methods", _check)  # one that cannot be loaded is logged and left out
+    loaded = plugins.load_all("methods")  # one that cannot be loaded is logged and left out
     return [loaded[n] for n in method_names() if n in loaded]
 
 

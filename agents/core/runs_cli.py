@@ -1,5 +1,5 @@
 """`motivgraph runs list|show`: the runs of every ideation method (and evaluation) under the runs directory,
-contributed with GET /runs by the "runs" part (agents/core/runs_contrib.py).
+contributed with GET /runs by the "runs" line of the "commands" parts (motivgraph/plugins.py).
 
 The layout is `agents.core.rundir`'s; the report is `agents.core.report`'s (the same renderer as
 summary.md and GET /runs/{id}).

@@ -1,15 +1,16 @@
 """The thinking operators: small prompt programs over a working set of candidate proposals.
 
 An operator O = (prompt, sub-steps, tools) reads the working set (candidate proposals, best first)
-and returns the new working set. They are registered by name; the supernet offers every registered
-operator (or the subset `FlowConfig.operators` names), so adding one is:
+and returns the new working set. Operators are "operators" parts of the one extension mechanism
+(motivgraph/plugins.py); the supernet offers every one (or the subset `FlowConfig.operators` names), so adding
+one is an `Operator` subclass and its line (`plugins.BUILTIN["operators"]`, an entry point of
+`motivgraph.operators`, or `plugins.register("operators", name, cls)` for this process):
 
-    @register_operator
     class Analytical(Operator):
         name = "analytical"; summary = "..."
         async def run(self, ws, env, step): ...
 
-The seven built-ins (registry order = supernet order): generate, divergent, convergent, critical
+The seven built-ins (listing order = supernet order): generate, divergent, convergent, critical
 (critique, then targeted fixes), analogical (calls the graph tools transfer_candidates,
 node_search and random_nodes(far_from=topic) itself, then prompts), counterfactual, constraint.
 """
@@ -24,6 +25,7 @@ from typing import Any, ClassVar, TypeVar
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, field_validator
 
+from motivgraph import plugins
 from motivgraph.agents.mindflow import prompts
 from motivgraph.agents.mindflow.config import FlowConfig
 from motivgraph.agents.mindflow.flow import StepTrace
@@ -107,47 +109,30 @@ class Operator(ABC):
         return [c.model_dump() for c in out.candidates]
 
 
-_REGISTRY: dict[str, type[Operator]] = {}
-
-
-def register_operator(cls: type[Operator]) -> type[Operator]:
-    """Add an operator class under `cls.name` (a decorator). Names are unique."""
-    name = getattr(cls, "name", "")
-    if not name or not name.isidentifier():
-        raise ValueError(f"operator {cls.__name__}: name must be an identifier, got {name!r}")
-    if name in _REGISTRY and _REGISTRY[name] is not cls:
-        raise ValueError(f"operator {name!r} is already registered ({_REGISTRY[name].__name__})")
-    _REGISTRY[name] = cls
-    return cls
-
-
-def unregister_operator(name: str) -> None:
-    _REGISTRY.pop(name, None)
-
-
 def operator_names() -> tuple[str, ...]:
-    return tuple(_REGISTRY)
+    return tuple(plugins.names("operators"))
 
 
 def get_operator(name: str) -> Operator:
     try:
-        return _REGISTRY[name]()
-    except KeyError:
-        raise KeyError(f"unknown operator {name!r}; registered: {', '.join(_REGISTRY)}") from None
+        cls: type[Operator] = plugins.load("operators", name)
+    except plugins.UnknownPart:
+        raise KeyError(f"unknown operator {name!r}; registered: {', '.join(operator_names())}") from None
+    return cls()
 
 
 def resolve_operators(cfg: FlowConfig) -> tuple[str, ...]:
-    names = cfg.operators or operator_names()
-    unknown = [n for n in names if n not in _REGISTRY]
+    known = operator_names()
+    names = cfg.operators or known
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise ValueError(f"unknown operator(s) {', '.join(unknown)}; registered: {', '.join(_REGISTRY)}")
+        raise ValueError(f"unknown operator(s) {', '.join(unknown)}; registered: {', '.join(known)}")
     return tuple(names)
 
 
 # ------------------------------------------------------------------------------------ built-ins
 
 
-@register_operator
 class Generate(Operator):
     name = "generate"
     summary = "Produces a new proposal (the default proposal operator)."
@@ -157,7 +142,6 @@ class Generate(Operator):
         return new[:1] + ws
 
 
-@register_operator
 class Divergent(Operator):
     name = "divergent"
     summary = "Expands the search space with alternatives that differ in framing or route."
@@ -167,7 +151,6 @@ class Divergent(Operator):
         return out if len(out) > len(ws) else out + ws
 
 
-@register_operator
 class Convergent(Operator):
     name = "convergent"
     summary = "Synthesises, ranks and selects the candidates into one coherent proposal."
@@ -177,7 +160,6 @@ class Convergent(Operator):
         return out[:1]
 
 
-@register_operator
 class Critical(Operator):
     name = "critical"
     summary = "Critiques the best candidate and applies targeted fixes."
@@ -196,7 +178,6 @@ class Critical(Operator):
         return ws
 
 
-@register_operator
 class Analogical(Operator):
     name = "analogical"
     summary = "Transfers structure from related problems found in the graph."
@@ -220,7 +201,6 @@ class Analogical(Operator):
         return out[:1] + ws
 
 
-@register_operator
 class Counterfactual(Operator):
     name = "counterfactual"
     summary = "Explores what-if variations by perturbing key assumptions."
@@ -230,7 +210,6 @@ class Counterfactual(Operator):
         return out[:1] + ws
 
 
-@register_operator
 class Constraint(Operator):
     name = "constraint"
     summary = "Generates or repairs a proposal under explicit constraints."

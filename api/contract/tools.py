@@ -15,7 +15,6 @@ the table is the one place a tool exists.
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -92,8 +91,7 @@ class ToolSpec(Generic[Q, R]):
     stand_in: CorpusStandIn | None = None
 
     def service_function(self) -> Callable[..., Any]:
-        module, _, attr = self.service.partition(":")
-        fn: Callable[..., Any] = getattr(importlib.import_module(module), attr)
+        fn: Callable[..., Any] = plugins.resolve(self.service)
         return fn
 
     def build_request(self, args: Q | Mapping[str, Any] | None = None, kwargs: Mapping[str, Any] | None = None) -> Q:
@@ -215,15 +213,10 @@ TRANSFER_CANDIDATES: ToolSpec[TransferRequest, TransferResult] = ToolSpec(
     stand_in=CorpusStandIn("topic", per_lookup="k"),
 )
 
-def _check(name: str, spec: Any) -> None:
-    if not isinstance(spec, ToolSpec) or spec.name != name:
-        raise TypeError(f"it is not a ToolSpec named {name!r}")
-
-
 def all_tools() -> tuple[ToolSpec[Any, Any], ...]:
     """Every tool: the "tools" parts of motivgraph/plugins.py (the built-in rows above, then installed
     packages' and registered ones), read at call time so the table is the one place a tool exists."""
-    return tuple(plugins.load_all("tools", _check).values())
+    return tuple(plugins.load_all("tools").values())
 
 
 def tool_names() -> list[str]:

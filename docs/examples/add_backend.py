@@ -5,8 +5,9 @@ Every query, its parameters and how rows become records live in `CypherGraphStor
 `_read`, `_write_tx`, `ensure_schema`, `_drop_all`, `ping` and `close`. A store for another Cypher
 server implements them over that server's driver. To run here, this one implements them over the
 connection of an existing store and records each statement with its time, which is also a way to see
-what a command asks of the graph. tests/integration/docs/test_docs_examples.py runs the whole backend
-conformance suite (tests/integration/graph/test_store_conformance.py) on it.
+what a command asks of the graph. `from_settings` is how `open_store` connects it once it is the
+"graph_backends" part named by `MOTIVGRAPH_GRAPH_BACKEND`. tests/integration/docs/test_docs_examples.py runs the
+whole backend conformance suite (tests/integration/graph/test_store_conformance.py) on it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from motivgraph.graph.backends.cypher import CypherGraphStore, Row, Statement
+from motivgraph.graph.backends.falkordb import FalkorDBStore
+from motivgraph.settings import Settings
 
 
 class RecordingStore(CypherGraphStore):
@@ -28,6 +31,11 @@ class RecordingStore(CypherGraphStore):
         self.backend = inner.backend
         self.alias_index = inner.alias_index
         self.statements: list[tuple[str, str, float]] = []  # (read|write, first line, milliseconds)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RecordingStore:
+        """The store `open_store(settings)` returns: here, recording over the configured FalkorDB's connection."""
+        return cls(FalkorDBStore.from_settings(settings))
 
     def _timed(self, kind: str, query: str, fn: Any) -> Any:
         t0 = time.perf_counter()

@@ -12,8 +12,9 @@
 # would pull LangChain into commands that never call a model.
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from motivgraph import plugins
 
 if TYPE_CHECKING:
     from motivgraph.llm.cache import cache_path
@@ -74,7 +75,7 @@ _WHERE = {
 def __getattr__(name: str) -> Any:
     if name not in _WHERE:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_WHERE[name]), name)
+    value = plugins.resolve(f"{_WHERE[name]}:{name}")
     globals()[name] = value  # later lookups skip this hook
     return value
 

@@ -1,6 +1,8 @@
 """One factory for LangChain chat models, from settings, with per-role overrides.
 
-Model strings are `provider:model` (init_chat_model style). Providers:
+Model strings are `provider:model` (init_chat_model style). A provider is an "llm_providers" part of the one
+extension mechanism (motivgraph/plugins.py: the built-in lines name the builders below; a package adds one through
+the entry-point group `motivgraph.llm_providers`). The built-in providers:
   openai:    api.openai.com, or any OpenAI-compatible server given base_url; key OPENAI_API_KEY
   deepseek:  https://api.deepseek.com by default; key DEEPSEEK_API_KEY
   vllm:      OpenAI-compatible vLLM server, default http://localhost:8000/v1; key optional
@@ -45,9 +47,9 @@ log = logging.getLogger(__name__)
 
 ROLES = LLM_ROLES
 LOCAL_TIMEOUT_S = 600.0  # local: models' per-call time limit unless MOTIVGRAPH_LLM_TIMEOUT_S is set
-OWN_PROVIDERS = ("openai", "deepseek", "vllm", "ollama", "local", "scripted")
-# LangChain init_chat_model providers: (module the provider needs, pip extra of motivgraph, pip package).
-LANGCHAIN_PROVIDERS: dict[str, tuple[str, str, str]] = {
+# What each LangChain init_chat_model provider (the "llm_providers" lines built by `langchain_model`) needs
+# installed: (module the provider needs, pip extra of motivgraph, pip package).
+LANGCHAIN_EXTRAS: dict[str, tuple[str, str, str]] = {
     "anthropic": ("langchain_anthropic", "anthropic", "langchain-anthropic"),
     "azure_openai": ("langchain_openai", "azure", "langchain-openai"),
     "azure_ai": ("langchain_azure_ai", "azure-ai", "langchain-azure-ai"),
@@ -67,7 +69,6 @@ LANGCHAIN_PROVIDERS: dict[str, tuple[str, str, str]] = {
     "perplexity": ("langchain_perplexity", "perplexity", "langchain-perplexity"),
     "openrouter": ("langchain_openrouter", "openrouter", "langchain-openrouter"),
 }
-PROVIDERS = (*OWN_PROVIDERS, *LANGCHAIN_PROVIDERS)
 DEFAULT_BASE_URLS = {
     "deepseek": "https://api.deepseek.com",
     "vllm": "http://localhost:8000/v1",
@@ -127,11 +128,12 @@ def split_model(value: str) -> tuple[str, str]:
     if not sep:
         return "openai", value.strip()
     provider = provider.strip().lower()
-    if provider not in PROVIDERS and provider not in plugins.names("llm_providers"):
-        known = [*PROVIDERS, *(p for p in plugins.names("llm_providers") if p not in PROVIDERS)]
+    # a built-in provider needs no scan of the installed packages' entry points
+    if provider not in plugins.BUILTIN["llm_providers"] and provider not in plugins.names("llm_providers"):
         raise ConfigError(
             f"Unknown LLM provider {provider!r} in {value!r} (MOTIVGRAPH_LLM_MODEL): use one of "
-            f"{', '.join(known)} — any OpenAI-compatible server works as openai: with MOTIVGRAPH_LLM_BASE_URL"
+            f"{', '.join(plugins.names('llm_providers'))} — any OpenAI-compatible server works as openai: with "
+            "MOTIVGRAPH_LLM_BASE_URL"
         )
     if not model.strip():
         raise ConfigError(f"MOTIVGRAPH_LLM_MODEL {value!r} names no model after {provider!r}:")
@@ -167,7 +169,7 @@ def resolve_spec(settings: LLMSettings, role: str | None = None, data_dir: Path 
     context_tokens = override.context_tokens if override else None
     if provider == "local":
         return _local_spec(settings, role, model, temperature, override, context_tokens, data_dir)
-    if provider in OWN_PROVIDERS and provider != "scripted":
+    if _openai_compatible(provider):
         base_url = base_url or DEFAULT_BASE_URLS.get(provider)
         if api_key is None and KEY_ENV.get(provider) and os.environ.get(KEY_ENV[provider]):
             api_key = SecretStr(os.environ[KEY_ENV[provider]])
@@ -191,6 +193,13 @@ def resolve_spec(settings: LLMSettings, role: str | None = None, data_dir: Path 
         context_window=settings.context_window,
         context_tokens=context_tokens,
     )
+
+
+def _openai_compatible(provider: str) -> bool:
+    """True for the built-in providers `openai_compatible_model` serves (they take the default base URLs and
+    keys below); told without importing a package's provider."""
+    return provider in plugins.BUILTIN["llm_providers"] and \
+        plugins.load("llm_providers", provider) is openai_compatible_model
 
 
 def _local_spec(settings: LLMSettings, role: str | None, value: str, temperature: float, override: Any,
@@ -231,9 +240,10 @@ def reset_scripted_models() -> None:
     _scripted.clear()
 
 
-def _scripted_model(path: str) -> BaseChatModel:
-    # One instance per script file and process: all roles share the queue, in call order.
-    key = str(Path(path).expanduser().resolve())
+def scripted_model(spec: ModelSpec, *, timeout_s: float) -> BaseChatModel:
+    """`scripted:PATH.json`: one instance per script file and process, so all roles share the queue, in call
+    order (the time limit does not apply)."""
+    key = str(Path(spec.model).expanduser().resolve())
     if key not in _scripted:
         from motivgraph.llm.scripted import ScriptedChatModel  # local: offline ingest loads no LangChain
 
@@ -264,56 +274,63 @@ def http_timeout_s(spec: ModelSpec, timeout_retries: int) -> float:
     return spec.timeout_s * 2 ** timeout_retries + 30
 
 
-def _check_provider(name: str, make: Any) -> None:
-    if not callable(make):
-        raise TypeError(f"it is not a function (spec, *, timeout_s) -> BaseChatModel for {name}: models")
-
-
 def build_chat_model(spec: ModelSpec, *, timeout_retries: int = 0) -> BaseChatModel:
-    """A LangChain chat model for `spec`. No network traffic, except that a local: model's server
-    is started here (or the running one reused)."""
-    if spec.provider == "scripted":
-        return _scripted_model(spec.model)
-    if spec.provider not in PROVIDERS:  # an "llm_providers" part (motivgraph/plugins.py): a package's provider
-        make = plugins.load("llm_providers", spec.provider, _check_provider)
+    """A LangChain chat model for `spec`, from its provider's part. No network traffic, except that a local:
+    model's server is started here (or the running one reused)."""
+    make = plugins.load("llm_providers", spec.provider)
+    if spec.provider not in plugins.BUILTIN["llm_providers"]:
         log.info("LLM %s -> %s via the %s provider part", spec.role or "default", spec.model_id, spec.provider)
-        model: BaseChatModel = make(spec, timeout_s=http_timeout_s(spec, timeout_retries))
-        return model
-    if spec.provider in LANGCHAIN_PROVIDERS:
-        return _langchain_model(spec, timeout_retries)
+    model: BaseChatModel = make(spec, timeout_s=http_timeout_s(spec, timeout_retries))
+    return model
+
+
+def local_model(spec: ModelSpec, *, timeout_s: float) -> BaseChatModel:
+    """`local:NAME`: the llama.cpp server MotivGraph runs itself (started here, or the running one reused),
+    reached as an OpenAI-compatible server."""
+    cls = _chat_class(spec)  # before the server starts: a missing extra is reported first
+    st, reused = spec.local.start()
+    log.info("LLM %s -> %s: %s local server at %s", spec.role or "default", spec.model_id,
+             "reusing the" if reused else "started a", st.base_url)
+    return _openai_chat(cls, spec, st.base_url, SecretStr(st.api_key), timeout_s)
+
+
+def openai_compatible_model(spec: ModelSpec, *, timeout_s: float) -> BaseChatModel:
+    """openai:, deepseek:, vllm:, ollama: -- the OpenAI chat-completions API at the spec's base URL."""
+    cls = _chat_class(spec)
+    log.info("LLM %s -> %s at %s", spec.role or "default", spec.model_id, spec.base_url or "api.openai.com")
+    return _openai_chat(cls, spec, spec.base_url, spec.api_key, timeout_s)
+
+
+def _chat_class(spec: ModelSpec) -> type:
     try:
         from langchain_openai import ChatOpenAI  # local: optional extra
     except ImportError as e:
         raise ConfigError(
             f"{spec.model_id} needs langchain-openai: pip install 'motivgraph[openai]' (or langchain-openai)"
         ) from e
-    base_url, api_key = spec.base_url, spec.api_key
-    if spec.provider == "local":
-        st, reused = spec.local.start()
-        base_url, api_key = st.base_url, SecretStr(st.api_key)
-        log.info("LLM %s -> %s: %s local server at %s", spec.role or "default", spec.model_id,
-                 "reusing the" if reused else "started a", base_url)
-    else:
-        log.info("LLM %s -> %s at %s", spec.role or "default", spec.model_id, base_url or "api.openai.com")
-    cls = ChatOpenAI if spec.dialect == "openai" else _compat_chat_class()
-    timeout = http_timeout_s(spec, timeout_retries)
-    return cls(
+    return ChatOpenAI if spec.dialect == "openai" else _compat_chat_class()
+
+
+def _openai_chat(cls: type, spec: ModelSpec, base_url: str | None, api_key: SecretStr | None,
+                 timeout_s: float) -> BaseChatModel:
+    model: BaseChatModel = cls(
         model=spec.model,
         base_url=base_url,
         api_key=api_key,
         temperature=spec.temperature,
         max_tokens=spec.max_tokens,
-        timeout=timeout,
+        timeout=timeout_s,
         max_retries=0,
         # A model of its own, not langchain-openai's process-wide cached one (keyed by URL and timeout): a pooled
         # connection belongs to the event loop that opened it, so a second asyncio.run in the same process (a
         # test after a test, a Ray worker's next task) reused a dead loop's connection: "Event loop is closed".
-        http_async_client=httpx.AsyncClient(timeout=timeout),
+        http_async_client=httpx.AsyncClient(timeout=timeout_s),
     )
+    return model
 
 
 def missing_extra_message(provider: str, model: str) -> str:
-    _module, extra, package = LANGCHAIN_PROVIDERS[provider]
+    _module, extra, package = LANGCHAIN_EXTRAS[provider]
     return (f"{provider}:{model} needs the '{extra}' extra: pip install 'motivgraph[{extra}]' "
             f"(LangChain's init_chat_model with {package})")
 
@@ -321,14 +338,15 @@ def missing_extra_message(provider: str, model: str) -> str:
 _BASE_URL_ARG = {"azure_openai": "azure_endpoint"}  # providers that call MOTIVGRAPH_LLM_BASE_URL otherwise
 
 
-def _langchain_model(spec: ModelSpec, timeout_retries: int) -> BaseChatModel:
-    module = LANGCHAIN_PROVIDERS[spec.provider][0]
+def langchain_model(spec: ModelSpec, *, timeout_s: float) -> BaseChatModel:
+    """A provider LangChain's init_chat_model knows, through the optional extra that installs it."""
+    module = LANGCHAIN_EXTRAS[spec.provider][0]
     if find_spec("langchain") is None or find_spec(module) is None:
         raise ConfigError(missing_extra_message(spec.provider, spec.model))
     from langchain.chat_models import init_chat_model  # local: optional extra
 
     kwargs: dict[str, Any] = {"temperature": spec.temperature, "max_tokens": spec.max_tokens,
-                              "timeout": http_timeout_s(spec, timeout_retries), "max_retries": 0}
+                              "timeout": timeout_s, "max_retries": 0}
     if spec.api_key is not None:
         kwargs["api_key"] = spec.api_key
     if spec.base_url:

@@ -28,7 +28,6 @@ where the file holds a list of replies or {"replies": [...], "rules": [{"when": 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import re
 import threading
@@ -46,6 +45,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 
+from motivgraph import plugins
 from motivgraph.errors import ConfigError, LLMError
 from motivgraph.llm.tokens import content_text, count_message_tokens, count_tokens
 
@@ -94,9 +94,8 @@ Reply = Any  # str | AIMessage | BaseException | type[BaseException] | Delay | C
 
 
 def _import_callable(ref: str) -> Callable[..., Any]:
-    mod, _, name = ref.partition(":")
     try:
-        fn = getattr(importlib.import_module(mod), name)
+        fn = plugins.resolve(ref)
     except (ImportError, AttributeError) as e:
         raise ConfigError(f"Scripted reply 'call': cannot import {ref!r} (use 'package.module:function')") from e
     if not callable(fn):

@@ -164,3 +164,21 @@ class TestExampleBackendConformance(_Conformance):
     def test_statements_are_recorded(self, gstore: GraphStore) -> None:
         gstore.stats()
         assert gstore.statements and gstore.statements[-1][0] == "read"  # type: ignore[attr-defined]
+
+
+def test_add_backend_is_opened_by_its_setting(examples: Any, api_settings: Any) -> None:  # noqa: F811
+    from motivgraph import plugins
+    from motivgraph.graph import open_store
+
+    ex = examples("add_backend")
+    # model_copy skips validation: the setting's choices name the built-in backends
+    settings = api_settings.model_copy(
+        update={"graph": api_settings.graph.model_copy(update={"backend": "recording"})})
+    with plugins.registered("graph_backends", "recording", ex.RecordingStore):
+        store = open_store(settings)
+    try:
+        assert isinstance(store, ex.RecordingStore)
+        store.stats()
+        assert store.statements
+    finally:
+        store.close()

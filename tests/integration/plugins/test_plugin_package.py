@@ -1,10 +1,11 @@
-"""A separate package adds a tool and a method through entry points alone (motivgraph/plugins.py).
+"""A separate package adds one part of every kind through entry points alone (motivgraph/plugins.py).
 
 `tests/fixtures/plugin_package` is a package of its own (`motivgraph-toy-plugin`). It is built and installed
 with pip into a folder of its own, and that folder put on the path: nothing registers it and no file of the
 project names it. Its tool is then an HTTP route, in `GET /tools`, an MCP tool and an agent's tool (by its
 alias); its method is listed by `motivgraph ideate --list-methods` (in a fresh process) and runs on the
-platform, calling the plugin tool through the run's toolbox."""
+platform, calling the plugin tool through the run's toolbox. Its command, input kind, LLM provider, graph,
+index and parser backends and MindFlow operator are each used through the product's own entry to that kind."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-from motivgraph import plugins
+from motivgraph import hookspecs, plugins
+from motivgraph.hookspecs import SPECS
 from motivgraph.llm import ScriptedChatModel
 from tests.integration.api.conftest import api_settings, service  # noqa: F401 (fixtures)
 
@@ -62,9 +64,89 @@ async def _stats(web: httpx.AsyncClient) -> dict[str, Any]:
     return stats
 
 
+# kind -> the toy package's part of it (tests/fixtures/plugin_package/pyproject.toml)
+TOY_PARTS = {"methods": "census_notes", "tools": "graph_census", "commands": "toy-hello", "input_kinds": "toy_text",
+             "llm_providers": "toyecho", "graph_backends": "counting", "index_backends": "never_ready",
+             "parsers": "toy_names", "operators": "keep"}
+
+
+def test_the_package_has_a_part_of_every_kind() -> None:
+    assert set(TOY_PARTS) == set(SPECS)
+
+
 def test_without_the_package_there_is_no_toy() -> None:
-    assert "census_notes" not in plugins.names("methods")
-    assert "graph_census" not in plugins.names("tools")
+    assert not [kind for kind, name in TOY_PARTS.items() if name in plugins.names(kind)]  # type: ignore[arg-type]
+
+
+def test_every_toy_part_is_found_and_checked_against_its_protocol(installed: Path) -> None:
+    for kind, name in TOY_PARTS.items():
+        assert plugins.names(kind)[-1] == name, kind  # type: ignore[arg-type]
+        hookspecs.check(kind, name, plugins.load(kind, name))  # type: ignore[arg-type]
+
+
+def test_the_toy_command_runs_under_the_root_cli(installed: Path) -> None:
+    from typer.testing import CliRunner
+
+    from motivgraph.cli import app
+
+    out = CliRunner().invoke(app, ["toy-hello", "reader"])
+    assert out.exit_code == 0, out.output
+    assert out.output.strip() == "hello reader from the toy plugin"
+    assert "toy-hello" in CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output
+
+
+def test_the_toy_input_kind_claims_its_files(installed: Path, tmp_path: Path) -> None:
+    from motivgraph.ingest.plan import kind_of
+
+    kind = kind_of(tmp_path / "notes.toy.txt")
+    assert kind is not None and kind.name == "toy_text"
+
+
+async def test_the_toy_provider_answers_models_named_after_it(installed: Path, tmp_path: Path) -> None:
+    from motivgraph.llm import DEFAULT_ROLE, LLMClient
+    from motivgraph.settings import LLMSettings, Settings
+
+    settings = Settings(data_dir=tmp_path, llm=LLMSettings(model="toyecho:tiny-1", cache=False),  # type: ignore[arg-type]
+                        _env_file=None)  # type: ignore[call-arg]
+    reply = await LLMClient(settings).chat(DEFAULT_ROLE, [{"role": "user", "content": "hi"}])
+    assert reply.content.startswith("toyecho tiny-1 within ")
+
+
+def test_the_toy_graph_and_index_backends_are_chosen_by_their_settings(installed: Path, api_settings: Any) -> None:  # noqa: F811
+    from motivgraph.graph import open_store
+    from motivgraph.graph.node_search import node_index_status
+
+    # model_copy skips validation: the settings' backend choices name the built-in backends only
+    settings = api_settings.model_copy(update={
+        "graph": api_settings.graph.model_copy(update={"backend": "counting"}),
+        "index": api_settings.index.model_copy(update={"backend": "never_ready"}),
+    })
+    parts = plugins.load("graph_backends", "counting")
+    before = parts.opened
+    store = open_store(settings)
+    try:
+        assert parts.opened == before + 1
+        assert node_index_status(settings, store).message == "the toy index is never built"
+    finally:
+        store.close()
+
+
+async def test_the_toy_parser_is_made_by_name(installed: Path, tmp_path: Path) -> None:
+    from motivgraph.ingest.parsers import make_parser
+    from motivgraph.settings import IngestSettings
+
+    parser = await make_parser(IngestSettings(), "toy_names")  # type: ignore[arg-type]
+    paper = await parser.parse(tmp_path / "a-paper.pdf", "0" * 64)
+    await parser.aclose()
+    assert paper.title == "a-paper"
+
+
+def test_the_toy_operator_joins_the_supernet(installed: Path) -> None:
+    from motivgraph.agents.mindflow.config import FlowConfig
+    from motivgraph.agents.mindflow.operators import get_operator, resolve_operators
+
+    assert resolve_operators(FlowConfig())[-1] == "keep"
+    assert get_operator("keep").name == "keep"
 
 
 async def test_the_plugin_tool_reaches_http_mcp_and_the_toolbox(service: Any, installed: Path) -> None:  # noqa: F811

@@ -1,7 +1,7 @@
 """Start-up imports of the CLI: `motivgraph --help`, every command's `--help` and the commands that need
 no graph, model or server import none of the graph, ML, LLM or web stacks (those cost seconds at each
 start; the test suite runs the CLI as a subprocess many times). The root help lists the commands from
-the summaries in `motivgraph.cli.COMMANDS` / `CONTRIBUTED`: they must be the commands' own help.
+the summaries of the built-in "commands" lines (`motivgraph.plugins.BUILTIN`): they must be the commands' own help.
 
 No timing here: a fresh interpreter imports the CLI once, then each command runs in a forked child
 and reports which of the heavy libraries ended up in `sys.modules`.
@@ -21,7 +21,11 @@ import typer
 from typer.testing import CliRunner
 
 from motivgraph import plugins
-from motivgraph.cli import COMMANDS, CONTRIBUTED, app, load_commands
+from motivgraph.cli import app
+
+COMMANDS = plugins.BUILTIN["commands"]
+# The commands of the agents layer: their options may be built from a pydantic config.
+CONTRIBUTED = {n for n, c in COMMANDS.items() if c.app}
 
 # Top-level packages a help screen or a light command must not import.
 HEAVY = ("redis", "falkordb", "numpy", "faiss", "torch", "sentence_transformers", "transformers", "onnxruntime",
@@ -32,7 +36,7 @@ HEAVY = ("redis", "falkordb", "numpy", "faiss", "torch", "sentence_transformers"
 HELP_ALSO_NOT = ("pydantic_settings", "pydantic")
 
 HELP_ARGS = [
-    [], *([name] for name in COMMANDS if name != "method"), *([name] for name in CONTRIBUTED),
+    [], *([name] for name in COMMANDS if name != "method"),
     ["graph", "stats"], ["ingest", "run"], ["mindflow", "train"],
 ]
 # Commands that run (not only their help) without the graph, a model or a server.
@@ -114,29 +118,25 @@ def test_help_screens_and_light_commands_import_no_heavy_library(tmp_path: Path)
 
 
 def test_root_help_summaries_are_the_commands_own() -> None:
-    """The root help shows `COMMANDS`/`CONTRIBUTED` summaries without importing the modules: each must be the
+    """The root help shows the built-in lines' summaries without importing the modules: each must be the
     first paragraph of the command's own help (what the listing showed when every module was imported)."""
     wrong = {}
-    for name, (module, summary) in COMMANDS.items():
-        cmd = load_commands(module)[name]
+    for name, part in COMMANDS.items():
+        sub = part.cli()
+        cmd = typer.main.get_command(sub) if isinstance(sub, typer.Typer) else sub
         own = inspect.cleandoc(cmd.short_help or cmd.help or "").split("\n\n")[0]
-        if own != summary:
+        if own != part.summary:
             wrong[name] = own
-    for name, summary in CONTRIBUTED.items():
-
-        cmd = typer.main.get_command(plugins.load("commands", name).cli())
-        own = inspect.cleandoc(cmd.short_help or cmd.help or "").split("\n\n")[0]
-        if own != summary:
-            wrong[name] = own
-    assert not wrong, f"update the summaries in motivgraph/cli/__init__.py to: {wrong}"
+    assert not wrong, f"update the summaries in motivgraph/plugins.py to: {wrong}"
 
 
-def test_every_command_a_module_adds_is_in_the_table() -> None:
-    """A command a module registers but the table does not name would be unreachable."""
-    for module in {m for m, _ in COMMANDS.values()}:
-        for name in load_commands(module):
-            assert COMMANDS.get(name, ("",))[0] == module, f"{module} adds `{name}`: add it to COMMANDS"
-    assert set(CONTRIBUTED) <= set(plugins.names("commands"))
+def test_every_command_a_module_adds_is_a_line() -> None:
+    """A command a module's register() adds but no line names would be unreachable."""
+    for register in {c.register for c in COMMANDS.values() if c.register}:
+        holder = typer.Typer()
+        plugins.resolve(register)(holder)
+        for name in typer.main.get_group(holder).commands:
+            assert COMMANDS[name].register == register, f"{register} adds `{name}`: add its line to BUILTIN"
 
 
 def test_root_help_lists_every_command_in_order() -> None:

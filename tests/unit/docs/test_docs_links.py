@@ -195,9 +195,13 @@ def code_strings() -> frozenset[str]:
 
 @cache
 def resolves(dotted: str) -> bool:
-    """`motivgraph.a.b.c` names a module, an attribute of the longest module prefix that imports, or a name the
-    code itself uses as a string (the entry-point group `motivgraph.methods`)."""
-    if dotted in code_strings():
+    """`motivgraph.a.b.c` names a module, an attribute of the longest module prefix that imports, an entry-point
+    group (`motivgraph.methods`: one per kind of motivgraph/hookspecs.py) or a name the code itself uses as a
+    string (a logger name)."""
+    from motivgraph import plugins
+    from motivgraph.hookspecs import SPECS
+
+    if dotted in code_strings() or dotted in {plugins.group(kind) for kind in SPECS}:
         return True
     parts = dotted.split(".")
     for n in range(len(parts), 0, -1):
