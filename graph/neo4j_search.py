@@ -37,8 +37,9 @@ from motivgraph.graph.queries import META_ID, NODE_LABELS
 from motivgraph.graph.vector_index import IndexHit, node_text
 
 if TYPE_CHECKING:
+    from motivgraph.choices import NodeType
     from motivgraph.embeddings.base import Embedder
-    from motivgraph.graph.models import NodeRecord, NodeType
+    from motivgraph.graph.models import NodeRecord
     from motivgraph.settings import Settings
 
 EMBEDDING_PROPERTY = "embedding"

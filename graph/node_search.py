@@ -20,9 +20,9 @@ from motivgraph.errors import ConfigError
 from motivgraph.graph.neo4j_search import Neo4jNodeVectors
 
 if TYPE_CHECKING:
+    from motivgraph.choices import NodeType
     from motivgraph.graph.base import GraphStore
     from motivgraph.graph.grouped_index import IndexStatus
-    from motivgraph.graph.models import NodeType
     from motivgraph.graph.runtime import Runtime
     from motivgraph.graph.vector_index import IndexHit
     from motivgraph.settings import Settings

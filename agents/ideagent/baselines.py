@@ -36,9 +36,9 @@ from motivgraph.agents.ideagent.writer import (
     record_fields,
     tool_mode,
 )
+from motivgraph.choices import ToolModeChoice
 from motivgraph.errors import StructuredOutputError
 from motivgraph.llm import structured as so
-from motivgraph.settings import ToolModeChoice
 
 log = logging.getLogger(__name__)
 

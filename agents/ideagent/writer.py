@@ -14,10 +14,10 @@ from motivgraph.agents.core.llm import tool_mode_for
 from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.core.toolbox import Toolbox
 from motivgraph.agents.ideagent.judges import IdeaText
+from motivgraph.choices import ToolMode, ToolModeChoice
 from motivgraph.errors import StructuredOutputError
 from motivgraph.llm import structured as so
 from motivgraph.llm.tokens import truncate_to_tokens
-from motivgraph.settings import ToolMode, ToolModeChoice
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from motivgraph.api.contract.models import NodeRelation
 from motivgraph.api.deps import Context, CursorText, KeyText
 from motivgraph.api.errors import ErrorResponse
 from motivgraph.api.services.browse import NodesPage, get_node, page_nodes
-from motivgraph.graph.models import NodeType
+from motivgraph.choices import NodeType
 
 router = APIRouter(tags=["graph"])
 

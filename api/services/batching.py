@@ -20,8 +20,8 @@ import numpy as np
 from motivgraph.api.services.lru import LockedLRU
 
 if TYPE_CHECKING:
+    from motivgraph.choices import NodeType
     from motivgraph.embeddings.base import Embedder
-    from motivgraph.graph.models import NodeType
     from motivgraph.graph.node_search import NodeSearchBackend
     from motivgraph.graph.vector_index import IndexHit
 

@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from motivgraph.api.contract.models import QuoteOut, TripleOut
-from motivgraph.graph.models import NodeEvidence, Quote, TripleElement, TripleEvidence
+from motivgraph.choices import NodeType
+from motivgraph.graph.models import NodeEvidence, Quote, TripleEvidence
 
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore
 
-ELEMENTS: tuple[TripleElement, ...] = ("problem", "challenge", "solution")
+ELEMENTS: tuple[NodeType, ...] = ("problem", "challenge", "solution")
 
 
 def cut(text: str, chars: int) -> str:
@@ -32,7 +33,7 @@ def cut(text: str, chars: int) -> str:
     return head.rstrip(" ,;:") + "…"
 
 
-def quote_out(q: Quote, *, element: TripleElement, paper_id: str, title: str, year: int | None,
+def quote_out(q: Quote, *, element: NodeType, paper_id: str, title: str, year: int | None,
               chars: int) -> QuoteOut:
     return QuoteOut(text=cut(q.text, chars), verified=q.verified, element=element, paper_id=paper_id,
                     title=title, year=year, section=q.section, page=q.page,

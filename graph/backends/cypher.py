@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from motivgraph.choices import NodeType
 from motivgraph.graph import queries as Q
 from motivgraph.graph.identity import LABELS, TYPE_OF_LABEL, normalize_name, split_key, stable_random
 from motivgraph.graph.models import (
@@ -29,7 +30,6 @@ from motivgraph.graph.models import (
     NodePage,
     NodeRecord,
     NodeRef,
-    NodeType,
     PaperPage,
     PaperRecord,
     PaperRef,

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from motivgraph.choices import Engine, IndexKind
+from motivgraph.choices import Engine, IndexKindChoice
 from motivgraph.cli.common import EMPTY_GRAPH_ADVICE, graph_is_empty
 from motivgraph.errors import ConfigError, IndexMissing
 from motivgraph.graph.runtime import Runtime
@@ -135,7 +135,7 @@ def status_table(rows: list[tuple[str, IndexStatus]]) -> Table:
 def reindex(
     nodes: bool = typer.Option(True, "--nodes/--no-nodes", help="Rebuild the node index."),
     papers: bool = typer.Option(True, "--papers/--no-papers", help="Rebuild the paper (title + abstract) index."),
-    kind: IndexKind | None = typer.Option(
+    kind: IndexKindChoice | None = typer.Option(
         None, "--kind", help="Index kind for this build: auto, exact or hnsw (default: MOTIVGRAPH_INDEX_KIND)."
     ),
     check: bool = typer.Option(
