@@ -22,7 +22,7 @@ from motivgraph.api.services.lru import LockedLRU
 if TYPE_CHECKING:
     from motivgraph.choices import NodeType
     from motivgraph.embeddings.base import Embedder
-    from motivgraph.graph.node_search import NodeSearchBackend
+    from motivgraph.graph.search_backends import NodeSearchBackend
     from motivgraph.graph.vector_index import IndexHit
 
 X = TypeVar("X")

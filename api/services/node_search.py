@@ -1,4 +1,5 @@
-"""node_search: semantic match of a query against node name + description (FAISS or Neo4j, see graph/node_search.py)."""
+"""node_search: semantic match of a query against node name + description (graph/search_backends.py: FAISS or
+Neo4j)."""
 
 from __future__ import annotations
 

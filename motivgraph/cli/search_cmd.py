@@ -57,14 +57,14 @@ def search(
     MOTIVGRAPH_INDEX_BACKEND=neo4j. With --evidence, each match is followed by the sentences
     of its papers that state it, so every node can be checked against its source."""
     # the tools' backend choice, so the CLI and the tools answer a query alike
-    from motivgraph.graph import node_search
+    from motivgraph.graph import search_backends
 
     if not query.strip():
         raise ConfigError("The search query is empty; pass some text, e.g. motivgraph search \"label scarcity\"")
     types = _types(node_type)
     rt = Runtime(load_settings())
     try:
-        backend = node_search.open_node_search(rt)
+        backend = search_backends.open_node_search(rt)
         try:
             backend.ensure_ready()
         except IndexMissing:
