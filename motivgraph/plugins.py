@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from importlib.metadata import entry_points
 from typing import Any, Literal, get_args
 
-from motivgraph.errors import ConfigError
+from motivgraph.errors import ConfigError, UnknownPart
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +81,6 @@ _registered: dict[Kind, dict[str, Any]] = {k: {} for k in get_args(Kind)}  # reg
 _loaded: dict[tuple[Kind, str], Any] = {}
 _entry_points: dict[Kind, dict[str, str]] | None = None
 _version = 0  # bumped by every register/unregister; caches of derived things key on it
-
-
-class UnknownPart(ConfigError):
-    """No part of that kind and name; the message lists the names there are."""
 
 
 # The entry-point group of each kind: what a package's pyproject.toml names.

@@ -18,13 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from motivgraph import plugins
 from motivgraph.agents.core.method import Method
-from motivgraph.errors import ConfigError
+from motivgraph.errors import ConfigError, UnknownMethod
 
 log = logging.getLogger(__name__)
-
-
-class UnknownMethod(ConfigError):
-    """No method of that name is registered; the message lists those that are."""
 
 
 def _check(name: str, cls: Any) -> None:

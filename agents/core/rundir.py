@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import RunNotFound
 from motivgraph.fsutil import atomic_write
 from motivgraph.procs import live_process
 
@@ -42,14 +42,6 @@ FINISHED = {COMPLETED, FAILED}
 TERMINAL = {COMPLETED, FAILED, INTERRUPTED, STOPPED}
 RESUMABLE = {FAILED, INTERRUPTED, STOPPED}
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-
-
-class RunNotFound(MotivGraphError):
-    """No run directory with that id exists under the runs directory."""
-
-
-class RunStateError(MotivGraphError):
-    """A run cannot be resumed or written in its current state (e.g. already completed)."""
 
 
 def now_iso() -> str:

@@ -38,11 +38,10 @@ from motivgraph.agents.core.rundir import (
     RUNNING,
     STOPPED,
     RunDir,
-    RunStateError,
     owner_alive,
     process_start,
 )
-from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
+from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError, RunStateError
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -20,9 +20,7 @@ from fastapi import APIRouter, Body, Depends, Header, HTTPException, Query, Requ
 from pydantic import BaseModel
 
 from motivgraph.agents.core.context import RunSpec
-from motivgraph.agents.core.method import UnknownReference
 from motivgraph.agents.core.registry import RunRequestBase, all_methods, get_method
-from motivgraph.agents.core.rundir import RunNotFound, RunStateError
 from motivgraph.agents.sessions.jobs import JobManager
 from motivgraph.agents.sessions.requests import (
     ResumeRequest,
@@ -30,7 +28,8 @@ from motivgraph.agents.sessions.requests import (
     session_body_type,
     strict_request_model,
 )
-from motivgraph.api.errors import ApiError, ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
+from motivgraph.errors import ApiError, RunNotFound, RunStateError, UnknownReference
 
 log = logging.getLogger(__name__)
 

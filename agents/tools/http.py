@@ -18,8 +18,10 @@ from motivgraph.errors import (
     IndexError_,
     MotivGraphError,
     NodeNotFound,
+    RetriesExhausted,
+    RetryableStatus,
 )
-from motivgraph.outbound import Backoff, RetriesExhausted, RetryableStatus, call_with_retries, describe
+from motivgraph.outbound import Backoff, call_with_retries, describe
 
 log = logging.getLogger(__name__)
 

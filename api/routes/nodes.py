@@ -6,7 +6,7 @@ from fastapi import APIRouter, Path, Query
 
 from motivgraph.api.contract.models import NodeRelation
 from motivgraph.api.deps import Context, CursorText, KeyText
-from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
 from motivgraph.api.services.browse import NodesPage, get_node, page_nodes
 from motivgraph.choices import NodeType
 

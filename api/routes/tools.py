@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from motivgraph.api.contract.tools import ToolSpec, all_tools, openai_tools
 from motivgraph.api.deps import Service
-from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
 from motivgraph.api.services import ToolService
 
 _ERR: dict[int | str, dict[str, Any]] = {

@@ -168,7 +168,8 @@ def _root(
 ) -> None:
     if ctx.meta.get(_HELP_ASKED):  # a help screen needs no settings, logging or data dir (and starts faster)
         return
-    from motivgraph.data_format import DataFormatError, check_data_dir
+    from motivgraph.data_format import check_data_dir
+    from motivgraph.errors import DataFormatError
     from motivgraph.logging import setup_logging
     from motivgraph.terminal import EXIT_CONFIG, err_console, load_settings
 

@@ -19,11 +19,11 @@ from motivgraph.agents.core import (
     run_method,
     unregister,
 )
-from motivgraph.agents.core.background import BackgroundError
 from motivgraph.agents.core.llm import model_role
-from motivgraph.agents.core.registry import UnknownMethod, request_model, session_request_type
+from motivgraph.agents.core.registry import request_model, session_request_type
 from motivgraph.agents.core.repro import mask_secrets
 from motivgraph.agents.soiq.method import SoiqMethod, SoiqState
+from motivgraph.errors import BackgroundError, UnknownMethod
 from motivgraph.llm import ScriptedChatModel
 from tests.integration.agents.core.toy_writer import ToyWriter
 
