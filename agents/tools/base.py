@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from motivgraph.api.contract.tools import Q, R, ToolSpec, resolve_tool, tool_names
 from motivgraph.errors import ToolArgumentError
 
-__all__ = ["ToolArgumentError", "ToolClient"]
+__all__ = ["ToolClient"]
 
 
 class ToolClient(ABC):

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from motivgraph.agents.tools.base import ToolArgumentError, ToolClient
+from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.tools import Q, R, ToolSpec
 from motivgraph.errors import (
     BackendUnavailable,
@@ -20,6 +20,7 @@ from motivgraph.errors import (
     NodeNotFound,
     RetriesExhausted,
     RetryableStatus,
+    ToolArgumentError,
 )
 from motivgraph.outbound import Backoff, call_with_retries, describe
 
