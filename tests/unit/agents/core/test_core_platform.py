@@ -287,3 +287,14 @@ def test_a_run_spec_is_validated_once_per_process(settings, writer, monkeypatch)
     assert spec_of(run) is spec and spec_of(run) is spec and validated == []
     reopened = RunDir.open(settings.runs_dir, run.id)
     assert spec_of(reopened) == spec and spec_of(reopened) is spec_of(reopened) and len(validated) == 1
+
+
+def test_the_topic_is_normalised_by_the_models_not_by_each_edge() -> None:
+    """One rule for a run's topic (registry.Topic): the HTTP body and the RunSpec the CLI and the evaluation build
+    collapse its whitespace and refuse one with fewer than 3 other characters, with the same message."""
+    body = request_model(get_method("soiq"))
+    assert body(method="soiq", topic="  sparse \n attention\tkernels ").topic == "sparse attention kernels"
+    assert RunSpec(method="soiq", topic="  sparse \n attention\tkernels ").topic == "sparse attention kernels"
+    for model, extra in ((body, {"method": "soiq"}), (RunSpec, {"method": "soiq"})):
+        with pytest.raises(ValidationError, match="at least 3 non-space characters"):
+            model(topic="  ab   ", **extra)
