@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from motivgraph.api.contract.envelope import error_body
 from motivgraph.api.services.scrub import scrub_paths
@@ -89,8 +90,6 @@ def envelope(status: int, code: str, message: str, request: Request, **extra: An
 def allowed_methods(app: Any, scope: dict[str, Any]) -> list[str]:
     """Every method some route of `app` answers on this request's path (Starlette's own 405 names only the first
     matching route's, so `GET` and `POST` routes on one path gave `Allow: POST`)."""
-    from starlette.routing import Match
-
     methods: set[str] = set()
     for route in getattr(app, "routes", []):
         match, _ = route.matches({**scope, "method": "__none__"})
