@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from motivgraph.choices import NODE_TYPES
 from motivgraph.errors import ImportFormatError, TextHygieneError
-from motivgraph.graph.identity import NODE_TYPES, split_key
+from motivgraph.graph.identity import split_key
 from motivgraph.graph.models import NodeIn, NodeRecord, PaperRecord, ParentIn, TripleIn
 from motivgraph.limits import MAX_DESCRIPTION_CHARS, MAX_KEY_CHARS, MAX_NAME_CHARS
 from motivgraph.text_hygiene import find_problem

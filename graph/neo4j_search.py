@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from motivgraph.choices import NODE_TYPES
 from motivgraph.errors import ConfigError, IndexCorrupt, IndexMissing, IndexStale
 from motivgraph.graph.backends.neo4j import Neo4jStore
 from motivgraph.graph.grouped_index import IndexStatus, stamp_backend
-from motivgraph.graph.identity import NODE_TYPES
 from motivgraph.graph.queries import META_ID, NODE_LABELS
 from motivgraph.graph.vector_index import IndexHit, node_text
 

@@ -8,7 +8,7 @@ test_lazy_imports.py), while typer needs an option's type when it builds the com
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 # How a PDF becomes a Paper: GROBID when configured and alive (auto), GROBID only, or the offline parser.
 ParserName = Literal["auto", "grobid", "pdf"]
@@ -21,6 +21,7 @@ IndexKind = Literal["exact", "hnsw"]
 IndexKindChoice = Literal["auto", IndexKind]
 # The three node types of a (problem, challenge, solution) triple: a node's type and a triple's element alike.
 NodeType = Literal["problem", "challenge", "solution"]
+NODE_TYPES: tuple[NodeType, ...] = get_args(NodeType)  # in this order wherever the three are listed
 # The node types `motivgraph parents build` adds parent nodes over (solutions get none).
 ParentKind = Literal["problem", "challenge"]
 # How an agent calls tools: the model's native tool calls, the text <CALL> protocol, or JSON actions under
@@ -38,6 +39,7 @@ LiteratureSource = Literal["semantic_scholar", "openalex", "arxiv"]
 Engine = Literal["local", "ray"]
 
 __all__ = [
+    "NODE_TYPES",
     "EmbeddingBackend",
     "Engine",
     "GraphBackend",

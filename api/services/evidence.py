@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from motivgraph.api.contract.models import QuoteOut, TripleOut
-from motivgraph.choices import NodeType
+from motivgraph.choices import NODE_TYPES, NodeType
 from motivgraph.graph.models import NodeEvidence, Quote, TripleEvidence
 
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore
 
-ELEMENTS: tuple[NodeType, ...] = ("problem", "challenge", "solution")
 
 
 def cut(text: str, chars: int) -> str:
@@ -63,7 +62,7 @@ def node_quotes(store: GraphStore, keys: Sequence[str], *, per: int, chars: int)
 
 def triple_quotes_from(statements: Sequence[TripleEvidence], *, per: int, chars: int) -> list[QuoteOut]:
     out: list[QuoteOut] = []
-    for element in ELEMENTS:
+    for element in NODE_TYPES:
         flat = [
             quote_out(q, element=element, paper_id=st.paper_id, title=st.title, year=st.year, chars=chars)
             for st in statements for q in st.evidence.of(element)

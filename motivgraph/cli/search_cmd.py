@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from motivgraph.choices import Engine, IndexKindChoice
+from motivgraph.choices import NODE_TYPES, Engine, IndexKindChoice
 from motivgraph.cli.common import EMPTY_GRAPH_ADVICE, graph_is_empty
 from motivgraph.errors import ConfigError, IndexMissing
 from motivgraph.graph.runtime import Runtime
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from motivgraph.graph.grouped_index import IndexStatus
     from motivgraph.graph.models import NodeEvidence
 
-NODE_TYPES = ("problem", "challenge", "solution")
 
 
 def _types(values: list[str] | None) -> list[str] | None:
