@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def _types(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
-    out = []
+    out: list[str] = []
     for v in values:
         t = v.strip().lower()
         if t not in NODE_TYPES:
