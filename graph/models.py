@@ -7,7 +7,7 @@ import re
 
 from pydantic import BaseModel, Field, field_validator
 
-from motivgraph.choices import NodeType, ParentKind
+from motivgraph.choices import NODE_TYPES, NodeType, ParentKind
 from motivgraph.graph.identity import node_key
 from motivgraph.graph.queries import NODE_LABELS
 from motivgraph.limits import (
@@ -124,7 +124,7 @@ class Evidence(BaseModel):
 
     @property
     def fully_verified(self) -> bool:
-        return all(self.verified(e) for e in ("problem", "challenge", "solution"))
+        return all(self.verified(e) for e in NODE_TYPES)
 
 
 class NodeEvidence(BaseModel):
