@@ -22,7 +22,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from motivgraph import __version__
-from motivgraph.api import errors
+from motivgraph.api import error_responses
 from motivgraph.api.deps import JsonBody
 from motivgraph.api.heap import settle_long_lived
 from motivgraph.api.middleware import (
@@ -125,7 +125,7 @@ def create_app(
     app.state.service = service
     app.state.settings = settings
 
-    errors.install(app, errors.Redactor(_secrets(settings), _server_paths(settings)))
+    error_responses.install(app, error_responses.Redactor(_secrets(settings), _server_paths(settings)))
     # the tool routes are made from the tool table as the app is built
     for router in (health.router, stats.router, tools.build_router(), triples.router, nodes.router, papers.router,
                    explorer.router, docs.router):
@@ -150,7 +150,7 @@ def create_app(
     app.add_middleware(TrustedHostMiddleware, allowed=allowed_hosts(settings))
     app.add_middleware(UrlLimitMiddleware, max_bytes=settings.api.max_url_bytes)
     app.add_middleware(AccessLogMiddleware)
-    errors.document_statuses(app, keyed=keyed, open_paths=open_paths, limited=limited)
+    error_responses.document_statuses(app, keyed=keyed, open_paths=open_paths, limited=limited)
     return app
 
 

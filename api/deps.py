@@ -11,7 +11,8 @@ from starlette.exceptions import HTTPException
 from motivgraph.api.contract.models import CleanText, SchemaPattern, _clean_text
 from motivgraph.api.services import ToolService
 from motivgraph.api.services.context import ToolContext
-from motivgraph.graph.identity import NODE_TYPES, split_key
+from motivgraph.choices import NODE_TYPES
+from motivgraph.graph.identity import split_key
 from motivgraph.limits import MAX_KEY_CHARS, MAX_NAME_CHARS
 from motivgraph.text_hygiene import NONBLANK_TEXT_PATTERN
 

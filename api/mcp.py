@@ -29,11 +29,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 from motivgraph import __version__
-from motivgraph.api.contract.errors import ToolArgumentError, validation_problems
+from motivgraph.api.contract.envelope import validation_problems
 from motivgraph.api.contract.tools import all_tools, get_tool, inline_schema, resolve_tool, tool_names
 from motivgraph.api.services.browse import get_node, get_paper
-from motivgraph.api.services.errors import PaperNotFound, scrub_paths
-from motivgraph.errors import MotivGraphError, NodeNotFound
+from motivgraph.api.services.scrub import scrub_paths
+from motivgraph.errors import MotivGraphError, NodeNotFound, PaperNotFound, ToolArgumentError
 
 if TYPE_CHECKING:
     from fastapi import FastAPI

@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from motivgraph.api.contract.errors import error_body
+from motivgraph.api.contract.envelope import error_body
 from motivgraph.logging import log_safe
 
 access_log = logging.getLogger("motivgraph.api.access")
@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 async def _send_json(
     send: Send, status: int, body: dict[str, Any], headers: Iterable[tuple[bytes, bytes]] = ()
 ) -> None:
-    """`body` ({error, message, ...}) as the one error envelope (api.contract.errors.error_body)."""
+    """`body` ({error, message, ...}) as the one error envelope (api.contract.envelope.error_body)."""
     body = error_body(status, str(body.pop("error")), str(body.pop("message")), **body)
     data = json.dumps(body).encode()
     await send({

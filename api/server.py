@@ -22,7 +22,7 @@ import json
 import socket
 from typing import Any, ClassVar
 
-from motivgraph.api.contract.errors import error_body
+from motivgraph.api.contract.envelope import error_body
 from motivgraph.settings import ApiSettings, Settings, get_settings
 
 try:  # httptools' C parser is markedly cheaper per request than h11 on a 2-core box

@@ -31,6 +31,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from motivgraph.errors import ReplyProblem
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -185,7 +187,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             try:
                 obj = so.parse_reply(reply, schema)
                 ok = not truncated
-            except so.ReplyProblem as p:
+            except ReplyProblem as p:
                 ok, obj = False, None
                 if len(s["invalid_examples"]) < 3:
                     s["invalid_examples"].append(f"{kind}: {str(p)[:160]}")

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
+from motivgraph.choices import NodeType
 from motivgraph.graph.models import (
     GraphStats,
     NodeDetail,
     NodeEvidence,
     NodePage,
     NodeRecord,
-    NodeType,
     PaperPage,
     PaperRecord,
     ParentIn,

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import faiss
 import numpy as np
 
+from motivgraph.choices import IndexKind
 from motivgraph.settings import IndexSettings
-
-IndexKind = Literal["exact", "hnsw"]
 
 
 @dataclass(frozen=True)

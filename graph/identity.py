@@ -14,7 +14,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-NODE_TYPES: tuple[str, ...] = ("problem", "challenge", "solution")
+from motivgraph.choices import NODE_TYPES
+
 LABELS: dict[str, str] = {"problem": "Problem", "challenge": "Challenge", "solution": "Solution"}
 TYPE_OF_LABEL: dict[str, str] = {v: k for k, v in LABELS.items()}
 

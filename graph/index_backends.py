@@ -1,6 +1,6 @@
 """The node vector searches `index.backend` names: the "index_backends" parts of motivgraph/plugins.py.
 
-Each opens a `NodeSearchBackend` (graph/node_search.py) for a process's `Runtime`, and reads its state without
+Each opens a `NodeSearchBackend` (graph/search_backends.py) for a process's `Runtime`, and reads its state without
 loading the embedding model (`graph stats`, `reindex --check` and /health report it).
 """
 
@@ -13,7 +13,7 @@ from motivgraph.errors import ConfigError
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore
     from motivgraph.graph.grouped_index import IndexStatus
-    from motivgraph.graph.node_search import NodeSearchBackend
+    from motivgraph.graph.search_backends import NodeSearchBackend
     from motivgraph.graph.runtime import Runtime
     from motivgraph.settings import Settings
 

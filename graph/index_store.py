@@ -49,9 +49,10 @@ from typing import Any
 import faiss
 import numpy as np
 
+from motivgraph.choices import IndexKind
 from motivgraph.errors import IndexCorrupt, IndexError_, IndexMissing
 from motivgraph.fsutil import atomic_write
-from motivgraph.graph.faiss_groups import Group, IndexKind, Part, build_faiss, choose_kind
+from motivgraph.graph.faiss_groups import Group, Part, build_faiss, choose_kind
 from motivgraph.settings import IndexSettings
 
 FORMAT_VERSION = 2  # 2: text hash per item, append log (delta.vec + delta.log) per generation

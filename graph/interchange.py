@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from motivgraph.errors import ImportFormatError
-from motivgraph.graph.identity import NODE_TYPES, split_key
+from motivgraph.choices import NODE_TYPES
+from motivgraph.errors import ImportFormatError, TextHygieneError
+from motivgraph.graph.identity import split_key
 from motivgraph.graph.models import NodeIn, NodeRecord, PaperRecord, ParentIn, TripleIn
 from motivgraph.limits import MAX_DESCRIPTION_CHARS, MAX_KEY_CHARS, MAX_NAME_CHARS
-from motivgraph.text_hygiene import TextHygieneError, find_problem
+from motivgraph.text_hygiene import find_problem
 
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from motivgraph.choices import NODE_TYPES, NodeType, ParentKind
 from motivgraph.graph.identity import node_key
 from motivgraph.graph.queries import NODE_LABELS
 from motivgraph.limits import (
@@ -18,8 +18,6 @@ from motivgraph.limits import (
     MAX_QUOTE_CHARS,
     MAX_QUOTES_PER_ELEMENT,
 )
-
-NodeType = Literal["problem", "challenge", "solution"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
@@ -110,9 +108,6 @@ class Quote(BaseModel):
         return " ".join(_CONTROL.sub(" ", v).split())
 
 
-TripleElement = Literal["problem", "challenge", "solution"]
-
-
 class Evidence(BaseModel):
     """The quotes behind one triple, per element. An element is verified when at least one of its
     quotes was located in the paper."""
@@ -121,15 +116,15 @@ class Evidence(BaseModel):
     challenge: list[Quote] = Field(default_factory=list, max_length=MAX_QUOTES_PER_ELEMENT)
     solution: list[Quote] = Field(default_factory=list, max_length=MAX_QUOTES_PER_ELEMENT)
 
-    def of(self, element: TripleElement) -> list[Quote]:
+    def of(self, element: NodeType) -> list[Quote]:
         return list(getattr(self, element))
 
-    def verified(self, element: TripleElement) -> bool:
+    def verified(self, element: NodeType) -> bool:
         return any(q.verified for q in self.of(element))
 
     @property
     def fully_verified(self) -> bool:
-        return all(self.verified(e) for e in ("problem", "challenge", "solution"))
+        return all(self.verified(e) for e in NODE_TYPES)
 
 
 class NodeEvidence(BaseModel):
@@ -140,7 +135,7 @@ class NodeEvidence(BaseModel):
     title: str = ""
     year: int | None = None
     triple_index: int
-    element: TripleElement
+    element: NodeType
     mention: str = Field("", description="the name this paper gave the node")
     section: str | None = None
     quotes: list[Quote] = Field(default_factory=list)
@@ -177,7 +172,7 @@ class TripleIn(BaseModel):
 class ParentIn(BaseModel):
     """A parent node (level >= 1) and the keys of the children it covers (same type)."""
 
-    type: Literal["problem", "challenge"]
+    type: ParentKind
     parent: NodeIn
     level: int = Field(ge=1)
     children: list[str] = Field(min_length=1)

@@ -29,16 +29,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from motivgraph.choices import NODE_TYPES
 from motivgraph.errors import ConfigError, IndexCorrupt, IndexMissing, IndexStale
 from motivgraph.graph.backends.neo4j import Neo4jStore
 from motivgraph.graph.grouped_index import IndexStatus, stamp_backend
-from motivgraph.graph.identity import NODE_TYPES
 from motivgraph.graph.queries import META_ID, NODE_LABELS
 from motivgraph.graph.vector_index import IndexHit, node_text
 
 if TYPE_CHECKING:
+    from motivgraph.choices import NodeType
     from motivgraph.embeddings.base import Embedder
-    from motivgraph.graph.models import NodeRecord, NodeType
+    from motivgraph.graph.models import NodeRecord
     from motivgraph.settings import Settings
 
 EMBEDDING_PROPERTY = "embedding"
@@ -226,7 +227,7 @@ def push_embeddings(store: Any, embedder: Embedder, nodes: Iterable[NodeRecord],
 # ------------------------------------------------------------------------------------------ searching
 class Neo4jNodeVectors:
     """Node search through Neo4j's vector indexes; the hits, scores and states of the FAISS NodeIndex (both are
-    a `NodeSearchBackend`, graph/node_search.py)."""
+    a `NodeSearchBackend`, graph/search_backends.py)."""
 
     WHAT = "Neo4j vector index"
 
@@ -323,7 +324,7 @@ class Neo4jNodeVectors:
     def search_vectors(self, vectors: np.ndarray, k: int = 10, types: Sequence[NodeType] | None = None,
                        min_score: float | None = None, *, check: bool = False) -> list[list[IndexHit]]:
         """Top-k nodes per query vector by cosine, merged across the given types, best first. `check=True`
-        runs `ensure_ready` first (graph/node_search.py's protocol); by default the caller has checked."""
+        runs `ensure_ready` first (graph/search_backends.py's protocol); by default the caller has checked."""
         if k < 1:
             raise ValueError("k must be at least 1")
         if check:

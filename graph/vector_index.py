@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from motivgraph.choices import NODE_TYPES, NodeType
 from motivgraph.graph.grouped_index import GroupedIndex
-from motivgraph.graph.identity import LABELS, NODE_TYPES, check_type
-from motivgraph.graph.models import NodeRef, NodeType
+from motivgraph.graph.identity import LABELS, check_type
+from motivgraph.graph.models import NodeRef
 
 
 class IndexHit(BaseModel):

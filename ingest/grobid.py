@@ -33,15 +33,8 @@ from pathlib import Path
 
 import httpx
 
-from motivgraph.errors import ExternalServiceError, ParseError
-from motivgraph.outbound import (
-    Backoff,
-    RetriesExhausted,
-    RetryableStatus,
-    call_with_retries,
-    describe,
-    is_retryable_http,
-)
+from motivgraph.errors import ExternalServiceError, ParseError, RetriesExhausted, RetryableStatus
+from motivgraph.outbound import Backoff, call_with_retries, describe, is_retryable_http
 from motivgraph.settings import IngestSettings
 
 log = logging.getLogger(__name__)

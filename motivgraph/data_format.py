@@ -30,17 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from motivgraph import __version__
-from motivgraph.errors import ConfigError
+from motivgraph.errors import DataFormatError
 from motivgraph.private import private_dir
 
 FORMAT_NAME = "motivgraph-data"
 DATA_FORMAT_VERSION = 2
 STAMP_NAME = "FORMAT.json"
 UPGRADE_COMMAND = "motivgraph db upgrade"
-
-
-class DataFormatError(ConfigError):
-    """The data dir's format version cannot be used by this MotivGraph as it stands."""
 
 
 @dataclass(frozen=True)

@@ -1,33 +1,94 @@
-"""One exception root for the whole project; each layer raises a specific subclass.
+"""Every exception class of the project, under one root; each layer raises a specific subclass.
 
-Every error carries a message a user can act on: where a setting is the fix, the message names it.
+Every error carries a message a user can act on: where a setting is the fix, the message names it. Each class
+says the HTTP answer it becomes when it reaches the API (`status`, `code`; as datasette's errors do): the API's
+handler reads them (api/error_responses.py), a subclass inherits its parent's. The classes are grouped by the
+layer that raises them; a private (`_`) class that only steers control flow inside one module stays there.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 
 class MotivGraphError(Exception):
     """Root of every error MotivGraph raises on purpose."""
 
+    status: ClassVar[int] = 500  # the HTTP status of the API's answer
+    code: ClassVar[str] = "internal"  # the answer's machine-readable code
+
+
+# -- kernel: settings, the data directory, outside text, extensions --------------------------------------------
+
 
 class ConfigError(MotivGraphError):
     """A setting is missing or invalid; the message names the setting (env var) to fix."""
+
+    status, code = 503, "config_error"
+
+
+class DataFormatError(ConfigError):
+    """The data dir's format version cannot be used by this MotivGraph as it stands."""
+
+
+class UnknownPart(ConfigError):
+    """No part of that kind and name; the message lists the names there are."""
+
+
+class TextHygieneError(MotivGraphError, ValueError):
+    """Outside text a caller must fix. A ValueError too, so pydantic validators turn it into a 422."""
+
+    def __init__(self, problem: str, position: int, *, field: str | None = None, unit: str = "character") -> None:
+        self.problem = problem
+        self.position = position
+        self.field = field
+        where = f"{field}: " if field else ""
+        super().__init__(f"{where}{problem} at {unit} {position}")
+
+
+# -- outbound calls (motivgraph/outbound.py): signals of the retry loop, never shown to a user -----------------
+
+
+class RetryableStatus(Exception):
+    """Raised inside an attempt for an HTTP answer that should be retried (503, 429, ...); carries the
+    response so the classifier sees its status and Retry-After."""
+
+    def __init__(self, response: Any, message: str = "") -> None:
+        self.response = response
+        self.status_code = int(getattr(response, "status_code", 0) or 0)
+        super().__init__(message or f"HTTP {self.status_code}")
+
+
+class RetriesExhausted(Exception):
+    """Carries the last error and the attempt count out of `call_with_retries`; `message` describes the last
+    error (outbound.describe)."""
+
+    def __init__(self, last: BaseException, attempts: int, message: str) -> None:
+        super().__init__(message)
+        self.last, self.attempts = last, attempts
+
+
+# -- graph and its indexes ---------------------------------------------------------------------------------------
 
 
 class BackendUnavailable(MotivGraphError):
     """The graph backend (embedded FalkorDB, external FalkorDB, Neo4j) cannot be reached."""
 
+    status, code = 503, "backend_unavailable"
+
 
 class GraphError(MotivGraphError):
     """A graph query failed for a reason other than connectivity."""
+
+    status, code = 503, "graph_error"
 
 
 class NodeNotFound(GraphError):
     """A node key or name does not exist; `suggestions` holds close matches. `unresolved`: when a lookup
     of several names found none, one entry per name (the tool result's `unresolved` items, or their dicts
     when the error came back over HTTP)."""
+
+    status, code = 404, "node_not_found"
 
     def __init__(self, ref: str, suggestions: list[str] | None = None, unresolved: list[Any] | None = None) -> None:
         self.ref = ref
@@ -39,6 +100,8 @@ class NodeNotFound(GraphError):
 
 class IndexError_(MotivGraphError):
     """The vector index is missing, stale or unreadable. (Trailing _ avoids shadowing the builtin.)"""
+
+    status, code = 503, "index_unavailable"
 
 
 class IndexStale(IndexError_):
@@ -62,8 +125,17 @@ class IndexCorrupt(IndexError_):
     """The vector index files are unreadable or inconsistent; `motivgraph reindex` rebuilds them."""
 
 
+# -- embeddings ----------------------------------------------------------------------------------------------------
+
+
 class EmbeddingError(MotivGraphError):
     """The embedding model could not be loaded or failed to embed."""
+
+    status, code = 503, "embedding_unavailable"
+
+
+class OnnxMismatch(EmbeddingError):
+    """The ONNX model does not reproduce the torch backend's vectors (or could not be loaded)."""
 
 
 class ImportFormatError(MotivGraphError):
@@ -74,6 +146,9 @@ class ImportFormatError(MotivGraphError):
         super().__init__(message)
 
 
+# -- ingest --------------------------------------------------------------------------------------------------------
+
+
 class IngestError(MotivGraphError):
     """A document could not be ingested; recorded per document, the batch goes on."""
 
@@ -82,8 +157,13 @@ class ParseError(IngestError):
     """A PDF or TEI document could not be parsed into a Paper."""
 
 
+# -- LLM -----------------------------------------------------------------------------------------------------------
+
+
 class LLMError(MotivGraphError):
     """An LLM call failed after retries, or no LLM is configured."""
+
+    status, code = 503, "llm_unavailable"
 
 
 class BudgetExceeded(LLMError):
@@ -112,6 +192,10 @@ class StructuredOutputError(LLMError):
     usage: Any
 
 
+class ReplyProblem(ValueError):
+    """Why a reply could not become the schema object; the text is what the re-ask quotes."""
+
+
 class LLMTimeout(LLMError):
     """An LLM call did not finish within its time limit, even after the retries with a longer limit."""
 
@@ -124,9 +208,139 @@ class LLMUnreachable(LLMError, BackendUnavailable):
     """The model's endpoint cannot be reached (refused, no route, name not found, no answer to a connect): the
     message names the endpoint. A BackendUnavailable, so a command exits 4 like any unreachable service."""
 
+    code = BackendUnavailable.code  # an unreachable service first, whichever base names it first
+
+
+class ScriptExhausted(LLMError):
+    """The scripted model was called more often than its script allows (a test bug)."""
+
+
+class ScriptedAPIError(Exception):
+    """A provider-style HTTP error: `status_code` and `headers` like openai.APIStatusError. No MotivGraphError:
+    the scripted model raises it where a provider's SDK raises its own, for the retry logic to classify."""
+
+    def __init__(self, status_code: int, message: str = "", headers: dict[str, str] | None = None) -> None:
+        super().__init__(message or f"scripted HTTP {status_code}")
+        self.status_code = status_code
+        self.headers = headers or {}
+
+
+# -- the tool API ---------------------------------------------------------------------------------------------------
+
+
+class ToolArgumentError(MotivGraphError, ValueError):
+    """Tool arguments that break a limit or have the wrong type; the message names each problem. The server and
+    every client raise it the same way."""
+
+    status, code = 422, "invalid_request"
+
+    def __init__(self, tool: str, problems: list[str]) -> None:
+        self.tool = tool
+        self.problems = problems
+        super().__init__(f"Invalid arguments for {tool}: " + "; ".join(problems))
+
+
+class InvalidCursor(GraphError):
+    """A /triples cursor that this server did not hand out (or from an older graph)."""
+
+    status, code = 422, "invalid_cursor"
+
+
+class PaperNotFound(GraphError):
+    """No Paper node has this id."""
+
+    status, code = 404, "paper_not_found"
+
+
+class ApiError(Exception):
+    """An answer a route gives on purpose: `status`, `code`, `message` and the `field` at fault, as the envelope.
+    No MotivGraphError: its status is the instance's, and no `except MotivGraphError` in a service may catch it."""
+
+    def __init__(self, status: int, code: str, message: str, *, field: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.field, self.headers = status, code, message, field, headers
+
+
+# -- agents: methods, runs, evaluation ----------------------------------------------------------------------------
+
+
+class UnknownMethod(ConfigError):
+    """No method of that name is registered; the message lists those that are."""
+
+
+class UnknownReference(MotivGraphError):
+    """A method config names a stored object by an id nothing has (HTTP 422 `unknown_reference` naming the field)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+class RunNotFound(MotivGraphError):
+    """No run directory with that id exists under the runs directory."""
+
+
+class RunStateError(MotivGraphError):
+    """A run cannot be resumed or written in its current state (e.g. already completed)."""
+
+
+class CheckpointVersionError(MotivGraphError):
+    """A checkpoint this code cannot resume (other method, newer or unmigratable older version)."""
+
+
+class BackgroundError(ConfigError):
+    """A background file that cannot be used; the message says which line and why."""
+
+
+class IdeaParseError(StructuredOutputError):
+    """The researcher's reply holds no usable idea JSON; `problems` lists what is wrong."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        self.problems = problems or []
+        super().__init__(message)
+
+
+class JudgeFailure(StructuredOutputError):
+    """A judge's replies stayed unusable (e.g. a score outside its scale) after JUDGE_ATTEMPTS fresh samples:
+    named by the judge, so the draft it was judging is recorded as unscored, not as an idea never written."""
+
+
+class ArchiveInvariantError(MotivGraphError, AssertionError):
+    """An archive operation left the stores inconsistent (a bug in the search, never bad input)."""
+
+
+class FlowFailed(LLMError):
+    """Every step of a flow failed: there is no idea to return."""
+
+
+class TopicsError(ConfigError):
+    """The topics input cannot be used; the message names the line and field."""
+
+
+class TopicGraphError(MotivGraphError):
+    """A topic's graph could not be built (the message names the topic and what failed)."""
+
+
+class CutoffError(ConfigError):
+    """A cutoff that cannot be read (the message names the accepted forms)."""
+
+
+class TargetLeak(ConfigError):
+    """A target paper is visible to the methods (it would be judged against itself)."""
+
+
+class IdeasFileError(ConfigError):
+    """The ideas file cannot be used at all (missing, or no usable line); the message names why."""
+
+
+# -- external services ---------------------------------------------------------------------------------------------
+
 
 class ExternalServiceError(MotivGraphError):
     """An external HTTP service (GROBID, Semantic Scholar) failed or is unreachable."""
+
+    status, code = 503, "external_service"
 
 
 class RateLimited(ExternalServiceError):

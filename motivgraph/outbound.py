@@ -22,7 +22,13 @@ from typing import Any, TypeVar
 import httpx
 import tenacity
 
-from motivgraph.errors import BackendUnavailable, BudgetExceeded, ExternalServiceError, ParseError
+from motivgraph.errors import (
+    BackendUnavailable,
+    BudgetExceeded,
+    ExternalServiceError,
+    ParseError,
+    RetriesExhausted,
+)
 
 T = TypeVar("T")
 
@@ -137,24 +143,6 @@ def is_transient(e: BaseException) -> bool:
 # -- the retry loop -----------------------------------------------------------------------------------------------
 
 
-class RetryableStatus(Exception):
-    """Raised inside an attempt for an HTTP answer that should be retried (503, 429, ...); carries the
-    response so the classifier sees its status and Retry-After."""
-
-    def __init__(self, response: Any, message: str = "") -> None:
-        self.response = response
-        self.status_code = int(getattr(response, "status_code", 0) or 0)
-        super().__init__(message or f"HTTP {self.status_code}")
-
-
-class RetriesExhausted(Exception):
-    """Carries the last error and the attempt count out of `call_with_retries`."""
-
-    def __init__(self, last: BaseException, attempts: int) -> None:
-        super().__init__(describe(last))
-        self.last, self.attempts = last, attempts
-
-
 @dataclass(frozen=True)
 class Backoff:
     """Exponential backoff with jitter, capped; the server's Retry-After wins (capped at `advice_max_s`)."""
@@ -215,7 +203,7 @@ async def call_with_retries(
     except tenacity.RetryError as e:
         last = e.last_attempt.exception()
         assert last is not None
-        raise RetriesExhausted(last, e.last_attempt.attempt_number) from last
+        raise RetriesExhausted(last, e.last_attempt.attempt_number, describe(last)) from last
 
 
 # -- client-side rate limit -----------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, get_args
 
-from motivgraph.errors import ConfigError
+from motivgraph.errors import ConfigError, UnknownPart
 from motivgraph.hookspecs import Kind, check
 
 if TYPE_CHECKING:
@@ -196,8 +196,6 @@ _entry_points: dict[Kind, dict[str, str]] | None = None
 _version = 0  # bumped by every register/unregister; caches of derived things key on it
 
 
-class UnknownPart(ConfigError):
-    """No part of that kind and name; the message lists the names there are."""
 
 
 def group(kind: Kind) -> str:

@@ -13,20 +13,23 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # The parser and backend choices are declared in motivgraph.choices: CLI options share them, and a help screen
 # may import that module but not this one (pydantic).
-from motivgraph.choices import EmbeddingBackend, GraphBackend, IndexBackend, IndexKind, ParserName
-
-NodeKind = Literal["problem", "challenge", "solution"]
-# How an agent calls tools: the model's native tool calls, the text <CALL> protocol, or JSON actions under
-# schema-constrained decoding. A run's config or the settings may also say "auto": by the model (agents.core.llm).
-ToolMode = Literal["native", "text", "constrained"]
-ToolModeChoice = Literal["auto", ToolMode]
+from motivgraph.choices import (
+    EmbeddingBackend,
+    GraphBackend,
+    IndexBackend,
+    IndexKindChoice,
+    LiteratureSource,
+    ParserName,
+    StructuredMethodChoice,
+    ToolModeChoice,
+)
 
 
 def _default_data_dir() -> Path:
@@ -107,7 +110,7 @@ class IndexSettings(BaseModel):
         "any graph backend) or 'neo4j' (Neo4j's vector indexes; needs graph.backend=neo4j and the embeddings "
         "written by `motivgraph reindex` or `motivgraph graph push`). Paper search stays on FAISS.",
     )
-    kind: IndexKind = Field(
+    kind: IndexKindChoice = Field(
         "auto", description="FAISS index: exact inner product, HNSW, or auto (HNSW past hnsw_threshold)."
     )
     hnsw_threshold: int = Field(
@@ -208,13 +211,11 @@ class ArxivSettings(BaseModel):
     breaker_cooldown_s: float = Field(60.0, ge=0, description="How long the circuit breaker stays open.")
 
 
-LiteratureSourceName = Literal["semantic_scholar", "openalex", "arxiv"]
-LITERATURE_SOURCES: tuple[LiteratureSourceName, ...] = ("semantic_scholar", "openalex", "arxiv")
 
 
 class LiteratureSettings(BaseModel):
-    sources: Annotated[list[LiteratureSourceName], NoDecode] = Field(
-        default_factory=lambda: list(LITERATURE_SOURCES),
+    sources: Annotated[list[LiteratureSource], NoDecode] = Field(
+        default_factory=lambda: list(get_args(LiteratureSource)),
         description="Order in which literature_search tries the outbound sources, comma-separated or a JSON list "
         "(each is used only when its own `enabled` is on); the local corpus always answers last.",
     )
@@ -299,7 +300,7 @@ class LLMSettings(BaseModel):
     )
     retry_base_s: float = Field(1.0, ge=0, description="First retry backoff; doubles per attempt, with jitter.")
     retry_max_s: float = Field(60.0, ge=0, description="Longest wait between retries (caps Retry-After too).")
-    structured_method: Literal["auto", "constrained", "tool", "json_mode", "text"] = Field(
+    structured_method: StructuredMethodChoice = Field(
         "auto",
         description="How structured output is requested: 'constrained' (the strongest schema-constrained "
         "mode of the provider's dialect: OpenAI strict json_schema, vLLM/llama-server json_schema, "

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, fields
 
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import TextHygieneError
 
 REPLACEMENT = "\ufffd"
 
@@ -119,17 +119,6 @@ def repair_text(text: str | bytes) -> tuple[str, Repairs]:
 def clean_text(text: str | bytes) -> str:
     """`repair_text` without the counts, for places that have no report to feed."""
     return repair_text(text)[0]
-
-
-class TextHygieneError(MotivGraphError, ValueError):
-    """Outside text a caller must fix. A ValueError too, so pydantic validators turn it into a 422."""
-
-    def __init__(self, problem: str, position: int, *, field: str | None = None, unit: str = "character") -> None:
-        self.problem = problem
-        self.position = position
-        self.field = field
-        where = f"{field}: " if field else ""
-        super().__init__(f"{where}{problem} at {unit} {position}")
 
 
 def _describe(ch: str) -> str:

@@ -19,7 +19,6 @@ from motivgraph import plugins
 
 if TYPE_CHECKING:
     from motivgraph.agents.core.background import BackgroundPaper, TopicBackground
-    from motivgraph.agents.core.checkpoint import CheckpointVersionError
     from motivgraph.agents.core.context import RunContext, RunSpec
     from motivgraph.agents.core.idea import CitationRef, Grounding, IdeaRecord, KgLink, Provenance, ResolvedPaper
     from motivgraph.agents.core.llm import PlatformLLMClient, RoleLLM
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
 _WHERE = {
     "BackgroundPaper": "motivgraph.agents.core.background",
     "TopicBackground": "motivgraph.agents.core.background",
-    "CheckpointVersionError": "motivgraph.agents.core.checkpoint",
     "RunContext": "motivgraph.agents.core.context",
     "RunSpec": "motivgraph.agents.core.context",
     "CitationRef": "motivgraph.agents.core.idea",
@@ -70,7 +68,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 __all__ = [
-    "BackgroundPaper", "ChatAgent", "CheckpointVersionError", "CitationRef", "CostPlan", "Grounding", "IdeaRecord",
+    "BackgroundPaper", "ChatAgent", "CitationRef", "CostPlan", "Grounding", "IdeaRecord",
     "KgLink", "Method", "MethodConfig", "NoState", "PlatformLLMClient", "Provenance", "ResolvedPaper", "RoleLLM",
     "RunContext", "RunOutcome", "RunSpec", "SeenRecord", "ToolOutcome", "Toolbox", "TopicBackground", "create_run",
     "dry_run",

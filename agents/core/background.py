@@ -20,13 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from motivgraph.api.contract.models import LiteratureSearchRequest, NodeRelationRequest, NodeSearchRequest
 from motivgraph.api.contract.tools import LITERATURE_SEARCH, NODE_RELATION, NODE_SEARCH
-from motivgraph.errors import ConfigError, MotivGraphError
+from motivgraph.errors import BackgroundError, MotivGraphError
 
 HELD_OUT_KEYS = ("target_papers",)
-
-
-class BackgroundError(ConfigError):
-    """A background file that cannot be used; the message says which line and why."""
 
 
 class BackgroundPaper(BaseModel):

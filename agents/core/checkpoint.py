@@ -11,17 +11,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import CheckpointVersionError
 
 if TYPE_CHECKING:
     from motivgraph.agents.core.method import Method
 
 S = TypeVar("S", bound=BaseModel)
 FORMAT = "motivgraph.checkpoint/1"
-
-
-class CheckpointVersionError(MotivGraphError):
-    """A checkpoint this code cannot resume (other method, newer or unmigratable older version)."""
 
 
 def envelope(method: str, version: int, state: BaseModel, saved_at: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from motivgraph.agents.core.grounding import ground
 from motivgraph.agents.core.idea import IdeaRecord, Provenance
 from motivgraph.agents.core.llm import RoleLLM
 from motivgraph.agents.core.method import Method
+from motivgraph.agents.core.registry import Topic
 from motivgraph.agents.core.rundir import RunDir, now_iso
 from motivgraph.agents.core.toolbox import SeenRecord, Toolbox
 from motivgraph.errors import ConfigError
@@ -29,7 +30,7 @@ class RunSpec(BaseModel):
     """What is run, independent of the method: stored in status.json (`spec`) for resume."""
 
     method: str
-    topic: str = Field(min_length=3, max_length=500)
+    topic: Topic
     topic_id: str | None = None
     config: dict[str, Any] = Field(default_factory=dict, description="The method's config, as JSON.")
     budget_usd: float | None = Field(None, ge=0, description="Stop cleanly once the run has spent this much.")

@@ -16,11 +16,12 @@ from typing import Any, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel
 
+from motivgraph.choices import ToolMode, ToolModeChoice
 from motivgraph.llm import LLMClient
 from motivgraph.llm.client import DEFAULT_ROLE, Estimate
 from motivgraph.llm.factory import ModelSpec
 from motivgraph.llm.factory import is_configured as _configured
-from motivgraph.settings import LLM_ROLES, ToolMode, ToolModeChoice
+from motivgraph.settings import LLM_ROLES
 
 M = TypeVar("M", bound=BaseModel)
 

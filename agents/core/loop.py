@@ -38,9 +38,9 @@ from pydantic import BaseModel
 from motivgraph.agents.core.actions import action_call, action_model, action_prompt, action_text
 from motivgraph.agents.core.protocol import CallError, ParsedCall, parse_text_calls, strip_after_last_marker
 from motivgraph.agents.core.toolbox import Toolbox
+from motivgraph.choices import ToolMode
 from motivgraph.errors import StructuredOutputError
 from motivgraph.llm.tokens import content_text, count_message_tokens
-from motivgraph.settings import ToolMode
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from motivgraph.agents.core.checkpoint import CheckpointVersionError
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import CheckpointVersionError
 
 if TYPE_CHECKING:
     import typer
@@ -163,10 +162,3 @@ class Method(ABC, Generic[C, S]):
         hold; called when a remote request is accepted, so the caller hears it at once."""
         return None
 
-
-class UnknownReference(MotivGraphError):
-    """A method config names a stored object by an id nothing has (HTTP 422 `unknown_reference` naming the field)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        super().__init__(message)

@@ -14,17 +14,15 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 from motivgraph import plugins
 from motivgraph.agents.core.method import Method
-from motivgraph.errors import ConfigError
+from motivgraph.errors import UnknownMethod
 
 log = logging.getLogger(__name__)
 
 
-class UnknownMethod(ConfigError):
-    """No method of that name is registered; the message lists those that are."""
 
 
 def register(cls: type[Method[Any, Any]], *, replace: bool = False) -> type[Method[Any, Any]]:
@@ -61,24 +59,29 @@ def version() -> int:
 
 
 # ----------------------------------------------------------------------------- HTTP body
+def _topic(v: str) -> str:
+    if "\x00" in v:
+        raise ValueError("topic must not contain NUL characters")
+    v = " ".join(v.split())
+    if len(v) < 3:
+        raise ValueError("topic must have at least 3 non-space characters")
+    return v
+
+
+# A run's topic as every edge takes it (the HTTP body here, the CLI's and the evaluation's RunSpec): its
+# whitespace collapsed, so the same words name the same topic in a run's files, prompts and caches.
+Topic = Annotated[str, Field(min_length=3, max_length=500, description="Research topic or task description."),
+                  AfterValidator(_topic)]
+
+
 class RunRequestBase(BaseModel):
     """Fields every method's request shares; the method's config fields are added beside them."""
 
     model_config = ConfigDict(extra="forbid")
 
-    topic: str = Field(min_length=3, max_length=500, description="Research topic or task description.")
+    topic: Topic
     budget_usd: float | None = Field(None, ge=0, le=1000, description="Stop the run once it has spent this much.")
     seed: int | None = Field(None, ge=0, le=2**31 - 1, description="Run seed (default MOTIVGRAPH_AGENTS_SEED).")
-
-    @field_validator("topic")
-    @classmethod
-    def _topic(cls, v: str) -> str:
-        if "\x00" in v:
-            raise ValueError("topic must not contain NUL characters")
-        v = " ".join(v.split())
-        if len(v) < 3:
-            raise ValueError("topic must have at least 3 non-space characters")
-        return v
 
     def method_config(self) -> dict[str, Any]:
         return self.model_dump(exclude={"method", *RunRequestBase.model_fields})

@@ -14,7 +14,8 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
 from motivgraph.agents.core.report import list_rows, load_view, render_html, render_index_html, render_summary
-from motivgraph.agents.core.rundir import RunDir, RunNotFound
+from motivgraph.agents.core.rundir import RunDir
+from motivgraph.errors import RunNotFound
 from motivgraph.settings import get_settings
 
 PREFIX = "/runs"

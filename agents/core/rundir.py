@@ -28,11 +28,14 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import RunNotFound
 from motivgraph.fsutil import atomic_write
 from motivgraph.procs import live_process
+
+if TYPE_CHECKING:
+    from motivgraph.agents.core.context import RunSpec
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +45,6 @@ FINISHED = {COMPLETED, FAILED}
 TERMINAL = {COMPLETED, FAILED, INTERRUPTED, STOPPED}
 RESUMABLE = {FAILED, INTERRUPTED, STOPPED}
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-
-
-class RunNotFound(MotivGraphError):
-    """No run directory with that id exists under the runs directory."""
-
-
-class RunStateError(MotivGraphError):
-    """A run cannot be resumed or written in its current state (e.g. already completed)."""
 
 
 def now_iso() -> str:
@@ -126,6 +121,8 @@ class RunDir:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.id = path.name
+        # the run's spec as this process wrote or first read it (agents.core.runner.spec_of): validated once
+        self.spec: RunSpec | None = None
         self._lock = threading.Lock()
         self._seq = self._last_seq()
 

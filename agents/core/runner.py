@@ -41,12 +41,11 @@ from motivgraph.agents.core.rundir import (
     STOPPED,
     TERMINAL,
     RunDir,
-    RunStateError,
     owner_alive,
     process_start,
 )
 from motivgraph.agents.core.validity import GateConfig, embedder_similarity, gate
-from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError
+from motivgraph.errors import BudgetExceeded, ConfigError, MotivGraphError, RunStateError
 from motivgraph.llm.factory import resolve_spec
 from motivgraph.llm.tokens import count_tokens
 from motivgraph.llm.usage import cost_usd
@@ -105,17 +104,22 @@ def create_run(runs_dir: Path, spec: RunSpec, run_id: str | None = None, *,
     Path(runs_dir).mkdir(parents=True, exist_ok=True)
     run = RunDir.create(runs_dir, spec.method, spec.topic, spec.config, run_id=run_id)
     run.update_status(spec=spec.model_dump(mode="json"))
+    run.spec = spec
     return run
 
 
 def spec_of(run: RunDir) -> RunSpec:
-    """The RunSpec a run was started with (older SoIQ runs stored only method + config)."""
-    st = run.status()
-    if "spec" in st:
-        return RunSpec.model_validate(st["spec"])
-    cfg = dict(st.get("config") or {})
-    topic = cfg.pop("topic", st.get("topic"))
-    return RunSpec(method=st.get("method", "soiq"), topic=topic, config=cfg)
+    """The RunSpec a run was started with (older SoIQ runs stored only method + config). status.json is read and
+    validated once per RunDir: the spec this process wrote (create_run) or read before is the one returned."""
+    if run.spec is None:
+        st = run.status()
+        if "spec" in st:
+            run.spec = RunSpec.model_validate(st["spec"])
+        else:
+            cfg = dict(st.get("config") or {})
+            topic = cfg.pop("topic", st.get("topic"))
+            run.spec = RunSpec(method=st.get("method", "soiq"), topic=topic, config=cfg)
+    return run.spec
 
 
 async def load_background(spec: RunSpec, tool_client: Any | None, from_graph: bool = True) -> TopicBackground:
@@ -164,6 +168,7 @@ async def run_method(
     if budget_usd is not None:
         spec = spec.model_copy(update={"budget_usd": budget_usd})
         run.update_status(spec=spec.model_dump(mode="json"))
+        run.spec = spec
     method = _method_for(spec, method)
     cls = type(method)
     prior = dict(st.get("usage") or {})

@@ -18,7 +18,6 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from motivgraph.agents.tools.render import DEFAULT_EVIDENCE_CAP, render
-from motivgraph.api.contract.errors import ToolArgumentError
 from motivgraph.api.contract.models import (
     LiteraturePaper,
     LiteratureSearchRequest,
@@ -26,7 +25,7 @@ from motivgraph.api.contract.models import (
     RandomNodesRequest,
 )
 from motivgraph.api.contract.tools import LITERATURE_SEARCH, RANDOM_NODES, ToolSpec, all_tools, resolve_tool
-from motivgraph.errors import MotivGraphError, NodeNotFound
+from motivgraph.errors import MotivGraphError, NodeNotFound, ToolArgumentError
 
 log = logging.getLogger(__name__)
 

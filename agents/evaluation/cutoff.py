@@ -42,7 +42,7 @@ from motivgraph.api.contract.models import (
     Unresolved,
 )
 from motivgraph.api.contract.tools import Q, R, ToolSpec
-from motivgraph.errors import ConfigError, NodeNotFound
+from motivgraph.errors import CutoffError, NodeNotFound
 from motivgraph.graph.identity import node_key, normalize_name
 from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.identity import normalize_arxiv
@@ -54,10 +54,6 @@ _ARXIV_FIELDS = ("arxiv_id", "arxivId", "paper_id", "paperId", "id", "doi", "DOI
 # ask for more than the method wants when hidden items are dropped from a draw or a ranking, so a filtered
 # answer still has the size asked for (as long as the graph holds enough visible items)
 OVERFETCH = 3
-
-
-class CutoffError(ConfigError):
-    """A cutoff that cannot be read (the message names the accepted forms)."""
 
 
 def _span(y: int, m: int | None = None, d: int | None = None) -> DateSpan | None:

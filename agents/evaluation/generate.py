@@ -17,11 +17,11 @@ from typing import Any
 
 from motivgraph.agents.core import IdeaRecord, RunSpec, create_run, get_method, run_method
 from motivgraph.agents.core.context import add_usage
-from motivgraph.agents.core.rundir import COMPLETED, RunDir, RunNotFound
+from motivgraph.agents.core.rundir import COMPLETED, RunDir
 from motivgraph.agents.core.validity import GateConfig, embedder_similarity, gate
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.topics import EvalTopic
-from motivgraph.errors import BudgetExceeded
+from motivgraph.errors import BudgetExceeded, RunNotFound
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)

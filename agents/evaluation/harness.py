@@ -62,17 +62,13 @@ from motivgraph.agents.evaluation.topic_graph import TopicGraph, build_topic_gra
 from motivgraph.agents.evaluation.topics import EvalTopic, leaked_targets
 from motivgraph.agents.tools.inprocess import InProcessToolClient
 from motivgraph.embeddings import get_embedder
-from motivgraph.errors import BudgetExceeded, ConfigError
+from motivgraph.errors import BudgetExceeded, ConfigError, TargetLeak
 from motivgraph.graph.models import PaperRecord
 from motivgraph.graph.runtime import Runtime
 from motivgraph.settings import RoleOverride, Settings
 
 log = logging.getLogger(__name__)
 EVAL_METHOD = "eval"  # the `method` of an evaluation's status.json: how the run list tells them apart
-
-
-class TargetLeak(ConfigError):
-    """A target paper is visible to the methods (it would be judged against itself)."""
 
 
 def create_eval(settings: Settings, config: EvalConfig, topics: list[EvalTopic], *, source: str,

@@ -35,16 +35,12 @@ from typing import Any
 from motivgraph.agents.core.idea import IdeaRecord, Provenance
 from motivgraph.agents.evaluation.cutoff import arxiv_span, topic_cutoff
 from motivgraph.agents.evaluation.topics import EvalTopic, _norm_title, identities, norm_id
-from motivgraph.errors import ConfigError
+from motivgraph.errors import IdeasFileError
 
 FIELDS = ("title", "motivation", "method", "experiments", "expected_outcome", "risks", "abstract", "related_work")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,59}$")
 _ARXIV_IN_TEXT = re.compile(r"(?<![\w.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\w])")
 _DOI_IN_TEXT = re.compile(r"10\.\d{4,9}/[^\s\"'<>),;]+")
-
-
-class IdeasFileError(ConfigError):
-    """The ideas file cannot be used at all (missing, or no usable line); the message names why."""
 
 
 @dataclass

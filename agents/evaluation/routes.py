@@ -10,9 +10,10 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
-from motivgraph.agents.core.rundir import RunDir, RunNotFound
+from motivgraph.agents.core.rundir import RunDir
 from motivgraph.agents.evaluation.harness import EVAL_METHOD, list_evals
-from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
+from motivgraph.errors import RunNotFound
 from motivgraph.settings import get_settings
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from motivgraph.agents.evaluation.topics import EvalTopic
-from motivgraph.errors import BudgetExceeded, ExtractionGateStop, MotivGraphError
+from motivgraph.errors import BudgetExceeded, ExtractionGateStop, TopicGraphError
 from motivgraph.graph.embedded import EmbeddedFalkorDB
 from motivgraph.graph.models import PaperRecord
 from motivgraph.graph.runtime import Runtime
@@ -44,10 +44,6 @@ from motivgraph.miner.parents import ParentBuilder
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)
-
-
-class TopicGraphError(MotivGraphError):
-    """A topic's graph could not be built (the message names the topic and what failed)."""
 
 
 @dataclass

@@ -11,12 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from motivgraph.errors import ConfigError
+from motivgraph.errors import TopicsError
 from motivgraph.ingest.paper_json import stable_id
-
-
-class TopicsError(ConfigError):
-    """The topics input cannot be used; the message names the line and field."""
 
 
 class Paper(BaseModel):

@@ -21,13 +21,9 @@ from pydantic import BaseModel, Field
 
 from motivgraph.agents.ideagent.scores import Scores
 from motivgraph.agents.ideagent.signature import Signature
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import ArchiveInvariantError
 
 DraftKind = Literal["seed", "repair", "refine"]
-
-
-class ArchiveInvariantError(MotivGraphError, AssertionError):
-    """An archive operation left the stores inconsistent (a bug in the search, never bad input)."""
 
 
 class Retirement(BaseModel):

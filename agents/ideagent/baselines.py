@@ -36,9 +36,9 @@ from motivgraph.agents.ideagent.writer import (
     record_fields,
     tool_mode,
 )
-from motivgraph.errors import StructuredOutputError
+from motivgraph.choices import ToolModeChoice
+from motivgraph.errors import ReplyProblem, StructuredOutputError
 from motivgraph.llm import structured as so
-from motivgraph.settings import ToolModeChoice
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +197,7 @@ class OneShotMethod(_Baseline):
 
         try:
             return [i.model_dump() for i in so.parse_reply(AIMessage(content=turn.text), IdeaList).ideas]
-        except so.ReplyProblem as p:
+        except ReplyProblem as p:
             # The re-ask is the LLM layer's structured call (constrained, repair, one more re-ask).
             try:
                 ideas = await agent.structured_turn(str(so.correction(str(p), IdeaList).content), IdeaList)

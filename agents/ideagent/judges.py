@@ -20,17 +20,12 @@ from motivgraph.agents.ideagent.config import IdeagentConfig
 from motivgraph.agents.ideagent.routing import Duplicates
 from motivgraph.agents.ideagent.scores import Scores, aggregate_soundness
 from motivgraph.agents.ideagent.signature import Signature
-from motivgraph.errors import StructuredOutputError
+from motivgraph.errors import JudgeFailure, StructuredOutputError
 
 M = TypeVar("M", bound=BaseModel)
 
 
 JUDGE_ATTEMPTS = 3  # asks per judge sample before its reply counts as a judge failure (new sample each time)
-
-
-class JudgeFailure(StructuredOutputError):
-    """A judge's replies stayed unusable (e.g. a score outside its scale) after JUDGE_ATTEMPTS fresh samples:
-    named by the judge, so the draft it was judging is recorded as unscored, not as an idea never written."""
 
 
 class RoleLLM(Protocol):

@@ -34,7 +34,7 @@ from motivgraph.agents.ideagent.writer import (
     record_fields,
     tool_mode,
 )
-from motivgraph.settings import ToolModeChoice
+from motivgraph.choices import ToolModeChoice
 
 _BASELINE_ONLY = {"nova_rounds", "nova_seeds"}
 

@@ -25,9 +25,9 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from motivgraph.agents.ideagent import prompts as P
-from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError, Draft, DraftKind, Family, Retirement
+from motivgraph.agents.ideagent.archive import Archive, Draft, DraftKind, Family, Retirement
 from motivgraph.agents.ideagent.config import IdeagentConfig
-from motivgraph.agents.ideagent.judges import IdeaText, JudgeFailure, Judges, RoleLLM, Roles, msgs
+from motivgraph.agents.ideagent.judges import IdeaText, Judges, RoleLLM, Roles, msgs
 from motivgraph.agents.ideagent.routing import (
     Decision,
     Duplicates,
@@ -39,7 +39,7 @@ from motivgraph.agents.ideagent.routing import (
     refine_precheck,
     route,
 )
-from motivgraph.errors import BudgetExceeded, StructuredOutputError
+from motivgraph.errors import ArchiveInvariantError, BudgetExceeded, JudgeFailure, StructuredOutputError
 
 log = logging.getLogger(__name__)
 

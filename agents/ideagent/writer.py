@@ -14,10 +14,10 @@ from motivgraph.agents.core.llm import tool_mode_for
 from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.core.toolbox import Toolbox
 from motivgraph.agents.ideagent.judges import IdeaText
-from motivgraph.errors import StructuredOutputError
+from motivgraph.choices import ToolMode, ToolModeChoice
+from motivgraph.errors import ReplyProblem, StructuredOutputError
 from motivgraph.llm import structured as so
 from motivgraph.llm.tokens import truncate_to_tokens
-from motivgraph.settings import ToolMode, ToolModeChoice
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class ToolWriter:
                                 answer_schema=IdeaText)
         try:
             return so.parse_reply(AIMessage(content=turn.text), IdeaText).model_dump()
-        except so.ReplyProblem as p:
+        except ReplyProblem as p:
             # The re-ask is the LLM layer's structured call (constrained, repair, one more re-ask).
             try:
                 idea = await agent.structured_turn(str(so.correction(str(p), IdeaText).content), IdeaText)

@@ -16,11 +16,7 @@ from typing import Any
 from motivgraph.agents.mindflow.config import FlowConfig
 from motivgraph.agents.mindflow.flow import FlowPlan, FlowResult, FlowTrace, StepTrace
 from motivgraph.agents.mindflow.operators import OpEnv, get_operator
-from motivgraph.errors import BudgetExceeded, LLMError, MotivGraphError
-
-
-class FlowFailed(LLMError):
-    """Every step of a flow failed: there is no idea to return."""
+from motivgraph.errors import BudgetExceeded, FlowFailed, MotivGraphError
 
 
 async def run_step(op: str, ws: list[dict[str, Any]], env: OpEnv, step: StepTrace,

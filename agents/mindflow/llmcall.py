@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel
 
 from motivgraph.agents.core.llm import account_role
-from motivgraph.errors import StructuredOutputError
+from motivgraph.errors import ReplyProblem, StructuredOutputError
 from motivgraph.llm import structured as so
 from motivgraph.llm.tokens import count_message_tokens, count_tokens
 from motivgraph.llm.usage import cost_usd
@@ -82,7 +82,7 @@ async def _two_turns(send: Callable[[list[BaseMessage]], Awaitable[tuple[AIMessa
         usage.add(used)
         try:
             return so.parse_reply(reply, schema), usage
-        except so.ReplyProblem as p:
+        except ReplyProblem as p:
             problem = str(p)
             msgs = [*msgs, AIMessage(content=so.reply_text(reply)), so.correction(problem, schema)]
     err = StructuredOutputError(f"{who}: no valid {schema.__name__} after 2 replies: {problem}")

@@ -19,7 +19,6 @@ import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
 from motivgraph.agents.core import CostPlan, IdeaRecord, Method, MethodConfig, RunContext
-from motivgraph.agents.core.method import UnknownReference
 from motivgraph.agents.mindflow import prompts
 from motivgraph.agents.mindflow.config import FlowConfig
 from motivgraph.agents.mindflow.controller import Controller
@@ -30,7 +29,7 @@ from motivgraph.agents.mindflow.llmcall import role_ask
 from motivgraph.agents.mindflow.operators import OpEnv, resolve_operators
 from motivgraph.agents.mindflow.store import ID_PATTERN, find, is_controller_id, resolve
 from motivgraph.embeddings import get_embedder
-from motivgraph.errors import ConfigError, MotivGraphError
+from motivgraph.errors import ConfigError, MotivGraphError, UnknownReference
 from motivgraph.llm.factory import resolve_spec
 
 if TYPE_CHECKING:

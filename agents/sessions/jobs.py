@@ -22,16 +22,9 @@ from typing import Any
 from motivgraph.agents.core.context import RunSpec
 from motivgraph.agents.core.method import Method
 from motivgraph.agents.core.registry import get_method
-from motivgraph.agents.core.rundir import (
-    COMPLETED,
-    QUEUED,
-    RESUMABLE,
-    TERMINAL,
-    RunDir,
-    RunStateError,
-    mark_interrupted,
-)
+from motivgraph.agents.core.rundir import COMPLETED, QUEUED, RESUMABLE, TERMINAL, RunDir, mark_interrupted
 from motivgraph.agents.core.runner import create_run, ensure_terminal, run_method, spec_of
+from motivgraph.errors import RunStateError
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)

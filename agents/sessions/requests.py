@@ -18,7 +18,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, Field, ValidationInfo, create_model, field_validator
 
 from motivgraph.agents.core.method import Method, MethodConfig
-from motivgraph.agents.core.registry import RunRequestBase, all_methods, as_run_request, request_model
+from motivgraph.agents.core.registry import RunRequestBase, Topic, all_methods, as_run_request, request_model
 from motivgraph.api.contract.models import SchemaPattern
 from motivgraph.text_hygiene import TEXT_PATTERN, check_text
 
@@ -31,8 +31,8 @@ TOPIC_PATTERN = f"^{_ALLOWED}*{_VISIBLE}{_ALLOWED}+{_VISIBLE}{_ALLOWED}*$"
 
 EXAMPLE_TOPIC = "Detecting unsupported claims in scientific abstracts with retrieval over the cited papers"
 
-Topic = Annotated[str, Field(min_length=3, max_length=500, description="Research topic or task description."),
-                  SchemaPattern(TOPIC_PATTERN)]
+# the run's topic (registry.Topic) with the text rule stated in the published schema
+StrictTopic = Annotated[Topic, SchemaPattern(TOPIC_PATTERN)]
 
 
 def _is_number(annotation: Any) -> bool:
@@ -105,7 +105,7 @@ def strict_request_model(method: Any) -> type[RunRequestBase]:
 
         validators["strict_arrays"] = field_validator(*arrays, mode="before")(strict_arrays)
     # remote_fields: what a remote caller names differently from the CLI (a stored object's id, never a server path)
-    model = create_model(base.__name__, __base__=base, __validators__=validators, topic=(Topic, ...),
+    model = create_model(base.__name__, __base__=base, __validators__=validators, topic=(StrictTopic, ...),
                          **method.remote_fields())
     model.__doc__ = base.__doc__
     # /docs' "Try it out" starts from a runnable body: the method's own defaults fill in every other field

@@ -22,9 +22,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from motivgraph.agents.core.context import RunSpec
 from motivgraph.agents.core.llm import PlatformLLMClient
-from motivgraph.agents.core.method import UnknownReference
 from motivgraph.agents.core.registry import RunRequestBase, all_methods, get_method
-from motivgraph.agents.core.rundir import RunNotFound, RunStateError
 from motivgraph.agents.sessions.jobs import JobManager
 from motivgraph.agents.sessions.requests import (
     ResumeRequest,
@@ -33,7 +31,8 @@ from motivgraph.agents.sessions.requests import (
     strict_request_model,
 )
 from motivgraph.agents.tools.inprocess import InProcessToolClient
-from motivgraph.api.errors import ApiError, ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
+from motivgraph.errors import ApiError, RunNotFound, RunStateError, UnknownReference
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from motivgraph.agents.core.jsonreply import candidate_spans, loads_lenient
-from motivgraph.errors import StructuredOutputError
+from motivgraph.errors import IdeaParseError
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +30,6 @@ IDEA_FIELDS: tuple[str, ...] = (
 )
 
 _NAME_RE = re.compile(r"[^a-z0-9_]+")
-
-
-class IdeaParseError(StructuredOutputError):
-    """The researcher's reply holds no usable idea JSON; `problems` lists what is wrong."""
-
-    def __init__(self, message: str, problems: list[str] | None = None) -> None:
-        self.problems = problems or []
-        super().__init__(message)
 
 
 class Idea(BaseModel):

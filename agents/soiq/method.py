@@ -26,7 +26,8 @@ from motivgraph.agents.soiq import prompts
 from motivgraph.agents.soiq.idea import Idea
 from motivgraph.agents.soiq.mentor import ACCEPT, REJECT, Mentor
 from motivgraph.agents.soiq.researcher import IdeaReply, Researcher
-from motivgraph.settings import ToolMode, ToolModeChoice, get_settings
+from motivgraph.choices import ToolMode, ToolModeChoice
+from motivgraph.settings import get_settings
 
 log = logging.getLogger(__name__)
 

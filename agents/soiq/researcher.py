@@ -9,8 +9,8 @@ from pydantic import BaseModel
 
 from motivgraph.agents.core.loop import ChatAgent
 from motivgraph.agents.soiq import prompts
-from motivgraph.agents.soiq.idea import IDEA_FIELDS, Idea, IdeaParseError, parse_idea
-from motivgraph.errors import StructuredOutputError
+from motivgraph.agents.soiq.idea import IDEA_FIELDS, Idea, parse_idea
+from motivgraph.errors import IdeaParseError, StructuredOutputError
 
 log = logging.getLogger(__name__)
 

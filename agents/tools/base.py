@@ -20,10 +20,10 @@ from typing import Any, overload
 
 from pydantic import BaseModel
 
-from motivgraph.api.contract.errors import ToolArgumentError
 from motivgraph.api.contract.tools import Q, R, ToolSpec, resolve_tool, tool_names
+from motivgraph.errors import ToolArgumentError
 
-__all__ = ["ToolArgumentError", "ToolClient"]
+__all__ = ["ToolClient"]
 
 
 class ToolClient(ABC):

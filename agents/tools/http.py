@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from motivgraph.agents.tools.base import ToolArgumentError, ToolClient
+from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.tools import Q, R, ToolSpec
 from motivgraph.errors import (
     BackendUnavailable,
@@ -18,8 +18,11 @@ from motivgraph.errors import (
     IndexError_,
     MotivGraphError,
     NodeNotFound,
+    RetriesExhausted,
+    RetryableStatus,
+    ToolArgumentError,
 )
-from motivgraph.outbound import Backoff, RetriesExhausted, RetryableStatus, call_with_retries, describe
+from motivgraph.outbound import Backoff, call_with_retries, describe
 
 log = logging.getLogger(__name__)
 

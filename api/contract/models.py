@@ -23,10 +23,9 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from motivgraph.choices import LiteratureSource, NodeType
 from motivgraph.limits import MAX_NAME_CHARS
 from motivgraph.text_hygiene import NONBLANK_TEXT_PATTERN, check_text
-
-NodeType = Literal["problem", "challenge", "solution"]
 
 
 def _clean_text(v: str) -> str:
@@ -58,6 +57,10 @@ Query = Annotated[str, StringConstraints(min_length=1, max_length=1000), AfterVa
 Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_clean_text),
                  CleanText]
 TypeList = Annotated[list[NodeType], Field(min_length=1, max_length=3)]
+# Where literature_search found a paper: an outbound source, or the local corpus (which is not a setting's choice).
+PaperSource = Literal[LiteratureSource, "local"]
+# What random_nodes draws: single nodes or whole P→C→S triples.
+DrawMode = Literal["nodes", "triples"]
 
 
 def _is_number(annotation: Any) -> bool:
@@ -215,7 +218,7 @@ class RandomNodesRequest(_Req):
 
     n: int = Field(10, ge=1, le=50, description="How many nodes (or triples) to draw (1..50).")
     types: TypeList | None = Field(None, description="Only these node types (mode=nodes).")
-    mode: Literal["nodes", "triples"] = Field("nodes", description="Draw single nodes or whole P→C→S triples.")
+    mode: DrawMode = Field("nodes", description="Draw single nodes or whole P→C→S triples.")
     seed: int | None = Field(
         None, ge=0, le=2**31 - 1, description="Same seed on the same graph gives the same draw."
     )
@@ -234,7 +237,7 @@ class RandomNode(NodeBrief):
 
 
 class RandomNodesResult(BaseModel):
-    mode: Literal["nodes", "triples"]
+    mode: DrawMode
     seed: int = Field(description="The seed used (send it back to repeat this draw).")
     nodes: list[RandomNode] = Field(default_factory=list)
     triples: list[TripleOut] = Field(default_factory=list)
@@ -254,7 +257,7 @@ class LiteratureSearchRequest(_Req):
                        "literature tool returns the top 20).")
     year_from: int | None = Field(None, ge=1800, le=2200, description="Earliest publication year.")
     year_to: int | None = Field(None, ge=1800, le=2200, description="Latest publication year.")
-    source: Literal["auto", "semantic_scholar", "openalex", "arxiv", "local"] = Field(
+    source: Literal["auto", PaperSource] = Field(
         "auto", description="auto: the enabled outbound sources in their configured order (Semantic Scholar, "
         "OpenAlex, arXiv by default), then the local corpus; or one source alone.",
     )
@@ -266,9 +269,6 @@ class LiteratureSearchRequest(_Req):
         if v is not None and lo is not None and v < lo:
             raise ValueError("year_to must not be before year_from")
         return v
-
-
-LiteratureSource = Literal["semantic_scholar", "openalex", "arxiv", "local"]
 
 
 class LiteraturePaper(BaseModel):
@@ -286,18 +286,18 @@ class LiteraturePaper(BaseModel):
     url: str | None = None
     score: float | None = Field(None, description="Similarity to the query (local corpus only).")
     in_graph: bool = Field(False, description="True when this paper is part of the local graph.")
-    source: LiteratureSource | None = Field(None, description="Which source found this paper.")
+    source: PaperSource | None = Field(None, description="Which source found this paper.")
     citation_count: int | None = Field(None, description="Citations, as the source counts them (when it does).")
 
 
 class SkippedSource(BaseModel):
-    source: LiteratureSource
+    source: PaperSource
     reason: str = Field(description="Why it did not answer: disabled, throttled, breaker open, down, nothing found.")
 
 
 class LiteratureSearchResult(BaseModel):
     query: str
-    source: Literal["semantic_scholar", "openalex", "arxiv", "local", "none"] = Field(
+    source: Literal[PaperSource, "none"] = Field(
         description="Which source answered."
     )
     papers: list[LiteraturePaper]

@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from motivgraph import plugins
-from motivgraph.api.contract.errors import ToolArgumentError, validation_problems
+from motivgraph.api.contract.envelope import validation_problems
 from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     LiteratureSearchResult,
@@ -35,6 +35,7 @@ from motivgraph.api.contract.models import (
     TransferRequest,
     TransferResult,
 )
+from motivgraph.errors import ToolArgumentError
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from motivgraph.api.deps import Context
-from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
 from motivgraph.api.services.browse import Health, health
 
 router = APIRouter(tags=["health"])

@@ -6,9 +6,9 @@ from fastapi import APIRouter, Path, Query
 
 from motivgraph.api.contract.models import NodeRelation
 from motivgraph.api.deps import Context, CursorText, KeyText
-from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
 from motivgraph.api.services.browse import NodesPage, get_node, page_nodes
-from motivgraph.graph.models import NodeType
+from motivgraph.choices import NodeType
 
 router = APIRouter(tags=["graph"])
 

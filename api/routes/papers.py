@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from motivgraph.api.deps import Context, CursorText, KeyText
-from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
 from motivgraph.api.services.browse import PapersPage, PaperView, get_paper, page_papers
 
 router = APIRouter(tags=["graph"])

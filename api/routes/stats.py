@@ -3,7 +3,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from motivgraph.api.deps import Context
-from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
 from motivgraph.api.services.browse import Stats, stats
 
 router = APIRouter(tags=["graph"])

@@ -11,18 +11,23 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from motivgraph.api.contract.tools import ToolSpec, all_tools, openai_tools
 from motivgraph.api.deps import Service
-from motivgraph.api.errors import ErrorResponse
-from motivgraph.api.models import ToolsList
+from motivgraph.api.error_responses import ErrorResponse
 from motivgraph.api.services import ToolService
 
 _ERR: dict[int | str, dict[str, Any]] = {
     422: {"model": ErrorResponse, "description": "An argument breaks a limit."},
     503: {"model": ErrorResponse, "description": "Graph, index or external service unavailable."},
 }
+
+
+class ToolsList(BaseModel):
+    """GET /tools: the tool table as function-calling definitions."""
+
+    tools: list[dict[str, Any]] = Field(description="OpenAI function-calling definitions of the tools.")
 
 
 def list_tools() -> ToolsList:

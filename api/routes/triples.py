@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from motivgraph.api.deps import Context, CursorText, FilterText, NodeKeyText
-from motivgraph.api.errors import ErrorResponse
+from motivgraph.api.error_responses import ErrorResponse
 from motivgraph.api.services.browse import TriplesPage, page_triples
 from motivgraph.graph.models import TripleFilter
 

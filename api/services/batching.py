@@ -20,9 +20,9 @@ import numpy as np
 from motivgraph.api.services.lru import LockedLRU
 
 if TYPE_CHECKING:
+    from motivgraph.choices import NodeType
     from motivgraph.embeddings.base import Embedder
-    from motivgraph.graph.models import NodeType
-    from motivgraph.graph.node_search import NodeSearchBackend
+    from motivgraph.graph.search_backends import NodeSearchBackend
     from motivgraph.graph.vector_index import IndexHit
 
 X = TypeVar("X")

@@ -12,11 +12,12 @@ from motivgraph import __version__
 from motivgraph.api.contract.models import NodeBrief, NodeRelation, PaperBrief, QuoteOut, TripleOut
 from motivgraph.api.services.briefs import brief, triple_out
 from motivgraph.api.services.context import ToolContext
-from motivgraph.api.services.errors import InvalidCursor, PaperNotFound, scrub_paths
 from motivgraph.api.services.evidence import node_quotes, triple_quotes_from, with_triple_evidence
 from motivgraph.api.services.node_relation import relation_of
-from motivgraph.errors import GraphError, MotivGraphError, NodeNotFound
-from motivgraph.graph.models import NodeType, PaperRecord, TripleEvidence, TripleFilter
+from motivgraph.api.services.scrub import scrub_paths
+from motivgraph.choices import NodeType
+from motivgraph.errors import GraphError, InvalidCursor, MotivGraphError, NodeNotFound, PaperNotFound
+from motivgraph.graph.models import PaperRecord, TripleEvidence, TripleFilter
 from motivgraph.ingest.identity import resolve_paper_id
 
 log = logging.getLogger(__name__)

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from motivgraph.api.services.batching import BatchedQueries
 from motivgraph.api.services.briefs import BriefCache
 from motivgraph.errors import NOTHING_TO_SEARCH, BackendUnavailable, IndexCorrupt, IndexMissing, MotivGraphError
-from motivgraph.graph.node_search import open_node_search
 from motivgraph.graph.runtime import Runtime
+from motivgraph.graph.search_backends import open_node_search
 from motivgraph.settings import Settings
 from motivgraph.sources.semantic_scholar import client_from_settings
 
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from motivgraph.embeddings.base import Embedder
     from motivgraph.graph.base import GraphStore
     from motivgraph.graph.grouped_index import IndexStatus
-    from motivgraph.graph.node_search import NodeSearchBackend
     from motivgraph.graph.paper_index import PaperIndex
+    from motivgraph.graph.search_backends import NodeSearchBackend
     from motivgraph.graph.vector_index import IndexHit
 
 log = logging.getLogger(__name__)

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from motivgraph.api.contract.models import QuoteOut, TripleOut
-from motivgraph.graph.models import NodeEvidence, Quote, TripleElement, TripleEvidence
+from motivgraph.choices import NODE_TYPES, NodeType
+from motivgraph.graph.models import NodeEvidence, Quote, TripleEvidence
 
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore
 
-ELEMENTS: tuple[TripleElement, ...] = ("problem", "challenge", "solution")
 
 
 def cut(text: str, chars: int) -> str:
@@ -32,7 +32,7 @@ def cut(text: str, chars: int) -> str:
     return head.rstrip(" ,;:") + "…"
 
 
-def quote_out(q: Quote, *, element: TripleElement, paper_id: str, title: str, year: int | None,
+def quote_out(q: Quote, *, element: NodeType, paper_id: str, title: str, year: int | None,
               chars: int) -> QuoteOut:
     return QuoteOut(text=cut(q.text, chars), verified=q.verified, element=element, paper_id=paper_id,
                     title=title, year=year, section=q.section, page=q.page,
@@ -62,7 +62,7 @@ def node_quotes(store: GraphStore, keys: Sequence[str], *, per: int, chars: int)
 
 def triple_quotes_from(statements: Sequence[TripleEvidence], *, per: int, chars: int) -> list[QuoteOut]:
     out: list[QuoteOut] = []
-    for element in ELEMENTS:
+    for element in NODE_TYPES:
         flat = [
             quote_out(q, element=element, paper_id=st.paper_id, title=st.title, year=st.year, chars=chars)
             for st in statements for q in st.evidence.of(element)

@@ -27,12 +27,13 @@ from motivgraph.api.contract.models import (
     LiteraturePaper,
     LiteratureSearchRequest,
     LiteratureSearchResult,
-    LiteratureSource,
+    PaperSource,
     SkippedSource,
 )
 from motivgraph.api.services.context import ToolContext
+from motivgraph.choices import LiteratureSource
 from motivgraph.errors import BackendUnavailable, ExternalServiceError, IndexError_, MotivGraphError
-from motivgraph.settings import LiteratureSourceName, Settings
+from motivgraph.settings import Settings
 from motivgraph.sources.arxiv import client_from_settings as arxiv_client
 from motivgraph.sources.openalex import client_from_settings as openalex_client
 from motivgraph.sources.records import SourcePaper
@@ -159,14 +160,14 @@ def _in_range(year: int | None, req: LiteratureSearchRequest) -> bool:
 
 
 async def literature_search(ctx: ToolContext, req: LiteratureSearchRequest) -> LiteratureSearchResult:
-    chain: list[LiteratureSourceName]
+    chain: list[LiteratureSource]
     if req.source == "auto":
         chain = list(ctx.settings.literature.sources)
     elif req.source == "local":
         chain = []
     else:
         chain = [req.source]
-    skipped: list[tuple[LiteratureSource, Outcome]] = []
+    skipped: list[tuple[PaperSource, Outcome]] = []
     for key in chain:
         got = await _from_source(ctx, SOURCES[key], req)
         if got.papers:
@@ -191,11 +192,11 @@ async def literature_search(ctx: ToolContext, req: LiteratureSearchRequest) -> L
                                   skipped=_skips(skipped))
 
 
-def _skips(skipped: list[tuple[LiteratureSource, Outcome]]) -> list[SkippedSource]:
+def _skips(skipped: list[tuple[PaperSource, Outcome]]) -> list[SkippedSource]:
     return [SkippedSource(source=k, reason=o.reason) for k, o in skipped]
 
 
-def _why(skipped: list[tuple[LiteratureSource, Outcome]]) -> str | None:
+def _why(skipped: list[tuple[PaperSource, Outcome]]) -> str | None:
     """The reasons in one line; the sources that are merely switched off in one clause (the offline default)."""
     off = [SOURCES[k] for k, o in skipped if o.disabled and k in SOURCES]
     parts = [o.reason for k, o in skipped if not (o.disabled and k in SOURCES)]

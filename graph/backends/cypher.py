@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from motivgraph.choices import NODE_TYPES, NodeType
 from motivgraph.graph import queries as Q
 from motivgraph.graph.identity import LABELS, TYPE_OF_LABEL, normalize_name, split_key, stable_random
 from motivgraph.graph.models import (
@@ -29,7 +30,6 @@ from motivgraph.graph.models import (
     NodePage,
     NodeRecord,
     NodeRef,
-    NodeType,
     PaperPage,
     PaperRecord,
     PaperRef,
@@ -50,8 +50,6 @@ log = logging.getLogger(__name__)
 Row = dict[str, Any]
 Statement = tuple[str, dict[str, Any]]
 
-ALL_TYPES: tuple[NodeType, ...] = ("problem", "challenge", "solution")
-ROLES: tuple[NodeType, ...] = ALL_TYPES
 NEIGHBOUR_CAP = 100
 NODE_TRIPLES_CAP = 50
 SOURCES_CAP = 500
@@ -299,7 +297,7 @@ class CypherGraphStore(ABC):
         papers: list[str] = []
         for t in chunk:
             keys: dict[str, str] = {}
-            for role in ROLES:
+            for role in NODE_TYPES:
                 node: NodeIn = getattr(t, role)
                 key = self._key_for(node, role)
                 keys[role] = key
@@ -479,7 +477,7 @@ class CypherGraphStore(ABC):
         does, the paper's part in the nodes and edges only those statements gave, and the nodes and
         parents left stated by no paper. The Paper node and the kept statements stay untouched."""
         keep = {(t.index, role, self._key_for(getattr(t, role), role)) for t in triples if t.paper_id == paper_id
-                for role in ROLES}
+                for role in NODE_TYPES}
         rows = self._read(Q.PAPER_STATES, {"paper_id": paper_id})
         gone = [r for r in rows if (int(r["triple_index"]), r["role"], r["key"]) not in keep]
         if not gone:
@@ -665,7 +663,7 @@ class CypherGraphStore(ABC):
         query = Q.find_nodes(labels, self.alias_index)
         recs = {r.key: r for r in (to_record(row["node"]) for row in self._read(query, params))}
         exact = {f"{TYPE_OF_LABEL[lb]}:{norm}" for lb in labels}
-        return sorted(recs.values(), key=lambda r: (r.key not in exact, r.level, ALL_TYPES.index(r.type), r.key))
+        return sorted(recs.values(), key=lambda r: (r.key not in exact, r.level, NODE_TYPES.index(r.type), r.key))
 
     def _label_counts(self, labels: Sequence[str]) -> dict[str, int]:
         return {lb: int(self._first(self._read(Q.count_label(lb)), "n")) for lb in labels}
@@ -840,16 +838,16 @@ class CypherGraphStore(ABC):
         out: list[TripleIn] = []
         for idx in sorted(by_index):
             roles = by_index[idx]
-            if set(roles) != set(ROLES):
+            if set(roles) != set(NODE_TYPES):
                 continue
             any_row = roles["problem"]
             out.append(TripleIn(
                 paper_id=paper_id, index=idx, section=any_row.get("section"),
                 extractor=any_row.get("extractor") or "llm",
-                evidence=Evidence(**{role: quotes_of(roles[role].get("ev")) for role in ROLES}),
+                evidence=Evidence(**{role: quotes_of(roles[role].get("ev")) for role in NODE_TYPES}),
                 **{role: NodeIn(name=roles[role].get("mention") or roles[role]["name"],
                                 description=roles[role].get("description") or "", key=roles[role]["key"])
-                   for role in ROLES},
+                   for role in NODE_TYPES},
             ))
         return out
 
@@ -892,7 +890,7 @@ class CypherGraphStore(ABC):
                     paper_id=i["paper_id"], title=i.get("title") or "",
                     year=int(i["year"]) if i.get("year") is not None else None,
                     triple_index=int(i["triple_index"]), section=i.get("section"),
-                    evidence=Evidence(**{role: quotes_of(i.get(role)) for role in ROLES}),
+                    evidence=Evidence(**{role: quotes_of(i.get(role)) for role in NODE_TYPES}),
                 )
                 for i in r.get("items") or []
             ]
@@ -930,7 +928,7 @@ class CypherGraphStore(ABC):
         cr = stable_random(ck) if ck else -1.0
         params: dict[str, Any] = {"cr": cr, "ck": ck, "sk": sk, "pk": pk, "limit": limit + 1, "sep": Q.STATED_SEP}
         modes: dict[str, str | None] = {}
-        for field in ROLES:
+        for field in NODE_TYPES:
             value = getattr(flt, field)
             value = " ".join(value.split()) if value else None
             if not value:

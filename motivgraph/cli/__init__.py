@@ -12,7 +12,8 @@ import typer.core
 
 from motivgraph import __version__, plugins
 from motivgraph.cli.helpfmt import polish
-from motivgraph.data_format import DataFormatError, check_data_dir
+from motivgraph.data_format import check_data_dir
+from motivgraph.errors import DataFormatError
 from motivgraph.logging import setup_logging
 from motivgraph.private import set_private_umask
 

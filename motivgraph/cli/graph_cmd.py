@@ -187,8 +187,8 @@ def push(
 @cli_errors
 def stats(as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON.")) -> None:
     """Count nodes per label, relationships per type and triples; show the vector index state."""
-    from motivgraph.graph.node_search import node_index_status  # local: light CLI path
     from motivgraph.graph.paper_index import PaperIndex  # local: light CLI path
+    from motivgraph.graph.search_backends import node_index_status  # local: light CLI path
 
     settings = load_settings()
     rt = Runtime(settings)

@@ -360,7 +360,7 @@ def ideate(
                 raise typer.BadParameter("give a TOPIC, or --resume RUN_ID")
             topic = TopicBackground.from_file(background, topic_id=topic_id).topic  # a topics file names it
         try:
-            spec = RunSpec(method=cls.name, topic=" ".join(topic.split()), topic_id=topic_id, config=config,
+            spec = RunSpec(method=cls.name, topic=topic, topic_id=topic_id, config=config,
                            budget_usd=budget_usd, seed=settings.agents.seed if seed is None else seed,
                            background_file=bg_file)
             method_obj = make_method(spec)

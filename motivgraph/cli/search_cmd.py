@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from motivgraph.choices import Engine, IndexKind
+from motivgraph.choices import NODE_TYPES, Engine, IndexKindChoice
 from motivgraph.cli.common import EMPTY_GRAPH_ADVICE, graph_is_empty
 from motivgraph.errors import ConfigError, IndexMissing
 from motivgraph.graph.runtime import Runtime
@@ -21,13 +21,12 @@ if TYPE_CHECKING:
     from motivgraph.graph.grouped_index import IndexStatus
     from motivgraph.graph.models import NodeEvidence
 
-NODE_TYPES = ("problem", "challenge", "solution")
 
 
 def _types(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
-    out = []
+    out: list[str] = []
     for v in values:
         t = v.strip().lower()
         if t not in NODE_TYPES:
@@ -57,14 +56,14 @@ def search(
     MOTIVGRAPH_INDEX_BACKEND=neo4j. With --evidence, each match is followed by the sentences
     of its papers that state it, so every node can be checked against its source."""
     # the tools' backend choice, so the CLI and the tools answer a query alike
-    from motivgraph.graph import node_search  # local: light CLI path
+    from motivgraph.graph import search_backends  # local: light CLI path
 
     if not query.strip():
         raise ConfigError("The search query is empty; pass some text, e.g. motivgraph search \"label scarcity\"")
     types = _types(node_type)
     rt = Runtime(load_settings())
     try:
-        backend = node_search.open_node_search(rt)
+        backend = search_backends.open_node_search(rt)
         try:
             backend.ensure_ready()
         except IndexMissing:
@@ -135,7 +134,7 @@ def status_table(rows: list[tuple[str, IndexStatus]]) -> Table:
 def reindex(
     nodes: bool = typer.Option(True, "--nodes/--no-nodes", help="Rebuild the node index."),
     papers: bool = typer.Option(True, "--papers/--no-papers", help="Rebuild the paper (title + abstract) index."),
-    kind: IndexKind | None = typer.Option(
+    kind: IndexKindChoice | None = typer.Option(
         None, "--kind", help="Index kind for this build: auto, exact or hnsw (default: MOTIVGRAPH_INDEX_KIND)."
     ),
     check: bool = typer.Option(

@@ -16,8 +16,8 @@ from motivgraph.embeddings import onnx_export
 from motivgraph.embeddings.base import Embedder
 from motivgraph.embeddings.bulk import attach_bulk
 from motivgraph.embeddings.minilm import SentenceTransformerEmbedder, resolve_model_path
-from motivgraph.embeddings.onnx_embedder import OnnxEmbedder, OnnxMismatch, Variant
-from motivgraph.errors import ConfigError, EmbeddingError
+from motivgraph.embeddings.onnx_embedder import OnnxEmbedder, Variant
+from motivgraph.errors import ConfigError, EmbeddingError, OnnxMismatch
 from motivgraph.settings import EmbeddingSettings
 
 log = logging.getLogger(__name__)

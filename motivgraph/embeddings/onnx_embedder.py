@@ -17,7 +17,7 @@ from tokenizers import Tokenizer
 
 from motivgraph.embeddings.base import Embedder
 from motivgraph.embeddings.onnx_export import FP32_FILE, INT8_FILE, reference_vectors
-from motivgraph.errors import EmbeddingError
+from motivgraph.errors import EmbeddingError, OnnxMismatch
 
 log = logging.getLogger(__name__)
 
@@ -26,10 +26,6 @@ Variant = Literal["fp32", "int8"]
 # Lowest cosine to the stored torch vectors at the first-use self-check: fp32 must be the same
 # vectors (measured 0.99999+); int8 is allowed its rounding but not a broken graph.
 SELF_CHECK_MIN_COSINE: dict[Variant, float] = {"fp32": 0.9999, "int8": 0.98}
-
-
-class OnnxMismatch(EmbeddingError):
-    """The ONNX model does not reproduce the torch backend's vectors (or could not be loaded)."""
 
 
 class OnnxEmbedder(Embedder):

@@ -28,16 +28,7 @@ if TYPE_CHECKING:
         reset_scripted_models,
         resolve_spec,
     )
-    from motivgraph.llm.scripted import (
-        Delay,
-        ScriptedAPIError,
-        ScriptedChatModel,
-        ScriptExhausted,
-        echo,
-        rate_limit_error,
-        server_error,
-        tool_reply,
-    )
+    from motivgraph.llm.scripted import Delay, ScriptedChatModel, echo, rate_limit_error, server_error, tool_reply
     from motivgraph.llm.tokens import count_message_tokens, count_tokens, tokenizer_name, truncate_to_tokens
     from motivgraph.llm.usage import RoleUsage, Usage, cost_usd
 
@@ -55,9 +46,7 @@ _WHERE = {
     "reset_scripted_models": "motivgraph.llm.factory",
     "resolve_spec": "motivgraph.llm.factory",
     "Delay": "motivgraph.llm.scripted",
-    "ScriptedAPIError": "motivgraph.llm.scripted",
     "ScriptedChatModel": "motivgraph.llm.scripted",
-    "ScriptExhausted": "motivgraph.llm.scripted",
     "echo": "motivgraph.llm.scripted",
     "rate_limit_error": "motivgraph.llm.scripted",
     "server_error": "motivgraph.llm.scripted",
@@ -88,8 +77,6 @@ __all__ = [
     "LLMClient",
     "ModelSpec",
     "RoleUsage",
-    "ScriptExhausted",
-    "ScriptedAPIError",
     "ScriptedChatModel",
     "Usage",
     "build_chat_model",

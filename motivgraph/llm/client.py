@@ -44,6 +44,8 @@ from motivgraph.errors import (
     LLMTimeout,
     LLMUnreachable,
     MotivGraphError,
+    ReplyProblem,
+    RetriesExhausted,
     StructuredOutputError,
 )
 from motivgraph.llm import structured as so
@@ -54,7 +56,6 @@ from motivgraph.llm.limiter import RateLimiter
 from motivgraph.llm.local import wait_idle
 from motivgraph.llm.reach import endpoint_of, require_reachable
 from motivgraph.llm.retry import (
-    RetriesExhausted,
     RetryPolicy,
     describe,
     is_connection_error,
@@ -578,7 +579,7 @@ class LLMClient:
             raws.append(so.reply_text(reply))
             try:
                 return so.parse_reply(reply, schema)
-            except so.ReplyProblem as p:
+            except ReplyProblem as p:
                 problems.append(str(p))
                 log.info("LLM %s: unusable %s reply (turn %d): %s", role, schema.__name__, turn + 1, p)
                 msgs = [*msgs, AIMessage(content=raws[-1]), so.correction(str(p), schema)]

@@ -38,15 +38,17 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel
+
+from motivgraph.choices import StructuredMethod
 
 DIALECTS = (
     "openai", "vllm", "openai_compatible", "llama_cpp_python", "llama_server", "ollama", "anthropic", "google",
     "tool_calling", "scripted",
 )  # fmt: skip
-METHODS = ("constrained", "tool", "json_mode", "text")
+METHODS = get_args(StructuredMethod)
 # Dialects whose JSON mode is response_format {"type": "json_object"} (the OpenAI wire format).
 _OPENAI_WIRE = {"openai", "vllm", "openai_compatible", "llama_cpp_python", "llama_server", "ollama"}
 # Keywords OpenAI's strict mode rejects or that mean nothing once every property is required.

@@ -16,7 +16,6 @@ from typing import TypeVar
 from motivgraph.outbound import (
     RETRYABLE_STATUS,
     Backoff,
-    RetriesExhausted,
     call_with_retries,
     describe,
     is_connection_error,
@@ -27,7 +26,7 @@ from motivgraph.outbound import (
 )
 
 __all__ = [
-    "RETRYABLE_STATUS", "RetriesExhausted", "RetryPolicy", "describe", "is_connection_error", "is_retryable",
+    "RETRYABLE_STATUS", "RetryPolicy", "describe", "is_connection_error", "is_retryable",
     "is_timeout", "retry_after_s", "retry_call", "status_code",
 ]
 

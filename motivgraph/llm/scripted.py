@@ -46,21 +46,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 
 from motivgraph import plugins
-from motivgraph.errors import ConfigError, LLMError
+from motivgraph.errors import ConfigError, ScriptedAPIError, ScriptExhausted
 from motivgraph.llm.tokens import content_text, count_message_tokens, count_tokens
-
-
-class ScriptExhausted(LLMError):
-    """The scripted model was called more often than its script allows (a test bug)."""
-
-
-class ScriptedAPIError(Exception):
-    """A provider-style HTTP error: `status_code` and `headers` like openai.APIStatusError."""
-
-    def __init__(self, status_code: int, message: str = "", headers: dict[str, str] | None = None) -> None:
-        super().__init__(message or f"scripted HTTP {status_code}")
-        self.status_code = status_code
-        self.headers = headers or {}
 
 
 def rate_limit_error(retry_after: float | None = None) -> ScriptedAPIError:

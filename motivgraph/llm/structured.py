@@ -16,6 +16,7 @@ from json_repair import repair_json
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
+from motivgraph.errors import ReplyProblem
 from motivgraph.llm.tokens import content_text
 
 M = TypeVar("M", bound=BaseModel)
@@ -26,10 +27,6 @@ _REFUSAL = re.compile(
     r"|i'?m (?:not able|unable) to|as an ai)",
     re.I,
 )
-
-
-class ReplyProblem(ValueError):
-    """Why a reply could not become the schema object; the text is what the re-ask quotes."""
 
 
 def schema_name(schema: type[BaseModel]) -> str:

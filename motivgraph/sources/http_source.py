@@ -24,15 +24,13 @@ from typing import Any, ClassVar, Protocol, Self
 
 import httpx
 
-from motivgraph.errors import ExternalServiceError, RateLimited
+from motivgraph.errors import ExternalServiceError, RateLimited, RetriesExhausted, RetryableStatus
 from motivgraph.fsutil import atomic_write
 from motivgraph.outbound import (
     RETRYABLE_STATUS,
     Backoff,
     CircuitBreaker,
     RateLimiter,
-    RetriesExhausted,
-    RetryableStatus,
     call_with_retries,
     describe,
     is_retryable_http,

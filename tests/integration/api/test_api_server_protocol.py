@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi import FastAPI
 
-from motivgraph.api import errors
+from motivgraph.api import error_responses
 from motivgraph.api.middleware import AccessLogMiddleware, BodyTimeoutMiddleware
 from motivgraph.api.server import protocol_for
 from motivgraph.settings import Settings
@@ -31,7 +31,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     settings.api.header_timeout_s = HEADER_TIMEOUT_S
     settings.api.max_url_bytes = 4096
     app = FastAPI()
-    errors.install(app, errors.Redactor([]))
+    error_responses.install(app, error_responses.Redactor([]))
 
     @app.get("/ping")
     async def ping() -> dict:

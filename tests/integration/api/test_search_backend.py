@@ -1,4 +1,4 @@
-"""The tools give the same answers whichever node search backend runs (graph/node_search.py).
+"""The tools give the same answers whichever node search backend runs (graph/search_backends.py).
 
 The FAISS service is the module's real graph (embedded FalkorDB, MiniLM, FAISS). The Neo4j one reads the
 same graph but searches through `Neo4jNodeVectors` on the recording fake driver, whose responder answers
@@ -20,8 +20,8 @@ from motivgraph.api.services.random_nodes import random_nodes
 from motivgraph.api.services.transfer import transfer_candidates
 from motivgraph.errors import ConfigError, IndexMissing
 from motivgraph.graph.neo4j_search import Neo4jNodeVectors
-from motivgraph.graph.node_search import open_node_search
 from motivgraph.graph.runtime import Runtime
+from motivgraph.graph.search_backends import open_node_search
 from motivgraph.graph.vector_index import NodeIndex
 from motivgraph.settings import Settings
 from tests.unit.graph.neo4j_vector_fake import VectorGraph

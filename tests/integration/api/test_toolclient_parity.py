@@ -6,12 +6,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from motivgraph.agents.tools.base import ToolArgumentError
 from motivgraph.agents.tools.http import HttpToolClient
 from motivgraph.agents.tools.inprocess import InProcessToolClient
 from motivgraph.api.contract.models import NodeSearchRequest, NodeSearchResult, RandomNodesResult
 from motivgraph.api.contract.tools import NODE_RELATION, NODE_SEARCH, RANDOM_NODES
-from motivgraph.errors import NodeNotFound
+from motivgraph.errors import NodeNotFound, ToolArgumentError
 from tests.integration.api.conftest import QUANT, S_ACO
 
 pytestmark = pytest.mark.asyncio

@@ -114,7 +114,7 @@ async def test_the_toy_provider_answers_models_named_after_it(installed: Path, t
 
 def test_the_toy_graph_and_index_backends_are_chosen_by_their_settings(installed: Path, api_settings: Any) -> None:  # noqa: F811
     from motivgraph.graph import open_store
-    from motivgraph.graph.node_search import node_index_status
+    from motivgraph.graph.search_backends import node_index_status
 
     # model_copy skips validation: the settings' backend choices name the built-in backends only
     settings = api_settings.model_copy(update={

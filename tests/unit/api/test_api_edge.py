@@ -16,7 +16,7 @@ import pytest
 from fastapi import FastAPI
 from pydantic import BaseModel
 
-from motivgraph.api import errors
+from motivgraph.api import error_responses
 from motivgraph.api.deps import JsonBody
 from motivgraph.api.middleware import (
     AccessLogMiddleware,
@@ -40,7 +40,7 @@ class Item(BaseModel):
 def _app(*, key: bool = False, concurrency: int = 0, rate: float = 0.0, burst: int = 1,
          body_timeout: float = 0.0) -> FastAPI:
     app = FastAPI(dependencies=[JsonBody])
-    errors.install(app, errors.Redactor([]))
+    error_responses.install(app, error_responses.Redactor([]))
 
     @app.get("/docs")
     async def docs_page() -> dict:

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 
-from motivgraph.api.errors import Redactor
+from motivgraph.api.error_responses import Redactor
 from motivgraph.api.middleware import AccessLogMiddleware, ApiKeyMiddleware, BodyLimitMiddleware
 from motivgraph.api.services.briefs import one_line
 

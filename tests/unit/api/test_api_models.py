@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from motivgraph.api.contract.errors import ToolArgumentError
 from motivgraph.api.contract.models import (
     LiteratureSearchRequest,
     NodeRelationRequest,
@@ -14,6 +13,7 @@ from motivgraph.api.contract.models import (
     TransferRequest,
 )
 from motivgraph.api.contract.tools import NODE_SEARCH
+from motivgraph.errors import ToolArgumentError
 
 
 def test_text_is_cleaned():

@@ -1,4 +1,4 @@
-"""`graph stats` reads the node index of the configured index backend (graph/node_search.node_index_status):
+"""`graph stats` reads the node index of the configured index backend (graph/search_backends.node_index_status):
 with MOTIVGRAPH_INDEX_BACKEND=neo4j the state of Neo4j's vector indexes -- what `reindex --check` and /health
 report -- not the data folder's FAISS index (which after `graph push` does not exist and read as missing)."""
 

@@ -1,5 +1,5 @@
 """`motivgraph search` searches where the tools do: the node search backend chosen by
-MOTIVGRAPH_INDEX_BACKEND (graph/node_search.open_node_search), not always the FAISS index."""
+MOTIVGRAPH_INDEX_BACKEND (graph/search_backends.open_node_search), not always the FAISS index."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class _Backend:
 
 
 def test_search_uses_the_configured_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import motivgraph.graph.node_search as SB
+    import motivgraph.graph.search_backends as SB
 
     backend = _Backend()
     chosen: list[str] = []

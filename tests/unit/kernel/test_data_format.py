@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from motivgraph.errors import DataFormatError
+
 
 def _stamp(data: Path) -> dict:
     from motivgraph.data_format import STAMP_NAME
@@ -29,8 +31,8 @@ def test_new_data_dir_is_stamped_with_the_current_version(tmp_path: Path) -> Non
 
 
 def test_newer_data_dir_is_refused_with_a_clear_message(tmp_path: Path) -> None:
-    from motivgraph.data_format import DATA_FORMAT_VERSION, STAMP_NAME, DataFormatError, check_data_dir
-    from motivgraph.errors import ConfigError
+    from motivgraph.data_format import DATA_FORMAT_VERSION, STAMP_NAME, check_data_dir
+    from motivgraph.errors import ConfigError, DataFormatError
 
     data = tmp_path / "data"
     data.mkdir()
@@ -62,12 +64,13 @@ def test_older_version_without_an_automatic_step_names_the_command(tmp_path: Pat
     data = tmp_path / "data"
     data.mkdir()
     (data / data_format.STAMP_NAME).write_text(json.dumps({"format": "motivgraph-data", "version": 1}))
-    with pytest.raises(data_format.DataFormatError, match="motivgraph db upgrade"):
+    with pytest.raises(DataFormatError, match="motivgraph db upgrade"):
         data_format.check_data_dir(data, migrate=False)
 
 
 def test_corrupt_stamp_names_the_file(tmp_path: Path) -> None:
-    from motivgraph.data_format import STAMP_NAME, DataFormatError, check_data_dir
+    from motivgraph.data_format import STAMP_NAME, check_data_dir
+    from motivgraph.errors import DataFormatError
 
     data = tmp_path / "data"
     data.mkdir()

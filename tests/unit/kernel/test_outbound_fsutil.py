@@ -9,18 +9,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from motivgraph.errors import BackendUnavailable, BudgetExceeded, ExternalServiceError, LLMError, ParseError
-from motivgraph.fsutil import atomic_open, atomic_write, path_from_text, path_to_text
-from motivgraph.outbound import (
-    Backoff,
+from motivgraph.errors import (
+    BackendUnavailable,
+    BudgetExceeded,
+    ExternalServiceError,
+    LLMError,
+    ParseError,
     RetriesExhausted,
     RetryableStatus,
-    call_with_retries,
-    is_retryable,
-    is_transient,
-    parse_retry_after,
-    retry_after_s,
 )
+from motivgraph.fsutil import atomic_open, atomic_write, path_from_text, path_to_text
+from motivgraph.outbound import Backoff, call_with_retries, is_retryable, is_transient, parse_retry_after, retry_after_s
 
 
 class Sleeps(list[float]):

@@ -13,7 +13,7 @@ from typing import get_args
 import pytest
 
 from motivgraph import hookspecs, plugins
-from motivgraph.errors import ConfigError
+from motivgraph.errors import ConfigError, UnknownPart
 
 
 def test_listing_names_imports_nothing() -> None:
@@ -37,7 +37,7 @@ def test_every_builtin_line_loads_and_is_the_part_it_names() -> None:
 
 
 def test_an_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(plugins.UnknownPart, match="unknown tool 'no_such_tool'; known: node_search"):
+    with pytest.raises(UnknownPart, match="unknown tool 'no_such_tool'; known: node_search"):
         plugins.load("tools", "no_such_tool")
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, ValidationError, field_validator
 
-from motivgraph.errors import MotivGraphError
+from motivgraph.errors import MotivGraphError, TextHygieneError
 from motivgraph.text_hygiene import (
     NO_REPAIRS,
     REPLACEMENT,
     Repairs,
-    TextHygieneError,
     check_text,
     clean_text,
     decode_strict,

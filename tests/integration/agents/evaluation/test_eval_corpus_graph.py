@@ -17,11 +17,12 @@ from test_eval_topic_graphs import LIGHT, _paper, _seen, topics_file
 
 from motivgraph.agents.core import PlatformLLMClient, unregister
 from motivgraph.agents.evaluation.config import EvalConfig
-from motivgraph.agents.evaluation.harness import Evaluation, TargetLeak, create_eval
+from motivgraph.agents.evaluation.harness import Evaluation, create_eval
 from motivgraph.agents.evaluation.judges import Judge
 from motivgraph.agents.evaluation.topics import load_topics_file
 from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.models import LiteraturePaper
+from motivgraph.errors import TargetLeak
 from motivgraph.llm import ScriptedChatModel
 
 # the target paper planted in the graph and in the literature: a subject of its own, so the miner gives it

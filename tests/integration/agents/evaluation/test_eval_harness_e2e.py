@@ -12,10 +12,11 @@ from eval_support import make_writer, world_model
 from motivgraph.agents.core import PlatformLLMClient, unregister
 from motivgraph.agents.core.rundir import RunDir
 from motivgraph.agents.evaluation.config import EvalConfig
-from motivgraph.agents.evaluation.harness import Evaluation, TargetLeak, create_eval, list_evals
+from motivgraph.agents.evaluation.harness import Evaluation, create_eval, list_evals
 from motivgraph.agents.evaluation.judges import Judge
 from motivgraph.agents.evaluation.report_check import check_report
 from motivgraph.agents.evaluation.topics import load_topics_file
+from motivgraph.errors import TargetLeak
 
 SHARED_TOPICS = Path(__file__).resolve().parents[4].parent / "shared" / "eval" / "topics.jsonl"
 

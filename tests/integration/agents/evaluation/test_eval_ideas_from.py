@@ -14,9 +14,10 @@ from typer.testing import CliRunner
 from motivgraph.agents.core import PlatformLLMClient
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.harness import Evaluation, create_eval
-from motivgraph.agents.evaluation.imported import IdeasFileError, leak_reasons, read_ideas_file
+from motivgraph.agents.evaluation.imported import leak_reasons, read_ideas_file
 from motivgraph.agents.evaluation.judges import Judge
 from motivgraph.agents.evaluation.topics import load_topics_file
+from motivgraph.errors import IdeasFileError
 
 
 def _topics(tmp_path: Path) -> Path:

@@ -14,9 +14,10 @@ from eval_support import make_graph_reader, make_writer, world_model
 
 from motivgraph.agents.core import PlatformLLMClient, unregister
 from motivgraph.agents.evaluation.config import EvalConfig
-from motivgraph.agents.evaluation.harness import Evaluation, TargetLeak, create_eval
+from motivgraph.agents.evaluation.harness import Evaluation, create_eval
 from motivgraph.agents.evaluation.judges import Judge
 from motivgraph.agents.evaluation.topics import load_topics_file
+from motivgraph.errors import TargetLeak
 
 LIGHT = ["scores", "grounding"]  # these tests are about what methods see, not the metrics
 

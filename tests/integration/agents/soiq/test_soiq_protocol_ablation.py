@@ -188,7 +188,7 @@ async def test_resume_refused_for_completed_or_live_run(settings, graph_rt):
     import subprocess
     import sys
 
-    from motivgraph.agents.core.rundir import RunStateError
+    from motivgraph.errors import RunStateError
 
     model = ScriptedChatModel([idea_text(idea_dict(cite="")), "<ACCEPT>"])
     session, _run, _ = make_session(settings, graph_rt, model)

@@ -9,9 +9,10 @@ import pytest
 
 from motivgraph.agents.core.grounding import GroundingReport, extract_citations, extract_links, match_citation
 from motivgraph.agents.core.protocol import CallError, ParsedCall, parse_text_calls, strip_after_last_marker
-from motivgraph.agents.soiq.idea import IdeaParseError, parse_idea
+from motivgraph.agents.soiq.idea import parse_idea
 from motivgraph.agents.soiq.mentor import parse_aspect, parse_decision
 from motivgraph.agents.soiq.method import parse_ablations
+from motivgraph.errors import IdeaParseError
 
 IDEA = {
     "Name": "x", "Title": "A title here", "Motivation": "m" * 30, "Related Work": "r" * 30,

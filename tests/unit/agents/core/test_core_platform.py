@@ -9,7 +9,6 @@ import pytest
 from pydantic import ValidationError
 
 from motivgraph.agents.core import (
-    CheckpointVersionError,
     PlatformLLMClient,
     RunSpec,
     TopicBackground,
@@ -19,11 +18,11 @@ from motivgraph.agents.core import (
     run_method,
     unregister,
 )
-from motivgraph.agents.core.background import BackgroundError
 from motivgraph.agents.core.llm import model_role
-from motivgraph.agents.core.registry import UnknownMethod, request_model, session_request_type
+from motivgraph.agents.core.registry import request_model, session_request_type
 from motivgraph.agents.core.repro import mask_secrets
 from motivgraph.agents.soiq.method import SoiqMethod, SoiqState
+from motivgraph.errors import BackgroundError, CheckpointVersionError, UnknownMethod
 from motivgraph.llm import ScriptedChatModel
 from tests.integration.agents.core.toy_writer import ToyWriter
 
@@ -266,3 +265,36 @@ async def test_a_run_that_delivers_fewer_accepted_ideas_than_asked_names_the_sho
         assert run_row(run)["reason"] == st["reason"]
     finally:
         unregister("toy_half_writer")
+
+
+def test_a_run_spec_is_validated_once_per_process(settings, writer, monkeypatch) -> None:
+    """create_run keeps the spec it wrote to status.json; spec_of hands that object on (the runner, the job
+    queue and the CLI ask for it again) instead of validating the stored copy again. A run opened from disk is
+    read and validated once."""
+    from motivgraph.agents.core.rundir import RunDir
+    from motivgraph.agents.core.runner import spec_of
+
+    spec = RunSpec(method="toy_writer", topic="sparse attention kernels", config={"ideas": 1})
+    run = create_run(settings.runs_dir, spec)
+    validated: list[object] = []
+    real = RunSpec.model_validate.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, obj, *a, **kw):
+        validated.append(obj)
+        return real(cls, obj, *a, **kw)
+
+    monkeypatch.setattr(RunSpec, "model_validate", classmethod(counting))
+    assert spec_of(run) is spec and spec_of(run) is spec and validated == []
+    reopened = RunDir.open(settings.runs_dir, run.id)
+    assert spec_of(reopened) == spec and spec_of(reopened) is spec_of(reopened) and len(validated) == 1
+
+
+def test_the_topic_is_normalised_by_the_models_not_by_each_edge() -> None:
+    """One rule for a run's topic (registry.Topic): the HTTP body and the RunSpec the CLI and the evaluation build
+    collapse its whitespace and refuse one with fewer than 3 other characters, with the same message."""
+    body = request_model(get_method("soiq"))
+    assert body(method="soiq", topic="  sparse \n attention\tkernels ").topic == "sparse attention kernels"
+    assert RunSpec(method="soiq", topic="  sparse \n attention\tkernels ").topic == "sparse attention kernels"
+    for model, extra in ((body, {"method": "soiq"}), (RunSpec, {"method": "soiq"})):
+        with pytest.raises(ValidationError, match="at least 3 non-space characters"):
+            model(topic="  ab   ", **extra)

@@ -10,15 +10,7 @@ import pytest
 
 from motivgraph.agents.core.background import TopicBackground
 from motivgraph.agents.evaluation.corpus_graph import corpus_records
-from motivgraph.agents.evaluation.cutoff import (
-    CutoffError,
-    GraphDates,
-    after,
-    paper_span,
-    parse_cutoff,
-    topic_cutoff,
-    topic_filters,
-)
+from motivgraph.agents.evaluation.cutoff import GraphDates, after, paper_span, parse_cutoff, topic_cutoff, topic_filters
 from motivgraph.agents.evaluation.topics import EvalTopic, Paper
 from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.models import (
@@ -35,7 +27,7 @@ from motivgraph.api.contract.models import (
     TripleOut,
     Unresolved,
 )
-from motivgraph.errors import NodeNotFound
+from motivgraph.errors import CutoffError, NodeNotFound
 
 
 def test_paper_dates_come_from_one_derivation_the_tightest_wins() -> None:

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from motivgraph.agents.evaluation.topics import TopicsError, leaked_targets, load_topics_file, topics_from_strings
+from motivgraph.agents.evaluation.topics import leaked_targets, load_topics_file, topics_from_strings
+from motivgraph.errors import TopicsError
 
 
 def _write(tmp_path: Path, *rows: object) -> Path:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from ideagent_factories import archive_with, draft
 
-from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError, Retirement
+from motivgraph.agents.ideagent.archive import Archive, Retirement
+from motivgraph.errors import ArchiveInvariantError
 
 
 def test_supersede_moves_old_to_history_and_newcomer_inherits_lineage():

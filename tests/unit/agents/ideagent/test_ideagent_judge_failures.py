@@ -7,8 +7,8 @@ import json
 import pytest
 
 from motivgraph.agents.ideagent.config import IdeagentConfig
-from motivgraph.agents.ideagent.judges import JUDGE_ATTEMPTS, JudgeFailure, Judges
-from motivgraph.errors import StructuredOutputError
+from motivgraph.agents.ideagent.judges import JUDGE_ATTEMPTS, Judges
+from motivgraph.errors import JudgeFailure, StructuredOutputError
 
 
 class PanelLLM:

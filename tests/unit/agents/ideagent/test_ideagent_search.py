@@ -299,7 +299,8 @@ async def test_invariants_are_checked_at_every_decision(tmp_path, monkeypatch):
 
 
 async def test_broken_invariant_stops_the_search(tmp_path, monkeypatch):
-    from motivgraph.agents.ideagent.archive import Archive, ArchiveInvariantError
+    from motivgraph.agents.ideagent.archive import Archive
+    from motivgraph.errors import ArchiveInvariantError
 
     def broken_accept(self, draft):  # type: ignore[no-untyped-def]
         self.active[draft.lineage] = draft  # forgets ever_active: history bookkeeping breaks

@@ -18,8 +18,8 @@ import pytest
 from motivgraph.embeddings import _load, get_embedder, onnx_export, open_onnx
 from motivgraph.embeddings.base import Embedder
 from motivgraph.embeddings.minilm import SentenceTransformerEmbedder, max_seq_length, resolve_model_path
-from motivgraph.embeddings.onnx_embedder import OnnxEmbedder, OnnxMismatch
-from motivgraph.errors import ConfigError, EmbeddingError
+from motivgraph.embeddings.onnx_embedder import OnnxEmbedder
+from motivgraph.errors import ConfigError, EmbeddingError, OnnxMismatch
 from motivgraph.settings import EmbeddingSettings
 
 LONG = " ".join(f"Paragraph {i}: hierarchical retrieval over scientific claims with sparse cross-attention."

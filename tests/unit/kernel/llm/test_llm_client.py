@@ -10,16 +10,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel
 
-from motivgraph.errors import BudgetExceeded, ContextOverflow, LLMError, LLMTimeout
-from motivgraph.llm import (
-    Delay,
-    LLMClient,
-    ScriptedChatModel,
-    ScriptExhausted,
-    rate_limit_error,
-    server_error,
-    tool_reply,
-)
+from motivgraph.errors import BudgetExceeded, ContextOverflow, LLMError, LLMTimeout, ScriptExhausted
+from motivgraph.llm import Delay, LLMClient, ScriptedChatModel, rate_limit_error, server_error, tool_reply
 from motivgraph.settings import Settings
 
 

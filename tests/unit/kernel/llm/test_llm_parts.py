@@ -11,16 +11,10 @@ import httpx
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
+from motivgraph.errors import RetriesExhausted
 from motivgraph.llm import count_message_tokens, count_tokens, tokenizer_name, truncate_to_tokens
 from motivgraph.llm.limiter import RateLimiter
-from motivgraph.llm.retry import (
-    RetriesExhausted,
-    RetryPolicy,
-    is_retryable,
-    retry_after_s,
-    retry_call,
-    status_code,
-)
+from motivgraph.llm.retry import RetryPolicy, is_retryable, retry_after_s, retry_call, status_code
 from motivgraph.llm.usage import cost_usd, price_for
 
 

@@ -10,8 +10,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 
-from motivgraph.errors import ConfigError
-from motivgraph.llm import Delay, ScriptedAPIError, ScriptedChatModel, ScriptExhausted, tool_reply
+from motivgraph.errors import ConfigError, ScriptedAPIError, ScriptExhausted
+from motivgraph.llm import Delay, ScriptedChatModel, tool_reply
 from motivgraph.llm.retry import retry_after_s, status_code
 
 

@@ -6,9 +6,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from motivgraph.errors import StructuredOutputError
+from motivgraph.errors import ReplyProblem, StructuredOutputError
 from motivgraph.llm import LLMClient, ScriptedChatModel, tool_reply
-from motivgraph.llm.structured import ReplyProblem, json_candidate, parse_json_text
+from motivgraph.llm.structured import json_candidate, parse_json_text
 from motivgraph.settings import Settings
 
 

@@ -1,21 +1,11 @@
-"""Errors of the tool contract that both the server and every client raise the same way."""
+"""The error body every client reads (`error_body`) and the problem lines a `ToolArgumentError` carries, shared by
+the server and every client."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pydantic import ValidationError
-
-from motivgraph.errors import MotivGraphError
-
-
-class ToolArgumentError(MotivGraphError, ValueError):
-    """Tool arguments that break a limit or have the wrong type; the message names each problem."""
-
-    def __init__(self, tool: str, problems: list[str]) -> None:
-        self.tool = tool
-        self.problems = problems
-        super().__init__(f"Invalid arguments for {tool}: " + "; ".join(problems))
 
 
 def validation_problems(e: ValidationError) -> list[str]:

@@ -19,9 +19,9 @@ import numpy as np
 from motivgraph import plugins
 
 if TYPE_CHECKING:
+    from motivgraph.choices import NodeType
     from motivgraph.graph.base import GraphStore
     from motivgraph.graph.grouped_index import IndexStatus
-    from motivgraph.graph.models import NodeType
     from motivgraph.graph.runtime import Runtime
     from motivgraph.graph.vector_index import IndexHit
     from motivgraph.settings import Settings

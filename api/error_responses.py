@@ -1,5 +1,6 @@
 """Error responses: every failure becomes JSON `{error, message, ...}` with a 4xx/5xx status and
-never a stack trace or a secret. The mapping from exception to status lives here, once."""
+never a stack trace or a secret. The handlers, the envelope's model and the statuses the OpenAPI page documents
+live here; each error class declares its own status and code (motivgraph/errors.py)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
-from motivgraph.api.contract.errors import ToolArgumentError, error_body
-from motivgraph.api.services.errors import InvalidCursor, PaperNotFound, scrub_paths
+from motivgraph.api.contract.envelope import error_body
+from motivgraph.api.services.scrub import scrub_paths
 from motivgraph.errors import (
-    BackendUnavailable,
-    ConfigError,
-    EmbeddingError,
-    ExternalServiceError,
-    GraphError,
-    IndexError_,
-    LLMError,
+    ApiError,
     MotivGraphError,
     NodeNotFound,
     RateLimited,
+    ToolArgumentError,
 )
 from motivgraph.logging import log_safe
 
@@ -40,7 +37,7 @@ class ErrorDetail(BaseModel):
 
 
 class ErrorResponse(BaseModel):
-    """The one error envelope (api.contract.errors.error_body): every 4xx/5xx, also what the HTTP server itself
+    """The one error envelope (api.contract.envelope.error_body): every 4xx/5xx, also what the HTTP server itself
     answers (api/server.py) and the middleware (api/middleware.py)."""
 
     status: int = Field(description="The HTTP status, repeated in the body.")
@@ -57,23 +54,6 @@ class ErrorResponse(BaseModel):
 
 BAD_JSON = ("The request body is not a JSON document (UTF-8 text, nested no deeper than the parser allows); send one "
             "with Content-Type: application/json")
-
-# status, code per exception class; the first isinstance match wins (subclasses first)
-_MAP: list[tuple[type[BaseException], int, str]] = [
-    (NodeNotFound, 404, "node_not_found"),
-    (PaperNotFound, 404, "paper_not_found"),
-    (InvalidCursor, 422, "invalid_cursor"),
-    (ToolArgumentError, 422, "invalid_request"),
-    (IndexError_, 503, "index_unavailable"),
-    (BackendUnavailable, 503, "backend_unavailable"),
-    (RateLimited, 503, "external_service"),
-    (ExternalServiceError, 503, "external_service"),
-    (EmbeddingError, 503, "embedding_unavailable"),
-    (ConfigError, 503, "config_error"),
-    (LLMError, 503, "llm_unavailable"),
-    (GraphError, 503, "graph_error"),
-]
-
 
 class Redactor:
     """Scrubs configured secret values, URL credentials and server filesystem paths out of messages sent to
@@ -107,20 +87,9 @@ def envelope(status: int, code: str, message: str, request: Request, **extra: An
     return ErrorResponse.model_validate(error_body(status, code, message, request_id=_rid(request), **extra))
 
 
-class ApiError(Exception):
-    """An answer a route gives on purpose: `status`, `code`, `message` and the `field` at fault, as the envelope."""
-
-    def __init__(self, status: int, code: str, message: str, *, field: str | None = None,
-                 headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.field, self.headers = status, code, message, field, headers
-
-
 def allowed_methods(app: Any, scope: dict[str, Any]) -> list[str]:
     """Every method some route of `app` answers on this request's path (Starlette's own 405 names only the first
     matching route's, so `GET` and `POST` routes on one path gave `Allow: POST`)."""
-    from starlette.routing import Match
-
     methods: set[str] = set()
     for route in getattr(app, "routes", []):
         match, _ = route.matches({**scope, "method": "__none__"})
@@ -159,11 +128,7 @@ def _field_path(loc: Any, body: Any) -> str:
 def install(app: FastAPI, redact: Redactor) -> None:
     @app.exception_handler(MotivGraphError)
     async def _motivgraph(request: Request, e: MotivGraphError) -> JSONResponse:
-        status, code = 500, "internal"
-        for cls, st, c in _MAP:
-            if isinstance(e, cls):
-                status, code = st, c
-                break
+        status, code = e.status, e.code  # declared on the class (motivgraph/errors.py)
         body = envelope(status, code, redact(str(e)), request)
         headers: dict[str, str] = {}
         if isinstance(e, NodeNotFound):

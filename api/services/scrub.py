@@ -1,10 +1,8 @@
-"""Errors the API layer adds to motivgraph.errors (each maps to a 4xx in api.app)."""
+"""Server filesystem paths scrubbed out of messages sent to clients."""
 
 from __future__ import annotations
 
 import re
-
-from motivgraph.errors import GraphError
 
 # Filesystem paths under the usual roots (never an API route such as /tools/node_search): a client learns
 # nothing it can act on from them, and they tell an attacker user names and layout.
@@ -18,10 +16,3 @@ def scrub_paths(text: str) -> str:
     """`text` with every server filesystem path replaced by `<path>` (for messages sent to clients)."""
     return FS_PATH.sub("<path>", text)
 
-
-class InvalidCursor(GraphError):
-    """A /triples cursor that this server did not hand out (or from an older graph)."""
-
-
-class PaperNotFound(GraphError):
-    """No Paper node has this id."""
