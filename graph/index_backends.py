@@ -13,8 +13,8 @@ from motivgraph.errors import ConfigError
 if TYPE_CHECKING:
     from motivgraph.graph.base import GraphStore
     from motivgraph.graph.grouped_index import IndexStatus
-    from motivgraph.graph.search_backends import NodeSearchBackend
     from motivgraph.graph.runtime import Runtime
+    from motivgraph.graph.search_backends import NodeSearchBackend
     from motivgraph.settings import Settings
 
 
