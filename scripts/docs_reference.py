@@ -19,7 +19,7 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -147,25 +147,6 @@ def settings_class() -> Any:
     from motivgraph.settings import Settings
 
     return Settings
-
-
-def env_names() -> list[str]:
-    """Every environment variable of the settings tree (a section's fields as PREFIX_SECTION_FIELD)."""
-    return [name for name, _ in _settings_fields()]
-
-
-def _settings_fields() -> Iterator[tuple[str, Any]]:
-    from pydantic import BaseModel
-
-    cls = settings_class()
-    prefix = cls.model_config.get("env_prefix", "")
-    for name, field in cls.model_fields.items():
-        ann = field.annotation
-        if isinstance(ann, type) and issubclass(ann, BaseModel):
-            for sub, sub_field in ann.model_fields.items():
-                yield f"{prefix}{name}_{sub}".upper(), sub_field
-        else:
-            yield f"{prefix}{name}".upper(), field
 
 
 def settings_markdown() -> str:
