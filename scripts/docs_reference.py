@@ -13,6 +13,7 @@ reference: `python scripts/docs_reference.py settings|methods|cli`.
 from __future__ import annotations
 
 import enum
+import importlib
 import json
 import os
 import re
@@ -60,7 +61,7 @@ def type_name(annotation: Any) -> str:
 
 def default_text(field: Any) -> str:
     """The field's default as a user would type it; a home-directory path is shown with `~`."""
-    from pydantic_core import PydanticUndefined
+    from pydantic_core import PydanticUndefined  # local: mkdocs loads the hook; only generated pages need this
 
     if field.default_factory is not None:
         value = field.default_factory()
@@ -113,7 +114,7 @@ def cell(text: str) -> str:
 
 def _nested_models(annotation: Any) -> list[type]:
     """Pydantic models inside a container annotation (`dict[str, RoleOverride]` -> [RoleOverride])."""
-    from pydantic import BaseModel
+    from pydantic import BaseModel  # local: mkdocs loads the hook; only generated pages need this
 
     found = []
     for a in typing.get_args(annotation):
@@ -144,14 +145,14 @@ def _field_row(first: str, field: Any) -> tuple[str, ...]:
 
 
 def settings_class() -> Any:
-    from motivgraph.settings import Settings
+    from motivgraph.settings import Settings  # local: mkdocs loads the hook; only generated pages need this
 
     return Settings
 
 
 def settings_markdown() -> str:
     """One table per settings section: environment variable, type, default, description."""
-    from pydantic import BaseModel
+    from pydantic import BaseModel  # local: mkdocs loads the hook; only generated pages need this
 
     cls = settings_class()
     prefix = cls.model_config.get("env_prefix", "")
@@ -182,7 +183,9 @@ def settings_markdown() -> str:
 
 def method_configs() -> list[tuple[str, str, Any]]:
     """(method name, summary, config model) of every registered ideation method."""
-    from motivgraph.agents.core.registry import all_methods
+    from motivgraph.agents.core.registry import (  # local: mkdocs loads the hook; only generated pages need this
+        all_methods,
+    )
 
     return [(m.name, m.summary, m.config_model) for m in all_methods()]
 
@@ -206,8 +209,7 @@ def methods_markdown() -> str:
 def cli_app() -> Any:
     """The typer app behind the `motivgraph` console script, found through its entry point so the
     reference follows the CLI wherever its module lives."""
-    import importlib
-    from importlib.metadata import entry_points
+    from importlib.metadata import entry_points  # local: mkdocs loads the hook; only generated pages need this
 
     (ep,) = [e for e in entry_points(group="console_scripts") if e.name == CLI_NAME]
     module = importlib.import_module(ep.value.split(":", 1)[0])
@@ -216,7 +218,7 @@ def cli_app() -> Any:
 
 def command_paths() -> list[list[str]]:
     """Every visible command path, the root first, in `--help` order (groups before their commands)."""
-    import typer
+    import typer  # local: mkdocs loads the hook; only generated pages need this
 
     root = typer.main.get_command(cli_app())
     out: list[list[str]] = []
@@ -236,7 +238,7 @@ def command_paths() -> list[list[str]]:
 
 def help_text(path: list[str]) -> str:
     """`motivgraph PATH --help` as a terminal 100 columns wide shows it (run in process)."""
-    from typer.testing import CliRunner
+    from typer.testing import CliRunner  # local: mkdocs loads the hook; only generated pages need this
 
     env = {"COLUMNS": _HELP_WIDTH, "TERMINAL_WIDTH": _HELP_WIDTH, "NO_COLOR": "1"}
     res = CliRunner().invoke(cli_app(), [*path, "--help"], env=env)
@@ -275,7 +277,7 @@ def _part_summary(obj: Any) -> str:
 def parts_markdown() -> str:
     """One table per kind of part of the one extension mechanism (motivgraph/plugins.py): every built-in part
     with its import path and first sentence, and the entry-point group a package adds one through."""
-    from motivgraph import plugins
+    from motivgraph import plugins  # local: mkdocs loads the hook; only generated pages need this
 
     out = []
     for kind, what in plugins.KINDS.items():
