@@ -36,11 +36,15 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 if __package__ in (None, ""):  # run as a script: make the repo importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synthetic import METHOD_NOUN, PHENOMENA, PLACES, TASKS, SyntheticGraph
+from motivgraph.api.contract.tools import NODE_RELATION, NODE_SEARCH, RANDOM_NODES
+from motivgraph.graph import open_store
+from motivgraph.graph.embedded import EmbeddedFalkorDB
 
 GRAPH_NAME = "bench_api"
 TARGETS_MS = {"node_search": 25.0, "node_relation": 15.0, "random_nodes": 15.0}
@@ -97,11 +101,10 @@ def request_bodies(rng: random.Random, names: list[str], n: int) -> dict[str, li
 
 
 def build_or_reuse(data_dir: Path, scale: float, seed: int, server_url: str, vectors: str = "embed") -> dict[str, Any]:
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.graph import open_store
-    from motivgraph.graph.paper_index import PaperIndex
-    from motivgraph.graph.vector_index import NodeIndex
-    from motivgraph.settings import EmbeddingSettings
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
+    from motivgraph.graph.paper_index import PaperIndex  # local: faiss, off the bench's --help path
+    from motivgraph.graph.vector_index import NodeIndex  # local: faiss, off the bench's --help path
+    from motivgraph.settings import EmbeddingSettings  # local: the settings tree, off the bench's --help path
 
     settings = make_settings(data_dir, server_url)
     store = open_store(settings)
@@ -153,11 +156,15 @@ def synthetic_node_index(settings: Any, store: Any, emb: Any, seed: int) -> None
     """The node index with word-model vectors instead of embeddings (minutes instead of an hour on a
     loaded 2-core machine): same sizes, same FAISS kinds and parameters, so search and API latency are
     representative; which nodes a query finds is not. Query embedding at request time stays real."""
-    import numpy as np
+    import numpy as np  # local: numpy, off the bench's --help path
 
-    from bench.synthetic_vectors import WordVectors, make_group, vectorise
-    from motivgraph.graph.faiss_groups import Group, build_faiss, choose_kind
-    from motivgraph.graph.vector_index import NodeIndex
+    from bench.synthetic_vectors import WordVectors, make_group, vectorise  # local: numpy, off the bench's --help path
+    from motivgraph.graph.faiss_groups import (  # local: faiss, off the bench's --help path
+        Group,
+        build_faiss,
+        choose_kind,
+    )
+    from motivgraph.graph.vector_index import NodeIndex  # local: faiss, off the bench's --help path
 
     wv = WordVectors(seed)
     rng = np.random.default_rng(seed)
@@ -176,10 +183,9 @@ def restamp_for(settings: Any, backend: str | None) -> bool:
     by writing its loaded vectors again under that backend's embedder. For the A/B of backends whose
     vectors are the same (ONNX fp32 = torch, the ONNX parity test), or synthetic vectors that are
     neither. Returns whether a generation was written."""
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.graph import open_store
-    from motivgraph.graph.vector_index import NodeIndex
-    from motivgraph.settings import EmbeddingSettings
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
+    from motivgraph.graph.vector_index import NodeIndex  # local: faiss, off the bench's --help path
+    from motivgraph.settings import EmbeddingSettings  # local: the settings tree, off the bench's --help path
 
     emb = get_embedder(EmbeddingSettings(backend=backend) if backend else EmbeddingSettings())
     store = open_store(settings, ensure_schema=False)
@@ -196,7 +202,7 @@ def restamp_for(settings: Any, backend: str | None) -> bool:
 
 
 def make_settings(data_dir: Path, server_url: str) -> Any:
-    from motivgraph.settings import GraphSettings, Settings
+    from motivgraph.settings import GraphSettings, Settings  # local: the settings tree, off the bench's --help path
 
     return Settings(data_dir=data_dir, graph=GraphSettings(falkordb_url=server_url, name=GRAPH_NAME),
                     _env_file=None)  # type: ignore[call-arg]
@@ -219,8 +225,6 @@ def time_calls(fn: Callable[[Any], Any], args: Sequence[Any], warm: int = 0) -> 
 
 def bench_store(settings: Any, names: list[str], n: int) -> dict[str, Any]:
     """Raw store queries the tools are built from (one round trip each unless noted)."""
-    from motivgraph.graph import open_store
-
     store = open_store(settings, ensure_schema=False)
     rng = random.Random(5)
     try:
@@ -239,8 +243,7 @@ def bench_store(settings: Any, names: list[str], n: int) -> dict[str, Any]:
 
 
 def bench_inprocess(settings: Any, bodies: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    from motivgraph.api.contract.tools import NODE_RELATION, NODE_SEARCH, RANDOM_NODES
-    from motivgraph.api.services import ToolService
+    from motivgraph.api.services import ToolService  # local: faiss, off the bench's --help path
 
     svc = ToolService(settings)
     out = {}
@@ -289,7 +292,7 @@ def start_server(settings: Any, workers: int, graph_name: str = GRAPH_NAME,
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=log_file)
     log_file.close()  # the child has its own descriptor
     url = f"http://127.0.0.1:{port}"
-    import httpx
+    import httpx  # local: httpx, off the bench's --help path
 
     deadline = time.monotonic() + 600  # a worker's start-up takes minutes on a machine loaded 10x its cores
     settled = 0  # health answers in a row from workers whose node cache is filled (api.node_cache)
@@ -315,7 +318,7 @@ def start_server(settings: Any, workers: int, graph_name: str = GRAPH_NAME,
 
 
 def bench_http(url: str, bodies: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    import httpx
+    import httpx  # local: httpx, off the bench's --help path
 
     out = {}
     with httpx.Client(base_url=url, timeout=30) as c:
@@ -336,12 +339,11 @@ def bench_floor(settings: Any, url: str, backend: str | None, n: int) -> dict[st
     """node_search's floor, measured now: query embedding in this process (same backend, fresh phrases,
     so no cache answers), FAISS alone on those vectors (the node index from disk, no staleness check)
     and a trivial FastAPI round trip (GET /health/live) on the same server."""
-    import httpx
+    import httpx  # local: httpx, off the bench's --help path
 
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.graph import open_store
-    from motivgraph.graph.vector_index import NodeIndex
-    from motivgraph.settings import EmbeddingSettings
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
+    from motivgraph.graph.vector_index import NodeIndex  # local: faiss, off the bench's --help path
+    from motivgraph.settings import EmbeddingSettings  # local: the settings tree, off the bench's --help path
 
     emb = get_embedder(EmbeddingSettings(backend=backend) if backend else EmbeddingSettings())
     qs = unique_queries(random.Random(41), n + 5)
@@ -392,8 +394,6 @@ async def _load(url: str, plan: list[tuple[str, dict[str, Any]]], concurrency: i
     is raw asyncio streams with pre-encoded requests (status line and Content-Length read, body
     skipped) so that it costs a few percent of a core: an HTTP library's client (httpx took about a
     core for ~500 req/s) would share the 2 cores with the server it measures."""
-    from urllib.parse import urlsplit
-
     u = urlsplit(url)
     host, port = u.hostname or "127.0.0.1", u.port or 80
     reqs = [(tool, _encode_request(f"{host}:{port}", tool, body)) for tool, body in plan]
@@ -439,9 +439,9 @@ async def _load(url: str, plan: list[tuple[str, dict[str, Any]]], concurrency: i
 def embed_floor_main(backend: str, n: int) -> None:
     """(internal) Print the single-query embedding times of `backend` in this fresh process, as JSON,
     with the compute threads a server worker sets (api.compute_threads)."""
-    from motivgraph.api.app import set_compute_threads
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.settings import EmbeddingSettings, Settings
+    from motivgraph.api.app import set_compute_threads  # local: the web stack, off the bench's --help path
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
+    from motivgraph.settings import EmbeddingSettings, Settings  # local: the settings tree, off the bench's --help path
 
     set_compute_threads(Settings().api.compute_threads)
 
@@ -620,7 +620,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
 
     keep = args.data is not None
     data_dir = args.data or Path(tempfile.mkdtemp(prefix="mg-bench-api-"))
@@ -633,7 +632,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     try:
         fig["graph"] = build_or_reuse(data_dir, args.scale, args.seed, server.url, args.vectors)
         settings = make_settings(data_dir, server.url)
-        from motivgraph.graph import open_store
 
         store = open_store(settings, ensure_schema=False)
         names = [r.name for r in store.random_nodes(500, seed=args.seed)]
@@ -642,7 +640,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
         # this process measures in-process figures and the floor with the threads a worker uses
         # (api.compute_threads): FAISS on two OpenMP threads of a loaded 2-core machine is many times slower
-        from motivgraph.api.app import set_compute_threads
+        from motivgraph.api.app import set_compute_threads  # local: the web stack, off the bench's --help path
 
         set_compute_threads(settings.api.compute_threads)
         if not args.only_vs:

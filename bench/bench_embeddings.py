@@ -32,15 +32,20 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
 
 import numpy as np
 
+from bench.synthetic import SyntheticGraph
+from motivgraph.embeddings import get_embedder, onnx_export, open_onnx, set_threads
 from motivgraph.embeddings.base import Embedder
+from motivgraph.embeddings.bulk import Bf16Bulk
+from motivgraph.embeddings.minilm import resolve_model_path
+from motivgraph.graph.runtime import Runtime
+from motivgraph.settings import EmbeddingSettings, Settings
 
 GATE_OVERLAP = 0.99
 GATE_COSINE = 0.995
 
 
 def synthetic_texts(n: int, seed: int) -> list[str]:
-    from bench.synthetic import SyntheticGraph
-    from motivgraph.graph.vector_index import node_text
+    from motivgraph.graph.vector_index import node_text  # local: faiss, off the bench's --help path
 
     graph = SyntheticGraph(scale=max(0.05, min(20.0, n / 60_000 * 1.2)), seed=seed)
     texts = [node_text(x.name, x.description) for nodes in graph.nodes.values() for x in nodes]
@@ -49,9 +54,7 @@ def synthetic_texts(n: int, seed: int) -> list[str]:
 
 
 def graph_texts(n: int, seed: int) -> list[str]:
-    from motivgraph.graph.runtime import Runtime
-    from motivgraph.graph.vector_index import node_text
-    from motivgraph.settings import Settings
+    from motivgraph.graph.vector_index import node_text  # local: faiss, off the bench's --help path
 
     rt = Runtime(Settings())
     texts = [node_text(x.name, x.description) for x in rt.store.iter_nodes()]
@@ -60,10 +63,6 @@ def graph_texts(n: int, seed: int) -> list[str]:
 
 
 def load_backends(with_int8: bool) -> dict[str, Embedder]:
-    from motivgraph.embeddings import get_embedder, onnx_export, open_onnx
-    from motivgraph.embeddings.minilm import resolve_model_path
-    from motivgraph.settings import EmbeddingSettings
-
     out: dict[str, Embedder] = {"torch": get_embedder(EmbeddingSettings(backend="torch"))}
     out["onnx"] = open_onnx(EmbeddingSettings(backend="onnx"))
     if with_int8:
@@ -81,8 +80,6 @@ class Bf16Forced(Embedder):
     backend = "onnx"
 
     def __init__(self, fp32: Embedder) -> None:
-        from motivgraph.embeddings.bulk import Bf16Bulk
-
         self.model_name, self.dim = fp32.model_name, fp32.dim
         self.path = Bf16Bulk(fp32, batch_size=64, setting="bf16")
 
@@ -177,11 +174,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     t_start = time.perf_counter()
     texts = graph_texts(args.n, args.seed) if args.graph else synthetic_texts(args.n, args.seed)
     fig.update(n=len(texts), source="graph" if args.graph else "synthetic")
-    import torch
+    import torch  # local: torch, off the bench's --help path
 
     if args.threads:
-        from motivgraph.embeddings import set_threads
-
         torch.set_num_threads(args.threads)
         set_threads(args.threads)
     backends = load_backends(not args.no_int8)

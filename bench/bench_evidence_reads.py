@@ -26,6 +26,9 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synthetic import SyntheticGraph
+from motivgraph.graph import open_store
+from motivgraph.graph.embedded import EmbeddedFalkorDB
+from motivgraph.graph.models import Evidence, Quote
 
 
 def pct(values: list[float], q: float) -> float:
@@ -35,8 +38,6 @@ def pct(values: list[float], q: float) -> float:
 
 def quoted(g: SyntheticGraph) -> list[Any]:
     """The graph's triples, each element quoted by a located sentence built from its description."""
-    from motivgraph.graph.models import Evidence, Quote
-
     out = []
     for t in g.triples:
         def q(text: str, page: int) -> list[Quote]:
@@ -61,9 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=3, help="Alternating rounds (baseline, with evidence).")
     args = ap.parse_args(argv)
 
-    from motivgraph.graph import open_store
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
-    from motivgraph.settings import GraphSettings, Settings
+    from motivgraph.settings import GraphSettings, Settings  # local: the settings tree, off the bench's --help path
 
     data = Path(tempfile.mkdtemp(prefix="bench-evidence-"))
     server = EmbeddedFalkorDB(data)

@@ -36,6 +36,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -43,8 +44,11 @@ from typing import Any
 import numpy as np
 
 from motivgraph.embeddings import get_embedder
+from motivgraph.errors import BudgetExceeded, LLMError, LLMTimeout
 from motivgraph.graph.identity import normalize_name
 from motivgraph.ingest.pdf import parse_pdf
+from motivgraph.miner.extract import LLMExtractor
+from motivgraph.miner.heuristic import HeuristicExtractor
 from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult
 from motivgraph.settings import Settings
 
@@ -67,14 +71,11 @@ def _norm(name: str) -> str:
 def build_extractor(kind: str, settings: Settings, replies: dict[str, Any] | None) -> Any:
     embedder = get_embedder(settings.embedding)
     if kind == "heuristic":
-        from motivgraph.miner.heuristic import HeuristicExtractor
-
         return HeuristicExtractor(embedder, settings.miner)
-    from motivgraph.llm import LLMClient
-    from motivgraph.miner.extract import LLMExtractor
+    from motivgraph.llm import LLMClient  # local: the LLM stack, off the bench's --help path
 
     if kind == "scripted":
-        from motivgraph.llm import ScriptedChatModel
+        from motivgraph.llm import ScriptedChatModel  # local: the LLM stack, off the bench's --help path
 
         assert replies is not None
         # one rule per paper: the prompt carries the paper's title
@@ -88,8 +89,6 @@ def build_extractor(kind: str, settings: Settings, replies: dict[str, Any] | Non
 
 
 def _title_pattern(title: str) -> str:
-    import re
-
     words = re.findall(r"\w+", title)[:6]
     return r"\W+".join(map(re.escape, words))
 
@@ -181,8 +180,6 @@ async def extract_all(kind: str, extractor: Any, papers: dict[str, Any]) -> dict
     """Run one extractor over the papers, one at a time with a progress line each. A paper whose call
     timed out (or failed after the client's retries) counts as a figure, not a crash; finished calls
     sit in the LLM disk cache, so running the bench again resumes where it stopped."""
-    from motivgraph.errors import BudgetExceeded, LLMError, LLMTimeout
-
     extracted: dict[str, list[ExtractedTriple]] = {}
     reasons: dict[str, str] = {}
     rejected: dict[str, list[str]] = {}

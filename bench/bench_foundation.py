@@ -39,7 +39,13 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
 import numpy as np
 
 from bench.synthetic import SyntheticGraph
+from motivgraph.embeddings import get_embedder
 from motivgraph.embeddings.base import Embedder, Precision
+from motivgraph.graph import open_store
+from motivgraph.graph.embedded import EmbeddedFalkorDB
+from motivgraph.graph.interchange import export_to
+from motivgraph.graph.models import NodeRef
+from motivgraph.settings import EmbeddingSettings, GraphSettings, Settings
 
 
 class TimedEmbedder(Embedder):
@@ -119,9 +125,12 @@ def flush_bench(
     the append path (`NodeIndex.add`: the new rows go to the live generation's log). Vectors are
     computed once beforehand, so only the index write is timed. Then the time to open each result
     (the append path replays its log) and whether both answer the same."""
-    from motivgraph.graph.index_store import apply_record, text_hash, write_lock
-    from motivgraph.graph.models import NodeRef
-    from motivgraph.graph.vector_index import NodeIndex, node_text
+    from motivgraph.graph.index_store import (  # local: faiss, off the bench's --help path
+        apply_record,
+        text_hash,
+        write_lock,
+    )
+    from motivgraph.graph.vector_index import NodeIndex, node_text  # local: faiss, off the bench's --help path
 
     kinds = ("problem", "challenge", "solution")
     nodes = [NodeRef(key=f"{kinds[i % 3]}:flush bench node {i}", type=kinds[i % 3], name=f"Flush bench node {i}",
@@ -181,9 +190,6 @@ def flush_bench(
 def bulk_precision_baseline(g: SyntheticGraph, inner: Embedder, say: Any, n: int = 4096) -> dict[str, Any]:
     """The build's embedding against fp32 (embedding.bulk_precision=fp32) on the same node texts, in the same
     run, alternating: the baseline the bf16 bulk path is measured against (texts/s each, and the ratio)."""
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.settings import EmbeddingSettings
-
     texts = [f"{x.name}: {x.description}" for nodes in g.nodes.values() for x in nodes[: n // 3 + 1]][:n]
     fp32 = get_embedder(EmbeddingSettings(bulk_precision="fp32"))
     seconds = {"configured": 0.0, "fp32": 0.0}
@@ -216,7 +222,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--flushes", type=int, default=6, help="Index flushes in the flush comparison.")
     ap.add_argument("--flush-nodes", type=int, default=500, help="New nodes per flush (the miner sink's batch).")
     args = ap.parse_args(argv)
-    import torch
+    import torch  # local: torch, off the bench's --help path
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -225,12 +231,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.graph import open_store
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
-    from motivgraph.graph.interchange import export_to
-    from motivgraph.graph.vector_index import NodeIndex
-    from motivgraph.settings import EmbeddingSettings, GraphSettings, Settings
+    from motivgraph.graph.vector_index import NodeIndex  # local: faiss, off the bench's --help path
 
     wall0 = time.perf_counter()
     data_dir = args.keep or Path(tempfile.mkdtemp(prefix="mg-bench-"))

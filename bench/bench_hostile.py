@@ -30,6 +30,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -48,6 +49,7 @@ from bench.bench_api import (
     summary,
     unique_queries,
 )
+from motivgraph.graph.embedded import EmbeddedFalkorDB
 
 NORMAL_BASE = "127.0.0.1"  # normal client i binds 127.0.0.(10 + i), hostile client j 127.0.0.(100 + j)
 
@@ -265,7 +267,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
 
     keep = args.data is not None
     data_dir = args.data or Path(tempfile.mkdtemp(prefix="mg-bench-hostile-"))
@@ -335,8 +336,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             stop_server(proc)
         server.stop()
         if not keep:
-            import shutil
-
             shutil.rmtree(data_dir, ignore_errors=True)
     if args.json:
         args.json.write_text(json.dumps(fig, indent=2))

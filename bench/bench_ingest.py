@@ -20,6 +20,7 @@ from pathlib import Path
 from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper, Section
+from motivgraph.ingest.pdf import parse_pdf
 from motivgraph.ingest.pipeline import NullSink, ingest_async
 from motivgraph.ingest.workers import ProcessParserPool
 from motivgraph.settings import IngestSettings, Settings
@@ -60,8 +61,6 @@ async def parse_all(files: list[Path], concurrency: int, max_pages: int) -> tupl
 def in_process(files: list[Path], max_pages: int) -> tuple[float, float]:
     """Baseline: the same parser called directly in this process, one file after another.
     Returns (wall seconds, CPU seconds) — CPU time does not depend on what else the machine runs."""
-    from motivgraph.ingest.pdf import parse_pdf
-
     t0, c0 = time.perf_counter(), time.process_time()
     for f in files:
         with contextlib.suppress(Exception):  # the text-less PDF in the corpus

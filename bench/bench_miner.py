@@ -31,8 +31,12 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+from bench.synthetic import SyntheticGraph
+from motivgraph.graph.embedded import EmbeddedFalkorDB
+from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.models import Paper, Section
 from motivgraph.llm.tokens import content_text
+from motivgraph.miner.schemas import NodeText
 from motivgraph.settings import GraphSettings, Settings
 
 TASKS = ["machine translation", "image segmentation", "speech recognition", "relation extraction",
@@ -100,9 +104,8 @@ def fresh_settings(root: Path, fdb_url: str) -> Settings:
 
 
 async def ingest_run(settings: Settings, papers: list[Paper], latency: float, concurrency: int) -> dict[str, Any]:
-    from motivgraph.graph.runtime import Runtime
-    from motivgraph.llm import LLMClient, ScriptedChatModel
-    from motivgraph.miner.sink import MinerSink
+    from motivgraph.llm import LLMClient, ScriptedChatModel  # local: the LLM stack, off the bench's --help path
+    from motivgraph.miner.sink import MinerSink  # local: pdfium, off the bench's --help path
 
     model = ScriptedChatModel(default=reply_router, latency_s=latency, model_name="gpt-4o-mini")
     settings.llm.concurrency = max(concurrency, 1)
@@ -134,7 +137,7 @@ def part_ingest(args: argparse.Namespace, fdb_url: str, tmp: Path) -> dict[str, 
     papers = synthetic_papers(args.papers)
     res: dict[str, Any] = {}
     # warm the embedder once so model loading is not billed to the first run
-    from motivgraph.embeddings import get_embedder
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
 
     get_embedder(Settings(_env_file=None).embedding).embed(["warm up"])  # type: ignore[call-arg]
     for label, latency, conc in (("overhead", 0.0, 1), ("c1", args.latency, 1), ("c16", args.latency, 16)):
@@ -170,11 +173,9 @@ def _bench_judge(messages: list[Any]) -> str:
 
 
 def part_parents(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    from bench.synthetic import SyntheticGraph
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.llm import LLMClient, ScriptedChatModel
-    from motivgraph.miner.parents import Item, LLMJudge, knn, run_pass
-    from motivgraph.miner.schemas import NodeText
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
+    from motivgraph.llm import LLMClient, ScriptedChatModel  # local: the LLM stack, off the bench's --help path
+    from motivgraph.miner.parents import Item, LLMJudge, knn, run_pass  # local: faiss, off the bench's --help path
 
     g = SyntheticGraph(scale=args.scale, seed=7)
     settings = Settings(data_dir=tmp / "parents", _env_file=None)  # type: ignore[call-arg]
@@ -260,7 +261,6 @@ def main() -> None:
     args.latency = args.latency if args.latency is not None else (0.1 if args.quick else 1.0)
     args.scale = args.scale or (0.1 if args.quick else 1.0)
 
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_miner_"))
     figures: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}

@@ -43,6 +43,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +52,21 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
 
 import numpy as np
 
-from bench.bench_api import time_calls
+from bench.bench_api import free_port, time_calls
+from bench.bench_api import queries as phrases
 from bench.bench_foundation import pct, say
 from bench.synthetic import FULL, TRIPLES_PER_PAPER, SyntheticGraph
+from bench.synthetic_vectors import NOISE, WordVectors, bag
+from motivgraph.embeddings import get_embedder
 from motivgraph.embeddings.base import Embedder, Precision
+from motivgraph.graph import open_store
+from motivgraph.graph.compare import compare_stores
+from motivgraph.graph.embedded import EmbeddedFalkorDB
+from motivgraph.graph.identity import node_key
+from motivgraph.graph.interchange import copy_graph, export_lines
+from motivgraph.graph.models import TripleFilter
+from motivgraph.graph.neo4j_server import Neo4jServer
+from motivgraph.settings import EmbeddingSettings, GraphSettings, Neo4jSettings, Settings
 
 PAPER_SCALE = FULL["triple"] // TRIPLES_PER_PAPER  # 14,000 papers: the source paper's graph
 K = 10
@@ -159,13 +171,9 @@ class WordEmbedder(Embedder):
     backend = "words"
 
     def __init__(self, seed: int) -> None:
-        from bench.synthetic_vectors import WordVectors
-
         self.words = WordVectors(seed)
 
     def embed(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
-        from bench.synthetic_vectors import NOISE, bag
-
         ids = [self.words.ids(t) for t in texts]
         v = bag(self.words.matrix(), ids) if texts else np.empty((0, self.dim), np.float32)
         for i, t in enumerate(texts):
@@ -175,7 +183,7 @@ class WordEmbedder(Embedder):
 
 
 def node_texts(g: SyntheticGraph) -> list[str]:
-    from motivgraph.graph.vector_index import node_text
+    from motivgraph.graph.vector_index import node_text  # local: faiss, off the bench's --help path
 
     return [node_text(n.name, n.description) for nodes in g.nodes.values() for n in nodes] + [
         node_text(p.parent.name, p.parent.description) for p in g.parents]
@@ -186,9 +194,6 @@ def make_embedder(kind: str, g: SyntheticGraph, seed: int) -> tuple[TableEmbedde
     if kind == "words":
         inner: Embedder = WordEmbedder(seed)
     else:
-        from motivgraph.embeddings import get_embedder
-        from motivgraph.settings import EmbeddingSettings
-
         inner = get_embedder(EmbeddingSettings())
     texts = list(dict.fromkeys(node_texts(g)))
     t = time.perf_counter()
@@ -206,8 +211,6 @@ def make_embedder(kind: str, g: SyntheticGraph, seed: int) -> tuple[TableEmbedde
 
 def search_queries(rng: random.Random, g: SyntheticGraph, n: int) -> list[str]:
     """Half agent-style phrases (bench_api), half fuzzy paraphrases of node names (never indexed as such)."""
-    from bench.bench_api import queries as phrases
-
     names = [x.name for nodes in g.nodes.values() for x in nodes]
     out = phrases(rng, n // 2)
     for name in rng.sample(names, n - n // 2):
@@ -229,9 +232,6 @@ class Servers:
         self.neo4j: Any = None
 
     def start(self) -> tuple[Any, Any]:
-        from motivgraph.graph.embedded import EmbeddedFalkorDB
-        from motivgraph.settings import GraphSettings, Neo4jSettings, Settings
-
         self.falkordb = EmbeddedFalkorDB(self.root / "falkordb-data")
         self.falkordb.start()
         fsettings = Settings(data_dir=self.root / "falkordb-data",
@@ -242,9 +242,6 @@ class Servers:
             neo = Neo4jSettings(uri=a.neo4j_uri, user=a.neo4j_user, password=a.neo4j_password or "",
                                 database=a.database)
         else:
-            from bench.bench_api import free_port
-            from motivgraph.graph.neo4j_server import Neo4jServer
-
             self.neo4j = Neo4jServer(self.root / "neo4j-home", password="bench-" + os.urandom(6).hex(),
                                      bolt_port=free_port(), http_port=free_port(), heap=a.neo4j_heap,
                                      pagecache=a.neo4j_pagecache)
@@ -322,9 +319,6 @@ def page_walk(store: Any, pages: int) -> Callable[[int], Any]:
 
 
 def read_latencies(stores: dict[str, Any], g: SyntheticGraph, n: int, seed: int) -> dict[str, dict[str, list[float]]]:
-    from motivgraph.graph.identity import node_key
-    from motivgraph.graph.models import TripleFilter
-
     rng = random.Random(seed)
     named = [(t, x.name) for t, nodes in g.nodes.items() for x in nodes] + [(p.type, p.parent.name) for p in g.parents]
     names = [nm for _, nm in rng.sample(named, min(n, len(named)))]
@@ -367,10 +361,6 @@ def search_latency(fn: Callable[[np.ndarray], list[list[Any]]], qv: np.ndarray) 
 
 def export_equal(a: Any, b: Any) -> tuple[int, int, float]:
     """(lines, lines that differ, seconds): the canonical JSONL export of both graphs, line by line."""
-    from itertools import zip_longest
-
-    from motivgraph.graph.interchange import export_lines
-
     t = time.perf_counter()
     lines = differ = 0
     for x, y in zip_longest(export_lines(a), export_lines(b)):
@@ -434,8 +424,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     servers = Servers(root, args)
     stores: dict[str, Any] = {}
     try:
-        from motivgraph.graph import open_store
-
         fsettings, nsettings = servers.start()
         stores = {"falkordb": open_store(fsettings), "neo4j": open_store(nsettings)}
         for s in stores.values():
@@ -459,10 +447,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 def run(args: argparse.Namespace, g: SyntheticGraph, stores: dict[str, Any], fsettings: Any, nsettings: Any,
         report: Report, fig: dict[str, Any]) -> None:
-    from motivgraph.graph.compare import compare_stores
-    from motivgraph.graph.interchange import copy_graph
-    from motivgraph.graph.neo4j_search import Neo4jNodeVectors, push_embeddings
-    from motivgraph.graph.vector_index import NodeIndex, node_text
+    from motivgraph.graph.neo4j_search import (  # local: faiss, off the bench's --help path
+        Neo4jNodeVectors,
+        push_embeddings,
+    )
+    from motivgraph.graph.vector_index import NodeIndex, node_text  # local: faiss, off the bench's --help path
 
     falkor, neo = stores["falkordb"], stores["neo4j"]
     summary = fig["graph"]

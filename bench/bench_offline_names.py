@@ -42,6 +42,7 @@ from motivgraph.embeddings import get_embedder  # noqa: E402
 from motivgraph.ingest.pdf import parse_pdf  # noqa: E402
 from motivgraph.miner import heuristic as H  # noqa: E402
 from motivgraph.miner import validation as V  # noqa: E402
+from motivgraph.miner.text import select_input  # noqa: E402
 from motivgraph.settings import Settings  # noqa: E402
 
 TYPES = ("problem", "challenge", "solution")
@@ -83,8 +84,6 @@ def _rule(violation: str) -> str:
 
 
 def measure(extractor: Any, papers: dict[str, Any]) -> dict[str, Any]:
-    from motivgraph.miner.text import select_input
-
     stored: dict[str, list[Any]] = {}
     rules: Counter[str] = Counter()
     bad_names = total_names = 0

@@ -48,9 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--topics", type=Path, default=DEFAULT_TOPICS)
     ap.add_argument("--thresholds", default="0.04,0.06,0.08,0.1,0.12,0.15,0.2")
     args = ap.parse_args(argv)
-    from motivgraph.agents.core.validity import embedder_similarity
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.settings import EmbeddingSettings
+    from motivgraph.agents.core.validity import embedder_similarity  # local: pydantic, off the bench's --help path
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
+    from motivgraph.settings import EmbeddingSettings  # local: the settings tree, off the bench's --help path
 
     rows = [json.loads(line) for line in args.topics.read_text(encoding="utf-8").splitlines() if line.strip()]
     topics = [(str(r.get("topic_name") or r.get("topic")),

@@ -40,16 +40,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pypdfium2 as pdfium
 
 from motivgraph.errors import ParseError
+from motivgraph.graph.embedded import EmbeddedFalkorDB
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.pdf import parse_pdf
 from motivgraph.ingest.pdf_layout import page_lines
@@ -215,9 +218,7 @@ def derive_identity_truth(shared: Path) -> None:
     """Candidates for the identity truth, read with pypdf (not the parser's pdfium): every DOI-, arXiv- and
     old-style-arXiv-looking string of page 1 in all four orientations (with the next line, for wrapped ones),
     and the Info dictionary / catalog XMP values that mention a DOI or arXiv. Check each by hand."""
-    import re
-
-    from pypdf import PdfReader
+    from pypdf import PdfReader  # local: pypdf, off the bench's --help path
 
     looks = re.compile(r"(?i)(?:doi|10\.\d{4,9}/|arxiv|\b[a-z-]+(?:\.[A-Z]{2})?/\d{7}\b)[^\n]{0,60}(?:\n[^\n]{0,20})?")
     for folder in FOLDERS:
@@ -279,8 +280,6 @@ def throughput(shared: Path, rounds: int, max_pages: int) -> dict[str, float]:
 def ingest_run(shared: Path, max_pages: int) -> dict[str, float]:
     """Wall time of `motivgraph ingest run corpus/pdf --parser pdf` into a fresh data dir (its embedded
     graph server stopped after), and the in-process parse_pdf time of the same PDFs right after it."""
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
-
     folder = shared / "corpus" / "pdf"
     files = sorted(folder.glob("*.pdf"))
     exe = Path(sys.executable).with_name("motivgraph")
@@ -431,8 +430,8 @@ def in_sample(shared: Path) -> dict[str, tuple[int, int]]:
 def side_by_side(shared: Path, verbose: bool) -> dict[str, object]:
     """In-sample and held-out figures in one table (the held-out set is typeset first when pdflatex is there)."""
     sys.path.insert(0, str(REPO))
-    from bench.heldout.generate import NoTeX, ensure_set
-    from bench.heldout.score import TARGETS, run
+    from bench.heldout.generate import NoTeX, ensure_set  # local: run as a script, REPO is on sys.path only now
+    from bench.heldout.score import TARGETS, run  # local: run as a script, REPO is on sys.path only now
 
     inside = in_sample(shared)
     held: dict[str, Any] = {}
@@ -471,9 +470,6 @@ def reference_recall(shared: Path, verbose: bool) -> dict[str, dict[str, int]]:
     found, papers whose count is within 10 %, the first and last entries matched one by one (the parsed
     list's first/last entry has the truth's first-author surname in its first author, and its year), and their
     titles (the parsed title starts with the truth's first words)."""
-    import re
-    import unicodedata
-
     def fold(s: str) -> str:
         s = unicodedata.normalize("NFKD", s)
         return re.sub(r"[^a-z ]", "", "".join(c for c in s if not unicodedata.combining(c)).lower())

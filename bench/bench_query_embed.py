@@ -37,6 +37,7 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
+import onnxruntime as ort
 
 from bench.bench_embeddings import (
     GATE_COSINE,
@@ -47,16 +48,15 @@ from bench.bench_embeddings import (
     quality,
     synthetic_texts,
 )
+from motivgraph.embeddings import open_onnx, set_threads
 from motivgraph.embeddings.onnx_embedder import mean_pool, model_inputs, session_options
+from motivgraph.settings import EmbeddingSettings
 
 Run = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> last hidden state
 
 
 def fp32_embedder() -> Any:
     """ONNX Runtime fp32 on one thread, no spinning (as api.compute_threads = 1 runs it)."""
-    from motivgraph.embeddings import open_onnx, set_threads
-    from motivgraph.settings import EmbeddingSettings
-
     set_threads(1)
     return open_onnx(EmbeddingSettings(backend="onnx"))
 
@@ -69,9 +69,11 @@ def with_run(base: Any, run: Run) -> Any:
 
 
 def ort_weight_only(src: Path, out_dir: Path, bits: int, accuracy_level: int) -> Run:
-    import onnx
-    import onnxruntime as ort
-    from onnxruntime.quantization.matmul_nbits_quantizer import DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer
+    import onnx  # local: onnx, off the bench's --help path
+    from onnxruntime.quantization.matmul_nbits_quantizer import (  # local: it needs onnx_ir, no dependency
+        DefaultWeightOnlyQuantConfig,
+        MatMulNBitsQuantizer,
+    )
 
     cfg = DefaultWeightOnlyQuantConfig(block_size=32, is_symmetric=True, accuracy_level=accuracy_level, bits=bits)
     quant = MatMulNBitsQuantizer(onnx.load(str(src)), algo_config=cfg)
@@ -84,7 +86,7 @@ def ort_weight_only(src: Path, out_dir: Path, bits: int, accuracy_level: int) ->
 
 
 def openvino_run(src: Path, precision: str) -> Run:
-    import openvino as ov
+    import openvino as ov  # local: openvino is no dependency; only the ov-* variants need it
 
     core = ov.Core()
     compiled = core.compile_model(core.read_model(str(src)), "CPU", {

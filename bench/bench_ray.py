@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -34,6 +35,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from motivgraph.graph import open_store
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "pdf"
@@ -82,8 +85,6 @@ def command_env(data_dir: Path, extra: dict[str, str]) -> dict[str, str]:
 
 def ledger_counts(data_dir: Path) -> tuple[int, int]:
     """(stored, failed) documents in the run's ledger."""
-    import sqlite3
-
     con = sqlite3.connect(f"file:{data_dir / 'ingest' / 'ledger.sqlite'}?mode=ro", uri=True)
     try:
         rows = dict(con.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
@@ -94,11 +95,10 @@ def ledger_counts(data_dir: Path) -> tuple[int, int]:
 
 def canonical_export(data_dir: Path) -> list[str]:
     """The graph's export as the chaos suite compares it, then the run's embedded store stopped."""
-    from motivgraph.graph import open_store
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
-    from motivgraph.graph.interchange import export_lines
-    from motivgraph.settings import GraphSettings, Settings
-    from tests.reliability.harness import canonical_lines
+    from motivgraph.graph.embedded import EmbeddedFalkorDB  # local: the embedded store, off the bench's --help path
+    from motivgraph.graph.interchange import export_lines  # local: pydantic, off the bench's --help path
+    from motivgraph.settings import GraphSettings, Settings  # local: the settings tree, off the bench's --help path
+    from tests.reliability.harness import canonical_lines  # local: tests/ support code, needed only on this path
 
     settings = Settings(data_dir=data_dir, graph=GraphSettings(), _env_file=None)
     store = open_store(settings, ensure_schema=False)
@@ -204,7 +204,7 @@ def main() -> int:
         print(f"no PDFs in {args.corpus}", file=sys.stderr)
         return 2
     try:
-        import ray  # noqa: F401
+        import ray  # noqa: F401  # local: ray is an optional extra
     except ImportError:
         print("Ray is not installed: pip install 'motivgraph[ray]' (or ./scripts/setup.sh --with-ray)", file=sys.stderr)
         return 2
@@ -235,8 +235,12 @@ def main() -> int:
             f.ray_start_stop_s.append(ray_start_stop())
         print_table(f)
         if not args.skip_writer:
-            from bench.bench_writer import measure, print_figures, synthetic_records
-            from bench.synthetic import SyntheticGraph
+            from bench.bench_writer import (  # local: onnxruntime, off the bench's --help path
+                measure,
+                print_figures,
+                synthetic_records,
+            )
+            from bench.synthetic import SyntheticGraph  # local: pydantic, off the bench's --help path
 
             records = synthetic_records(SyntheticGraph(scale=args.writer_scale))
             print(f"\nthe writer alone (bench.bench_writer, SyntheticGraph scale {args.writer_scale}):")

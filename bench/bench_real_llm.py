@@ -31,7 +31,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from motivgraph.errors import ReplyProblem
+from motivgraph.errors import ParseError, ReplyProblem
+from motivgraph.ingest.walker import sha256_file
+from motivgraph.miner.text import select_input
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -48,10 +50,8 @@ def _sentences(text: str, n: int) -> list[str]:
 
 
 async def _papers(limit: int) -> list[Any]:
-    from motivgraph.errors import ParseError
-    from motivgraph.ingest.parsers import make_parser
-    from motivgraph.ingest.walker import sha256_file
-    from motivgraph.settings import IngestSettings
+    from motivgraph.ingest.parsers import make_parser  # local: pdfium, off the bench's --help path
+    from motivgraph.settings import IngestSettings  # local: the settings tree, off the bench's --help path
 
     pdfs = sorted(CORPUS_PDF.glob("*.pdf"), key=lambda p: (p.stat().st_size, p.name))
     parser = await make_parser(IngestSettings(), "pdf", workers=1)
@@ -71,16 +71,20 @@ async def _papers(limit: int) -> list[Any]:
 
 def _calls(papers: list[Any], n: int, extraction_every: int, max_triples: int) -> list[tuple[str, Any, Any]]:
     """(kind, messages, schema) for n calls, built from the papers' titles and abstract sentences."""
-    from motivgraph.miner.prompts import extraction_messages, join_messages, parent_messages, resolver_messages
-    from motivgraph.miner.schemas import (
+    from motivgraph.miner.prompts import (  # local: pydantic, off the bench's --help path
+        extraction_messages,
+        join_messages,
+        parent_messages,
+        resolver_messages,
+    )
+    from motivgraph.miner.schemas import (  # local: pydantic, off the bench's --help path
         ExtractionReply,
         JoinVerdict,
         NodeText,
         ParentVerdict,
         SameConceptVerdict,
     )
-    from motivgraph.miner.text import select_input
-    from motivgraph.settings import MinerSettings
+    from motivgraph.settings import MinerSettings  # local: the settings tree, off the bench's --help path
 
     cfg = MinerSettings(input_token_budget=500, max_triples=max_triples)
     nodes: list[Any] = []
@@ -113,11 +117,11 @@ def _calls(papers: list[Any], n: int, extraction_every: int, max_triples: int) -
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.llm import LLMClient
-    from motivgraph.llm import structured as so
-    from motivgraph.miner.validation import validate
-    from motivgraph.settings import EmbeddingSettings, Settings
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
+    from motivgraph.llm import LLMClient  # local: the LLM stack, off the bench's --help path
+    from motivgraph.llm import structured as so  # local: the LLM stack, off the bench's --help path
+    from motivgraph.miner.validation import validate  # local: pydantic, off the bench's --help path
+    from motivgraph.settings import EmbeddingSettings, Settings  # local: the settings tree, off the bench's --help path
 
     data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="bench-real-llm-"))
     os.environ.setdefault("MOTIVGRAPH_LLM_MODEL", "local:smollm2")
@@ -133,7 +137,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.compare_upstream:
         # The same model on a second server running llama-cpp-python's own sampler (grammar over the whole
         # vocabulary for every token): the constrained figures before and after, in one run.
-        from motivgraph.llm.local import LocalServer
+        from motivgraph.llm.local import LocalServer  # local: httpx, off the bench's --help path
 
         up_dir = data_dir / "llm-upstream"
         upstream = LocalServer(spec.local.model, up_dir, port=0, threads=spec.local.threads,
@@ -146,7 +150,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     papers = await _papers(args.papers)
     calls = _calls(papers, args.calls, args.extraction_every, args.max_triples)
     embedder = get_embedder(EmbeddingSettings())
-    from motivgraph.settings import MinerSettings
+    from motivgraph.settings import MinerSettings  # local: the settings tree, off the bench's --help path
 
     mcfg = MinerSettings(max_triples=args.max_triples)
     modes = ["constrained", "text"] + (["json_mode"] if args.json_mode else []) + (

@@ -56,6 +56,8 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
 import numpy as np
 
 from bench.synthetic_vectors import DIM, WordVectors, make_group, vectorise
+from motivgraph.graph import open_store
+from motivgraph.graph.identity import node_key
 
 GROUPS = ("problem", "challenge", "solution")
 DATASET_VERSION = 1  # bump when the vector model or the dataset layout changes
@@ -116,10 +118,9 @@ class Dataset:
 
 
 def generate(scale: float, seed: int, n_queries: int) -> Dataset:
-    from bench.bench_api import queries as phrase_queries
-    from bench.synthetic import SyntheticGraph
-    from motivgraph.graph.identity import node_key
-    from motivgraph.graph.vector_index import node_text
+    from bench.bench_api import queries as phrase_queries  # local: pydantic, off the bench's --help path
+    from bench.synthetic import SyntheticGraph  # local: pydantic, off the bench's --help path
+    from motivgraph.graph.vector_index import node_text  # local: faiss, off the bench's --help path
 
     t0 = time.perf_counter()
     g = SyntheticGraph(scale=scale, seed=seed)
@@ -167,7 +168,7 @@ def generate(scale: float, seed: int, n_queries: int) -> Dataset:
 
 
 def exact_truth(vectors: dict[str, np.ndarray], qvecs: np.ndarray) -> list[list[tuple[str, int]]]:
-    import faiss
+    import faiss  # local: faiss, off the bench's --help path
 
     merged: list[list[tuple[float, str, int]]] = [[] for _ in range(len(qvecs))]
     for t in GROUPS:
@@ -265,7 +266,7 @@ def cfg_slug(c: Config) -> str:
 
 
 def build_one(c: Config, vectors: np.ndarray) -> Any:
-    import faiss
+    import faiss  # local: faiss, off the bench's --help path
 
     index: Any
     if c.kind == "flat":
@@ -359,7 +360,7 @@ def set_search(index: Any, kind: str, params: dict[str, int]) -> None:
 def measure_config(c: Config, ds: Dataset, cache: Path, fig_rows: list[dict[str, Any]], time_queries: int,
                    search_threads: int = 1) -> dict[str, Any]:
     """Build (or load from the cache) one configuration per group; time every search setting."""
-    import faiss
+    import faiss  # local: faiss, off the bench's --help path
 
     build_threads = faiss.omp_get_max_threads()
     d = cache_dir_for(cache, ds.info["scale"], ds.info["seed"], len(ds.queries)) / "indexes" / cfg_slug(c)
@@ -449,7 +450,7 @@ def choose(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def embed_backends(requested: str) -> list[str]:
     """Backends to time: the requested ones the settings know (the settings' default when 'current')."""
-    from motivgraph.settings import EmbeddingSettings
+    from motivgraph.settings import EmbeddingSettings  # local: the settings tree, off the bench's --help path
 
     cfg = EmbeddingSettings()
     current = str(getattr(cfg, "backend", "torch"))
@@ -470,9 +471,9 @@ def embed_throughput(texts: list[str], queries: list[str], backends: list[str], 
     """Each backend on the same node texts (batched) and single queries, interleaved round by round so
     load drift hits every backend alike; `threads` per backend (an API worker uses api.compute_threads,
     1 by default: on a shared 2-core machine more threads spin against other processes)."""
-    from motivgraph import embeddings
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.settings import EmbeddingSettings
+    from motivgraph import embeddings  # local: onnxruntime, off the bench's --help path
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
+    from motivgraph.settings import EmbeddingSettings  # local: the settings tree, off the bench's --help path
 
     if hasattr(embeddings, "set_threads"):
         embeddings.set_threads(threads)
@@ -514,10 +515,9 @@ def embed_throughput(texts: list[str], queries: list[str], backends: list[str], 
 def graph_build(root: Path, graph_scale: float, seed: int) -> tuple[dict[str, Any], Any]:
     """Upsert the --graph-scale synthetic graph into an embedded FalkorDB under the cache (reused when
     built already). Returns the figures and the running server (the caller stops it)."""
-    from bench.bench_foundation import rss_peak_mb
-    from bench.synthetic import SyntheticGraph
-    from motivgraph.graph import open_store
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
+    from bench.bench_foundation import rss_peak_mb  # local: onnxruntime, off the bench's --help path
+    from bench.synthetic import SyntheticGraph  # local: pydantic, off the bench's --help path
+    from motivgraph.graph.embedded import EmbeddedFalkorDB  # local: the embedded store, off the bench's --help path
 
     data_dir = root / f"graph-{graph_scale:g}-seed-{seed}"
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -564,7 +564,7 @@ def graph_build(root: Path, graph_scale: float, seed: int) -> tuple[dict[str, An
 
 
 def graph_settings(data_dir: Path, url: str) -> Any:
-    from motivgraph.settings import GraphSettings, Settings
+    from motivgraph.settings import GraphSettings, Settings  # local: the settings tree, off the bench's --help path
 
     return Settings(data_dir=data_dir, graph=GraphSettings(falkordb_url=url, name=GRAPH_NAME),
                     _env_file=None)
@@ -580,14 +580,16 @@ def install_index(ds: Dataset, settings: Any, default: Config, cache: Path) -> d
     """Write the 10x vectors as the live node-index generation of the graph's data dir, built with the
     default configuration (from the cache when the sweep built it). The graph holds --graph-scale, the
     index 10x: the first rows carry the graph's own keys, so only a share of the hits hydrate (reported)."""
-    import faiss
+    import faiss  # local: faiss, off the bench's --help path
 
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.graph import open_store
-    from motivgraph.graph.faiss_groups import Group, build_faiss, choose_kind
-    from motivgraph.graph.identity import node_key
-    from motivgraph.graph.vector_index import NodeIndex
-    from motivgraph.settings import EmbeddingSettings
+    from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
+    from motivgraph.graph.faiss_groups import (  # local: faiss, off the bench's --help path
+        Group,
+        build_faiss,
+        choose_kind,
+    )
+    from motivgraph.graph.vector_index import NodeIndex  # local: faiss, off the bench's --help path
+    from motivgraph.settings import EmbeddingSettings  # local: the settings tree, off the bench's --help path
 
     store = open_store(settings, ensure_schema=False)
     emb = get_embedder(EmbeddingSettings())
@@ -621,9 +623,14 @@ def install_index(ds: Dataset, settings: Any, default: Config, cache: Path) -> d
 
 
 def http_at_scale(ds: Dataset, settings: Any, inst: dict[str, Any], n: int) -> dict[str, Any]:
-    import httpx
+    import httpx  # local: httpx, off the bench's --help path
 
-    from bench.bench_api import start_server, stop_server, summary, unique_queries
+    from bench.bench_api import (  # local: pydantic, off the bench's --help path
+        start_server,
+        stop_server,
+        summary,
+        unique_queries,
+    )
 
     queries = unique_queries(random.Random(31), n + 5)
     proc, url = start_server(settings, 1, graph_name=GRAPH_NAME)
@@ -648,7 +655,7 @@ def http_at_scale(ds: Dataset, settings: Any, inst: dict[str, Any], n: int) -> d
         server_rss = rss_mb(proc.pid, "VmHWM")
     finally:
         stop_server(proc)
-    import faiss
+    import faiss  # local: faiss, off the bench's --help path
 
     faiss.omp_set_num_threads(1)  # as the worker (api.compute_threads)
     emb, live = inst["embedder"], inst["indexes"]
@@ -698,9 +705,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import faiss
+    import faiss  # local: faiss, off the bench's --help path
 
-    from motivgraph.settings import IndexSettings
+    from motivgraph.settings import IndexSettings  # local: the settings tree, off the bench's --help path
 
     if args.threads:
         faiss.omp_set_num_threads(args.threads)

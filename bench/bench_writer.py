@@ -38,20 +38,24 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import numpy as np
 
+from bench.synthetic import SyntheticGraph
+from motivgraph.embeddings import get_embedder
 from motivgraph.embeddings.base import Embedder
+from motivgraph.graph import open_store
+from motivgraph.graph.embedded import EmbeddedFalkorDB
+from motivgraph.graph.models import NodeIn, TripleIn
+from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.models import Paper
+from motivgraph.miner.heuristic import HeuristicExtractor
 from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult, NodeText
-
-if TYPE_CHECKING:
-    from bench.synthetic import SyntheticGraph
-    from motivgraph.settings import Settings
+from motivgraph.settings import Settings
 
 Record = tuple[Paper, ExtractionResult]
 
@@ -79,9 +83,7 @@ def synthetic_records(graph: SyntheticGraph, limit: int | None = None) -> list[R
 def corpus_records(corpus: Path, settings: Settings) -> list[Record]:
     """The corpus PDFs parsed (offline parser) and extracted (offline heuristic extractor) — untimed: the
     writer bench starts from the records."""
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.ingest.pdf import parse_pdf
-    from motivgraph.miner.heuristic import HeuristicExtractor
+    from motivgraph.ingest.pdf import parse_pdf  # local: pdfium, off the bench's --help path
 
     extractor = HeuristicExtractor(get_embedder(settings.embedding), settings.miner)
     out: list[Record] = []
@@ -198,8 +200,7 @@ async def _commit_all(sink: Any, records: Sequence[Record], concurrency: int) ->
 
 def writer_run(label: str, settings: Settings, records: Sequence[Record], embedder: MeasuredEmbedder,
                concurrency: int) -> WriterRun:
-    from motivgraph.graph.runtime import Runtime
-    from motivgraph.miner.sink import MinerSink
+    from motivgraph.miner.sink import MinerSink  # local: pdfium, off the bench's --help path
 
     rt = Runtime(settings)
     rt.embedder = embedder  # the runtime's lazily opened embedder, replaced by the measured one
@@ -217,9 +218,6 @@ def writer_run(label: str, settings: Settings, records: Sequence[Record], embedd
 
 def raw_run(settings: Settings, records: Sequence[Record]) -> WriterRun:
     """The baseline: the same papers and triples upserted per paper, no resolution (each mention its own key)."""
-    from motivgraph.graph import open_store
-    from motivgraph.graph.models import NodeIn, TripleIn
-
     store = open_store(settings)
     try:
         done_at = []
@@ -258,9 +256,7 @@ def measure(records: Sequence[Record], *, concurrency: int = 2, describe: str = 
             work: Path | None = None) -> WriterFigures:
     """The three runs over `records`, each into a fresh graph on one embedded FalkorDB started here (and
     stopped before returning)."""
-    from bench.bench_miner import fresh_settings
-    from motivgraph.embeddings import get_embedder
-    from motivgraph.graph.embedded import EmbeddedFalkorDB
+    from bench.bench_miner import fresh_settings  # local: the LLM stack, off the bench's --help path
 
     load0 = os.getloadavg()[0]
     tmp = Path(tempfile.mkdtemp(prefix="bench_writer_", dir=work))
@@ -318,13 +314,9 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
     if args.corpus is not None:
-        from motivgraph.settings import Settings
-
         records = corpus_records(args.corpus, Settings(_env_file=None))
         describe = f"{len(records)} PDFs of {args.corpus}, offline parser + heuristic extractor"
     else:
-        from bench.synthetic import SyntheticGraph
-
         records = synthetic_records(SyntheticGraph(scale=args.scale), args.papers)
         describe = f"{len(records)} synthetic papers (SyntheticGraph scale {args.scale}), 5 triples each"
     if not records:

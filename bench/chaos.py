@@ -43,7 +43,7 @@ def main() -> int:
         return 2
     faults = [f for f in args.faults.split(",") if f]
     if any(f in NEO4J_FAULTS for f in faults):
-        from tests.neo4j_support import local_server_reason
+        from tests.neo4j_support import local_server_reason  # local: tests/ support code, needed only on this path
 
         reason = local_server_reason()
         if reason:

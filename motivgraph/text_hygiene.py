@@ -5,7 +5,7 @@ Two entry points, because the two kinds of boundary want opposite things:
 * `repair_text` — for text we cannot send back (PDF/paper text, TEI, extracted strings): fix what can be fixed,
   drop what cannot, and *count* every repair so a report can say what happened. UTF-16 surrogate halves that
   arrive as two code points (pdfium hands out UTF-16 units) are rejoined into the real astral character.
-* `check_text` / `decode_strict` — for text a caller can correct (API requests, `graph import` lines): never
+* `check_text` — for text a caller can correct (API requests, `graph import` lines): never
   repair, raise `TextHygieneError` naming the first offending character and its position. Silently stripping
   a NUL or replacing a bad byte there could merge two distinct keys.
 
@@ -116,9 +116,6 @@ def repair_text(text: str | bytes) -> tuple[str, Repairs]:
     )
 
 
-def clean_text(text: str | bytes) -> str:
-    """`repair_text` without the counts, for places that have no report to feed."""
-    return repair_text(text)[0]
 
 
 def _describe(ch: str) -> str:
@@ -146,16 +143,6 @@ def check_text(text: str, *, field: str | None = None, max_chars: int | None = N
     if max_chars is not None and len(text) > max_chars:
         raise TextHygieneError(f"longer than {max_chars} characters ({len(text)})", max_chars + 1, field=field)
     return text
-
-
-def decode_strict(data: bytes, *, field: str | None = None) -> str:
-    """Decode UTF-8 and `check_text` it; invalid bytes raise `TextHygieneError` with their 1-based byte offset."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise TextHygieneError(f"invalid UTF-8 byte 0x{data[e.start]:02X}", e.start + 1, field=field,
-                               unit="byte") from None
-    return check_text(text, field=field)
 
 
 # JSON-Schema `pattern`s saying what `check_text` accepts, for API specs (clients and fuzzers then know the rule).

@@ -19,7 +19,7 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ def type_name(annotation: Any) -> str:
 
 def default_text(field: Any) -> str:
     """The field's default as a user would type it; a home-directory path is shown with `~`."""
-    from pydantic_core import PydanticUndefined
+    from pydantic_core import PydanticUndefined  # local: mkdocs loads the hook; only generated pages need this
 
     if field.default_factory is not None:
         value = field.default_factory()
@@ -113,7 +113,7 @@ def cell(text: str) -> str:
 
 def _nested_models(annotation: Any) -> list[type]:
     """Pydantic models inside a container annotation (`dict[str, RoleOverride]` -> [RoleOverride])."""
-    from pydantic import BaseModel
+    from pydantic import BaseModel  # local: mkdocs loads the hook; only generated pages need this
 
     found = []
     for a in typing.get_args(annotation):
@@ -144,33 +144,14 @@ def _field_row(first: str, field: Any) -> tuple[str, ...]:
 
 
 def settings_class() -> Any:
-    from motivgraph.settings import Settings
+    from motivgraph.settings import Settings  # local: mkdocs loads the hook; only generated pages need this
 
     return Settings
 
 
-def env_names() -> list[str]:
-    """Every environment variable of the settings tree (a section's fields as PREFIX_SECTION_FIELD)."""
-    return [name for name, _ in _settings_fields()]
-
-
-def _settings_fields() -> Iterator[tuple[str, Any]]:
-    from pydantic import BaseModel
-
-    cls = settings_class()
-    prefix = cls.model_config.get("env_prefix", "")
-    for name, field in cls.model_fields.items():
-        ann = field.annotation
-        if isinstance(ann, type) and issubclass(ann, BaseModel):
-            for sub, sub_field in ann.model_fields.items():
-                yield f"{prefix}{name}_{sub}".upper(), sub_field
-        else:
-            yield f"{prefix}{name}".upper(), field
-
-
 def settings_markdown() -> str:
     """One table per settings section: environment variable, type, default, description."""
-    from pydantic import BaseModel
+    from pydantic import BaseModel  # local: mkdocs loads the hook; only generated pages need this
 
     cls = settings_class()
     prefix = cls.model_config.get("env_prefix", "")
@@ -201,7 +182,9 @@ def settings_markdown() -> str:
 
 def method_configs() -> list[tuple[str, str, Any]]:
     """(method name, summary, config model) of every registered ideation method."""
-    from motivgraph.agents.core.registry import all_methods
+    from motivgraph.agents.core.registry import (  # local: mkdocs loads the hook; only generated pages need this
+        all_methods,
+    )
 
     return [(m.name, m.summary, m.config_model) for m in all_methods()]
 
@@ -225,9 +208,9 @@ def methods_markdown() -> str:
 def cli_app() -> Any:
     """The typer app behind the `motivgraph` console script, found through its entry point so the
     reference follows the CLI wherever its module lives."""
-    from importlib.metadata import entry_points
+    from importlib.metadata import entry_points  # local: mkdocs loads the hook; only generated pages need this
 
-    from motivgraph import plugins
+    from motivgraph import plugins  # local: mkdocs loads the hook; only generated pages need this
 
     (ep,) = [e for e in entry_points(group="console_scripts") if e.name == CLI_NAME]
     return plugins.resolve(f"{ep.value.split(':', 1)[0]}:app")
@@ -235,7 +218,7 @@ def cli_app() -> Any:
 
 def command_paths() -> list[list[str]]:
     """Every visible command path, the root first, in `--help` order (groups before their commands)."""
-    import typer
+    import typer  # local: mkdocs loads the hook; only generated pages need this
 
     root = typer.main.get_command(cli_app())
     out: list[list[str]] = []
@@ -255,7 +238,7 @@ def command_paths() -> list[list[str]]:
 
 def help_text(path: list[str]) -> str:
     """`motivgraph PATH --help` as a terminal 100 columns wide shows it (run in process)."""
-    from typer.testing import CliRunner
+    from typer.testing import CliRunner  # local: mkdocs loads the hook; only generated pages need this
 
     env = {"COLUMNS": _HELP_WIDTH, "TERMINAL_WIDTH": _HELP_WIDTH, "NO_COLOR": "1"}
     res = CliRunner().invoke(cli_app(), [*path, "--help"], env=env)
@@ -294,8 +277,8 @@ def _part_summary(obj: Any) -> str:
 def parts_markdown() -> str:
     """One table per kind of part of the one extension mechanism (motivgraph/plugins.py): every built-in part
     with its import path and first sentence, and the entry-point group a package adds one through."""
-    from motivgraph import plugins
-    from motivgraph.hookspecs import SPECS
+    from motivgraph import plugins  # local: mkdocs loads the hook; only generated pages need this
+    from motivgraph.hookspecs import SPECS  # local: mkdocs loads the hook; only generated pages need this
 
     out = []
     for kind, spec in SPECS.items():

@@ -11,7 +11,9 @@ Definitions (all over the repo's code: the package folders, bench/ and scripts/,
 - unmarked local import: an `import` inside a function body whose lines carry no `# local: <reason>` comment.
 - dead function: a module-level function or a method (not a dunder, not registered by a decorator such as a route)
   whose name appears nowhere in the repo's code or packaging files except inside its own definition -- a name-based
-  reading, so a method sharing its name with a used one counts as used; tests do not keep a function alive.
+  reading, so a method sharing its name with a used one counts as used; tests do not keep a function alive, the
+  documentation does: a name in a code block of docs/ or README.md or in docs/examples/*.py is public API a user
+  calls, and the `on_<event>` functions of a module mkdocs.yml lists under `hooks:` are called by mkdocs.
 - extension table: a module-level dict with two or more string keys whose values are all callables or classes
   (a name defined or imported at the top of the module, or a lambda) or import-path strings ("pkg.mod:attr").
 - resolver: a function that turns a string into code: it calls `import_module`, `__import__` or `entry_points`.
@@ -35,6 +37,9 @@ REPO = Path(__file__).resolve().parent.parent
 LAYER_FOLDERS: tuple[str, ...] = ("graph", "ingest", "miner", "api", "agents")  # as in setup.py
 CODE_FOLDERS: tuple[str, ...] = ("motivgraph", *LAYER_FOLDERS, "bench", "scripts")
 PACKAGING_FILES: tuple[str, ...] = ("setup.py", "pyproject.toml")
+DOC_PAGES: tuple[str, ...] = ("README.md", "docs/**/*.md")
+_CODE_BLOCK = re.compile(r"^ *```[^\n]*\n(.*?)^ *```", re.M | re.S)
+_HOOK_LINE = re.compile(r"^\s*-\s*(\S+\.py)\s*$", re.M)
 LOCAL_MARK = "# local:"
 # decorators that only change how a function is called, so a decorated function still needs a caller
 _PLAIN_DECORATORS = frozenset(
@@ -276,6 +281,30 @@ def dead_functions(sources: Mapping[str, str], extra_text: str = "") -> list[tup
     return sorted(dead)
 
 
+def documented_names(pages: Iterable[str], examples: Iterable[str], mkdocs_yml: str,
+                     sources: Mapping[str, str]) -> str:
+    """The text whose names count as uses: the code blocks of the doc pages (markdown), the example scripts
+    whole, and the `on_*` functions of the hook modules mkdocs.yml lists (mkdocs calls them by that name)."""
+    out = [block for page in pages for block in _CODE_BLOCK.findall(page)]
+    out.extend(examples)
+    hooks_at = mkdocs_yml.find("hooks:")
+    if hooks_at >= 0:
+        section = mkdocs_yml[hooks_at:].split("\n", 1)[-1]
+        listed = re.split(r"^\S", section, maxsplit=1, flags=re.M)[0]  # up to the next top-level key
+        for path in _HOOK_LINE.findall(listed):
+            tree = _parse({path: sources[path]}).get(path) if path in sources else None
+            out.extend(n.name for n in (tree.body if tree else [])
+                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("on_"))
+    return "\n".join(out)
+
+
+def read_documented_names(repo: Path, sources: Mapping[str, str]) -> str:
+    pages = [p.read_text(encoding="utf-8") for pattern in DOC_PAGES for p in sorted(repo.glob(pattern))]
+    examples = [p.read_text(encoding="utf-8") for p in sorted((repo / "docs" / "examples").glob("*.py"))]
+    mkdocs = repo / "mkdocs.yml"
+    return documented_names(pages, examples, mkdocs.read_text(encoding="utf-8") if mkdocs.exists() else "", sources)
+
+
 def _framework_subclass(cls: ast.ClassDef, repo_classes: set[str]) -> bool:
     """True when the class extends a library class (an HTML parser, a logging formatter, an asyncio protocol):
     the library calls its methods by name, so they are not dead for lacking a caller in the repo."""
@@ -463,7 +492,7 @@ def report(repo: Path) -> str:
     out.extend(f"    {p}:{n}" for p, n in unmarked)
 
     packaging = "\n".join((repo / f).read_text(encoding="utf-8") for f in PACKAGING_FILES if (repo / f).exists())
-    dead = dead_functions(sources, packaging)
+    dead = dead_functions(sources, packaging + "\n" + read_documented_names(repo, sources))
     out.append(f"\n## dead functions: {len(dead)}")
     out.extend(f"  {p}:{n} {q}" for p, n, q in dead)
 

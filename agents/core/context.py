@@ -216,9 +216,6 @@ class RunContext:
     def budget_usd(self) -> float | None:
         return self.spec.budget_usd
 
-    def remaining_usd(self) -> float | None:
-        return None if self.budget_usd is None else max(0.0, self.budget_usd - self.spent_usd())
-
     # ------------------------------------------------------------------ ideas
     def provenance(self) -> Provenance:
         total = self.usage().get("total", {})

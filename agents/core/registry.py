@@ -12,7 +12,7 @@ From the registry alone come the `motivgraph ideate` flags and `--list-methods`,
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
@@ -87,9 +87,6 @@ class RunRequestBase(BaseModel):
         return self.model_dump(exclude={"method", *RunRequestBase.model_fields})
 
 
-_request_cache: dict[str, tuple[int, Any]] = {}
-
-
 def request_model(cls: type[Method[Any, Any]]) -> type[RunRequestBase]:
     """`{method: Literal[name], topic, budget_usd, seed, **config fields}` for one method."""
     clash = set(cls.config_model.model_fields) & set(RunRequestBase.model_fields) | (
@@ -111,14 +108,3 @@ def as_run_request(model: type[BaseModel]) -> type[RunRequestBase]:
     if not issubclass(model, RunRequestBase):
         raise TypeError(f"{model.__name__} is not a run request")
     return model
-
-
-def session_request_type() -> Any:
-    """The POST /ideation/sessions body: a discriminated union by `method` over every method."""
-    cached = _request_cache.get("union")
-    if cached and cached[0] == plugins.version() and cached[1] is not None:
-        return cached[1]
-    models = [request_model(c) for c in all_methods()]
-    union: Any = models[0] if len(models) == 1 else Annotated[Union[tuple(models)], Field(discriminator="method")]  # noqa: UP007
-    _request_cache["union"] = (plugins.version(), union)
-    return union

@@ -78,9 +78,6 @@ class Archive(BaseModel):
     def full(self) -> bool:
         return len(self.active) >= self.capacity
 
-    def history_by_id(self) -> dict[str, Draft]:
-        return {d.id: d for d in self.history}
-
     def family(self, family_id: str) -> Family | None:
         return next((f for f in self.families if f.id == family_id), None)
 

@@ -6,9 +6,9 @@ Use with ScriptedChatModel, e.g. a script file `{"default": {"call":
 The scripted operators read the working set from the prompt and hand it back with the operator's
 tag `[op:<name>]` appended to the first candidate's method: an idea's text thus carries the trace
 of the operators that shaped it, which is all a scripted judge can see (like a real judge, it reads
-only the two proposals). `judge_preferring(op)` votes for the proposal showing `op` more often;
-`judge_preferring_cheap()` for the one shaped by fewer operators. Ties go to the proposal shown
-first (a position-biased judge: the tournament's randomised order is what keeps that fair).
+only the two proposals). `judge_preferring(op)` votes for the proposal showing `op` more often.
+Ties go to the proposal shown first (a position-biased judge:
+the tournament's randomised order is what keeps that fair).
 """
 
 from __future__ import annotations
@@ -98,14 +98,6 @@ def judge_preferring(op: str) -> Callable[[list[BaseMessage]], str]:
         na = sum(1 for t in _TAG.findall(a) if t == op)
         nb = sum(1 for t in _TAG.findall(b) if t == op)
         return _verdict(na >= nb)
-
-    return judge
-
-
-def judge_preferring_cheap() -> Callable[[list[BaseMessage]], str]:
-    def judge(messages: list[BaseMessage]) -> str:
-        a, b = _proposals(_last(messages))
-        return _verdict(len(_TAG.findall(a)) <= len(_TAG.findall(b)))
 
     return judge
 

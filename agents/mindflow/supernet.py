@@ -94,13 +94,3 @@ def entropy_grad(logits: np.ndarray) -> tuple[float, np.ndarray]:
     logp = np.log(np.clip(p, 1e-300, None))
     h = float(-(p * logp).sum())
     return h, -p * (logp + h)
-
-
-def check_threshold(order: list[int], probs: np.ndarray, threshold: float, max_ops: int) -> bool:
-    """True when `order` obeys the stopping rule: every proper prefix is below the threshold and the
-    whole choice passes it (or hits the cap). Used by tests and to validate loaded traces."""
-    cum = np.cumsum([probs[i] for i in order])
-    if len(set(order)) != len(order) or not order:
-        return False
-    below = all(c < threshold - 1e-12 for c in cum[:-1])
-    return below and (cum[-1] >= threshold - 1e-12 or len(order) >= max_ops or len(order) == len(probs))

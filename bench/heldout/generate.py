@@ -296,10 +296,6 @@ def _select(p: Paper) -> str:
     return f"\\selectlanguage{{{p.doc.lang}}}\n" if p.doc.lang else ""
 
 
-def _back_to_english(p: Paper) -> str:
-    return ""
-
-
 def _natbib(p: Paper, numbers: bool = True) -> str:
     if p.doc.authoryear:
         return "\\usepackage[authoryear]{natbib}\n"

@@ -14,7 +14,7 @@ Structured output (`structured`) asks in the strongest mode of the provider's di
 (llm/dialects.py); a server that rejects that request (HTTP 400/422) is asked in a weaker mode from
 then on. Replies are repaired and validated, with one corrective re-ask.
 
-Async first (`chat`, `structured`); `chat_sync` / `structured_sync` wrap them for plain code.
+Async only (`chat`, `structured`): plain code runs a call with `asyncio.run`.
 A run's budget (`budget_usd`, default settings.llm.budget_usd) is checked before every paid call:
 once this client's spend reaches it, BudgetExceeded is raised and nothing more is sent; cached
 answers still flow, so re-running resumes where the run stopped without paying twice.
@@ -626,23 +626,8 @@ class LLMClient:
         self.planned.record_call(role, t_in, expected_output_tokens, cost, estimated=True)
         return Estimate(t_in, expected_output_tokens, cost, False)
 
-    def chat_sync(self, role: str, messages: Messages, **kwargs: Any) -> AIMessage:
-        return _run(self.chat(role, messages, **kwargs))
-
-    def structured_sync(self, role: str, messages: Messages, schema: type[M], **kwargs: Any) -> M:
-        return _run(self.structured(role, messages, schema, **kwargs))
-
     def close(self) -> None:
         self.cache.close()
-
-
-def _run(coro: Awaitable[Any]) -> Any:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)  # type: ignore[arg-type]
-    coro.close()  # type: ignore[attr-defined]
-    raise RuntimeError("LLMClient *_sync methods cannot run inside an event loop; await the async method")
 
 
 def get_client(settings: Settings, *, budget_usd: float | None = None, role: str | None = None) -> LLMClient:

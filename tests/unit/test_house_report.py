@@ -95,6 +95,20 @@ def test_dead_functions_ignore_self_references_tests_dunders_and_registered_func
     assert hr.dead_functions(sources, "x = 'pkg.a:recursive'") == [("pkg/a.py", 11, "C.method")]
 
 
+def test_documented_names_are_code_blocks_examples_and_mkdocs_hooks() -> None:
+    sources = {
+        "pkg/a.py": "def shown(): ...\ndef in_prose(): ...\ndef in_example(): ...\n",
+        "scripts/hook.py": "def on_page_markdown(markdown): ...\ndef helper(): ...\n",
+    }
+    page = "Call in_prose() by hand, or:\n\n```python\nfrom pkg.a import shown\nshown()\n```\n"
+    mkdocs = "site_name: x\nhooks:\n  - scripts/hook.py\nnav:\n  - index.md\n"
+    text = hr.documented_names([page], ["from pkg.a import in_example\n"], mkdocs, sources)
+    # prose does not count (only code a user copies), an example script does, and a hook's on_* functions do
+    assert [q for _, _, q in hr.dead_functions(sources, text)] == ["in_prose", "helper"]
+    assert [q for _, _, q in hr.dead_functions(sources)] == ["shown", "in_prose", "in_example",
+                                                              "on_page_markdown", "helper"]
+
+
 def test_extension_tables_and_resolvers() -> None:
     src = dedent("""\
         import importlib

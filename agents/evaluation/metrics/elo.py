@@ -7,7 +7,7 @@ the first-shown idea produces draws, not a winner. Rounds = max(requested, ceil(
 round robin.
 
 The tournament is a small state machine (`pairs()` then `record()`) so async callers can judge a
-whole round concurrently; `run_swiss` drives it with a synchronous judge.
+whole round concurrently.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from motivgraph.agents.evaluation.metrics.stats import Estimate, mean, percentile
 
 # A verdict is the score of the FIRST-shown idea: 1 win, 0.5 tie, 0 loss.
-Judge = Callable[[str, str], float]
 
 
 @dataclass(frozen=True)
@@ -156,16 +155,6 @@ def _pair_without_rematch(standing: list[str], played: set[frozenset[str]]) -> l
         return None
 
     return go(list(standing))
-
-
-def run_swiss(players: Sequence[str], judge: Judge, *, rounds: int = 0, k: float = 32.0, start: float = 1000.0,
-              seed: int = 0) -> SwissTournament:
-    """Play a full tournament; `judge(first, second)` is asked for both presentation orders of every pair."""
-    t = SwissTournament(list(players), k=k, start=start, rounds=rounds, seed=seed)
-    while not t.done:
-        pairs = t.pairs()
-        t.record({(a, b): combine_orders(judge(a, b), judge(b, a)) for a, b in pairs})
-    return t
 
 
 def group_elo(ratings: Mapping[str, float], group_of: Mapping[str, str]) -> dict[str, float]:

@@ -88,16 +88,6 @@ def max_clique(g: nx.Graph) -> list[str]:
     return best
 
 
-def greedy_clique(g: nx.Graph, order: Sequence[str]) -> list[str]:
-    """Greedy pick in `order` (e.g. by quality): take each idea compatible with all taken so far.
-    Only for contrast with the exact Yield; never used as the metric."""
-    picked: list[str] = []
-    for n in order:
-        if n in g and all(g.has_edge(n, p) for p in picked):
-            picked.append(n)
-    return picked
-
-
 def yield_(ideas: Sequence[str], gates: Mapping[str, Gates], diversity: Mapping[frozenset[str], float], *,
            k: float = 7, l: float = 7, m: float = 6, tau: float = 7) -> int:  # noqa: E741
     """Defaults: IDEAgent's main table (NB >= 7, S >= 7, C >= 6, D >= 7); EvalConfig passes its own."""

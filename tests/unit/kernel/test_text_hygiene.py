@@ -11,8 +11,6 @@ from motivgraph.text_hygiene import (
     REPLACEMENT,
     Repairs,
     check_text,
-    clean_text,
-    decode_strict,
     find_problem,
     repair_text,
 )
@@ -89,10 +87,6 @@ def test_repairs_add_up_and_report_non_zero_counts() -> None:
     assert total.as_dict() == {"surrogate_pairs_joined": 4, "nuls": 3} and total.total == 7
 
 
-def test_clean_text_matches_repair_text() -> None:
-    assert clean_text("x\x00" + _utf16_halves("𝜇")) == "x𝜇"
-
-
 @pytest.mark.parametrize(
     ("text", "position", "fragment"),
     [
@@ -123,14 +117,6 @@ def test_check_text_length_limit() -> None:
     assert check_text("a" * 5, max_chars=5) == "aaaaa"
     with pytest.raises(TextHygieneError, match="longer than 5 characters"):
         check_text("a" * 6, max_chars=5)
-
-
-def test_decode_strict_names_the_byte_offset() -> None:
-    with pytest.raises(TextHygieneError, match=r"invalid UTF-8 byte 0xFF at byte 4"):
-        decode_strict(b"abc\xffdef", field="line")
-    with pytest.raises(TextHygieneError, match="NUL"):
-        decode_strict(b"a\x00")
-    assert decode_strict("𝜇".encode()) == "𝜇"
 
 
 def test_strict_check_in_a_pydantic_validator_is_a_validation_error() -> None:

@@ -59,7 +59,7 @@ def _mean_cost(tmp: Path, first: bool) -> float:
 
 
 def _train_cheap(tmp: Path, seed: int) -> tuple[float, float]:
-    tr, _ = ms.trainer(tmp, scripted.judge_preferring_cheap(), seed=seed, steps=60)
+    tr, _ = ms.trainer(tmp, ms.judge_preferring_cheap(), seed=seed, steps=60)
     asyncio.run(tr.run(plot=False))
     return _mean_cost(tmp, True), _mean_cost(tmp, False)
 

@@ -19,7 +19,7 @@ from motivgraph.agents.core import (
     unregister,
 )
 from motivgraph.agents.core.llm import model_role
-from motivgraph.agents.core.registry import request_model, session_request_type
+from motivgraph.agents.core.registry import request_model
 from motivgraph.agents.core.repro import mask_secrets
 from motivgraph.agents.soiq.method import SoiqMethod, SoiqState
 from motivgraph.errors import BackgroundError, CheckpointVersionError, UnknownMethod
@@ -129,7 +129,9 @@ def test_registry_and_request_union(writer):
         model.model_validate({"method": "toy_writer", "topic": "sparse kernels", "ideas": 0})
     from pydantic import TypeAdapter
 
-    union = TypeAdapter(session_request_type())
+    from motivgraph.agents.sessions.requests import session_body_type
+
+    union = TypeAdapter(session_body_type())
     assert type(union.validate_python({"method": "soiq", "topic": "graphs"})).__name__ == "SoiqMethodRequest"
     with pytest.raises(ValidationError):
         union.validate_python({"method": "soiq", "topic": "graphs", "style": "short"})  # toy_writer's field

@@ -13,8 +13,8 @@ from motivgraph.agents.evaluation.metrics.elo import (
     expected,
     group_elo,
     rounds_for,
-    run_swiss,
 )
+from tests.unit.agents.evaluation.swiss_support import run_swiss
 
 
 def test_one_elo_update_by_hand() -> None:

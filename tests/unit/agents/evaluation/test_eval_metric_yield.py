@@ -1,12 +1,12 @@
 """Quality gates, eight-axis diversity and Yield = exact maximum clique, pinned by hand."""
 
+import networkx as nx
 import pytest
 
 from motivgraph.agents.evaluation.metrics.yield_ import (
     AXES,
     Gates,
     diversity_graph,
-    greedy_clique,
     max_clique,
     pair_diversity,
     topics_with_yield,
@@ -46,11 +46,21 @@ def _case():
     return ideas, gates, div
 
 
+def _greedy_clique(g: nx.Graph, order: list[str]) -> list[str]:
+    """Greedy pick in `order` (e.g. by quality): each idea compatible with all taken so far -- the contrast
+    that shows why Yield is the exact maximum clique."""
+    picked: list[str] = []
+    for n in order:
+        if n in g and all(g.has_edge(n, p) for p in picked):
+            picked.append(n)
+    return picked
+
+
 def test_yield_is_the_maximum_clique_where_greedy_is_not() -> None:
     ideas, gates, div = _case()
     g = diversity_graph(ideas, gates, div, 6, 6, 6, 6)
     assert "f" not in g  # gate-failing ideas never count
-    assert greedy_clique(g, ["a", "b", "c", "d", "e"]) == ["a", "b"]  # greedy by quality: size 2
+    assert _greedy_clique(g, ["a", "b", "c", "d", "e"]) == ["a", "b"]  # greedy by quality: size 2
     assert max_clique(g) == ["c", "d", "e"]
     assert yield_(ideas, gates, div) == 3  # the defaults: IDEAgent's main table, NB>=7 S>=7 C>=6 D>=7
     # with the NB gate lowered f joins: c, d, e, f are pairwise diverse

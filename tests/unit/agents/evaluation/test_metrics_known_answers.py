@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from motivgraph.agents.evaluation.metrics.diversity import embedding_diversity, field_diversity
-from motivgraph.agents.evaluation.metrics.elo import Match, SwissTournament, combine_orders, elo_ratings, run_swiss
+from motivgraph.agents.evaluation.metrics.elo import Match, SwissTournament, combine_orders, elo_ratings
 from motivgraph.agents.evaluation.metrics.reference import (
     DIMENSIONS,
     PD_DIMS,
@@ -26,6 +26,7 @@ from motivgraph.agents.evaluation.metrics.reference import (
     win_rates,
 )
 from motivgraph.agents.evaluation.metrics.yield_ import AXES, Gates, pair_diversity, yield_
+from tests.unit.agents.evaluation.swiss_support import run_swiss
 
 # -- MOScore -----------------------------------------------------------------------------------------
 # A reference judge's verdict per (reference, dimension, idea shown first?): "idea" wins 1, "tie" 1/2,

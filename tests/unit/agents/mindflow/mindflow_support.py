@@ -4,10 +4,12 @@ a chat model), and a trainer factory whose judge is a ScriptedChatModel."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from langchain_core.messages import BaseMessage
 
 from motivgraph.agents.mindflow import scripted
 from motivgraph.agents.mindflow.config import FlowConfig, TrainConfig
@@ -54,3 +56,13 @@ def trainer(tmp: Path, judge: Any, *, seed: int = 0, steps: int = 60, flow: Flow
     tr = Trainer(ctrl, cfg, topics(n_topics), llm_executor(direct_ask(scripted.operator_reply), flow),
                  lambda t: LLMJudge(jask, t.text), tmp)
     return tr, judge_model
+
+
+def judge_preferring_cheap() -> Callable[[list[BaseMessage]], str]:
+    """A scripted judge voting for the proposal shaped by fewer operators (ties to the one shown first)."""
+
+    def judge(messages: list[BaseMessage]) -> str:
+        a, b = scripted._proposals(scripted._last(messages))
+        return scripted._verdict(len(scripted._TAG.findall(a)) <= len(scripted._TAG.findall(b)))
+
+    return judge

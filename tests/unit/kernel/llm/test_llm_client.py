@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from motivgraph.errors import BudgetExceeded, ContextOverflow, LLMError, LLMTimeout, ScriptExhausted
 from motivgraph.llm import Delay, LLMClient, ScriptedChatModel, rate_limit_error, server_error, tool_reply
 from motivgraph.settings import Settings
+from tests.unit.kernel.llm.llm_sync import chat_sync
 
 
 class Sleeps(list):
@@ -30,19 +31,19 @@ def _client(settings: Settings, model: ScriptedChatModel, **kw) -> LLMClient:
 def test_cache_persists_across_client_instances(settings: Settings) -> None:
     first = ScriptedChatModel(["a cached answer"])
     c1 = _client(settings, first)
-    assert c1.chat_sync("extractor", "What is X?").content == "a cached answer"
+    assert chat_sync(c1, "extractor", "What is X?").content == "a cached answer"
     assert c1.usage.role("extractor").calls == 1
     c1.close()
 
     second = ScriptedChatModel([])  # would raise ScriptExhausted if it were asked
     c2 = _client(settings, second)
-    msg = c2.chat_sync("extractor", "What is X?")
+    msg = chat_sync(c2, "extractor", "What is X?")
     assert msg.content == "a cached answer" and msg.response_metadata["cache_hit"] is True
     assert second.calls == []
     u = c2.usage.role("extractor")
     assert (u.calls, u.cache_hits, u.input_tokens, u.cost_usd) == (0, 1, 0, 0.0)
     with pytest.raises(ScriptExhausted):  # a different prompt is a miss
-        c2.chat_sync("extractor", "What is Y?")
+        chat_sync(c2, "extractor", "What is Y?")
     c2.close()
 
 
@@ -55,17 +56,17 @@ def test_cache_key_covers_tools_params_and_tool_history(settings: Settings) -> N
     model = ScriptedChatModel(default=lambda msgs: f"answer #{len(model.calls)}")
     c = _client(settings, model)
     convo = [SystemMessage("sys"), HumanMessage("hi")]
-    a = c.chat_sync("mentor", convo)
-    b = c.chat_sync("mentor", convo, tools=[Search])
-    d = c.chat_sync("mentor", convo, response_format={"type": "json_object"})
+    a = chat_sync(c, "mentor", convo)
+    b = chat_sync(c, "mentor", convo, tools=[Search])
+    d = chat_sync(c, "mentor", convo, response_format={"type": "json_object"})
     with_tool = [*convo, tool_reply(("Search", {"query": "q"})), ToolMessage("result 1", tool_call_id="call_x")]
-    e = c.chat_sync("mentor", with_tool)
-    f = c.chat_sync("mentor", [*convo, tool_reply(("Search", {"query": "q"})),
+    e = chat_sync(c, "mentor", with_tool)
+    f = chat_sync(c, "mentor", [*convo, tool_reply(("Search", {"query": "q"})),
                                ToolMessage("result 2", tool_call_id="call_x")])
     assert len({a.content, b.content, d.content, e.content, f.content}) == 5
-    assert c.chat_sync("mentor", with_tool).content == e.content  # same history: hit
+    assert chat_sync(c, "mentor", with_tool).content == e.content  # same history: hit
     assert c.usage.role("mentor").cache_hits == 1
-    assert c.chat_sync("mentor", convo, cache=False).content != a.content  # opt-out
+    assert chat_sync(c, "mentor", convo, cache=False).content != a.content  # opt-out
     c.close()
 
 
@@ -77,7 +78,7 @@ def test_tools_are_bound_and_tool_calls_returned(settings: Settings) -> None:
 
     model = ScriptedChatModel([tool_reply(("NodeSearch", {"query": "graph"}))])
     c = _client(settings, model)
-    msg = c.chat_sync("researcher", "find things", tools=[NodeSearch])
+    msg = chat_sync(c, "researcher", "find things", tools=[NodeSearch])
     assert msg.tool_calls[0]["name"] == "NodeSearch" and msg.tool_calls[0]["args"] == {"query": "graph"}
     assert model.tool_calls_bound[0]["function"]["name"] == "NodeSearch"
     assert model.tools_seen[-1][0]["function"]["parameters"]["required"] == ["query"]
@@ -88,7 +89,7 @@ def test_retry_on_429_honours_retry_after_then_succeeds(settings: Settings) -> N
     sleeps = Sleeps()
     model = ScriptedChatModel([rate_limit_error(retry_after=7), server_error(503), "fine"])
     c = _client(settings, model, sleep=sleeps)
-    assert c.chat_sync("extractor", "hi").content == "fine"
+    assert chat_sync(c, "extractor", "hi").content == "fine"
     assert sleeps[0] == 7.0  # Retry-After honoured
     assert 0.75 * settings.llm.retry_base_s * 2 <= sleeps[1] <= 1.25 * settings.llm.retry_base_s * 2  # backoff
     u = c.usage.role("extractor")
@@ -105,7 +106,7 @@ def test_real_openai_error_types_are_recognised(settings: Settings) -> None:
     model = ScriptedChatModel([limited, openai.APITimeoutError(request=req), openai.APIConnectionError(request=req),
                                "ok"])
     c = _client(settings, model, sleep=sleeps)
-    assert c.chat_sync("extractor", "hi").content == "ok"
+    assert chat_sync(c, "extractor", "hi").content == "ok"
     assert sleeps[0] == 1.5 and len(sleeps) == 3
     c.close()
 
@@ -116,7 +117,7 @@ def test_non_retryable_error_fails_at_once_with_hint(settings: Settings) -> None
     model = ScriptedChatModel([denied, "never reached"])
     c = _client(settings, model)
     with pytest.raises(LLMError, match="MOTIVGRAPH_LLM_API_KEY"):
-        c.chat_sync("extractor", "hi")
+        chat_sync(c, "extractor", "hi")
     assert model.remaining == 1 and c.usage.role("extractor").retries == 0
     c.close()
 
@@ -127,7 +128,7 @@ def test_retry_cap_exhausted_raises_llm_error(settings: Settings) -> None:
     model = ScriptedChatModel([rate_limit_error(), rate_limit_error(), rate_limit_error(), "too late"])
     c = _client(settings, model, sleep=sleeps)
     with pytest.raises(LLMError, match="after 3 attempts: HTTP 429"):
-        c.chat_sync("extractor", "hi")
+        chat_sync(c, "extractor", "hi")
     assert len(model.calls) == 3 and model.remaining == 1
     assert len(sleeps) == 2 and sleeps[1] > sleeps[0]  # exponential
     assert c.usage.role("extractor").failures == 1
@@ -139,11 +140,11 @@ def test_timeout_is_retried_once_with_a_longer_limit_then_fails_with_a_reason(se
     settings.llm.max_retries = 5  # transport retries do not apply to timeouts
     model = ScriptedChatModel([Delay(30, "too slow"), Delay(0.07, "in time with the doubled limit")])
     c = _client(settings, model)
-    assert c.chat_sync("extractor", "q1").content == "in time with the doubled limit"
+    assert chat_sync(c, "extractor", "q1").content == "in time with the doubled limit"
     assert c.usage.role("extractor").retries == 1
     model.add(Delay(30, "slow"), Delay(30, "slow"), "never asked")
     with pytest.raises(LLMTimeout, match=r"did not answer within 0s \(2 attempts") as e:
-        c.chat_sync("extractor", "q2")
+        chat_sync(c, "extractor", "q2")
     assert "MOTIVGRAPH_LLM_TIMEOUT_S" in str(e.value)
     assert model.remaining == 1  # two attempts, not max_retries + 1
     assert c.usage.role("extractor").failures == 1
@@ -156,7 +157,7 @@ def test_no_timeout_retry_when_disabled(settings: Settings) -> None:
     model = ScriptedChatModel([Delay(30, "slow"), "never asked"])
     c = _client(settings, model)
     with pytest.raises(LLMTimeout):
-        c.chat_sync("extractor", "q")
+        chat_sync(c, "extractor", "q")
     assert model.remaining == 1
     c.close()
 
@@ -181,10 +182,10 @@ def test_context_window_caps_the_reply_and_refuses_prompts_that_cannot_fit(setti
     settings.llm.max_tokens = 599
     model = ScriptedChatModel(default="ok")
     c = _client(settings, model)
-    c.chat_sync("extractor", "short question", cache=False)
+    chat_sync(c, "extractor", "short question", cache=False)
     assert 0 < model.call_kwargs[-1]["max_tokens"] < 600  # lowered to what the window leaves
     with pytest.raises(ContextOverflow, match="context window"):
-        c.chat_sync("extractor", "word " * 2000, cache=False)
+        chat_sync(c, "extractor", "word " * 2000, cache=False)
     assert len(model.calls) == 1  # nothing was sent
     assert c.prompt_budget("extractor") < 600 - 599 + 1
     c.close()
@@ -207,13 +208,13 @@ def test_budget_stops_before_the_call_and_resume_spends_nothing_twice(settings: 
     done = []
     with pytest.raises(BudgetExceeded, match="resume"):
         for i in range(4):
-            done.append(c1.chat_sync("extractor", f"paper {i}").content)
+            done.append(chat_sync(c1, "extractor", f"paper {i}").content)
     assert done == ["answer 0", "answer 1", "answer 2"]  # 3rd call started at $20 < $25
     assert len(model.calls) == 3 and c1.usage.cost_usd == 30
     c1.close()
 
     c2 = _client(settings, model, budget_usd=25)  # the resumed run
-    again = [c2.chat_sync("extractor", f"paper {i}").content for i in range(4)]
+    again = [chat_sync(c2, "extractor", f"paper {i}").content for i in range(4)]
     assert again == ["answer 0", "answer 1", "answer 2", "answer 3"]
     assert len(model.calls) == 4  # only paper 3 reached the model
     assert c2.usage.cost_usd == 10 and c2.usage.role("extractor").cache_hits == 3
@@ -224,7 +225,7 @@ def test_budget_from_settings(settings: Settings) -> None:
     _priced(settings).llm.budget_usd = 0
     c = _client(settings, ScriptedChatModel(["x"]))
     with pytest.raises(BudgetExceeded):
-        c.chat_sync("extractor", "hi")
+        chat_sync(c, "extractor", "hi")
     c.close()
 
 
@@ -232,12 +233,12 @@ def test_usage_per_role_and_estimated_tokens(settings: Settings) -> None:
     _priced(settings)
     model = ScriptedChatModel([_reply("e", 5), _reply("m", 7), "n"], report_usage=True)
     c = _client(settings, model)
-    c.chat_sync("extractor", "a")
-    c.chat_sync("mentor", "b")
-    c.chat_sync("mentor", "b")  # cache hit
+    chat_sync(c, "extractor", "a")
+    chat_sync(c, "mentor", "b")
+    chat_sync(c, "mentor", "b")  # cache hit
     quiet = ScriptedChatModel(["an unmetered reply"], report_usage=False)
     c2 = LLMClient(settings, models={"critic": quiet}, model=model, sleep=Sleeps())
-    c2.chat_sync("critic", "c")
+    chat_sync(c2, "critic", "c")
     e, m = c.usage.role("extractor"), c.usage.role("mentor")
     assert (e.calls, e.input_tokens, e.output_tokens, e.cost_usd) == (1, 5, 3, 5.0)
     assert (m.calls, m.cache_hits, m.input_tokens) == (1, 1, 7)
@@ -254,7 +255,7 @@ def test_estimate_for_dry_run(settings: Settings) -> None:
     _priced(settings)
     model = ScriptedChatModel(["known"])
     c = _client(settings, model)
-    c.chat_sync("extractor", "already asked")
+    chat_sync(c, "extractor", "already asked")
     cached = c.estimate("extractor", "already asked", 100)
     fresh = c.estimate("extractor", "a new question with several words", 100)
     assert cached.cached and cached.cost_usd == 0
@@ -283,7 +284,7 @@ def test_rate_limit_spaces_requests(settings: Settings) -> None:
     sleeps = Sleeps()
     c = _client(settings, ScriptedChatModel(default="ok"), sleep=sleeps)
     for i in range(3):
-        c.chat_sync("extractor", f"q{i}")
+        chat_sync(c, "extractor", f"q{i}")
     assert len(sleeps) == 2 and all(0.9 < s <= 2.0 for s in sleeps)  # ~1 s apart (fake sleep, no waiting)
     c.close()
 
@@ -318,5 +319,5 @@ def test_model_introspection(settings: Settings) -> None:
     assert c.chat_model("critic") is plain and not c.supports_tools("critic")
     assert c.model_id("mentor") == "scripted:scripted" and c.is_configured("judge")
     with pytest.raises(LLMError, match="does not support tool calling"):
-        c.chat_sync("critic", "hi", tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}])
+        chat_sync(c, "critic", "hi", tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}])
     c.close()

@@ -22,6 +22,7 @@ from motivgraph.llm.dialects import (
 )
 from motivgraph.llm.factory import build_chat_model, resolve_spec
 from motivgraph.settings import LLMSettings, RoleOverride, Settings
+from tests.unit.kernel.llm.llm_sync import structured_sync
 
 
 class Node(BaseModel):
@@ -163,7 +164,7 @@ def test_client_uses_the_dialect_of_the_setting_with_a_scripted_model(settings: 
     settings.llm.dialect = "llama_cpp_python"
     model = ScriptedChatModel(['{"nodes": [{"name": "x", "words": 1}]}'])
     c = LLMClient(settings, model=model)
-    c.structured_sync("extractor", "go", Reply)
+    structured_sync(c, "extractor", "go", Reply)
     assert model.call_kwargs[0]["response_format"]["type"] == "json_object"
     assert "schema" in model.call_kwargs[0]["response_format"]
     c.close()

@@ -19,6 +19,7 @@ from pydantic import BaseModel, SecretStr
 from motivgraph.errors import ContextOverflow, LLMError
 from motivgraph.llm import LLMClient
 from motivgraph.settings import LLMSettings, Settings
+from tests.unit.kernel.llm.llm_sync import chat_sync, structured_sync
 
 SECRET = "sk-local-secret-abcdef987654"
 
@@ -91,7 +92,7 @@ def test_chat_retries_429_and_reads_real_usage(settings: Settings, fake: FakeOpe
     fake.reply({"content": "pong"}, prompt_tokens=11, completion_tokens=2)
     sleeps = Sleeps()
     c = LLMClient(_settings(settings, "vllm:qwen", fake.url), sleep=sleeps)
-    msg = c.chat_sync("extractor", "ping")
+    msg = chat_sync(c, "extractor", "ping")
     assert msg.content == "pong" and sleeps == [3.0]
     assert [r["path"] for r in fake.requests] == ["/v1/chat/completions"] * 2
     assert fake.requests[0]["auth"] == f"Bearer {SECRET}"
@@ -117,7 +118,7 @@ def test_structured_tool_method_uses_forced_tool_call(settings: Settings, fake: 
     settings.llm.structured_method = "tool"
     c = LLMClient(settings)
     assert c.structured_method("resolver") == "tool"
-    out = c.structured_sync("resolver", "Same concept?", Verdict)
+    out = structured_sync(c, "resolver", "Same concept?", Verdict)
     assert out == Verdict(same=True, reason="identical task")
     body = fake.requests[0]["body"]
     assert body["tools"][0]["function"]["name"] == "Verdict"
@@ -156,7 +157,7 @@ def test_constrained_request_body_per_dialect(settings: Settings, fake: FakeOpen
     settings.llm.dialect = dialect  # type: ignore[assignment]
     c = LLMClient(settings)
     assert c.structured_method("resolver") == "constrained"
-    assert c.structured_sync("resolver", "Same concept?", Verdict).same is False
+    assert structured_sync(c, "resolver", "Same concept?", Verdict).same is False
     body = fake.requests[0]["body"]
     for key, value in expected.items():
         assert body[key] == value
@@ -178,7 +179,7 @@ def test_strict_reply_with_null_optional_field_gets_the_default(settings: Settin
     settings = _settings(settings, "openai:gpt-4o-mini", fake.url)
     settings.llm.dialect = "openai"
     c = LLMClient(settings)
-    assert c.structured_sync("resolver", "q", WithDefault) == WithDefault(same=True, members=[])
+    assert structured_sync(c, "resolver", "q", WithDefault) == WithDefault(same=True, members=[])
     schema = fake.requests[0]["body"]["response_format"]["json_schema"]["schema"]
     assert schema["required"] == ["same", "members"] and schema["additionalProperties"] is False
     assert {"type": "null"} in schema["properties"]["members"]["anyOf"]
@@ -190,11 +191,11 @@ def test_server_rejecting_json_schema_falls_back_to_json_mode(settings: Settings
     fake.reply({"content": '{"same": false, "reason": "different data"}'})
     fake.reply({"content": '{"same": true, "reason": "same"}'})
     c = LLMClient(_settings(settings, "openai:qwen", fake.url), sleep=Sleeps())
-    assert c.structured_sync("resolver", "Same concept?", Verdict).same is False
+    assert structured_sync(c, "resolver", "Same concept?", Verdict).same is False
     assert fake.requests[0]["body"]["response_format"]["type"] == "json_schema"
     assert fake.requests[1]["body"]["response_format"] == {"type": "json_object"}
     assert c.structured_method("resolver") == "json_mode"  # remembered for the next calls
-    assert c.structured_sync("resolver", "Another?", Verdict).same is True
+    assert structured_sync(c, "resolver", "Another?", Verdict).same is True
     assert fake.requests[2]["body"]["response_format"] == {"type": "json_object"}
     c.close()
 
@@ -204,7 +205,7 @@ def test_json_mode_method_sends_generic_json_mode(settings: Settings, fake: Fake
     settings = _settings(settings, "vllm:qwen", fake.url)
     settings.llm.structured_method = "json_mode"
     c = LLMClient(settings)
-    assert c.structured_sync("resolver", "Same concept?", Verdict).same is False
+    assert structured_sync(c, "resolver", "Same concept?", Verdict).same is False
     body = fake.requests[0]["body"]
     assert body["response_format"] == {"type": "json_object"}
     assert "JSON Schema" in body["messages"][0]["content"]
@@ -215,7 +216,7 @@ def test_context_overflow_reply_from_server_is_named(settings: Settings, fake: F
     fake.error(400, "Requested tokens (9000) exceed context window of 8192")
     c = LLMClient(_settings(settings, "vllm:qwen", fake.url), sleep=Sleeps())
     with pytest.raises(ContextOverflow, match="context window"):
-        c.chat_sync("extractor", "ping")
+        chat_sync(c, "extractor", "ping")
     assert len(fake.requests) == 1
     c.close()
 
@@ -224,7 +225,7 @@ def test_auth_error_fails_fast_and_redacts_the_key(settings: Settings, fake: Fak
     fake.error(401, f"Incorrect API key provided: {SECRET}")
     c = LLMClient(_settings(settings, "vllm:qwen", fake.url), sleep=Sleeps())
     with pytest.raises(LLMError) as e:
-        c.chat_sync("extractor", "ping")
+        chat_sync(c, "extractor", "ping")
     assert "HTTP 401" in str(e.value) and "MOTIVGRAPH_LLM_API_KEY" in str(e.value)
     assert SECRET not in str(e.value)
     assert len(fake.requests) == 1
@@ -240,7 +241,7 @@ def test_server_gone_is_a_connection_error_retried_then_reported(settings: Setti
     sleeps = Sleeps()
     c = LLMClient(s, sleep=sleeps)
     with pytest.raises(LLMError, match="after 3 attempts"):
-        c.chat_sync("extractor", "ping")
+        chat_sync(c, "extractor", "ping")
     assert len(sleeps) == 2
     c.close()
 
@@ -252,7 +253,7 @@ def test_rejected_tool_method_falls_back_and_terminates(settings: Settings, fake
     settings = _settings(settings, "openai:qwen", fake.url)
     settings.llm.structured_method = "tool"
     c = LLMClient(settings, sleep=Sleeps())
-    assert c.structured_sync("resolver", "Same?", Verdict).same is True
+    assert structured_sync(c, "resolver", "Same?", Verdict).same is True
     assert "tools" in fake.requests[0]["body"]
     assert fake.requests[1]["body"]["response_format"] == {"type": "json_object"}
     assert "response_format" not in fake.requests[2]["body"]  # text: the schema in the prompt only
@@ -275,7 +276,7 @@ def test_truncated_constrained_reply_is_reasked_not_a_failed_call(settings: Sett
     _queue_cut_off(fake, completion_tokens=128)
     fake.reply({"content": '{"same": true, "reason": "short"}'}, prompt_tokens=30, completion_tokens=9)
     c = LLMClient(_settings(settings, "vllm:qwen", fake.url), sleep=Sleeps())
-    assert c.structured_sync("resolver", "Same concept?", Verdict) == Verdict(same=True, reason="short")
+    assert structured_sync(c, "resolver", "Same concept?", Verdict) == Verdict(same=True, reason="short")
     assert fake.requests[0]["body"]["response_format"]["type"] == "json_schema"
     assert "cut off at the token limit" in fake.requests[1]["body"]["messages"][-1]["content"]
     u = c.usage.role("resolver")
@@ -294,7 +295,7 @@ def test_a_cut_off_grammar_reply_is_reasked_with_bounds_for_half_the_cap(setting
     s.llm.dialect = "llama_cpp_python"
     s.llm.max_tokens = 64
     c = LLMClient(s, sleep=Sleeps())
-    assert c.structured_sync("resolver", "Same concept?", Verdict) == Verdict(same=True, reason="short")
+    assert structured_sync(c, "resolver", "Same concept?", Verdict) == Verdict(same=True, reason="short")
     first, second = (r["body"]["response_format"]["schema"] for r in fake.requests)
     assert worst_chars(first) <= 64 * CHARS_PER_TOKEN
     assert worst_chars(second) <= 32 * CHARS_PER_TOKEN < worst_chars(first)

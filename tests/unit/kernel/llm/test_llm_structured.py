@@ -10,6 +10,7 @@ from motivgraph.errors import ReplyProblem, StructuredOutputError
 from motivgraph.llm import LLMClient, ScriptedChatModel, tool_reply
 from motivgraph.llm.structured import json_candidate, parse_json_text
 from motivgraph.settings import Settings
+from tests.unit.kernel.llm.llm_sync import structured_sync
 
 
 class Node(BaseModel):
@@ -43,7 +44,7 @@ def _ask(settings: Settings, *replies, method: str = "text") -> tuple[LLMClient,
 )
 def test_valid_replies_parse_without_reask(settings: Settings, reply: str) -> None:
     c, model = _ask(settings, reply)
-    out = c.structured_sync("extractor", "extract", Triples)
+    out = structured_sync(c, "extractor", "extract", Triples)
     assert out == Triples(triples=[Node(name="graph learning", words=2)])
     assert len(model.calls) == 1
     c.close()
@@ -59,14 +60,14 @@ def test_valid_replies_parse_without_reask(settings: Settings, reply: str) -> No
 )
 def test_broken_json_is_repaired(settings: Settings, broken: str) -> None:
     c, model = _ask(settings, broken)
-    assert c.structured_sync("extractor", "extract", Triples).triples[0].name == "graph learning"
+    assert structured_sync(c, "extractor", "extract", Triples).triples[0].name == "graph learning"
     assert len(model.calls) == 1
     c.close()
 
 
 def test_schema_instruction_is_sent_in_the_system_message(settings: Settings) -> None:
     c, model = _ask(settings, GOOD)
-    c.structured_sync("extractor", [SystemMessage("You extract triples."), HumanMessage("paper")], Triples)
+    structured_sync(c, "extractor", [SystemMessage("You extract triples."), HumanMessage("paper")], Triples)
     sent = model.calls[0]
     assert isinstance(sent[0], SystemMessage) and sent[0].content.startswith("You extract triples.")
     assert '"triples"' in sent[0].content and "JSON Schema" in sent[0].content
@@ -78,18 +79,18 @@ def test_schema_instruction_follows_a_conversation_so_its_history_stays_a_cachea
         settings: Settings) -> None:
     c, model = _ask(settings, GOOD, GOOD)
     history = [SystemMessage("You research."), HumanMessage("task"), AIMessage("a step"), HumanMessage("result")]
-    c.structured_sync("extractor", history, Triples)
+    structured_sync(c, "extractor", history, Triples)
     sent = model.calls[0]
     assert [m.content for m in sent[:3]] == ["You research.", "task", "a step"]  # unchanged prefix
     assert sent[3].content.startswith("result") and "JSON Schema" in sent[3].content
-    c.structured_sync("extractor", [*history, AIMessage("more")], Triples)  # last message not human: one added
+    structured_sync(c, "extractor", [*history, AIMessage("more")], Triples)  # last message not human: one added
     assert isinstance(model.calls[1][-1], HumanMessage) and "JSON Schema" in model.calls[1][-1].content
     c.close()
 
 
 def test_wrong_schema_reasks_once_with_the_errors(settings: Settings) -> None:
     c, model = _ask(settings, '{"triples": [{"name": "", "words": 0}]}', GOOD)
-    out = c.structured_sync("extractor", "extract", Triples)
+    out = structured_sync(c, "extractor", "extract", Triples)
     assert out.triples[0].words == 2
     reask = model.calls[1]
     assert isinstance(reask[-2], AIMessage) and '"words": 0' in reask[-2].content
@@ -100,7 +101,7 @@ def test_wrong_schema_reasks_once_with_the_errors(settings: Settings) -> None:
 def test_reask_also_wrong_raises_with_raw_text(settings: Settings) -> None:
     c, model = _ask(settings, '{"nodes": []}', '{"triples": "none"}', GOOD)
     with pytest.raises(StructuredOutputError, match="no valid Triples after 2 replies") as e:
-        c.structured_sync("extractor", "extract", Triples)
+        structured_sync(c, "extractor", "extract", Triples)
     assert e.value.raw == ['{"nodes": []}', '{"triples": "none"}']
     assert "triples" in e.value.problems[0]
     assert model.remaining == 1  # exactly one re-ask
@@ -109,7 +110,7 @@ def test_reask_also_wrong_raises_with_raw_text(settings: Settings) -> None:
 
 def test_empty_reply_then_success(settings: Settings) -> None:
     c, model = _ask(settings, "", GOOD)
-    assert c.structured_sync("extractor", "extract", Triples).triples
+    assert structured_sync(c, "extractor", "extract", Triples).triples
     assert "empty" in model.calls[1][-1].content
     c.close()
 
@@ -118,7 +119,7 @@ def test_refusal_text_is_named_and_gives_up(settings: Settings) -> None:
     refusal = "I'm sorry, but I can't help with that request."
     c, _ = _ask(settings, refusal, refusal)
     with pytest.raises(StructuredOutputError, match="refusal"):
-        c.structured_sync("extractor", "extract", Triples)
+        structured_sync(c, "extractor", "extract", Triples)
     c.close()
 
 
@@ -126,14 +127,14 @@ def test_provider_refusal_field(settings: Settings) -> None:
     refused = AIMessage(content="", additional_kwargs={"refusal": "I cannot do that."})
     c, _ = _ask(settings, refused, refused)
     with pytest.raises(StructuredOutputError, match="refused"):
-        c.structured_sync("extractor", "extract", Triples)
+        structured_sync(c, "extractor", "extract", Triples)
     c.close()
 
 
 def test_tool_mode_forces_the_schema_tool(settings: Settings) -> None:
     call = tool_reply(("Triples", {"triples": [{"name": "x", "words": 1}]}))
     c, model = _ask(settings, call, method="tool")
-    assert c.structured_sync("extractor", "extract", Triples).triples[0].name == "x"
+    assert structured_sync(c, "extractor", "extract", Triples).triples[0].name == "x"
     assert model.call_kwargs[0]["tool_choice"] == "Triples"
     assert model.tools_seen[0][0]["function"]["name"] == "Triples"
     assert not any(isinstance(m, SystemMessage) for m in model.calls[0])  # schema travels as the tool
@@ -143,24 +144,24 @@ def test_tool_mode_forces_the_schema_tool(settings: Settings) -> None:
 def test_tool_mode_falls_back_to_text_and_reasks(settings: Settings) -> None:
     bad = tool_reply(("Triples", {"triples": [{"name": "x"}]}))
     c, model = _ask(settings, bad, f"```json\n{GOOD}\n```", method="tool")
-    assert c.structured_sync("extractor", "extract", Triples).triples[0].words == 2
+    assert structured_sync(c, "extractor", "extract", Triples).triples[0].words == 2
     assert "words" in model.calls[1][-1].content
     c.close()
 
 
 def test_json_mode_binds_response_format(settings: Settings) -> None:
     c, model = _ask(settings, GOOD, method="json_mode")
-    c.structured_sync("extractor", "extract", Triples)
+    structured_sync(c, "extractor", "extract", Triples)
     assert model.call_kwargs[0]["response_format"] == {"type": "json_object"}
     c.close()
 
 
 def test_structured_replies_are_cached(settings: Settings) -> None:
     c, model = _ask(settings, "not json", GOOD)
-    first = c.structured_sync("extractor", "extract", Triples)
+    first = structured_sync(c, "extractor", "extract", Triples)
     c.close()
     c2 = LLMClient(settings, model=model)
-    assert c2.structured_sync("extractor", "extract", Triples) == first
+    assert structured_sync(c2, "extractor", "extract", Triples) == first
     assert len(model.calls) == 2 and c2.usage.role("extractor").cache_hits == 2
     c2.close()
 
@@ -178,14 +179,6 @@ def test_reply_cut_at_token_limit_is_named(settings: Settings) -> None:
     cut = AIMessage(content='{"triples": [{"name": "graph', response_metadata={"finish_reason": "length"})
     c, model = _ask(settings, cut, cut)
     with pytest.raises(StructuredOutputError, match="token limit"):
-        c.structured_sync("extractor", "extract", Triples)
+        structured_sync(c, "extractor", "extract", Triples)
     assert "MOTIVGRAPH_LLM_MAX_TOKENS" in model.calls[1][-1].content
-    c.close()
-
-
-async def test_sync_wrapper_inside_a_running_loop_is_refused(settings: Settings) -> None:
-    c, _ = _ask(settings, GOOD)
-    with pytest.raises(RuntimeError, match="await the async method"):
-        c.structured_sync("extractor", "extract", Triples)
-    assert (await c.structured("extractor", "extract", Triples)).triples
     c.close()
