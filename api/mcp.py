@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 import anyio
 import mcp_types as types
@@ -71,10 +71,6 @@ def tool_definitions() -> list[types.Tool]:
         )
         for spec in all_tools()
     ]
-
-
-def paper_uri(paper_id: str) -> str:
-    return _PAPER_PREFIX + quote(paper_id, safe=":")
 
 
 def _json(model: BaseModel) -> str:

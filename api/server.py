@@ -23,7 +23,7 @@ import socket
 from typing import Any, ClassVar
 
 from motivgraph.api.contract.envelope import error_body
-from motivgraph.settings import ApiSettings, Settings, get_settings
+from motivgraph.settings import ApiSettings, get_settings
 
 try:  # httptools' C parser is markedly cheaper per request than h11 on a 2-core box
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _HttpProtocol
@@ -51,7 +51,8 @@ def _envelope_response(status: int, code: str, message: str, field: str | None =
 
 class NoDelayHttpProtocol(_HttpProtocol):
     """uvicorn's HTTP protocol with TCP_NODELAY, the head timeout, URL and header size caps and JSON errors. The
-    limits come from `api_settings` when a subclass sets it (protocol_for), else from the process' settings."""
+    limits come from `api_settings` when a subclass sets it (an app served in a test process), else from the
+    process' settings."""
 
     api_settings: ClassVar[ApiSettings | None] = None
 
@@ -154,6 +155,3 @@ class NoDelayHttpProtocol(_HttpProtocol):
 HTTP_PROTOCOL = "motivgraph.api.server:NoDelayHttpProtocol"
 
 
-def protocol_for(settings: Settings) -> type[NoDelayHttpProtocol]:
-    """The protocol with the limits of `settings` (an app served in-process, e.g. by a test or a benchmark)."""
-    return type("BoundHttpProtocol", (NoDelayHttpProtocol,), {"api_settings": settings.api})

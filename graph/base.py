@@ -7,7 +7,7 @@ Writes are idempotent: re-upserting the same paper or triple changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from motivgraph.choices import NodeType
@@ -58,9 +58,6 @@ class GraphStore(Protocol):
         edge holding its element's quotes (TripleIn.evidence; replaced on a re-upsert). Idempotent.
         ValueError (before anything is written) for a name with no letters/digits or a NodeIn.key of the
         wrong type. relationships_created counts STATES edges too."""
-
-    def add_aliases(self, key: str, aliases: Iterable[str]) -> int:
-        """Record other spellings of a node; returns how many were new (0 when the key is unknown)."""
 
     def add_parents(self, parents: Sequence[ParentIn]) -> UpsertResult:
         """MERGE parent nodes (level >= 1) and PARENT_OF edges to existing children of the same type

@@ -159,17 +159,6 @@ WITH sum(CASE WHEN was_new THEN 1 ELSE 0 END) AS created,
 {_BUMP}"""
 
 
-def add_aliases(label: str) -> str:
-    lb = _label(label)
-    return f"""
-MATCH (n:{lb} {{key: $key}})
-WITH n, [a IN $names WHERE a <> n.name AND NOT a IN n.aliases] AS new_aliases
-SET n.aliases = n.aliases + new_aliases,
-    n.norm_aliases = n.norm_aliases + [x IN $norms WHERE NOT x IN n.norm_aliases]
-RETURN size(new_aliases) AS added
-"""
-
-
 # ----------------------------------------------------------------------------------------- edges
 UPSERT_HAS_CHALLENGE = """
 UNWIND $rows AS r

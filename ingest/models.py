@@ -248,10 +248,6 @@ class Paper(BaseModel):
                 break
         return "\n\n".join(p for p in parts if p)
 
-    @property
-    def text_chars(self) -> int:
-        return len(self.abstract) + sum(len(s.text) for s in self.sections)
-
     def to_record(self) -> PaperRecord:
         return PaperRecord(
             paper_id=self.paper_id,

@@ -58,10 +58,6 @@ def _pers_name(pers: ET.Element) -> str:
     return " ".join(p for p in [*parts, sur] if p)
 
 
-def _paragraphs(div: ET.Element) -> str:
-    return _paragraphs_pages(div, {})[0]
-
-
 _BLOCKS = (f"{_T}p", f"{_T}formula", f"{_T}list")
 
 

@@ -161,15 +161,6 @@ class DecisionLog(SqliteFile):
             cols = [c[0] for c in cur.description]
             return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
-    def merge_counts(self, run_id: str | None = None) -> dict[str, int]:
-        sql = "SELECT decision, COUNT(*) FROM merge_log"
-        args: tuple[Any, ...] = ()
-        if run_id is not None:
-            sql += " WHERE run_id = ?"
-            args = (run_id,)
-        with self._lock:
-            return dict(self._db.execute(sql + " GROUP BY decision", args).fetchall())
-
     # -- cached verdicts ----------------------------------------------------------------------
     def get_verdict(self, kind: str, qkey: str) -> dict[str, Any] | None:
         with self._lock:
@@ -183,10 +174,6 @@ class DecisionLog(SqliteFile):
                 (kind, qkey, json.dumps(verdict, ensure_ascii=False), now()),
             )
             self._db.commit()
-
-    def verdict_count(self, kind: str) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM verdicts WHERE kind = ?", (kind,)).fetchone()[0])
 
     # -- parent runs ----------------------------------------------------------------------------
     def open_parent_run(self, node_type: str, level: int, members: Sequence[str]) -> tuple[str, list[str], bool]:
@@ -250,11 +237,6 @@ class DecisionLog(SqliteFile):
                     changed += 1
             self._db.commit()
         return changed
-
-    def parent_run_status(self, run_key: str) -> str | None:
-        with self._lock:
-            row = self._db.execute("SELECT status FROM parent_runs WHERE run_key = ?", (run_key,)).fetchone()
-        return row[0] if row else None
 
     # -- extraction outcomes ----------------------------------------------------------------------
     def log_extraction(

@@ -13,7 +13,7 @@ from typing import Any
 @contextmanager
 def served(app: Any, *, lifespan: str = "on", http: Any = "auto") -> Iterator[str]:
     """Yield the base URL (`http://127.0.0.1:<port>`) while uvicorn serves `app`; stop it on exit. `http`: uvicorn's
-    HTTP protocol (e.g. `motivgraph.api.server.protocol_for(settings)`, what `motivgraph serve` runs)."""
+    HTTP protocol (e.g. `bound_protocol(settings)`, what `motivgraph serve` runs)."""
     import uvicorn
 
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan=lifespan,
@@ -29,3 +29,10 @@ def served(app: Any, *, lifespan: str = "on", http: Any = "auto") -> Iterator[st
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def bound_protocol(settings: Any) -> type:
+    """`motivgraph serve`'s HTTP protocol with the limits of `settings` (the served process reads its own)."""
+    from motivgraph.api.server import NoDelayHttpProtocol
+
+    return type("BoundHttpProtocol", (NoDelayHttpProtocol,), {"api_settings": settings.api})

@@ -375,23 +375,6 @@ class CypherGraphStore(ABC):
             aliases_added=total.aliases_added + aliases,
         )
 
-    def add_aliases(self, key: str, aliases: Iterable[str]) -> int:
-        """Record other spellings of an existing node. Returns how many were new (0 if no such node)."""
-        node_type, _ = split_key(key)
-        names: list[str] = []
-        norms: list[str] = []
-        for a in aliases:
-            a = " ".join(str(a).split())
-            if a and a not in names:
-                names.append(a)
-                norm = _norm_or_none(a)
-                if norm and norm not in norms:
-                    norms.append(norm)
-        if not names:
-            return 0
-        rows = self._write(Q.add_aliases(LABELS[node_type]), {"key": key, "names": names, "norms": norms})
-        return int(self._first(rows, "added"))
-
     def add_parents(self, parents: Sequence[ParentIn]) -> UpsertResult:
         """MERGE parent nodes (level >= 1) and PARENT_OF edges to existing children of the same type.
         Children that do not exist are skipped with a warning."""

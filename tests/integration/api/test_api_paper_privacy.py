@@ -62,9 +62,11 @@ async def test_openapi_paper_model_has_no_server_path(client: Any) -> None:
 
 
 async def test_mcp_paper_resource_has_no_server_path(service: Any) -> None:
-    from motivgraph.api.mcp import paper_uri, read_resource
+    from urllib.parse import quote
 
-    res = await read_resource(service, paper_uri(PAPER_ID))
+    from motivgraph.api.mcp import PAPER_URI, read_resource
+
+    res = await read_resource(service, PAPER_URI.format(paper_id=quote(PAPER_ID, safe=":")))
     text = res.contents[0].text  # type: ignore[union-attr]
     body = json.loads(text)
     assert body["paper"]["title"] == "Tracking raptors with solar tags" and body["triples"]

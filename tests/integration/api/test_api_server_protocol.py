@@ -17,9 +17,8 @@ from fastapi import FastAPI
 
 from motivgraph.api import error_responses
 from motivgraph.api.middleware import AccessLogMiddleware, BodyTimeoutMiddleware
-from motivgraph.api.server import protocol_for
 from motivgraph.settings import Settings
-from tests.uvicorn_support import served
+from tests.uvicorn_support import bound_protocol, served
 
 HEADER_TIMEOUT_S = 0.6
 BODY_TIMEOUT_S = 0.6
@@ -43,7 +42,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
 
     app.add_middleware(BodyTimeoutMiddleware, seconds=BODY_TIMEOUT_S)
     app.add_middleware(AccessLogMiddleware)
-    with served(app, http=protocol_for(settings)) as url:
+    with served(app, http=bound_protocol(settings)) as url:
         host, port = url.removeprefix("http://").split(":")
         yield host, int(port)
 

@@ -16,7 +16,7 @@ import pytest
 
 from tests.browser_support import chrome, require_browser
 from tests.integration.api.conftest import C_WSN
-from tests.uvicorn_support import served
+from tests.uvicorn_support import bound_protocol, served
 
 require_browser("the explorer key browser test")
 
@@ -34,14 +34,13 @@ def base_url(api_settings: Any) -> Iterator[str]:
     from pydantic import SecretStr
 
     from motivgraph.api.app import create_app
-    from motivgraph.api.server import protocol_for
     from motivgraph.api.services import ToolService
 
     s = api_settings.model_copy(deep=True)
     s.api.api_key = SecretStr(KEY)
     svc = ToolService(s)
     try:
-        with served(create_app(svc), lifespan="auto", http=protocol_for(s)) as url:
+        with served(create_app(svc), lifespan="auto", http=bound_protocol(s)) as url:
             yield url
     finally:
         svc.close()

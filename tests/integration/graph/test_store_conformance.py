@@ -186,8 +186,6 @@ class TestConformance:
         assert v1 > v0
         gstore.upsert_triples(CORE[:1])
         assert gstore.node_version() == v1
-        gstore.add_aliases("problem:low resource ner", ["NER with little data"])
-        assert gstore.node_version() == v1  # aliases are not embedded text
         gstore.upsert_papers([PaperRecord(paper_id="paper-z")])
         assert gstore.node_version() == v1
         gstore.upsert_triples(CORE[1:2])  # a new challenge and solution
@@ -223,16 +221,6 @@ class TestConformance:
         assert gstore.find_nodes("ner for low resource languages", types=["challenge"]) == []
         with pytest.raises(ValueError):
             gstore.upsert_triples([T("p", 0, "x", "y", "z", pk="challenge:y")])  # key of the wrong type
-
-    def test_add_aliases(self, gstore: GraphStore) -> None:
-        gstore.upsert_triples(CORE[:1])
-        assert gstore.add_aliases("challenge:scarce labelled data", ["Label scarcity", "label  scarcity",
-                                                                     "Scarce labelled data"]) == 2
-        assert gstore.add_aliases("challenge:scarce labelled data", ["Label scarcity"]) == 0
-        assert gstore.add_aliases("challenge:does not exist", ["x"]) == 0
-        assert [r.key for r in gstore.find_nodes("LABEL SCARCITY")] == ["challenge:scarce labelled data"]
-        rec = gstore.find_nodes("challenge:scarce labelled data")[0]
-        assert rec.aliases == ["Label scarcity", "label scarcity"]
 
     def test_find_nodes_by_key_name_and_type(self, gstore: GraphStore) -> None:
         gstore.upsert_triples([T("p", 0, "Domain shift", "Domain shift", "Domain adaptation")])

@@ -159,7 +159,6 @@ def test_upserts_are_batched_parameterised_write_transactions() -> None:
     driver.calls.clear()
     store.add_parents([ParentIn(type="problem", parent=NodeIn(name=EVIL), level=1,
                                 children=["problem:a", "problem:b"])])
-    store.add_aliases("problem:a", [EVIL])
     for _, text, params, _ in driver.calls:
         assert_parameterised(text, params, [EVIL])
 
@@ -277,7 +276,7 @@ def test_real_driver_against_closed_port_is_backend_unavailable(caplog: pytest.L
 def test_query_builders_accept_only_schema_labels() -> None:
     from motivgraph.graph import queries as Q
 
-    builders = [Q.upsert_nodes, Q.restore_nodes, Q.add_aliases, Q.upsert_states, Q.node_detail,
+    builders = [Q.upsert_nodes, Q.restore_nodes, Q.upsert_states, Q.node_detail,
                 Q.get_node_by_key, Q.iter_nodes, Q.upsert_parent_edges, Q.iter_parents, Q.count_parents]
     for build in builders:
         with pytest.raises(ValueError, match="schema label"):

@@ -9,8 +9,8 @@ import pytest
 
 from motivgraph.errors import ParseError
 from motivgraph.ingest.pdf import parse_pdf
-from motivgraph.ingest.quality import intro_quality
 from tests.fixtures.ingest.pdfgen import write_encrypted, write_image_only, write_paper, write_truncated
+from tests.unit.ingest.intro_quality_support import intro_quality
 
 REPO = Path(__file__).resolve().parents[3]
 PDF_DIR = REPO.parent / "shared" / "corpus" / "pdf"
