@@ -1,5 +1,5 @@
 """What an ingest run will do, decided before anything is written: walk → key (hash) → dedupe →
-ledger → the work list. `plan()` is read-only, so `--dry-run` is simply a plan that is not executed.
+ledger → the work list. `plan_async()` is read-only, so `--dry-run` is simply a plan that is not executed.
 
 Inputs come in kinds (`InputKind`): the built-in kind is the PDF file, keyed by the sha256 of its
 bytes. Another kind (e.g. paper JSON records, keyed by a stable record id) is an "input_kinds" part of the one
@@ -94,7 +94,7 @@ def _check(name: str, kind: Any) -> None:
 
 
 def register_input_kind(kind: InputKind) -> None:
-    """Make `plan()` pick up files ending in `kind.suffixes` in this process (a later kind claiming a suffix
+    """Make `plan_async()` pick up files ending in `kind.suffixes` in this process (a later kind claiming a suffix
     wins)."""
     plugins.register("input_kinds", kind.name, kind, replace=True)
 
@@ -279,17 +279,3 @@ async def plan_async(
     if limit is not None:
         out.todo = out.todo[: max(0, limit)]
     return out
-
-
-def plan(
-    paths: Sequence[str | Path],
-    settings: Settings,
-    *,
-    retry_failed: bool = False,
-    limit: int | None = None,
-    concurrency: int | None = None,
-) -> IngestPlan:
-    """Synchronous `plan_async` (the CLI's dry run)."""
-    return asyncio.run(plan_async(paths, settings, retry_failed=retry_failed, limit=limit, concurrency=concurrency))
-
-

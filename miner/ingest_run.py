@@ -27,9 +27,11 @@ from motivgraph.ingest.pipeline import (
     store_step,
 )
 from motivgraph.ingest.plan import IngestPlan, plan_async
+from motivgraph.miner.estimate import IngestEstimate, estimate_plan
+from motivgraph.miner.extractor_choice import decide_extractor
 from motivgraph.miner.gate import GateDecision, gate_message
 from motivgraph.miner.ray_engine import ray_engine
-from motivgraph.miner.sink import IngestEstimate, MinerSink, decide_extractor, estimate_plan
+from motivgraph.miner.sink import MinerSink
 
 if TYPE_CHECKING:
     from motivgraph.choices import Engine, ParserName

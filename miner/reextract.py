@@ -55,9 +55,10 @@ from motivgraph.ingest.plan import WorkItem, kind_of
 from motivgraph.miner import decisions as D
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.extractions import ExtractionStore
+from motivgraph.miner.extractor_choice import decide_extractor
 from motivgraph.miner.heuristic import HeuristicExtractor
 from motivgraph.miner.merges import get_merge, record_undo
-from motivgraph.miner.sink import MinerSink, decide_extractor
+from motivgraph.miner.sink import MinerSink
 from motivgraph.outbound import is_transient
 
 if TYPE_CHECKING:

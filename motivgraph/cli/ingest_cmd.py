@@ -290,7 +290,7 @@ def _check_engine(engine: Engine, ray_address: str | None, settings: Any, dry_ru
 
 def _render_run(run: Any) -> None:
     """The command's output: dry-run estimate or miner report, derived indexes, skipped inputs, summary."""
-    from motivgraph.miner.sink import OFFLINE_NOTICE
+    from motivgraph.miner.extractor_choice import OFFLINE_NOTICE
 
     s = run.summary
     if s.dry_run and run.extractor == "heuristic":

@@ -68,8 +68,8 @@ def _check_extraction(as_json: bool) -> None:
     from motivgraph.graph.runtime import Runtime
     from motivgraph.miner.extract import LLMExtractor
     from motivgraph.miner.extraction_check import run_extraction_check
+    from motivgraph.miner.extractor_choice import decide_extractor
     from motivgraph.miner.heuristic import HeuristicExtractor
-    from motivgraph.miner.sink import decide_extractor
     from motivgraph.terminal import EXIT_GATE
 
     settings = load_settings()

@@ -30,8 +30,8 @@ def extract_cmd(
     from motivgraph.ingest.walker import sha256_file
     from motivgraph.miner.evidence import verify_result
     from motivgraph.miner.extract import LLMExtractor
+    from motivgraph.miner.extractor_choice import decide_extractor
     from motivgraph.miner.heuristic import HeuristicExtractor
-    from motivgraph.miner.sink import decide_extractor
 
     if not file.is_file():
         raise ParseError(f"no such file: {file}")

@@ -123,8 +123,8 @@ def reextract_cmd(
     same command again. Example: after setting MOTIVGRAPH_LLM_MODEL, upgrade the offline triples with
     `motivgraph ingest --re-extract --only-extractor heuristic`.
     """
+    from motivgraph.miner.extractor_choice import decide_extractor
     from motivgraph.miner.reextract import reextract
-    from motivgraph.miner.sink import decide_extractor
 
     settings = load_settings()
     mode, client = decide_extractor(settings, budget_usd=budget_usd)

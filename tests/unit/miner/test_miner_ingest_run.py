@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from motivgraph.ingest.plan import plan_async
-from motivgraph.miner.sink import decide_extractor, estimate_plan
+from motivgraph.miner.estimate import estimate_plan
+from motivgraph.miner.extractor_choice import decide_extractor
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 from tests.miner_support import scripted_client
@@ -49,7 +50,8 @@ def test_the_offline_decision_loads_no_llm_stack(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from motivgraph.settings import Settings; from motivgraph.miner.sink import decide_extractor; "
+    code = ("import sys; from motivgraph.settings import Settings; "
+            "from motivgraph.miner.extractor_choice import decide_extractor; "
             f"s = Settings(data_dir={str(tmp_path)!r}, _env_file=None); s.llm.model = None; s.llm.roles = {{}}; "
             "assert decide_extractor(s) == ('heuristic', None); "
             "heavy = ('langchain_core', 'langchain_openai', 'openai'); "
