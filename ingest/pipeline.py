@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
-from motivgraph.errors import BudgetExceeded, ExternalServiceError, IngestError, MotivGraphError, ParseError
+from motivgraph.errors import (
+    ExternalServiceError,
+    IngestError,
+    IngestInterrupted,
+    MotivGraphError,
+    ParseError,
+    RunStopped,
+)
 from motivgraph.graph import open_store
 from motivgraph.graph.embedded import EmbeddedFalkorDB
 from motivgraph.ingest import paper_merge
@@ -79,10 +86,6 @@ class NullSink:
 
     async def process(self, paper: Paper) -> SinkResult:
         return SinkResult(status="stored", counts={})
-
-
-class IngestInterrupted(MotivGraphError):
-    """The batch stopped after repeated transient failures; nothing was marked failed: re-run to resume."""
 
 
 @dataclass
@@ -266,12 +269,12 @@ class TransientGate:
     async def run(self, step: Callable[[], Awaitable[T]], what: str) -> T:
         """Run `step` until it succeeds: a transient failure pauses, recovers and retries (or raises
         IngestInterrupted when they keep coming); any other error propagates unchanged. `step` must be
-        idempotent. A spent budget (BudgetExceeded) stops at once."""
+        idempotent. A clean stop (RunStopped: a spent budget, the extraction gate) stops at once."""
         while True:
             generation = await self.wait_open()
             try:
                 result = await step()
-            except (asyncio.CancelledError, BudgetExceeded, IngestInterrupted):
+            except (asyncio.CancelledError, RunStopped, IngestInterrupted):
                 raise
             except Exception as e:
                 if not is_transient(e):
@@ -434,7 +437,7 @@ async def execute(
             try:
                 await gate.run(lambda: attempt(item, out), item.display)  # transient failures: pause and retry
                 return out
-            except (asyncio.CancelledError, BudgetExceeded, IngestInterrupted):
+            except (asyncio.CancelledError, RunStopped, IngestInterrupted):
                 raise  # a spent budget or a lasting outage stops the run; the document stays resumable
             except Exception as e:  # a permanent failure: this document is the problem
                 reason = classify_failure(e)
@@ -584,7 +587,7 @@ def run_ingest(
 
 
 __all__ = [
-    "DocOutcome", "GraphPaperSink", "IngestInterrupted", "IngestProgress", "IngestSummary", "NullSink",
+    "DocOutcome", "GraphPaperSink", "IngestProgress", "IngestSummary", "NullSink",
     "PaperSink", "SinkResult", "TransientGate", "classify_failure", "dry_run_summary", "execute", "ingest_async",
     "run_ingest", "store_step",
 ]

@@ -14,12 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from motivgraph.errors import BudgetExceeded, ExtractionGateStop
+from motivgraph.errors import ExtractionGateStop, IngestInterrupted, RunStopped
 from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.derived import DerivedReport, repair_derived
 from motivgraph.ingest.pipeline import (
     GraphPaperSink,
-    IngestInterrupted,
     IngestProgress,
     IngestSummary,
     dry_run_summary,
@@ -63,7 +62,7 @@ class IngestRun:
     estimate: IngestEstimate | None = None  # dry run with the LLM miner
     miner_rows: list[tuple[str, str]] = field(default_factory=list)
     derived: DerivedReport | None = None
-    stopped: BudgetExceeded | IngestInterrupted | None = None  # resumable stop: re-run the same command
+    stopped: RunStopped | IngestInterrupted | None = None  # resumable stop: re-run the same command
     engine: str | None = None  # where the per-document work ran, when not in this process ("engine: Ray ...")
     gate: GateDecision | None = None  # the extraction gate's decision (#39), None: no paper with text was mined
     # the run finished but its extraction is not supported by the papers (a failed gate, or no triple at all
@@ -149,7 +148,7 @@ async def run_ingest_command(
                     on_start(run)
                 run.summary = await execute(p, doc_sink, parser=parser, concurrency=concurrency, progress=progress,
                                             store=rt.store, note=note)
-        except (BudgetExceeded, IngestInterrupted) as e:
+        except (RunStopped, IngestInterrupted) as e:
             run.stopped = e
             # what was done before the stop (execute attaches it): a stopped run's summary is not all zeros
             run.summary = getattr(e, "summary", run.summary)

@@ -45,6 +45,7 @@ from motivgraph.errors import (
     LLMError,
     MotivGraphError,
     ParseError,
+    RunStopped,
 )
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import make_parser
@@ -96,7 +97,7 @@ class Failure:
     @classmethod
     def of(cls, e: BaseException) -> Failure:
         name = f"{type(e).__module__}:{type(e).__qualname__}"
-        if isinstance(e, BudgetExceeded):
+        if isinstance(e, RunStopped):  # a clean stop (a spent budget, the gate): the driver stops resumably
             return cls("budget", name, str(e))
         if is_transient(e):
             return cls("transient", name, str(e))

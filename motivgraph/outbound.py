@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import httpx
 import tenacity
 
-from motivgraph.errors import BackendUnavailable, BudgetExceeded, ExternalServiceError, ParseError
+from motivgraph.errors import BackendUnavailable, ExternalServiceError, ParseError, RunStopped
 
 T = TypeVar("T")
 
@@ -126,7 +126,7 @@ def is_transient(e: BaseException) -> bool:
         seen.add(id(cur))
         if isinstance(cur, ParseError):
             return False  # e.g. GROBID answered 500 for this PDF: the document is the problem
-        if isinstance(cur, BackendUnavailable | ExternalServiceError | BudgetExceeded):
+        if isinstance(cur, BackendUnavailable | ExternalServiceError | RunStopped):
             return True
         if is_retryable(cur):
             return True

@@ -218,8 +218,7 @@ def run_cmd(
     """Parse PDFs, extract motivation triples and store them in the graph; resumable (re-run the same command)."""
     from motivgraph.cli.common import announce_data_dir
     from motivgraph.cli.ingest_support import check_inputs, run_json
-    from motivgraph.errors import ExtractionGateStop
-    from motivgraph.ingest.pipeline import IngestInterrupted
+    from motivgraph.errors import ExtractionGateStop, IngestInterrupted
     from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
 
     check_inputs(paths)  # a typo or an empty glob is an error before anything starts

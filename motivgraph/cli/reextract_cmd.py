@@ -69,8 +69,7 @@ def render_report(report: Any, json_out: bool) -> None:
 def run_job(settings: Any, coro: Any) -> Any:
     """Run a re-processing coroutine; when it stops on an error, say that the job is kept and how to finish it.
     A lasting outage (the store or LLM stayed down through every reconnect) exits 4, as `ingest` does."""
-    from motivgraph.errors import BudgetExceeded, ExtractionGateStop, MotivGraphError
-    from motivgraph.ingest.pipeline import IngestInterrupted
+    from motivgraph.errors import BudgetExceeded, ExtractionGateStop, IngestInterrupted, MotivGraphError
     from motivgraph.miner.reextract import pending_job
 
     def kept() -> None:

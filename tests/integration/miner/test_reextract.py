@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from motivgraph.errors import GraphError
+from motivgraph.errors import GraphError, IngestInterrupted
 from motivgraph.graph.runtime import Runtime
-from motivgraph.ingest.pipeline import IngestInterrupted, ingest_async, ledger_for
+from motivgraph.ingest.pipeline import ingest_async, ledger_for
 from motivgraph.llm.tokens import content_text
 from motivgraph.miner import reextract as RX
 from motivgraph.miner.decisions import DecisionLog

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from motivgraph.cli import app
-from motivgraph.ingest.pipeline import IngestInterrupted
+from motivgraph.errors import IngestInterrupted
 
 
 @pytest.mark.parametrize(("argv", "target"), [

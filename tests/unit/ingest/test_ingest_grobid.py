@@ -235,7 +235,7 @@ def _corpus(tmp_path: Path, n: int) -> list[Path]:
 async def test_server_dies_mid_batch_grobid_only(grobid: FakeGrobid, tmp_path: Path) -> None:
     """GROBID down is a transient failure (issue 12 #1): the batch pauses and retries, then stops cleanly
     with nothing marked failed; the same command finishes the job once GROBID is back."""
-    from motivgraph.ingest.pipeline import IngestInterrupted
+    from motivgraph.errors import IngestInterrupted
 
     files = _corpus(tmp_path / "in", 4)
     grobid.die_after = 2
