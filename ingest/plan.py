@@ -25,6 +25,7 @@ from motivgraph.ingest.walker import sha256_file, walk
 from motivgraph.settings import Settings
 
 if TYPE_CHECKING:
+    from motivgraph.choices import ParserName
     from motivgraph.ingest.models import Paper
     from motivgraph.ingest.parsers import DocumentParser
 
@@ -153,6 +154,9 @@ class IngestPlan:
     """Everything `execute()` needs, and everything a dry run reports."""
 
     settings: Settings
+    # the parser asked for (the setting unless the command names one): which parses the run takes from the cache,
+    # decided here so that a resume whose documents are all parsed needs no parser at all
+    parser: ParserName
     retry_failed: bool = False
     found: int = 0  # input files found by the walk
     found_by_kind: dict[str, int] = field(default_factory=dict)  # input kind name -> files found
@@ -197,6 +201,7 @@ async def plan_async(
     paths: Sequence[str | Path],
     settings: Settings,
     *,
+    parser: ParserName | None = None,
     retry_failed: bool = False,
     limit: int | None = None,
     concurrency: int | None = None,
@@ -204,8 +209,9 @@ async def plan_async(
     """Walk, key (hash) every input, dedupe by key and compare with the ledger. Writes nothing."""
     kinds = input_kinds()
     walked = walk(paths, suffixes=tuple(kinds))
-    out = IngestPlan(settings=settings, retry_failed=retry_failed, found=len(walked.pdfs),
-                     non_pdf_skipped=walked.non_pdf_skipped, missing=list(walked.missing), skipped=walked.skipped)
+    out = IngestPlan(settings=settings, parser=parser or settings.ingest.parser, retry_failed=retry_failed,
+                     found=len(walked.pdfs), non_pdf_skipped=walked.non_pdf_skipped, missing=list(walked.missing),
+                     skipped=walked.skipped)
     for folder, why in walked.unreadable:
         text = path_to_text(folder)
         reason = "unreadable folder (" + why.split(": ", 1)[-1] + ")"

@@ -6,13 +6,13 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from motivgraph.ingest.parsers import accepted_tags, make_parser
-from motivgraph.ingest.pipeline import cache_for
+from motivgraph.ingest.cache import ParsedCache
+from motivgraph.ingest.parser_choice import resolve_parser
+from motivgraph.ingest.parsers import accepted_tags
 from motivgraph.ingest.plan import input_kinds
 from motivgraph.miner.extract import LLMExtractor
 
 if TYPE_CHECKING:
-    from motivgraph.choices import ParserName
     from motivgraph.ingest.models import Paper
     from motivgraph.ingest.plan import IngestPlan
     from motivgraph.llm import LLMClient
@@ -52,26 +52,21 @@ def estimate_papers(papers: list[Paper], settings: Settings, client: LLMClient) 
     return est
 
 
-async def estimate_plan(
-    plan: IngestPlan, client: LLMClient, *, parser: ParserName | None = None, concurrency: int | None = None,
-) -> IngestEstimate:
-    """`ingest --dry-run` with the LLM miner: the papers `plan()` would process (parsing what is not in
-    the parsed cache; nothing is written), and the extraction tokens and cost of each."""
-
+async def estimate_plan(plan: IngestPlan, client: LLMClient, *, concurrency: int | None = None) -> IngestEstimate:
+    """`ingest --dry-run` with the LLM miner: the papers `plan` would process (parsing what is not in the parsed
+    cache, with the run's parser; nothing is written), and the extraction tokens and cost of each."""
     settings = plan.settings
     kinds = {k.name: k for k in input_kinds().values()}
-    cache = cache_for(settings)
+    cache = ParsedCache.for_data_dir(settings.data_dir)
+    tags = accepted_tags(settings.ingest, plan.parser)
     papers: list[Paper] = []
     unparsed = 0
-    doc_parser = None
+    doc_parser = await resolve_parser(plan, workers=concurrency)
     try:
         for item in plan.todo:
             kind = kinds[item.kind]
-            paper = cache.get(item.key, accepted_tags(settings.ingest, parser)) if kind.needs_parser else None
+            paper = cache.get(item.key, tags) if kind.needs_parser else None
             if paper is None:
-                if kind.needs_parser and doc_parser is None:
-                    doc_parser = await make_parser(settings.ingest, parser,
-                                                   workers=concurrency or settings.ingest.concurrency)
                 try:
                     paper = await kind.load(item, doc_parser, settings)
                 except Exception as e:  # the real run records it as a failure; the estimate just counts it
@@ -80,8 +75,7 @@ async def estimate_plan(
                     continue
             papers.append(paper)
     finally:
-        if doc_parser is not None:
-            await doc_parser.aclose()
+        await doc_parser.aclose()
     est = estimate_papers(papers, settings, client)
     est.unparsed = unparsed
     return est

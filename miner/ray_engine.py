@@ -49,7 +49,7 @@ from motivgraph.errors import (
 )
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import make_parser
-from motivgraph.ingest.pipeline import SinkResult
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.llm.usage import RoleUsage, Usage
 from motivgraph.miner.evidence import verify_result
 from motivgraph.miner.extract import LLMExtractor
@@ -61,8 +61,9 @@ from motivgraph.ray_cluster import RayInfo, import_ray, ray_session
 if TYPE_CHECKING:
     from motivgraph.choices import ParserName
     from motivgraph.ingest.parsers import DocumentParser
-    from motivgraph.ingest.pipeline import DocOutcome, IngestProgress, PaperSink
     from motivgraph.ingest.plan import WorkItem
+    from motivgraph.ingest.sinks import PaperSink
+    from motivgraph.ingest.summary import DocOutcome, IngestProgress
     from motivgraph.miner.schemas import ExtractionResult
     from motivgraph.miner.sink import MinerSink
     from motivgraph.settings import Settings

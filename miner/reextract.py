@@ -50,8 +50,9 @@ from motivgraph.ingest.identity import resolve_paper_id
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import cache_tag, make_parser
-from motivgraph.ingest.pipeline import SinkResult, TransientGate, embedded_store_recovery, store_step
 from motivgraph.ingest.plan import WorkItem, kind_of
+from motivgraph.ingest.sinks import SinkResult
+from motivgraph.ingest.transient import TransientGate, embedded_store_recovery, store_step
 from motivgraph.miner import decisions as D
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.extractions import ExtractionStore

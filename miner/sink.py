@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from motivgraph.errors import BudgetExceeded, LLMError
 from motivgraph.graph.models import Evidence, NodeRef, TripleIn
-from motivgraph.ingest.pipeline import SinkResult
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.evidence import QuoteTally, apply_policy, verify_result
 from motivgraph.miner.extract import LLMExtractor

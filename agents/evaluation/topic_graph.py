@@ -38,7 +38,7 @@ from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.paper_json import stable_id
 from motivgraph.llm.factory import is_configured, split_model
 from motivgraph.llm.local import state_dir
-from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
+from motivgraph.miner.ingest_job import IngestRequest, run_ingest_command
 from motivgraph.settings import Settings
 
 log = logging.getLogger(__name__)

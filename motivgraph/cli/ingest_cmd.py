@@ -37,7 +37,7 @@ from motivgraph.terminal import (
 if TYPE_CHECKING:
     from typer._click import Context  # typer vendors click: its groups are handed this Context
 
-    from motivgraph.ingest.pipeline import DocOutcome, IngestSummary
+    from motivgraph.ingest.summary import DocOutcome, IngestSummary
 
 
 class _DefaultRunGroup(TyperGroup):
@@ -219,7 +219,7 @@ def run_cmd(
     from motivgraph.cli.common import announce_data_dir
     from motivgraph.cli.ingest_support import check_inputs, run_json
     from motivgraph.errors import ExtractionGateStop, IngestInterrupted
-    from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
+    from motivgraph.miner.ingest_job import IngestRequest, run_ingest_command
 
     check_inputs(paths)  # a typo or an empty glob is an error before anything starts
     settings = load_settings()
@@ -338,10 +338,10 @@ def _render_run(run: Any) -> None:
 @cli_errors
 def status_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
     """Documents per ledger state (queued, parsed, extracted, stored, failed)."""
-    from motivgraph.ingest.pipeline import ledger_for
+    from motivgraph.ingest.ledger import Ledger
 
     settings = load_settings()
-    ledger = ledger_for(settings)
+    ledger = Ledger.for_data_dir(settings.data_dir)
     try:
         counts = ledger.counts()
         dups = len(ledger.duplicates())
@@ -393,10 +393,10 @@ def report_cmd(
     Exit code 1 while any document is still failed or not finished (outstanding), else 0.
     Example: `motivgraph ingest report --failed`, `motivgraph ingest report --json | jq '.outstanding'`
     """
-    from motivgraph.ingest.pipeline import ledger_for
+    from motivgraph.ingest.ledger import Ledger
 
     settings = load_settings()
-    ledger = ledger_for(settings)
+    ledger = Ledger.for_data_dir(settings.data_dir)
     try:
         groups = ledger.failures_by_reason()
         conflicts = ledger.identity_conflicts()

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from motivgraph.cli import app
 from motivgraph.errors import ExtractionGateStop
 from motivgraph.llm.tokens import content_text
-from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
+from motivgraph.miner.ingest_job import IngestRequest, run_ingest_command
 from tests.miner_support import GOOD_TRIPLE
 
 TOPICS = [
@@ -162,11 +162,11 @@ async def test_reject_policy_stores_verified_triples_and_reports_the_rejected(se
     rows = dict(run.miner_rows)
     assert rows["triples stored"] == "2"
     assert rows["triples unverified (policy reject)"] == "2 rejected (logged)"
-    from motivgraph.ingest.pipeline import ledger_for
+    from motivgraph.ingest.ledger import Ledger
     from motivgraph.miner.decisions import DecisionLog
     from motivgraph.miner.evidence_report import evidence_report
 
-    ledger = ledger_for(settings)
+    ledger = Ledger.for_data_dir(settings.data_dir)
     log = DecisionLog.for_data_dir(settings.data_dir)
     try:
         rep = evidence_report(ledger.rows(), log)

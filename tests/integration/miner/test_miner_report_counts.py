@@ -10,7 +10,9 @@ from typing import Any
 
 from motivgraph.errors import BackendUnavailable
 from motivgraph.graph.runtime import Runtime
-from motivgraph.ingest.pipeline import execute, ledger_for
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.parser_choice import resolve_parser
+from motivgraph.ingest.pipeline import execute
 from motivgraph.ingest.plan import plan_async
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.sink import MinerSink
@@ -73,11 +75,11 @@ async def test_report_counts_each_paper_once_when_a_write_meets_a_store_outage(s
     sink.store.upsert_triples = upsert_triples  # type: ignore[method-assign]
     try:
         plan = await plan_async([papers], settings, concurrency=1)
-        summary = await execute(plan, sink, concurrency=1, store=sink.store, recover=_no_restart)
+        summary = await execute(plan, await resolve_parser(plan), sink, concurrency=1, recover=_no_restart)  # records
     finally:
         sink.close()
     assert outages["left"] == 0 and summary.transient_pauses >= 1
-    ledger = ledger_for(settings)
+    ledger = Ledger.for_data_dir(settings.data_dir)
     try:
         stored = ledger.counts()["stored"]
     finally:

@@ -19,7 +19,8 @@ import pytest
 
 from motivgraph.errors import GraphError, IngestInterrupted
 from motivgraph.graph.runtime import Runtime
-from motivgraph.ingest.pipeline import ingest_async, ledger_for
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.pipeline import ingest_async
 from motivgraph.llm.tokens import content_text
 from motivgraph.miner import reextract as RX
 from motivgraph.miner.decisions import DecisionLog
@@ -100,7 +101,7 @@ async def test_quick_start_second_ingest_upgrades_offline_triples(settings, stor
     # Done-when: the graph equals a fresh ingest with the new extractor
     assert canon(settings) == reference["all"]
     _index_matches_graph(settings)
-    led = ledger_for(settings)
+    led = Ledger.for_data_dir(settings.data_dir)
     assert led.counts()["stored"] == 4
     led.close()
     assert RX.pending_job(settings) is None
@@ -168,7 +169,7 @@ async def test_delete_paper_equals_fresh_ingest_without_it(settings, store, src,
         assert foo not in {h.paper_id for h in rt.paper_index.search("transfer learning translation", k=10)}
     finally:
         rt.close()
-    led = ledger_for(settings)
+    led = Ledger.for_data_dir(settings.data_dir)
     assert foo not in {r.paper_id for r in led.rows()}  # the file can be ingested again
     led.close()
     # a bare DOI names its paper; an unknown id changes nothing

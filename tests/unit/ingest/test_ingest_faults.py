@@ -19,7 +19,8 @@ import pytest
 from motivgraph.errors import BackendUnavailable, LLMError, MotivGraphError
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pipeline import SinkResult, ingest_async
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 
@@ -150,7 +151,7 @@ import asyncio, json, os, sys
 from motivgraph.ingest.pipeline import ingest_async
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.settings import IngestSettings, Settings
-from motivgraph.ingest.pipeline import SinkResult
+from motivgraph.ingest.sinks import SinkResult
 
 class S:
     async def process(self, paper):

@@ -18,7 +18,8 @@ from motivgraph.ingest.grobid import GrobidClient
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import AutoParser, GrobidParser, OfflineParser, make_parser
-from motivgraph.ingest.pipeline import SinkResult, ingest_async
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 

@@ -10,7 +10,9 @@ import pytest
 from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pipeline import DocOutcome, SinkResult, ingest_async, run_ingest
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import SinkResult
+from motivgraph.ingest.summary import DocOutcome
 from motivgraph.ingest.walker import walk
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_encrypted, write_image_only, write_paper, write_truncated
@@ -231,13 +233,18 @@ async def test_a_changed_parser_parses_again_instead_of_reading_the_old_parse(tm
     assert changed.parsed == 1 and changed.from_cache == 0
 
 
-def test_run_ingest_sync_entry_point(tmp_path: Path) -> None:
-    inp = tmp_path / "in"
-    inp.mkdir()
-    write_paper(inp / "a.pdf")
-    sink = Sink()
-    summary = run_ingest([inp], _settings(tmp_path), sink=sink)
-    assert summary.ok == 1 and summary.parsed == 1 and sink.papers[0].parser == "pdf"
+def test_one_entry_and_a_built_parser() -> None:
+    """#44: no sync/async twins (run_ingest, plan), and the pipeline takes the parser built -- never a name it
+    resolves late."""
+    import inspect
+
+    from motivgraph.ingest import pipeline
+    from motivgraph.ingest import plan as plan_module
+
+    assert not hasattr(pipeline, "run_ingest") and not hasattr(plan_module, "plan")
+    params = inspect.signature(pipeline.execute).parameters
+    assert [params["parser"].annotation, params["sink"].annotation] == ["DocumentParser", "PaperSink"]
+    assert params["parser"].default is inspect.Parameter.empty and "store" not in params
 
 
 @pytest.mark.parametrize("name", ["auto"])
