@@ -37,7 +37,7 @@ def embedded_store_recovery(settings: Settings, store: GraphStore | None) -> Cal
 class TransientGate:
     """One pause for the whole batch: the first step to meet a transient failure waits (backoff),
     recovers and reopens the gate; steps that failed during the same outage just retry. Used per
-    document by `execute` and per paper by the re-processing jobs (`miner.reextract`)."""
+    document by `execute` and per paper by the re-processing jobs (`miner.reprocess`)."""
 
     def __init__(self, settings: Settings, recover: Sequence[Callable[[], Awaitable[None]]],
                  progress_note: Callable[[str], None] | None) -> None:

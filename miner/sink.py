@@ -214,7 +214,7 @@ class MinerSink:
 
     async def commit(self, paper: Paper, result: ExtractionResult) -> SinkResult:
         """Resolve and store one paper's extraction (from the extractor, or a stored one replayed by
-        `miner.reextract`), record the outcome and keep the extraction for later replays.
+        `miner.reprocess`), record the outcome and keep the extraction for later replays.
 
         The paper is counted and its outcome logged only once its write succeeded: a write that meets a
         store outage raises, the pipeline reconnects and calls this again for the same paper, and counting

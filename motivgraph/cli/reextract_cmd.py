@@ -1,5 +1,6 @@
 """`motivgraph ingest --re-extract` (also `ingest re-extract`) and the report every re-processing
-command prints (`papers delete`, `merges undo` share it). The work is `miner.reextract`; this only renders."""
+command prints (`papers delete`, `merges undo` share it). The work is `miner.reprocess` and its jobs
+(`miner.reextract`, `miner.paper_delete`, `miner.merge_undo`); this only renders."""
 
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ def run_job(settings: Any, coro: Any) -> Any:
     """Run a re-processing coroutine; when it stops on an error, say that the job is kept and how to finish it.
     A lasting outage (the store or LLM stayed down through every reconnect) exits 4, as `ingest` does."""
     from motivgraph.errors import BudgetExceeded, ExtractionGateStop, IngestInterrupted, MotivGraphError
-    from motivgraph.miner.reextract import pending_job
+    from motivgraph.miner.reprocess import pending_job
 
     def kept() -> None:
         job = pending_job(settings)
