@@ -16,38 +16,11 @@ from motivgraph.errors import ExtractionGateStop
 from motivgraph.llm.tokens import content_text
 from motivgraph.miner.ingest_job import IngestRequest, run_ingest_command
 from tests.miner_support import GOOD_TRIPLE
-
-TOPICS = [
-    ("Speech recognition", "transcribed audio", "acoustic encoder"),
-    ("Image segmentation", "pixel-level masks", "convolutional decoder"),
-    ("Protein structure prediction", "solved structures", "residue graph"),
-    ("Legal document retrieval", "relevance judgements", "passage ranker"),
-    ("Weather forecasting", "station records", "spatial attention layer"),
-    ("Code completion", "annotated programs", "syntax-aware tokenizer"),
-]
-INTRO = (
-    "{task} maps raw inputs to structured outputs and is used across science and industry.\n\n"
-    "Neural models reach high accuracy when large amounts of {data} are available. However, most settings "
-    "offer only a few thousand examples of {data}, and accuracy drops sharply because the models overfit "
-    "the small data.\n\n"
-    "Existing remedies depend on large unlabelled corpora and remain difficult to apply in new domains. "
-    "Collecting more {data} is slow and expensive, since every example needs careful review by trained "
-    "annotators who know the domain well.\n\n"
-    "In this paper we propose a transfer scheme for {low} that shares a {part} with related high-resource "
-    "settings. Our contributions are the transfer scheme and experiments showing consistent gains."
-)
+from tests.topic_records_support import TOPICS, write_topic_records
 
 
 def write_records(path: Path, n: int = len(TOPICS)) -> Path:
-    lines = []
-    for i, (task, data, part) in enumerate(TOPICS[:n]):
-        lines.append(json.dumps({
-            "paper_id": f"gate-{i}", "title": f"Transfer Learning for Low-Resource {task}",
-            "abstract": f"We study {task.lower()} with little {data} and propose sharing a {part}.",
-            "introduction": INTRO.format(task=task, data=data, part=part, low=task.lower()),
-        }))
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_topic_records(path, n, prefix="gate")
 
 
 def _paper_text(messages) -> str:  # type: ignore[no-untyped-def]
