@@ -61,7 +61,7 @@ async def parse_all(files: list[Path], concurrency: int, max_pages: int) -> tupl
 def in_process(files: list[Path], max_pages: int) -> tuple[float, float]:
     """Baseline: the same parser called directly in this process, one file after another.
     Returns (wall seconds, CPU seconds) — CPU time does not depend on what else the machine runs."""
-    from motivgraph.ingest.pdf import parse_pdf
+    from motivgraph.ingest.pdf import parse_pdf  # local: only the in-process baseline parses in this process
 
     t0, c0 = time.perf_counter(), time.process_time()
     for f in files:
