@@ -106,6 +106,8 @@ class DocumentStages:
         if kind.needs_parser:
             if self.s2 is not None:
                 await _fill_metadata(paper, self.s2)
+            # the one reshaping a parse needs here: its on-disk copy (JSON) for resumes and re-extraction; the
+            # Paper object itself goes on through the stages
             await asyncio.to_thread(self.cache.put, paper, cache_tag(paper, self.settings.ingest))
             out.parsed = True
             out.pages = min(paper.page_count or 0, self.settings.ingest.max_pages)

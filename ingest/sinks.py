@@ -35,6 +35,7 @@ class GraphPaperSink:
         self.store = store
 
     async def process(self, paper: Paper) -> SinkResult:
+        # the graph layer's own record: graph/ sits below ingest/ and cannot take a Paper
         await asyncio.to_thread(self.store.upsert_papers, [paper.to_record()])
         # "papers upserted", not "created": a resumed run must record the same counts
         return SinkResult(status="stored", counts={"papers": 1})
