@@ -400,7 +400,7 @@ async def ray_engine(
     settings: Settings,
     todo: Sequence[WorkItem],
     *,
-    parser: ParserName | None,
+    parser: ParserName,
     extractor: str | None,
     run_id: str | None,
 ) -> AsyncIterator[RayEngine]:
