@@ -201,12 +201,7 @@ async def execute(
     try:
         register(ledger, p)
         need_parse = parse_needed(p)
-        if need_parse:
-            summary.parser = parser.description
-        else:
-            kinds = input_kinds().values()
-            parsable = any(k.needs_parser for k in kinds if k.name in p.kinds)
-            summary.parser = "none needed (all parsed papers cached)" if parsable else "none needed"
+        summary.parser = _parser_label(p, parser, need_parse)
         recoveries: list[Callable[[], Awaitable[None]]] = [recover or embedded_store_recovery(settings, None)]
         sink_recover = getattr(sink, "recover", None)
         if sink_recover is not None:
@@ -240,6 +235,14 @@ async def execute(
     finally:
         ledger.close()
     return summary
+
+
+def _parser_label(p: IngestPlan, parser: DocumentParser, need_parse: bool) -> str:
+    """The summary's parser line: the parser that runs, or why none is needed."""
+    if need_parse:
+        return parser.description
+    parsable = any(k.needs_parser for k in input_kinds().values() if k.name in p.kinds)
+    return "none needed (all parsed papers cached)" if parsable else "none needed"
 
 
 def report(summary: IngestSummary, outcomes: Sequence[DocOutcome], gate: TransientGate, ledger: Ledger,

@@ -11,7 +11,7 @@ from motivgraph.miner import decisions as D
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.extractor_choice import decide_extractor
 from motivgraph.miner.merges import get_merge, record_undo
-from motivgraph.miner.reprocess import Job, Note, ReprocessReport, plan_job, run_job
+from motivgraph.miner.reprocess import Job, Note, ReprocessReport, plan_job, with_job
 
 if TYPE_CHECKING:
     from motivgraph.graph.runtime import Runtime
@@ -47,5 +47,5 @@ async def undo_merge(settings: Settings, decision_id: int, *, note: Note | None 
         job.decision_id = decision_id
         return job
 
-    return await run_job(settings, "undo", plan, same=lambda j: j.kind == "undo" and j.decision_id == decision_id,
+    return await with_job(settings, "undo", plan, same=lambda j: j.kind == "undo" and j.decision_id == decision_id,
                            client=client, mode=mode, note=note)

@@ -13,7 +13,7 @@ from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.identity import resolve_paper_id
 from motivgraph.ingest.transient import store_step
 from motivgraph.miner.extractor_choice import decide_extractor
-from motivgraph.miner.reprocess import Job, Note, ReprocessReport, plan_job, run_job
+from motivgraph.miner.reprocess import Job, Note, ReprocessReport, plan_job, with_job
 
 if TYPE_CHECKING:
     from motivgraph.settings import Settings
@@ -56,5 +56,5 @@ async def delete_papers(settings: Settings, ids: Sequence[str], *, note: Note | 
     def plan(rt: Runtime) -> Job:
         return plan_job(rt, "delete", delete=targets)
 
-    return await run_job(settings, "delete", plan, same=lambda j: j.kind == "delete" and j.delete == targets,
+    return await with_job(settings, "delete", plan, same=lambda j: j.kind == "delete" and j.delete == targets,
                            client=client, mode=mode, note=note)

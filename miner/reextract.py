@@ -21,7 +21,7 @@ from motivgraph.miner.reprocess import (
     extractor_of,
     ledger_files,
     plan_job,
-    run_job,
+    with_job,
 )
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ async def reextract(
         job.only_extractor = only_extractor
         return job
 
-    report = await run_job(settings, "reextract", plan, same=lambda j: j.kind == "reextract", client=client,
+    report = await with_job(settings, "reextract", plan, same=lambda j: j.kind == "reextract", client=client,
                              mode=mode, note=note)
     report.skipped += skipped
     return report

@@ -460,7 +460,7 @@ async def _execute(job: Job, rt: Runtime, report: ReprocessReport, *, client: LL
     Job.path(rt.settings).unlink(missing_ok=True)
 
 
-async def run_job(settings: Settings, kind: str, plan: Callable[[Runtime], Job | None], *,
+async def with_job(settings: Settings, kind: str, plan: Callable[[Runtime], Job | None], *,
                     same: Callable[[Job], bool], client: LLMClient | None = None, mode: ExtractorName | None = None,
                     note: Note | None = None) -> ReprocessReport:
     """Finish an unfinished job first (the same request only resumes it), then plan and run this one."""
@@ -504,4 +504,4 @@ def pending_job(settings: Settings) -> Job | None:
 
 
 __all__ = ["EXTRACTORS", "Job", "Note", "ReprocessReport", "doc_keys", "extractor_of", "ledger_files", "pending_job",
-           "plan_job", "run_job"]
+           "plan_job", "with_job"]
