@@ -281,3 +281,23 @@ async def test_a_stop_mid_batch_cancels_the_rest_and_resumes(tmp_path: Path) -> 
     assert counts["failed"] == 0 and counts["stored"] >= 1 and counts["stored"] < 5
     done = await ingest_async([inp], s, sink=Sink(), concurrency=2)
     assert done.ok + done.already_done == 5 and Ledger.for_data_dir(s.data_dir).counts()["stored"] == 5
+
+
+def test_the_pipeline_is_entered_from_the_composition_root_only() -> None:
+    """#44: ingest has one owner. The project enters ingest/pipeline.py through `execute` from the composition root
+    (miner/ingest_job.py) and `ingest_async` from the benchmark; sinks, summary and the transient-failure policy are
+    modules of their own, so nothing else reaches into the pipeline (scripts/ingest_flow_count.py counts it)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[3]
+    found: dict[str, set[str]] = {}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root)
+        if rel.parts[0] in ("tests", "build") or rel.parts[0].startswith("."):
+            continue
+        names = {a.name for node in ast.walk(ast.parse(path.read_bytes()))
+                 if isinstance(node, ast.ImportFrom) and node.module == "motivgraph.ingest.pipeline"
+                 for a in node.names}
+        if names:
+            found[str(rel)] = names
+    assert found == {"miner/ingest_job.py": {"execute"}, "bench/bench_ingest.py": {"ingest_async"}}

@@ -69,3 +69,13 @@ def test_a_forced_llm_extractor_without_a_model_names_the_setting(tmp_path: Path
     s.miner.extractor = "llm"
     with pytest.raises(ConfigError, match="MOTIVGRAPH_LLM_MODEL"):
         decide_extractor(s)
+
+
+def test_the_sink_module_holds_the_sink_only() -> None:
+    """#44: the extractor choice and the dry-run estimate are modules of their own; the dead build_sink is gone."""
+    from motivgraph.miner import estimate, extractor_choice, sink
+
+    assert not any(hasattr(sink, name) for name in ("decide_extractor", "estimate_plan", "IngestEstimate",
+                                                    "build_sink"))
+    assert extractor_choice.decide_extractor.__module__ == extractor_choice.__name__
+    assert estimate.estimate_plan.__module__ == estimate.__name__
