@@ -21,7 +21,8 @@ from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper, Section
 from motivgraph.ingest.pdf import parse_pdf
-from motivgraph.ingest.pipeline import NullSink, ingest_async
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import NullSink
 from motivgraph.ingest.workers import ProcessParserPool
 from motivgraph.settings import IngestSettings, Settings
 

@@ -31,6 +31,10 @@ class ParsedCache:
     def __init__(self, root: Path) -> None:
         self.root = root
 
+    @classmethod
+    def for_data_dir(cls, data_dir: Path) -> ParsedCache:
+        return cls(data_dir / "ingest" / "parsed")
+
     def _dir(self, sha256: str) -> Path:
         return self.root / sha256[:2]
 

@@ -1,5 +1,5 @@
 """What an ingest run will do, decided before anything is written: walk → key (hash) → dedupe →
-ledger → the work list. `plan()` is read-only, so `--dry-run` is simply a plan that is not executed.
+ledger → the work list. `plan_async()` is read-only, so `--dry-run` is simply a plan that is not executed.
 
 Inputs come in kinds (`InputKind`): the built-in kind is the PDF file, keyed by the sha256 of its
 bytes. Another kind (e.g. paper JSON records, keyed by a stable record id) is an "input_kinds" part of the one
@@ -15,16 +15,18 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from motivgraph import plugins
 from motivgraph.errors import ParseError
 from motivgraph.fsutil import path_from_text, path_to_text
+from motivgraph.hookspecs import InputKindHook
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.walker import sha256_file, walk
 from motivgraph.settings import Settings
 
 if TYPE_CHECKING:
+    from motivgraph.choices import ParserName
     from motivgraph.ingest.models import Paper
     from motivgraph.ingest.parsers import DocumentParser
 
@@ -45,18 +47,9 @@ class DocKey:
     ref: Any = None
 
 
-class InputKind(Protocol):
-    name: str  # "pdf", "paper_json", ...
-    suffixes: tuple[str, ...]  # file-name endings this kind claims (lower case, with the dot)
-    needs_parser: bool  # True: `load` uses the run's DocumentParser (the parsed cache applies)
-
-    def keys(self, path: Path) -> list[DocKey]:
-        """The documents in `path`. Runs in a worker thread; raises OSError when the file cannot be read."""
-        ...
-
-    async def load(self, item: WorkItem, parser: DocumentParser | None, settings: Settings) -> Paper:
-        """One document as a Paper. Raises ParseError (a bad document: a permanent failure)."""
-        ...
+# An input kind is a part of the one extension mechanism; its Protocol is the kernel's (typed there without the ingest
+# types the kernel cannot import: keys() gives DocKeys, load() takes a WorkItem and the run's DocumentParser).
+InputKind = InputKindHook
 
 
 class PdfInput:
@@ -88,13 +81,8 @@ class PdfInput:
 PDF_INPUT = PdfInput()
 
 
-def _check(name: str, kind: Any) -> None:
-    if not all(hasattr(kind, a) for a in ("name", "suffixes", "needs_parser", "keys", "load")) or kind.name != name:
-        raise TypeError(f"it is not an InputKind named {name!r}")
-
-
 def register_input_kind(kind: InputKind) -> None:
-    """Make `plan()` pick up files ending in `kind.suffixes` in this process (a later kind claiming a suffix
+    """Make `plan_async()` pick up files ending in `kind.suffixes` in this process (a later kind claiming a suffix
     wins)."""
     plugins.register("input_kinds", kind.name, kind, replace=True)
 
@@ -102,7 +90,7 @@ def register_input_kind(kind: InputKind) -> None:
 def input_kinds() -> dict[str, InputKind]:
     """Every input kind by the suffix it claims (lower case, with the dot)."""
     out: dict[str, InputKind] = {}
-    for kind in plugins.load_all("input_kinds", _check).values():
+    for kind in plugins.load_all("input_kinds").values():
         out.update({suffix.lower(): kind for suffix in kind.suffixes})
     return out
 
@@ -153,6 +141,9 @@ class IngestPlan:
     """Everything `execute()` needs, and everything a dry run reports."""
 
     settings: Settings
+    # the parser asked for (the setting unless the command names one): which parses the run takes from the cache,
+    # decided here so that a resume whose documents are all parsed needs no parser at all
+    parser: ParserName
     retry_failed: bool = False
     found: int = 0  # input files found by the walk
     found_by_kind: dict[str, int] = field(default_factory=dict)  # input kind name -> files found
@@ -197,6 +188,7 @@ async def plan_async(
     paths: Sequence[str | Path],
     settings: Settings,
     *,
+    parser: ParserName | None = None,
     retry_failed: bool = False,
     limit: int | None = None,
     concurrency: int | None = None,
@@ -204,8 +196,9 @@ async def plan_async(
     """Walk, key (hash) every input, dedupe by key and compare with the ledger. Writes nothing."""
     kinds = input_kinds()
     walked = walk(paths, suffixes=tuple(kinds))
-    out = IngestPlan(settings=settings, retry_failed=retry_failed, found=len(walked.pdfs),
-                     non_pdf_skipped=walked.non_pdf_skipped, missing=list(walked.missing), skipped=walked.skipped)
+    out = IngestPlan(settings=settings, parser=parser or settings.ingest.parser, retry_failed=retry_failed,
+                     found=len(walked.pdfs), non_pdf_skipped=walked.non_pdf_skipped, missing=list(walked.missing),
+                     skipped=walked.skipped)
     for folder, why in walked.unreadable:
         text = path_to_text(folder)
         reason = "unreadable folder (" + why.split(": ", 1)[-1] + ")"
@@ -279,17 +272,3 @@ async def plan_async(
     if limit is not None:
         out.todo = out.todo[: max(0, limit)]
     return out
-
-
-def plan(
-    paths: Sequence[str | Path],
-    settings: Settings,
-    *,
-    retry_failed: bool = False,
-    limit: int | None = None,
-    concurrency: int | None = None,
-) -> IngestPlan:
-    """Synchronous `plan_async` (the CLI's dry run)."""
-    return asyncio.run(plan_async(paths, settings, retry_failed=retry_failed, limit=limit, concurrency=concurrency))
-
-

@@ -69,7 +69,8 @@ def _worker_main(conn: Connection, memory_mb: int | None, parent_pid: int | None
         path, max_pages, sha256, source_path = job
         try:
             paper = parse_pdf(path, max_pages=max_pages, sha256=sha256, source_path=source_path)
-            conn.send(("ok", paper.model_dump_json()))
+            # the Paper itself: the pipe pickles it, so a JSON text inside the pickle was a second reshaping
+            conn.send(("ok", paper))
         except ParseError as e:
             conn.send(("parse", str(e)))
         except MemoryError:
@@ -137,7 +138,8 @@ class ProcessParserPool:
                     "(setting MOTIVGRAPH_INGEST_WORKER_MEMORY_MB)"
                 ) from e
             if kind == "ok":
-                return Paper.model_validate_json(payload)
+                assert isinstance(payload, Paper)
+                return payload
             if kind == "bug":
                 log.warning("offline parser failed unexpectedly on %s: %s", path, payload)
                 raise ParseError(f"offline parser error: {payload.splitlines()[0]}")

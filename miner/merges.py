@@ -1,7 +1,7 @@
 """Reviewing identity decisions from the decision log, and the record of merges a reviewer undid.
 
 `list_merges` reads the merge decisions (a mention joined an existing node: exact / alias /
-auto_merge / llm_merge) with their scores and reasons. Undoing one (`miner.reextract.undo_merge`)
+auto_merge / llm_merge) with their scores and reasons. Undoing one (`miner.merge_undo.undo_merge`)
 records the reversal here — the resolver then keeps that mention apart from that node in every
 later run, replays included — and replays the papers involved so the graph splits the node back.
 """

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import time
 import uuid
@@ -36,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from motivgraph import plugins
 from motivgraph.embeddings import get_embedder
 from motivgraph.errors import (
     BackendUnavailable,
@@ -45,10 +45,11 @@ from motivgraph.errors import (
     LLMError,
     MotivGraphError,
     ParseError,
+    RunStopped,
 )
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import make_parser
-from motivgraph.ingest.pipeline import SinkResult
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.llm.usage import RoleUsage, Usage
 from motivgraph.miner.evidence import verify_result
 from motivgraph.miner.extract import LLMExtractor
@@ -60,8 +61,9 @@ from motivgraph.ray_cluster import RayInfo, import_ray, ray_session
 if TYPE_CHECKING:
     from motivgraph.choices import ParserName
     from motivgraph.ingest.parsers import DocumentParser
-    from motivgraph.ingest.pipeline import DocOutcome, IngestProgress, PaperSink
     from motivgraph.ingest.plan import WorkItem
+    from motivgraph.ingest.sinks import PaperSink
+    from motivgraph.ingest.summary import DocOutcome, IngestProgress
     from motivgraph.miner.schemas import ExtractionResult
     from motivgraph.miner.sink import MinerSink
     from motivgraph.settings import Settings
@@ -96,7 +98,7 @@ class Failure:
     @classmethod
     def of(cls, e: BaseException) -> Failure:
         name = f"{type(e).__module__}:{type(e).__qualname__}"
-        if isinstance(e, BudgetExceeded):
+        if isinstance(e, RunStopped):  # a clean stop (a spent budget, the gate): the driver stops resumably
             return cls("budget", name, str(e))
         if is_transient(e):
             return cls("transient", name, str(e))
@@ -108,9 +110,9 @@ class Failure:
             return BudgetExceeded(self.message)
         if self.kind == "transient":
             return ExternalServiceError(f"{self.message} (on a Ray worker)")
-        module, _, qualname = self.cls.partition(":")
+        qualname = self.cls.partition(":")[2]
         try:
-            exc_cls = getattr(importlib.import_module(module), qualname)
+            exc_cls = plugins.resolve(self.cls)
             if isinstance(exc_cls, type) and issubclass(exc_cls, MotivGraphError):
                 return exc_cls(self.message)
         except Exception:  # not importable or not constructible from a message: keep the name in the text
@@ -398,7 +400,7 @@ async def ray_engine(
     settings: Settings,
     todo: Sequence[WorkItem],
     *,
-    parser: ParserName | None,
+    parser: ParserName,
     extractor: str | None,
     run_id: str | None,
 ) -> AsyncIterator[RayEngine]:

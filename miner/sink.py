@@ -1,9 +1,8 @@
 """The miner's ingest sink: extract → resolve → upsert → index, one parsed paper at a time (each new
 node's text is embedded once, by the resolver; the index takes those vectors).
 
-`decide_extractor(settings)` is the one place the extractor is chosen: the LLM miner when an extractor
-model is configured (MOTIVGRAPH_LLM_MODEL, or a role override), else the offline heuristic — and says which, plainly,
-in `banner()` and in the final report. Extraction runs concurrently (the ingest pipeline's
+The extractor is chosen in one place (miner/extractor_choice.py); the sink says which, plainly, in `banner()`
+and in the final report. Extraction runs concurrently (the ingest pipeline's
 concurrency); resolution and the graph/index writes are serialised so each paper sees the nodes
 the previous one wrote. Re-processing a paper is idempotent: LLM replies come from the cache,
 resolution finds the nodes written before, and upserts MERGE.
@@ -27,14 +26,12 @@ from typing import TYPE_CHECKING
 
 from motivgraph.errors import BudgetExceeded, LLMError
 from motivgraph.graph.models import Evidence, NodeRef, TripleIn
-from motivgraph.ingest.parsers import accepted_tags, make_parser
-from motivgraph.ingest.pipeline import SinkResult, cache_for
-from motivgraph.ingest.plan import input_kinds
-from motivgraph.llm.factory import is_configured
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.evidence import QuoteTally, apply_policy, verify_result
 from motivgraph.miner.extract import LLMExtractor
 from motivgraph.miner.extractions import ExtractionStore
+from motivgraph.miner.extractor_choice import OFFLINE_NOTICE, extractor_mode
 from motivgraph.miner.gate import ExtractionGate
 from motivgraph.miner.heuristic import HeuristicExtractor
 from motivgraph.miner.resolve import Resolver
@@ -44,13 +41,11 @@ from motivgraph.outbound import is_transient
 if TYPE_CHECKING:
     import numpy as np
 
-    from motivgraph.choices import ParserName
     from motivgraph.graph.runtime import Runtime
     from motivgraph.ingest.models import Paper
-    from motivgraph.ingest.plan import IngestPlan
     from motivgraph.llm import LLMClient
-    from motivgraph.miner.schemas import ExtractionResult
-    from motivgraph.settings import MinerSettings, Settings
+    from motivgraph.miner.schemas import ExtractionResult, ExtractorName
+    from motivgraph.settings import MinerSettings
 
 log = logging.getLogger(__name__)
 
@@ -58,14 +53,6 @@ log = logging.getLogger(__name__)
 def reason_key(reason: str, width: int = 90) -> str:
     """A no-triple reason as a report key: numbers folded (so equal reasons group), cut at a word boundary."""
     return textwrap.shorten(re.sub(r"\d+", "N", reason), width=width, placeholder=" …")
-
-
-OFFLINE_NOTICE = (
-    "No LLM configured: using the OFFLINE heuristic extractor (rough triples, extractor=heuristic). "
-    "For full SciMotivMiner quality set MOTIVGRAPH_LLM_MODEL (e.g. 'openai:gpt-4o-mini' with "
-    "OPENAI_API_KEY, 'deepseek:deepseek-chat' with DEEPSEEK_API_KEY, or 'vllm:<model>' with "
-    "MOTIVGRAPH_LLM_BASE_URL) and re-run."
-)
 
 
 @dataclass
@@ -92,28 +79,20 @@ class MinerStats:
         return sum(self.decisions[k] for k in ("exact", "alias", "auto_merge", "llm_merge"))
 
 
-def extractor_mode(settings: Settings, client: LLMClient | None) -> str:
-    """'llm' or 'heuristic' from settings.miner.extractor and whether an extractor model is set."""
-    mode = settings.miner.extractor
-    if mode == "auto":
-        return "llm" if client is not None and client.is_configured("extractor") else "heuristic"
-    return mode
-
-
 def has_text(paper: Paper, cfg: MinerSettings) -> bool:
     """A paper the extractor could read (what the gate counts): a research paper with enough words."""
     return select_input(paper, cfg).unusable_reason is None
 
 
 class MinerSink:
-    """PaperSink for `ingest_async` (see module doc)."""
+    """The PaperSink of an ingest with extraction (see module doc)."""
 
     def __init__(
         self,
         runtime: Runtime,
         *,
         client: LLMClient | None = None,
-        mode: str | None = None,
+        mode: ExtractorName | None = None,
         use_index: bool = True,
     ) -> None:
         self.runtime = runtime
@@ -235,7 +214,7 @@ class MinerSink:
 
     async def commit(self, paper: Paper, result: ExtractionResult) -> SinkResult:
         """Resolve and store one paper's extraction (from the extractor, or a stored one replayed by
-        `miner.reextract`), record the outcome and keep the extraction for later replays.
+        `miner.reprocess`), record the outcome and keep the extraction for later replays.
 
         The paper is counted and its outcome logged only once its write succeeded: a write that meets a
         store outage raises, the pipeline reconnects and calls this again for the same paper, and counting
@@ -406,102 +385,3 @@ class MinerSink:
         self.extractions.close()
         if self.client is not None:
             self.client.close()
-
-
-def decide_extractor(
-    settings: Settings, *, budget_usd: float | None = None, offline: bool = False
-) -> tuple[str, LLMClient | None]:
-    """The one extractor decision (ingest, dry run, `extract`): ('llm', client) when an extractor model
-    is configured (or the LLM extractor is forced by settings, then a missing model is a ConfigError
-    naming the setting), else ('heuristic', None). The caller owns and closes the client."""
-    if offline or settings.miner.extractor == "heuristic":
-        return "heuristic", None
-
-    if not is_configured(settings.llm, "extractor") and settings.miner.extractor != "llm":
-        return "heuristic", None  # decided from the settings alone: the offline path never loads the LLM stack
-    from motivgraph.llm import LLMClient  # local: offline ingest loads no LangChain
-
-    candidate = LLMClient(settings, budget_usd=budget_usd)
-    if candidate.is_configured("extractor"):
-        return "llm", candidate
-    try:
-        if settings.miner.extractor == "llm":
-            candidate.require("extractor")  # raises ConfigError naming the setting
-    finally:
-        candidate.close()
-    return "heuristic", None
-
-
-def build_sink(runtime: Runtime, *, budget_usd: float | None = None, client: LLMClient | None = None) -> MinerSink:
-    """The sink `motivgraph ingest` uses when extraction is on: the LLM miner when an extractor
-    model is configured, the offline extractor otherwise (see `MinerSink.banner`)."""
-    if client is not None:
-        return MinerSink(runtime, client=client)
-    mode, chosen = decide_extractor(runtime.settings, budget_usd=budget_usd)
-    return MinerSink(runtime, client=chosen, mode=mode)
-
-
-@dataclass
-class IngestEstimate:
-    papers: int = 0
-    papers_needing_llm: int = 0
-    cached_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    unparsed: int = 0
-    model: str | None = None
-
-
-def estimate_papers(papers: list[Paper], settings: Settings, client: LLMClient) -> IngestEstimate:
-    """Dry run: tokens and cost of extracting these papers (first call each; re-asks and resolver
-    calls come on top — typically +10-30 %)."""
-    ext = LLMExtractor(client, settings.miner)
-    est = IngestEstimate(papers=len(papers), model=client.model_id("extractor"))
-    for p in papers:
-        e = ext.estimate(p)
-        if e is None:
-            continue
-        if e.cached:
-            est.cached_calls += 1
-            continue
-        est.papers_needing_llm += 1
-        est.input_tokens += e.input_tokens
-        est.output_tokens += e.output_tokens
-        est.cost_usd += e.cost_usd
-    return est
-
-
-async def estimate_plan(
-    plan: IngestPlan, client: LLMClient, *, parser: ParserName | None = None, concurrency: int | None = None,
-) -> IngestEstimate:
-    """`ingest --dry-run` with the LLM miner: the papers `plan()` would process (parsing what is not in
-    the parsed cache; nothing is written), and the extraction tokens and cost of each."""
-
-    settings = plan.settings
-    kinds = {k.name: k for k in input_kinds().values()}
-    cache = cache_for(settings)
-    papers: list[Paper] = []
-    unparsed = 0
-    doc_parser = None
-    try:
-        for item in plan.todo:
-            kind = kinds[item.kind]
-            paper = cache.get(item.key, accepted_tags(settings.ingest, parser)) if kind.needs_parser else None
-            if paper is None:
-                if kind.needs_parser and doc_parser is None:
-                    doc_parser = await make_parser(settings.ingest, parser,
-                                                   workers=concurrency or settings.ingest.concurrency)
-                try:
-                    paper = await kind.load(item, doc_parser, settings)
-                except Exception as e:  # the real run records it as a failure; the estimate just counts it
-                    log.info("dry run: cannot load %s (%s)", item.display, e)
-                    unparsed += 1
-                    continue
-            papers.append(paper)
-    finally:
-        if doc_parser is not None:
-            await doc_parser.aclose()
-    est = estimate_papers(papers, settings, client)
-    est.unparsed = unparsed
-    return est

@@ -166,15 +166,19 @@ class LLMError(MotivGraphError):
     status, code = 503, "llm_unavailable"
 
 
-class BudgetExceeded(LLMError):
+class RunStopped(MotivGraphError):
+    """A run stopped cleanly before its end and is resumable: re-running the same command continues it. Every
+    layer that stops on it (the ingest pipeline, the re-processing jobs, the Ray engine) stops the same way,
+    whatever the cause; the CLI tells the causes apart by their subclass."""
+
+
+class BudgetExceeded(LLMError, RunStopped):
     """The configured cost budget is spent; the run stops cleanly and can be resumed."""
 
 
-class ExtractionGateStop(BudgetExceeded):
+class ExtractionGateStop(RunStopped):
     """The extraction gate stopped an ingest: too few of the extractor's quotes were found in the papers
-    (miner/gate.py). A BudgetExceeded so that every layer that stops cleanly on a spent budget (the ingest
-    pipeline, the Ray engine) stops the same way: the papers not yet mined stay resumable. The CLI tells
-    the two apart and exits 6."""
+    (miner/gate.py). The papers not yet mined stay resumable; the CLI exits 6."""
 
     def __init__(self, message: str, *, rate: float | None = None, papers: int = 0) -> None:
         super().__init__(message)
@@ -349,3 +353,7 @@ class RateLimited(ExternalServiceError):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         self.retry_after = retry_after
         super().__init__(message)
+
+
+class IngestInterrupted(MotivGraphError):
+    """The batch stopped after repeated transient failures; nothing was marked failed: re-run to resume."""

@@ -24,10 +24,10 @@ import tenacity
 
 from motivgraph.errors import (
     BackendUnavailable,
-    BudgetExceeded,
     ExternalServiceError,
     ParseError,
     RetriesExhausted,
+    RunStopped,
 )
 
 T = TypeVar("T")
@@ -132,7 +132,7 @@ def is_transient(e: BaseException) -> bool:
         seen.add(id(cur))
         if isinstance(cur, ParseError):
             return False  # e.g. GROBID answered 500 for this PDF: the document is the problem
-        if isinstance(cur, BackendUnavailable | ExternalServiceError | BudgetExceeded):
+        if isinstance(cur, BackendUnavailable | ExternalServiceError | RunStopped):
             return True
         if is_retryable(cur):
             return True

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, get_args
@@ -268,10 +268,9 @@ def _what(kind: Kind) -> str:
     return kind[:-1].replace("_", " ")
 
 
-def load(kind: Kind, name: str, extra_check: Callable[[str, Any], None] | None = None) -> Any:
+def load(kind: Kind, name: str) -> Any:
     """The part `name` of `kind` (imported on first use, then cached), checked against the kind's Protocol
-    (motivgraph/hookspecs.py); a failure names the line it came from. `extra_check(name, obj)`: ingest/plan.py's
-    own check of an input kind until it relies on the Protocol alone (issue #44, merged by the lead)."""
+    (motivgraph/hookspecs.py); a failure names the line it came from."""
     with _lock:
         if (kind, name) in _loaded:  # checked when it was loaded
             return _loaded[(kind, name)]
@@ -279,8 +278,6 @@ def load(kind: Kind, name: str, extra_check: Callable[[str, Any], None] | None =
     if mine is not None:
         try:
             check(kind, name, mine)
-            if extra_check is not None:
-                extra_check(name, mine)
         except Exception as e:
             raise ConfigError(f"{_what(kind)} {name!r} (registered) cannot be used: {e}") from e
         return mine
@@ -292,20 +289,18 @@ def load(kind: Kind, name: str, extra_check: Callable[[str, Any], None] | None =
     try:
         obj = resolve(line) if isinstance(line, str) else line
         check(kind, name, obj)
-        if extra_check is not None:
-            extra_check(name, obj)
     except Exception as e:
         raise ConfigError(f"{_what(kind)} {name!r} ({where} {path_of(line)!r}) cannot be loaded: {e}") from e
     with _lock:
         return _loaded.setdefault((kind, name), obj)
 
 
-def load_all(kind: Kind, extra_check: Callable[[str, Any], None] | None = None) -> dict[str, Any]:
+def load_all(kind: Kind) -> dict[str, Any]:
     """Every loadable part of `kind` by name; one that fails is logged and left out."""
     out: dict[str, Any] = {}
     for name in names(kind):
         try:
-            out[name] = load(kind, name, extra_check)
+            out[name] = load(kind, name)
         except ConfigError as e:
             log.warning("%s", e)
     return out

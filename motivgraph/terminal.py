@@ -69,7 +69,7 @@ def exit_code_for(e: MotivGraphError) -> int:
         return EXIT_CONFIG
     if isinstance(e, BackendUnavailable | ExternalServiceError):
         return EXIT_UNAVAILABLE
-    if isinstance(e, ExtractionGateStop):  # a BudgetExceeded (it stops the same way), with its own code
+    if isinstance(e, ExtractionGateStop):  # a clean stop like a spent budget, with its own code
         return EXIT_GATE
     if isinstance(e, BudgetExceeded):
         return EXIT_STOPPED

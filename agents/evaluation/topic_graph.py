@@ -39,7 +39,7 @@ from motivgraph.ingest.paper_json import stable_id
 from motivgraph.llm.factory import is_configured, split_model
 from motivgraph.llm.local import state_dir
 from motivgraph.miner.decisions import DecisionLog
-from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
+from motivgraph.miner.ingest_job import IngestRequest, run_ingest_command
 from motivgraph.miner.parents import ParentBuilder
 from motivgraph.settings import Settings
 
@@ -161,7 +161,7 @@ async def _ingest(topic: EvalTopic, s: Settings, budget_usd: float | None, progr
     src = _write_records(topic, s.data_dir / "background.jsonl")
     run = await run_ingest_command(IngestRequest(paths=[str(src)], budget_usd=budget_usd), s, progress=progress)
     sm = run.summary
-    if isinstance(run.stopped, ExtractionGateStop):  # a BudgetExceeded that is no budget: the extractor invents
+    if isinstance(run.stopped, ExtractionGateStop):  # a clean stop that is no budget: the extractor invents
         raise TopicGraphError(f"{topic.topic_id}: the extraction gate stopped building its graph: {run.stopped}")
     if isinstance(run.stopped, BudgetExceeded):  # the evaluation stops (resumable), the ledger keeps what is done
         raise BudgetExceeded(f"{topic.topic_id}: building its graph reached the budget: {run.stopped}")

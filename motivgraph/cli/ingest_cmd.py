@@ -21,7 +21,10 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from motivgraph.choices import Engine, ParserName
+from motivgraph.cli.common import announce_data_dir
+from motivgraph.cli.ingest_support import check_inputs, run_json
 from motivgraph.cli.reextract_cmd import reextract_cmd
+from motivgraph.errors import ConfigError, ExtractionGateStop, IngestInterrupted, ParseError
 from motivgraph.fsutil import printable
 from motivgraph.terminal import (
     EXIT_FAILED,
@@ -37,7 +40,7 @@ from motivgraph.terminal import (
 if TYPE_CHECKING:
     from typer._click import Context  # typer vendors click: its groups are handed this Context
 
-    from motivgraph.ingest.pipeline import DocOutcome, IngestSummary
+    from motivgraph.ingest.summary import DocOutcome, IngestSummary
 
 
 class _DefaultRunGroup(TyperGroup):
@@ -127,7 +130,7 @@ _KIND_FILES = {"pdf": "PDF", "paper_json": "paper JSON"}
 
 
 def _input_kind_names() -> list[str]:
-    from motivgraph.ingest.plan import input_kinds
+    from motivgraph.ingest.plan import input_kinds  # local: off the CLI's start-up path (heavy)
 
     return list(dict.fromkeys(k.name for k in input_kinds().values()))
 
@@ -216,11 +219,10 @@ def run_cmd(
     ),
 ) -> None:
     """Parse PDFs, extract motivation triples and store them in the graph; resumable (re-run the same command)."""
-    from motivgraph.cli.common import announce_data_dir
-    from motivgraph.cli.ingest_support import check_inputs, run_json
-    from motivgraph.errors import ExtractionGateStop
-    from motivgraph.ingest.pipeline import IngestInterrupted
-    from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
+    from motivgraph.miner.ingest_job import (  # local: off the CLI's start-up path (heavy)
+        IngestRequest,
+        run_ingest_command,
+    )
 
     check_inputs(paths)  # a typo or an empty glob is an error before anything starts
     settings = load_settings()
@@ -275,8 +277,7 @@ def run_cmd(
 def _check_engine(engine: Engine, ray_address: str | None, settings: Any, dry_run: bool) -> None:
     """`--engine ray` is checked before anything starts: Ray installed, the cluster address well formed and
     answering (a ConfigError / BackendUnavailable naming the fix, not a hang or a traceback mid-run)."""
-    from motivgraph.errors import ConfigError
-    from motivgraph.ray_cluster import check_reachable, import_ray
+    from motivgraph.ray_cluster import check_reachable, import_ray  # local: only `--engine ray` needs it
 
     if ray_address is not None:
         if engine != "ray":
@@ -290,7 +291,7 @@ def _check_engine(engine: Engine, ray_address: str | None, settings: Any, dry_ru
 
 def _render_run(run: Any) -> None:
     """The command's output: dry-run estimate or miner report, derived indexes, skipped inputs, summary."""
-    from motivgraph.miner.sink import OFFLINE_NOTICE
+    from motivgraph.miner.extractor_choice import OFFLINE_NOTICE  # local: off the CLI's start-up path (heavy)
 
     s = run.summary
     if s.dry_run and run.extractor == "heuristic":
@@ -339,10 +340,10 @@ def _render_run(run: Any) -> None:
 @cli_errors
 def status_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
     """Documents per ledger state (queued, parsed, extracted, stored, failed)."""
-    from motivgraph.ingest.pipeline import ledger_for
+    from motivgraph.ingest.ledger import Ledger  # local: off the CLI's start-up path (heavy)
 
     settings = load_settings()
-    ledger = ledger_for(settings)
+    ledger = Ledger.for_data_dir(settings.data_dir)
     try:
         counts = ledger.counts()
         dups = len(ledger.duplicates())
@@ -394,10 +395,10 @@ def report_cmd(
     Exit code 1 while any document is still failed or not finished (outstanding), else 0.
     Example: `motivgraph ingest report --failed`, `motivgraph ingest report --json | jq '.outstanding'`
     """
-    from motivgraph.ingest.pipeline import ledger_for
+    from motivgraph.ingest.ledger import Ledger  # local: off the CLI's start-up path (heavy)
 
     settings = load_settings()
-    ledger = ledger_for(settings)
+    ledger = Ledger.for_data_dir(settings.data_dir)
     try:
         groups = ledger.failures_by_reason()
         conflicts = ledger.identity_conflicts()
@@ -435,8 +436,8 @@ def report_cmd(
 
 def _evidence_report(ledger: Any, settings: Any) -> Any:
     """Each stored document's verified-quote rate and unverified rejections (miner/evidence_report.py)."""
-    from motivgraph.miner.decisions import DecisionLog
-    from motivgraph.miner.evidence_report import evidence_report
+    from motivgraph.miner.decisions import DecisionLog  # local: off the CLI's start-up path (heavy)
+    from motivgraph.miner.evidence_report import evidence_report  # local: as above
 
     path = Path(settings.data_dir) / "miner" / "decisions.sqlite"
     decisions = DecisionLog.for_data_dir(settings.data_dir) if path.exists() else None
@@ -501,9 +502,8 @@ def parse_cmd(
     parser: ParserName | None = typer.Option(None, "--parser", help=_PARSER_HELP),
 ) -> None:
     """Parse one PDF and print the structured paper (nothing is stored)."""
-    from motivgraph.errors import ParseError
-    from motivgraph.ingest.parsers import make_parser
-    from motivgraph.ingest.walker import sha256_file
+    from motivgraph.ingest.parsers import make_parser  # local: off the CLI's start-up path (heavy)
+    from motivgraph.ingest.walker import sha256_file  # local: as above
 
     if not file.is_file():
         raise ParseError(f"no such file: {file}")

@@ -16,8 +16,8 @@ def check_inputs(paths: list[str]) -> None:
     """Refuse, before anything starts, paths that do not exist and globs that match nothing, and inputs
     holding no PDF at all (a typo must not look like a successful run over "0 files"). Paper JSON
     (.jsonl/.json records, topics files) counts as input like PDFs."""
-    from motivgraph.ingest.plan import input_kinds
-    from motivgraph.ingest.walker import walk
+    from motivgraph.ingest.plan import input_kinds  # local: off the CLI's start-up path (heavy)
+    from motivgraph.ingest.walker import walk  # local: as above
 
     missing: list[str] = []
     for raw in paths:

@@ -69,8 +69,8 @@ def _check_extraction(as_json: bool) -> None:
     from motivgraph.graph.runtime import Runtime  # local: light CLI path
     from motivgraph.miner.extract import LLMExtractor  # local: light CLI path
     from motivgraph.miner.extraction_check import run_extraction_check  # local: light CLI path
+    from motivgraph.miner.extractor_choice import decide_extractor  # local: light CLI path
     from motivgraph.miner.heuristic import HeuristicExtractor  # local: light CLI path
-    from motivgraph.miner.sink import decide_extractor  # local: light CLI path
 
     settings = load_settings()
     _, client = decide_extractor(settings)

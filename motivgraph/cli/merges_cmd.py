@@ -1,5 +1,5 @@
 """`motivgraph merges list|undo`: review identity decisions from the decision log and reverse one
-(`miner.merges`, `miner.reextract.undo_merge`)."""
+(`miner.merges`, `miner.merge_undo.undo_merge`)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def undo_cmd(
     """Reverse one merge: the mention becomes its own node again (edges and provenance restored from
     the decision log and the stored extraction), and later runs keep it apart. Example: `motivgraph merges undo 42`
     """
-    from motivgraph.miner.reextract import undo_merge  # local: light CLI path
+    from motivgraph.miner.merge_undo import undo_merge  # local: light CLI path
 
     settings = load_settings()
     report = run_job(settings, undo_merge(settings, decision_id, note=None if json_out else note))

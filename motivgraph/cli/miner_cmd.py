@@ -30,8 +30,8 @@ def extract_cmd(
     from motivgraph.ingest.walker import sha256_file  # local: light CLI path
     from motivgraph.miner.evidence import verify_result  # local: light CLI path
     from motivgraph.miner.extract import LLMExtractor  # local: light CLI path
+    from motivgraph.miner.extractor_choice import decide_extractor  # local: light CLI path
     from motivgraph.miner.heuristic import HeuristicExtractor  # local: light CLI path
-    from motivgraph.miner.sink import decide_extractor  # local: light CLI path
 
     if not file.is_file():
         raise ParseError(f"no such file: {file}")

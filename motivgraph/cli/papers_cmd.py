@@ -1,5 +1,5 @@
 """`motivgraph papers list|show|delete`: the papers in the graph, one paper's fields and where each came
-from, and deleting one with everything it contributed (`miner.reextract.delete_papers`)."""
+from, and deleting one with everything it contributed (`miner.paper_delete.delete_papers`)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def delete_cmd(
     Papers stored later that shared nodes with them are resolved again, so the graph equals a fresh
     ingest without the deleted papers. Resumable. Example: `motivgraph papers delete 10.1145/3292500.3330919 --yes`
     """
-    from motivgraph.miner.reextract import delete_papers  # local: light CLI path
+    from motivgraph.miner.paper_delete import delete_papers  # local: light CLI path
 
     if not yes:
         if not is_tty():

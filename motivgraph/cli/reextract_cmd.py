@@ -1,5 +1,6 @@
 """`motivgraph ingest --re-extract` (also `ingest re-extract`) and the report every re-processing
-command prints (`papers delete`, `merges undo` share it). The work is `miner.reextract`; this only renders."""
+command prints (`papers delete`, `merges undo` share it). The work is `miner.reprocess` and its jobs
+(`miner.reextract`, `miner.paper_delete`, `miner.merge_undo`); this only renders."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from motivgraph.errors import BudgetExceeded, ExtractionGateStop, IngestInterrupted, MotivGraphError
 from motivgraph.terminal import (
     EXIT_FAILED,
     EXIT_GATE,
@@ -69,9 +71,7 @@ def render_report(report: Any, json_out: bool) -> None:
 def run_job(settings: Any, coro: Any) -> Any:
     """Run a re-processing coroutine; when it stops on an error, say that the job is kept and how to finish it.
     A lasting outage (the store or LLM stayed down through every reconnect) exits 4, as `ingest` does."""
-    from motivgraph.errors import BudgetExceeded, ExtractionGateStop, MotivGraphError
-    from motivgraph.ingest.pipeline import IngestInterrupted
-    from motivgraph.miner.reextract import pending_job
+    from motivgraph.miner.reprocess import pending_job  # local: off the CLI's start-up path (heavy)
 
     def kept() -> None:
         job = pending_job(settings)
@@ -123,8 +123,8 @@ def reextract_cmd(
     same command again. Example: after setting MOTIVGRAPH_LLM_MODEL, upgrade the offline triples with
     `motivgraph ingest --re-extract --only-extractor heuristic`.
     """
-    from motivgraph.miner.reextract import reextract
-    from motivgraph.miner.sink import decide_extractor
+    from motivgraph.miner.extractor_choice import decide_extractor  # local: off the CLI's start-up path (heavy)
+    from motivgraph.miner.reextract import reextract  # local: as above
 
     settings = load_settings()
     mode, client = decide_extractor(settings, budget_usd=budget_usd)

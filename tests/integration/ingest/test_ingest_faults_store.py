@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from motivgraph.cli import app
 from motivgraph.ingest.ledger import Ledger
-from motivgraph.ingest.pipeline import DocOutcome, ingest_async
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.summary import DocOutcome
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 
@@ -94,7 +95,7 @@ async def test_store_steps_outside_documents_reconnect_too(settings: Settings) -
     """The DB dying while the command opens its sink or repairs the indexes is no failure either: the
     step reconnects (restarting the embedded DB) and runs again (found by bench/chaos.py kill_db)."""
     from motivgraph.graph.runtime import Runtime
-    from motivgraph.ingest.pipeline import store_step
+    from motivgraph.ingest.transient import store_step
 
     settings.ingest.transient_backoff_s = 0.01
     rt = Runtime(settings)

@@ -59,7 +59,8 @@ async def test_default_sink_stores_paper_nodes(settings: Settings, store: GraphS
 _CHILD = textwrap.dedent(
     """
     import asyncio, sys, time
-    from motivgraph.ingest.pipeline import GraphPaperSink, run_ingest
+    from motivgraph.ingest.pipeline import ingest_async
+    from motivgraph.ingest.sinks import GraphPaperSink
     from motivgraph.graph import open_store
     from motivgraph.settings import GraphSettings, IngestSettings, Settings
 
@@ -72,7 +73,7 @@ _CHILD = textwrap.dedent(
             await asyncio.sleep(0.3)  # give the parent time to kill us mid-batch
             return await super().process(paper)
 
-    run_ingest([sys.argv[1]], s, sink=SlowSink(store), concurrency=1)
+    asyncio.run(ingest_async([sys.argv[1]], s, sink=SlowSink(store), concurrency=1))
     """
 )
 

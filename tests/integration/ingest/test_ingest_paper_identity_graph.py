@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 from motivgraph.cli import app
 from motivgraph.graph.base import GraphStore
 from motivgraph.ingest.ledger import Ledger
-from motivgraph.ingest.pipeline import IngestSummary, ingest_async
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.summary import IngestSummary
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.rawpdf import RawPdf
 from tests.unit.ingest.test_ingest_pdf_layouts import INTRO, METHOD, PROSE, Writer

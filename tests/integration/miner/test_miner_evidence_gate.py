@@ -14,40 +14,13 @@ from typer.testing import CliRunner
 from motivgraph.cli import app
 from motivgraph.errors import ExtractionGateStop
 from motivgraph.llm.tokens import content_text
-from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
+from motivgraph.miner.ingest_job import IngestRequest, run_ingest_command
 from tests.miner_support import GOOD_TRIPLE
-
-TOPICS = [
-    ("Speech recognition", "transcribed audio", "acoustic encoder"),
-    ("Image segmentation", "pixel-level masks", "convolutional decoder"),
-    ("Protein structure prediction", "solved structures", "residue graph"),
-    ("Legal document retrieval", "relevance judgements", "passage ranker"),
-    ("Weather forecasting", "station records", "spatial attention layer"),
-    ("Code completion", "annotated programs", "syntax-aware tokenizer"),
-]
-INTRO = (
-    "{task} maps raw inputs to structured outputs and is used across science and industry.\n\n"
-    "Neural models reach high accuracy when large amounts of {data} are available. However, most settings "
-    "offer only a few thousand examples of {data}, and accuracy drops sharply because the models overfit "
-    "the small data.\n\n"
-    "Existing remedies depend on large unlabelled corpora and remain difficult to apply in new domains. "
-    "Collecting more {data} is slow and expensive, since every example needs careful review by trained "
-    "annotators who know the domain well.\n\n"
-    "In this paper we propose a transfer scheme for {low} that shares a {part} with related high-resource "
-    "settings. Our contributions are the transfer scheme and experiments showing consistent gains."
-)
+from tests.topic_records_support import TOPICS, write_topic_records
 
 
 def write_records(path: Path, n: int = len(TOPICS)) -> Path:
-    lines = []
-    for i, (task, data, part) in enumerate(TOPICS[:n]):
-        lines.append(json.dumps({
-            "paper_id": f"gate-{i}", "title": f"Transfer Learning for Low-Resource {task}",
-            "abstract": f"We study {task.lower()} with little {data} and propose sharing a {part}.",
-            "introduction": INTRO.format(task=task, data=data, part=part, low=task.lower()),
-        }))
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_topic_records(path, n, prefix="gate")
 
 
 def _paper_text(messages) -> str:  # type: ignore[no-untyped-def]
@@ -162,11 +135,11 @@ async def test_reject_policy_stores_verified_triples_and_reports_the_rejected(se
     rows = dict(run.miner_rows)
     assert rows["triples stored"] == "2"
     assert rows["triples unverified (policy reject)"] == "2 rejected (logged)"
-    from motivgraph.ingest.pipeline import ledger_for
+    from motivgraph.ingest.ledger import Ledger
     from motivgraph.miner.decisions import DecisionLog
     from motivgraph.miner.evidence_report import evidence_report
 
-    ledger = ledger_for(settings)
+    ledger = Ledger.for_data_dir(settings.data_dir)
     log = DecisionLog.for_data_dir(settings.data_dir)
     try:
         rep = evidence_report(ledger.rows(), log)

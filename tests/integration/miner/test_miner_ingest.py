@@ -12,7 +12,8 @@ import pytest
 
 from motivgraph.errors import BudgetExceeded
 from motivgraph.graph.runtime import Runtime
-from motivgraph.ingest.pipeline import ingest_async, ledger_for
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.pipeline import ingest_async
 from motivgraph.llm.tokens import content_text
 from motivgraph.miner.sink import MinerSink
 from tests.miner_support import GOOD_TRIPLE, scripted_client
@@ -94,7 +95,7 @@ async def test_budget_stop_then_resume_without_paying_twice(settings, store, pdf
         finally:
             sink.close()
     assert len(model.calls) == 1  # the first call was allowed, then the budget was spent
-    ledger = ledger_for(settings)
+    ledger = Ledger.for_data_dir(settings.data_dir)
     states = ledger.counts()
     ledger.close()
     assert states.get("stored") == 1 and states.get("parsed") == 1 and not states.get("failed")

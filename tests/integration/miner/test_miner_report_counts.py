@@ -4,51 +4,19 @@ report's figures must still agree with the ledger and the graph. Offline extract
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from motivgraph.errors import BackendUnavailable
 from motivgraph.graph.runtime import Runtime
-from motivgraph.ingest.pipeline import execute, ledger_for
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.parser_choice import resolve_parser
+from motivgraph.ingest.pipeline import execute
 from motivgraph.ingest.plan import plan_async
 from motivgraph.miner.decisions import DecisionLog
 from motivgraph.miner.sink import MinerSink
+from tests.topic_records_support import write_topic_records
 
-TOPICS = [
-    ("Speech recognition", "transcribed audio", "acoustic encoder"),
-    ("Image segmentation", "pixel-level masks", "convolutional decoder"),
-    ("Protein structure prediction", "solved structures", "residue graph"),
-    ("Legal document retrieval", "relevance judgements", "passage ranker"),
-]
-INTRO = (
-    "{task} maps raw inputs to structured outputs and is used across science and industry.\n\n"
-    "Neural models reach high accuracy when large amounts of {data} are available. However, most settings "
-    "offer only a few thousand examples of {data}, and accuracy drops sharply because the models overfit "
-    "the small data.\n\n"
-    "Existing remedies depend on large unlabelled corpora and remain difficult to apply in new domains. "
-    "Collecting more {data} is slow and expensive, since every example needs careful review by trained "
-    "annotators who know the domain well.\n\n"
-    "In this paper we propose a transfer scheme for {low} that shares a {part} with related high-resource "
-    "settings. Our contributions are the transfer scheme and experiments showing consistent gains."
-)
-
-
-def _records(path: Path) -> int:
-    lines = []
-    for i, (task, data, part) in enumerate(TOPICS):
-        lines.append(
-            json.dumps(
-                {
-                    "paper_id": f"count-{i}",
-                    "title": f"Transfer Learning for Low-Resource {task}",
-                    "abstract": f"We study {task.lower()} with little {data} and propose sharing a {part}.",
-                    "introduction": INTRO.format(task=task, data=data, part=part, low=task.lower()),
-                }
-            )
-        )
-    path.write_text("\n".join(lines) + "\n")
-    return len(lines)
+N_PAPERS = 4
 
 
 async def _no_restart() -> None:
@@ -58,7 +26,8 @@ async def _no_restart() -> None:
 async def test_report_counts_each_paper_once_when_a_write_meets_a_store_outage(settings, store, tmp_path) -> None:  # type: ignore[no-untyped-def]
     settings.ingest.transient_backoff_s = 0.01
     papers = tmp_path / "papers.jsonl"
-    n = _records(papers)
+    n = N_PAPERS
+    write_topic_records(papers, n, prefix="count")
     sink = MinerSink(Runtime(settings), mode="heuristic")
     real_upsert = sink.store.upsert_triples
     outages = {"left": 2}
@@ -73,11 +42,11 @@ async def test_report_counts_each_paper_once_when_a_write_meets_a_store_outage(s
     sink.store.upsert_triples = upsert_triples  # type: ignore[method-assign]
     try:
         plan = await plan_async([papers], settings, concurrency=1)
-        summary = await execute(plan, sink, concurrency=1, store=sink.store, recover=_no_restart)
+        summary = await execute(plan, await resolve_parser(plan), sink, concurrency=1, recover=_no_restart)  # records
     finally:
         sink.close()
     assert outages["left"] == 0 and summary.transient_pauses >= 1
-    ledger = ledger_for(settings)
+    ledger = Ledger.for_data_dir(settings.data_dir)
     try:
         stored = ledger.counts()["stored"]
     finally:

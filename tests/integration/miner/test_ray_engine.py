@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from motivgraph.cli import app
 from motivgraph.errors import ConfigError
-from motivgraph.miner.ingest_run import IngestRequest, IngestRun, run_ingest_command
+from motivgraph.miner.ingest_job import IngestRequest, IngestRun, run_ingest_command
 from motivgraph.settings import GraphSettings, Settings
 from tests.conftest import CORPUS_DIR
 from tests.fixtures.ingest.pdfgen import write_paper
@@ -236,7 +236,7 @@ def test_a_worker_that_dies_on_every_try_fails_the_document(ray_cluster: None) -
     import ray
 
     from motivgraph.errors import IngestError, ParseError
-    from motivgraph.ingest.pipeline import classify_failure
+    from motivgraph.ingest.summary import classify_failure
     from motivgraph.miner.ray_engine import await_task
     from motivgraph.outbound import is_transient
     from tests.integration.miner.ray_scripted import die

@@ -1,4 +1,4 @@
-"""Re-processing stored papers (`miner.reextract`) on the real store, index and embeddings: the
+"""Re-processing stored papers (`miner.reprocess` and its jobs) on the real store, index and embeddings: the
 quick-start upgrade from offline to LLM triples, equality with a fresh ingest (canonical export),
 `papers delete`, `merges undo`, and resume after a kill at any point of a job.
 
@@ -17,13 +17,17 @@ from typing import Any
 
 import pytest
 
-from motivgraph.errors import GraphError
+from motivgraph.errors import GraphError, IngestInterrupted
 from motivgraph.graph.runtime import Runtime
-from motivgraph.ingest.pipeline import IngestInterrupted, ingest_async, ledger_for
+from motivgraph.ingest.ledger import Ledger
+from motivgraph.ingest.pipeline import ingest_async
 from motivgraph.llm.tokens import content_text
-from motivgraph.miner import reextract as RX
+from motivgraph.miner import reprocess
 from motivgraph.miner.decisions import DecisionLog
+from motivgraph.miner.merge_undo import undo_merge
 from motivgraph.miner.merges import list_merges
+from motivgraph.miner.paper_delete import delete_papers
+from motivgraph.miner.reextract import reextract
 from motivgraph.miner.sink import MinerSink
 from motivgraph.settings import GraphSettings, Settings
 from tests.miner_support import GOOD_TRIPLE, scripted_client
@@ -91,7 +95,7 @@ async def test_quick_start_second_ingest_upgrades_offline_triples(settings, stor
         sink.close()
     assert again.processed == 0 and again.already_done == 4 and model.calls == []
 
-    report = await RX.reextract(settings, only_extractor="heuristic", client=llm(settings), mode="llm")
+    report = await reextract(settings, only_extractor="heuristic", client=llm(settings), mode="llm")
     assert sorted(report.reextracted) == sorted(p.paper_id for p in store.iter_papers())
     after = [t for p in store.iter_papers() for t in store.paper_triples(p.paper_id)]
     assert after and {t.extractor for t in after} == {"llm"}
@@ -100,12 +104,12 @@ async def test_quick_start_second_ingest_upgrades_offline_triples(settings, stor
     # Done-when: the graph equals a fresh ingest with the new extractor
     assert canon(settings) == reference["all"]
     _index_matches_graph(settings)
-    led = ledger_for(settings)
+    led = Ledger.for_data_dir(settings.data_dir)
     assert led.counts()["stored"] == 4
     led.close()
-    assert RX.pending_job(settings) is None
+    assert reprocess.pending_job(settings) is None
     # nothing offline is left: a second run has nothing to do
-    again_report = await RX.reextract(settings, only_extractor="heuristic", client=llm(settings), mode="llm")
+    again_report = await reextract(settings, only_extractor="heuristic", client=llm(settings), mode="llm")
     assert again_report.reextracted == [] and canon(settings) == reference["all"]
 
 
@@ -135,7 +139,7 @@ async def test_reextract_real_pdfs_equals_fresh_ingest(settings, store, tmp_path
         shutil.copy(CORPUS / name, pdfs / name)
     await ingest(settings, pdfs, llm=True, reply=old_pdf_reply)
     old_keys = {n.key for n in store.iter_nodes()}
-    report = await RX.reextract(settings, client=llm(settings, pdf_reply), mode="llm")
+    report = await reextract(settings, client=llm(settings, pdf_reply), mode="llm")
     assert not old_keys & {n.key for n in store.iter_nodes()}  # every earlier node was replaced
     assert len(report.reextracted) == 2 and not report.failed
     fresh = other_settings(tmp_path, settings)
@@ -155,7 +159,7 @@ async def test_delete_paper_equals_fresh_ingest_without_it(settings, store, src,
     assert rt.node_index.search("Cross-lingual transfer through shared subword vocabulary", k=3)[0].key == solution_key
     rt.close()
 
-    report = await RX.delete_papers(settings, [foo])
+    report = await delete_papers(settings, [foo])
     assert report.deleted == [foo] and sorted(report.replayed) == ["doi:10.1234/qux.5", "id:p2"]
     assert store.get_paper(foo) is None and solution_key not in {n.key for n in store.iter_nodes()}
     # p0 created the problem p2 merged into: without p0 that node has p2's spelling, as in a fresh ingest
@@ -168,13 +172,13 @@ async def test_delete_paper_equals_fresh_ingest_without_it(settings, store, src,
         assert foo not in {h.paper_id for h in rt.paper_index.search("transfer learning translation", k=10)}
     finally:
         rt.close()
-    led = ledger_for(settings)
+    led = Ledger.for_data_dir(settings.data_dir)
     assert foo not in {r.paper_id for r in led.rows()}  # the file can be ingested again
     led.close()
     # a bare DOI names its paper; an unknown id changes nothing
     with pytest.raises(GraphError, match="no paper"):
-        await RX.delete_papers(settings, ["10.9999/none"])
-    await RX.delete_papers(settings, ["10.1234/QUX.5"])
+        await delete_papers(settings, ["10.9999/none"])
+    await delete_papers(settings, ["10.1234/QUX.5"])
     assert store.get_paper("doi:10.1234/qux.5") is None and store.stats().triples == 2
 
 
@@ -190,8 +194,8 @@ async def test_merge_undo_splits_the_node_and_stays_undone(settings, store, src)
     assert node is not None and "Low-resource neural machine translations" in node.node.aliases
 
     with pytest.raises(GraphError, match="exact match cannot be split"):
-        await RX.undo_merge(settings, exact.id)
-    report = await RX.undo_merge(settings, merge.id)
+        await undo_merge(settings, exact.id)
+    report = await undo_merge(settings, merge.id)
     assert "id:p2" in report.replayed
     split = store.get_node(merge.mention_key)
     assert split is not None and split.node.sources == ["id:p2"] and split.node.description == LRMT
@@ -206,7 +210,7 @@ async def test_merge_undo_splits_the_node_and_stays_undone(settings, store, src)
     log.close()
     # later runs keep the mention apart: re-extracting everything gives the same split graph
     snapshot = canon(settings)
-    await RX.reextract(settings, client=llm(settings), mode="llm")
+    await reextract(settings, client=llm(settings), mode="llm")
     assert canon(settings) == snapshot
 
 
@@ -229,19 +233,19 @@ async def test_kill_mid_reextract_then_rerun_gives_the_same_graph(settings, stor
         return wrapped
 
     if where == "removal":  # phase 1, after two papers were taken out
-        monkeypatch.setattr(RX._Runner, "remove", fault_at(3, RX._Runner.remove))
+        monkeypatch.setattr(reprocess._Runner, "remove", fault_at(3, reprocess._Runner.remove))
     elif where == "store":  # the third paper's triples half-way into the store
         from motivgraph.graph.backends.cypher import CypherGraphStore
 
         monkeypatch.setattr(CypherGraphStore, "upsert_triples", fault_at(3, CypherGraphStore.upsert_triples))
     else:  # a paper stored but the job file not yet updated
-        monkeypatch.setattr(RX.Job, "save", fault_at(4, RX.Job.save))
+        monkeypatch.setattr(reprocess.Job, "save", fault_at(4, reprocess.Job.save))
     with pytest.raises(Killed):
-        await RX.reextract(settings, client=llm(settings), mode="llm")
+        await reextract(settings, client=llm(settings), mode="llm")
     monkeypatch.undo()
-    assert RX.pending_job(settings) is not None
-    report = await RX.reextract(settings, client=llm(settings), mode="llm")
-    assert report.resumed and RX.pending_job(settings) is None
+    assert reprocess.pending_job(settings) is not None
+    report = await reextract(settings, client=llm(settings), mode="llm")
+    assert report.resumed and reprocess.pending_job(settings) is None
     assert canon(settings) == reference["all"]
     _index_matches_graph(settings)
 
@@ -273,11 +277,11 @@ async def test_db_killed_mid_reprocessing_is_restarted_and_the_job_finishes(sett
     notes: list[str] = []
     note = _kill_db_at(settings, "[2/", notes)
     if op == "reextract":
-        report = await RX.reextract(settings, client=llm(settings), mode="llm", note=note)
+        report = await reextract(settings, client=llm(settings), mode="llm", note=note)
     else:
-        report = await RX.delete_papers(settings, ["id:p0"], note=note)
+        report = await delete_papers(settings, ["id:p0"], note=note)
     assert note.killed, notes  # the fault happened
-    assert not report.failed and RX.pending_job(settings) is None
+    assert not report.failed and reprocess.pending_job(settings) is None
     assert any("reconnecting" in n for n in notes), notes
     assert canon(settings) == reference["all" if op == "reextract" else "without_p0"]
     _index_matches_graph(settings)
@@ -292,10 +296,10 @@ async def test_db_down_for_good_stops_resumably_and_the_rerun_finishes(settings,
     notes: list[str] = []
     note = _kill_db_at(settings, "[3/", notes)
     with pytest.raises(IngestInterrupted, match="re-run the same command"):
-        await RX.reextract(settings, client=llm(settings), mode="llm", note=note)
-    assert note.killed and RX.pending_job(settings) is not None
-    report = await RX.reextract(settings, client=llm(settings), mode="llm")
-    assert report.resumed and not report.failed and RX.pending_job(settings) is None
+        await reextract(settings, client=llm(settings), mode="llm", note=note)
+    assert note.killed and reprocess.pending_job(settings) is not None
+    report = await reextract(settings, client=llm(settings), mode="llm")
+    assert report.resumed and not report.failed and reprocess.pending_job(settings) is None
     assert canon(settings) == reference["all"]
     _index_matches_graph(settings)
 
@@ -326,7 +330,7 @@ async def test_merge_undo_and_delete_carry_the_evidence(settings, store, src) ->
     log.close()
     assert "id:p2" in [e.paper_id for e in store.node_evidence([merge.final_key])[merge.final_key]]
 
-    await RX.undo_merge(settings, merge.id)
+    await undo_merge(settings, merge.id)
     (after,) = store.paper_triples("id:p2")
     assert after.problem.key == merge.mention_key and after.evidence == before.evidence
     split = store.node_evidence([merge.mention_key, merge.final_key])
@@ -335,6 +339,6 @@ async def test_merge_undo_and_delete_carry_the_evidence(settings, store, src) ->
 
     shared = "challenge:overfitting to scarce parallel data in translation"
     assert "id:p0" in [e.paper_id for e in store.node_evidence([shared])[shared]]
-    await RX.delete_papers(settings, ["id:p0"])
+    await delete_papers(settings, ["id:p0"])
     assert "id:p0" not in [e.paper_id for e in store.node_evidence([shared])[shared]]
     assert store.node_evidence([shared])[shared]  # the other papers' quotes stay

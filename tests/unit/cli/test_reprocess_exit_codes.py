@@ -11,22 +11,24 @@ import pytest
 from typer.testing import CliRunner
 
 from motivgraph.cli import app
-from motivgraph.ingest.pipeline import IngestInterrupted
+from motivgraph.errors import IngestInterrupted
 
 
-@pytest.mark.parametrize(("argv", "target"), [
-    (["ingest", "--re-extract"], "reextract"),
-    (["papers", "delete", "doi:10.1/x", "--yes"], "delete_papers"),
+@pytest.mark.parametrize(("argv", "module", "target"), [
+    (["ingest", "--re-extract"], "motivgraph.miner.reextract", "reextract"),
+    (["papers", "delete", "doi:10.1/x", "--yes"], "motivgraph.miner.paper_delete", "delete_papers"),
 ])
 def test_outage_stop_exits_4_with_rerun_advice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               argv: list[str], target: str) -> None:
-    import motivgraph.miner.reextract as RX
+                                               argv: list[str], module: str, target: str) -> None:
+    import importlib
+
+    job_module = importlib.import_module(module)
 
     async def stopped(*_a: Any, **_kw: Any) -> None:
         raise IngestInterrupted("stopped after 3 consecutive transient failures (last: BackendUnavailable: "
                                 "down, on id:p1); no document was marked failed — re-run the same command to resume")
 
-    monkeypatch.setattr(RX, target, stopped)
+    monkeypatch.setattr(job_module, target, stopped)
     env = {"MOTIVGRAPH_DATA_DIR": str(tmp_path / "data"), "MOTIVGRAPH_LLM_MODEL": ""}
     r = CliRunner().invoke(app, argv, env=env)
     assert r.exit_code == 4, r.output

@@ -19,7 +19,8 @@ import pytest
 from motivgraph.errors import BackendUnavailable, LLMError, MotivGraphError
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pipeline import SinkResult, ingest_async
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 
@@ -150,7 +151,7 @@ import asyncio, json, os, sys
 from motivgraph.ingest.pipeline import ingest_async
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.settings import IngestSettings, Settings
-from motivgraph.ingest.pipeline import SinkResult
+from motivgraph.ingest.sinks import SinkResult
 
 class S:
     async def process(self, paper):
@@ -255,3 +256,22 @@ def test_parser_workers_die_with_their_parent(tmp_path: Path) -> None:
     finally:
         if _alive(worker):
             os.kill(worker, signal.SIGKILL)
+
+
+async def test_the_worker_hands_back_the_paper_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """#44: a parse crosses the process boundary once (the pipe pickles the Paper); no JSON text is made in the
+    worker and validated again here."""
+    from motivgraph.ingest.models import Paper
+    from motivgraph.ingest.workers import ProcessParserPool
+
+    def no_json(*_a: object, **_kw: object) -> Paper:
+        raise AssertionError("the parse came back as JSON text")
+
+    monkeypatch.setattr(Paper, "model_validate_json", no_json)
+    pdf = write_paper(tmp_path / "a.pdf")
+    pool = ProcessParserPool(1)
+    try:
+        paper = await pool.parse(str(pdf), max_pages=2, sha256="k", source_path=str(pdf), timeout=120)
+    finally:
+        await pool.aclose()
+    assert isinstance(paper, Paper) and paper.sections

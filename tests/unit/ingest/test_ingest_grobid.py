@@ -18,7 +18,8 @@ from motivgraph.ingest.grobid import GrobidClient
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parsers import AutoParser, GrobidParser, OfflineParser, make_parser
-from motivgraph.ingest.pipeline import SinkResult, ingest_async
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 
@@ -235,7 +236,7 @@ def _corpus(tmp_path: Path, n: int) -> list[Path]:
 async def test_server_dies_mid_batch_grobid_only(grobid: FakeGrobid, tmp_path: Path) -> None:
     """GROBID down is a transient failure (issue 12 #1): the batch pauses and retries, then stops cleanly
     with nothing marked failed; the same command finishes the job once GROBID is back."""
-    from motivgraph.ingest.pipeline import IngestInterrupted
+    from motivgraph.errors import IngestInterrupted
 
     files = _corpus(tmp_path / "in", 4)
     grobid.die_after = 2

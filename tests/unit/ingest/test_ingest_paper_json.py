@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -16,7 +17,8 @@ from motivgraph.errors import ParseError
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.paper_json import ABSTRACT_ONLY_NOTE, record_key, record_to_paper, stable_id
-from motivgraph.ingest.pipeline import SinkResult, run_ingest
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.settings import GraphSettings, Settings
 
 INTRO = "Irrigation wastes water in dry gardens. " * 20
@@ -121,7 +123,7 @@ def test_astral_characters_in_json_text_are_kept_and_surrogates_repaired() -> No
 def test_jsonl_bad_lines_are_recorded_by_line_and_the_rest_goes_on(tmp_path: Path, settings: Settings) -> None:
     f = _jsonl(tmp_path / "papers.jsonl", [S2ORC, "{not json", ARXIV, '"a string"', S2_GRAPH, ""])
     sink = Collect()
-    s = run_ingest([f], settings, sink=sink)
+    s = asyncio.run(ingest_async([f], settings, sink=sink))
     assert s.ok == 3 and s.failed == 2
     assert s.notes == {ABSTRACT_ONLY_NOTE: 1}  # the report says which papers are mined from the abstract
     failed = sorted((o.error or "") for o in s.outcomes if o.state == "failed")
@@ -129,9 +131,9 @@ def test_jsonl_bad_lines_are_recorded_by_line_and_the_rest_goes_on(tmp_path: Pat
     assert {p.paper_id for p in sink.papers} == {"id:77490025", "arxiv:2402.03300", "doi:10.1145/3292500.3330701"}
     # the same command again: nothing to do; a changed record is ingested again under the same paper id
     again = Collect()
-    assert run_ingest([f], settings, sink=again).processed == 0
+    assert asyncio.run(ingest_async([f], settings, sink=again)).processed == 0
     _jsonl(f, [dict(S2ORC, abstract="We study irrigation, revised."), "{not json", ARXIV, '"a string"', S2_GRAPH])
-    s3 = run_ingest([f], settings, sink=again)
+    s3 = asyncio.run(ingest_async([f], settings, sink=again))
     assert [p.paper_id for p in again.papers] == ["id:77490025"] and again.papers[0].abstract.endswith("revised.")
     assert s3.ok == 1
 
@@ -140,7 +142,7 @@ def test_topics_file_ingests_background_papers_only(tmp_path: Path, settings: Se
     topic = {"topic_id": "t1", "background_papers": [ARXIV, S2ORC], "target_papers": [S2_GRAPH]}
     f = _jsonl(tmp_path / "topics.jsonl", [topic])
     sink = Collect()
-    run_ingest([f], settings, sink=sink)
+    asyncio.run(ingest_async([f], settings, sink=sink))
     assert sorted(p.paper_id for p in sink.papers) == ["arxiv:2402.03300", "id:77490025"]
 
 
@@ -151,7 +153,7 @@ def test_folder_of_json_files_single_records_and_lists(tmp_path: Path, settings:
     (d / "b.json").write_text(json.dumps([ARXIV, S2_GRAPH]))
     (d / "broken.json").write_text("{")
     sink = Collect()
-    s = run_ingest([d], settings, sink=sink)
+    s = asyncio.run(ingest_async([d], settings, sink=sink))
     assert len(sink.papers) == 3 and s.failed == 1
     assert next(o.error for o in s.outcomes if o.state == "failed").startswith("file: not valid JSON")
 
@@ -159,7 +161,8 @@ def test_folder_of_json_files_single_records_and_lists(tmp_path: Path, settings:
 _SLOW_RUN = """
 import asyncio, sys
 from pathlib import Path
-from motivgraph.ingest.pipeline import SinkResult, run_ingest
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.settings import GraphSettings, Settings
 
 class Slow:
@@ -170,7 +173,7 @@ class Slow:
         return SinkResult(status="stored", counts={"papers": 1})
 
 s = Settings(data_dir=Path(sys.argv[2]), graph=GraphSettings(), _env_file=None)
-run_ingest([sys.argv[1]], s, sink=Slow(), concurrency=1)
+asyncio.run(ingest_async([sys.argv[1]], s, sink=Slow(), concurrency=1))
 """
 
 

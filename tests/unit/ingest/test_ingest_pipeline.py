@@ -10,7 +10,9 @@ import pytest
 from motivgraph.ingest.cache import ParsedCache
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pipeline import DocOutcome, SinkResult, ingest_async, run_ingest
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import SinkResult
+from motivgraph.ingest.summary import DocOutcome
 from motivgraph.ingest.walker import walk
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_encrypted, write_image_only, write_paper, write_truncated
@@ -231,13 +233,18 @@ async def test_a_changed_parser_parses_again_instead_of_reading_the_old_parse(tm
     assert changed.parsed == 1 and changed.from_cache == 0
 
 
-def test_run_ingest_sync_entry_point(tmp_path: Path) -> None:
-    inp = tmp_path / "in"
-    inp.mkdir()
-    write_paper(inp / "a.pdf")
-    sink = Sink()
-    summary = run_ingest([inp], _settings(tmp_path), sink=sink)
-    assert summary.ok == 1 and summary.parsed == 1 and sink.papers[0].parser == "pdf"
+def test_one_entry_and_a_built_parser() -> None:
+    """#44: no sync/async twins (run_ingest, plan), and the pipeline takes the parser built -- never a name it
+    resolves late."""
+    import inspect
+
+    from motivgraph.ingest import pipeline
+    from motivgraph.ingest import plan as plan_module
+
+    assert not hasattr(pipeline, "run_ingest") and not hasattr(plan_module, "plan")
+    params = inspect.signature(pipeline.execute).parameters
+    assert [params["parser"].annotation, params["sink"].annotation] == ["DocumentParser", "PaperSink"]
+    assert params["parser"].default is inspect.Parameter.empty and "store" not in params
 
 
 @pytest.mark.parametrize("name", ["auto"])
@@ -274,3 +281,23 @@ async def test_a_stop_mid_batch_cancels_the_rest_and_resumes(tmp_path: Path) -> 
     assert counts["failed"] == 0 and counts["stored"] >= 1 and counts["stored"] < 5
     done = await ingest_async([inp], s, sink=Sink(), concurrency=2)
     assert done.ok + done.already_done == 5 and Ledger.for_data_dir(s.data_dir).counts()["stored"] == 5
+
+
+def test_the_pipeline_is_entered_from_the_composition_root_only() -> None:
+    """#44: ingest has one owner. The project enters ingest/pipeline.py through `execute` from the composition root
+    (miner/ingest_job.py) and `ingest_async` from the benchmark; sinks, summary and the transient-failure policy are
+    modules of their own, so nothing else reaches into the pipeline (scripts/ingest_flow_count.py counts it)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[3]
+    found: dict[str, set[str]] = {}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root)
+        if rel.parts[0] in ("tests", "build") or rel.parts[0].startswith("."):
+            continue
+        names = {a.name for node in ast.walk(ast.parse(path.read_bytes()))
+                 if isinstance(node, ast.ImportFrom) and node.module == "motivgraph.ingest.pipeline"
+                 for a in node.names}
+        if names:
+            found[str(rel)] = names
+    assert found == {"miner/ingest_job.py": {"execute"}, "bench/bench_ingest.py": {"ingest_async"}}

@@ -1,4 +1,4 @@
-"""plan() is read-only and complete; execute() carries it out; a new input kind plugs in by registration."""
+"""plan_async() is read-only and complete; execute() carries it out; a new input kind plugs in by registration."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ from motivgraph import plugins
 from motivgraph.errors import ParseError
 from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pipeline import SinkResult, execute
-from motivgraph.ingest.plan import DocKey, WorkItem, plan_async, register_input_kind
+from motivgraph.ingest.parser_choice import resolve_parser
+from motivgraph.ingest.pipeline import execute
+from motivgraph.ingest.plan import DocKey, IngestPlan, WorkItem, plan_async, register_input_kind
+from motivgraph.ingest.sinks import SinkResult
+from motivgraph.ingest.summary import IngestSummary
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 
@@ -25,6 +28,15 @@ class Sink:
     async def process(self, paper: Paper) -> SinkResult:
         self.papers.append(paper)
         return SinkResult(status="stored", counts={"papers": 1})
+
+
+async def _execute(p: IngestPlan, sink: Sink) -> IngestSummary:
+    """execute() with the parser the plan asks for, closed after the run (as the composition root does)."""
+    parser = await resolve_parser(p)
+    try:
+        return await execute(p, parser, sink)
+    finally:
+        await parser.aclose()
 
 
 def _settings(tmp_path: Path) -> Settings:
@@ -41,7 +53,7 @@ async def test_plan_writes_nothing_and_execute_follows_it(tmp_path: Path) -> Non
     p = await plan_async([inp], s)
     assert not s.data_dir.exists()  # read-only: not even the ledger file
     assert p.found == 3 and p.to_process == 2 and [Path(x).name for x, _ in p.duplicates] == ["copy.pdf"]
-    summary = await execute(p, Sink())
+    summary = await _execute(p, Sink())
     assert summary.ok == 2 and summary.duplicates == 1
     again = await plan_async([inp], s)
     assert again.to_process == 0 and again.already_done == 2
@@ -64,7 +76,7 @@ async def test_each_empty_file_is_its_own_failure_and_link_loops_are_skipped(tmp
     assert p.duplicates == [] and p.unreadable == []
     assert sorted(why for _, why in p.skipped) == ["symbolic link loop", "symbolic link loop"]
     assert p.found == 3 and p.to_process == 3
-    summary = await execute(p, Sink())
+    summary = await _execute(p, Sink())
     assert summary.ok == 1 and summary.failed == 2
     led = Ledger.for_data_dir(s.data_dir)
     failed = sorted(Path(r.path).name for r in led.rows(state="failed"))
@@ -111,7 +123,7 @@ async def test_a_new_input_kind_plugs_into_plan_and_execute(tmp_path: Path, reco
     assert sorted(i.key for i in p.todo if i.kind == "test_records") == ["rec:r1", "rec:r2"]
     assert len(p.duplicates) == 1  # the repeated record id
     sink = Sink()
-    summary = await execute(p, sink)
+    summary = await _execute(p, sink)
     assert summary.ok == 2 and summary.failed == 1
     led = Ledger.for_data_dir(s.data_dir)
     failed = led.rows("failed")
@@ -131,7 +143,7 @@ async def test_a_duplicate_record_is_named_by_file_and_line_and_records_are_not_
     from motivgraph.fsutil import path_to_text
 
     assert p.copies == [(f"{path_to_text(f)}:3", f"{path_to_text(f)}:1")]
-    summary = await execute(p, Sink())
+    summary = await _execute(p, Sink())
     assert summary.ok == 2 and summary.copies == p.copies
     # records are read, not parsed: neither "parsed now" nor "from cache", and no parser is named
     assert (summary.parsed, summary.from_cache, summary.parser) == (0, 0, "none needed")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from motivgraph.errors import BackendUnavailable
-from motivgraph.ingest.pipeline import IngestInterrupted, ingest_async
+from motivgraph.errors import BackendUnavailable, IngestInterrupted
+from motivgraph.ingest.pipeline import ingest_async
 from tests.unit.ingest.test_ingest_faults import OutageSink, _papers, _settings
 
 

@@ -11,7 +11,8 @@ from pydantic import SecretStr
 
 from motivgraph.errors import ExternalServiceError, RateLimited
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pipeline import SinkResult, ingest_async
+from motivgraph.ingest.pipeline import ingest_async
+from motivgraph.ingest.sinks import SinkResult
 from motivgraph.settings import IngestSettings, SemanticScholarSettings, Settings
 from motivgraph.sources.semantic_scholar import SemanticScholarClient, client_from_settings
 from tests.fixtures.ingest.pdfgen import write_paper

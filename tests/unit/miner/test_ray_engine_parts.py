@@ -19,8 +19,8 @@ from motivgraph.errors import (
     ParseError,
 )
 from motivgraph.ingest.models import Paper
-from motivgraph.ingest.pipeline import DocOutcome, classify_failure
 from motivgraph.ingest.plan import WorkItem
+from motivgraph.ingest.summary import DocOutcome, classify_failure
 from motivgraph.miner.ray_engine import Failure, PlanOrder
 from motivgraph.outbound import is_transient
 from motivgraph.ray_cluster import check_reachable

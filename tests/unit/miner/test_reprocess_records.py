@@ -15,7 +15,8 @@ from motivgraph.ingest.identity import resolve_paper_id
 from motivgraph.miner.decisions import DecisionLog, MergeDecision
 from motivgraph.miner.extractions import ExtractionStore
 from motivgraph.miner.merges import get_merge, is_undone, list_merges, record_undo
-from motivgraph.miner.reextract import Job, _match_pending
+from motivgraph.miner.paper_delete import match_pending
+from motivgraph.miner.reprocess import Job
 from motivgraph.miner.schemas import ExtractedTriple, ExtractionResult, NodeText
 from motivgraph.settings import Settings
 
@@ -101,4 +102,16 @@ def test_paper_ids_from_what_a_user_types() -> None:
         resolve_paper_id(store, "ab12cd")  # type: ignore[arg-type]  # under 8 characters: no prefix search
     with pytest.raises(GraphError, match="no paper"):
         resolve_paper_id(store, "10.9/none")  # type: ignore[arg-type]
-    assert _match_pending("10.1/X", ["doi:10.1/x"]) == "doi:10.1/x" and _match_pending("zz", ["doi:10.1/x"]) is None
+    assert match_pending("10.1/X", ["doi:10.1/x"]) == "doi:10.1/x" and match_pending("zz", ["doi:10.1/x"]) is None
+
+
+def test_each_reprocessing_job_has_its_own_module() -> None:
+    """#44: re-extraction, deletion and merge undo are three jobs of one engine (miner/reprocess.py), one module
+    each -- not three jobs under re-extraction's name."""
+    from motivgraph.miner import merge_undo, paper_delete, reextract, reprocess
+
+    jobs = {reextract: "reextract", paper_delete: "delete_papers", merge_undo: "undo_merge"}
+    for module, job in jobs.items():
+        assert getattr(module, job).__module__ == module.__name__
+        assert not any(hasattr(module, other) for other in jobs.values() if other != job)
+    assert not any(hasattr(reprocess, job) for job in jobs.values())

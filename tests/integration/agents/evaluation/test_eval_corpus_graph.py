@@ -94,7 +94,7 @@ def _planted_only_nodes(s: Any) -> list[str]:
 
 async def _plant(s: Any, tmp_path: Path) -> None:
     """The target paper ingested into the cached corpus graph, as a stale or careless cache could hold it."""
-    from motivgraph.miner.ingest_run import IngestRequest, run_ingest_command
+    from motivgraph.miner.ingest_job import IngestRequest, run_ingest_command
 
     src = tmp_path / "planted.jsonl"
     src.write_text(json.dumps(PLANTED) + "\n")

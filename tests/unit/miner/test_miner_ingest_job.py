@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from motivgraph.ingest.plan import plan_async
-from motivgraph.miner.sink import decide_extractor, estimate_plan
+from motivgraph.miner.estimate import estimate_plan
+from motivgraph.miner.extractor_choice import decide_extractor
 from motivgraph.settings import IngestSettings, Settings
 from tests.fixtures.ingest.pdfgen import write_paper
 from tests.miner_support import scripted_client
@@ -49,7 +50,8 @@ def test_the_offline_decision_loads_no_llm_stack(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from motivgraph.settings import Settings; from motivgraph.miner.sink import decide_extractor; "
+    code = ("import sys; from motivgraph.settings import Settings; "
+            "from motivgraph.miner.extractor_choice import decide_extractor; "
             f"s = Settings(data_dir={str(tmp_path)!r}, _env_file=None); s.llm.model = None; s.llm.roles = {{}}; "
             "assert decide_extractor(s) == ('heuristic', None); "
             "heavy = ('langchain_core', 'langchain_openai', 'openai'); "
@@ -67,3 +69,13 @@ def test_a_forced_llm_extractor_without_a_model_names_the_setting(tmp_path: Path
     s.miner.extractor = "llm"
     with pytest.raises(ConfigError, match="MOTIVGRAPH_LLM_MODEL"):
         decide_extractor(s)
+
+
+def test_the_sink_module_holds_the_sink_only() -> None:
+    """#44: the extractor choice and the dry-run estimate are modules of their own; the dead build_sink is gone."""
+    from motivgraph.miner import estimate, extractor_choice, sink
+
+    assert not any(hasattr(sink, name) for name in ("decide_extractor", "estimate_plan", "IngestEstimate",
+                                                    "build_sink"))
+    assert extractor_choice.decide_extractor.__module__ == extractor_choice.__name__
+    assert estimate.estimate_plan.__module__ == estimate.__name__

@@ -1,9 +1,10 @@
-"""`motivgraph ingest` as one call: plan → (dry-run report | execute with the chosen sink) → derived
-indexes repaired. The CLI renders the returned `IngestRun`; it decides nothing itself.
+"""The composition root of `motivgraph ingest`: it builds the plan, the parser, the extractor and the sink once,
+runs the pipeline (`ingest.pipeline.execute(plan, parser, sink)`) and repairs the derived indexes. The CLI renders
+the returned `IngestRun`; it decides nothing itself, and nothing below decides what was built here.
 
-This sits in the miner layer because the extraction sink does; with `extract=False` the ingest layer's
-GraphPaperSink stores Paper nodes only. One Runtime per command: the sink, the store the pipeline
-reconnects after a transient failure, and the index repair all share it.
+Control goes CLI → here → pipeline → stages → sink. This sits in the miner layer because the extraction sink
+does; with `extract=False` the ingest layer's GraphPaperSink stores Paper nodes only. One Runtime per command:
+the sink, the store the pipeline reconnects after a transient failure, and the index repair all share it.
 """
 
 from __future__ import annotations
@@ -12,28 +13,28 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from motivgraph.errors import BudgetExceeded, ExtractionGateStop
+from motivgraph.errors import ExtractionGateStop, IngestInterrupted, RunStopped
 from motivgraph.graph.runtime import Runtime
 from motivgraph.ingest.derived import DerivedReport, repair_derived
-from motivgraph.ingest.pipeline import (
-    GraphPaperSink,
-    IngestInterrupted,
-    IngestProgress,
-    IngestSummary,
-    dry_run_summary,
-    execute,
-    store_step,
-)
+from motivgraph.ingest.parser_choice import resolve_parser
+from motivgraph.ingest.pipeline import execute
 from motivgraph.ingest.plan import IngestPlan, plan_async
+from motivgraph.ingest.sinks import GraphPaperSink
+from motivgraph.ingest.summary import IngestProgress, IngestSummary, dry_run_summary
+from motivgraph.ingest.transient import embedded_store_recovery, store_step
+from motivgraph.miner.estimate import IngestEstimate, estimate_plan
+from motivgraph.miner.extractor_choice import decide_extractor
 from motivgraph.miner.gate import GateDecision, gate_message
 from motivgraph.miner.ray_engine import ray_engine
-from motivgraph.miner.sink import IngestEstimate, MinerSink, decide_extractor, estimate_plan
+from motivgraph.miner.sink import MinerSink
 
 if TYPE_CHECKING:
     from motivgraph.choices import Engine, ParserName
     from motivgraph.ingest.parsers import DocumentParser
+    from motivgraph.ingest.sinks import PaperSink
+    from motivgraph.miner.schemas import ExtractorName
     from motivgraph.settings import Settings
 
 
@@ -56,12 +57,12 @@ class IngestRun:
 
     summary: IngestSummary
     plan: IngestPlan
-    extractor: str | None = None  # "llm" | "heuristic" | None (no extraction)
+    extractor: ExtractorName | None = None  # None: no extraction
     banner: str | None = None
     estimate: IngestEstimate | None = None  # dry run with the LLM miner
     miner_rows: list[tuple[str, str]] = field(default_factory=list)
     derived: DerivedReport | None = None
-    stopped: BudgetExceeded | IngestInterrupted | None = None  # resumable stop: re-run the same command
+    stopped: RunStopped | IngestInterrupted | None = None  # resumable stop: re-run the same command
     engine: str | None = None  # where the per-document work ran, when not in this process ("engine: Ray ...")
     gate: GateDecision | None = None  # the extraction gate's decision (#39), None: no paper with text was mined
     # the run finished but its extraction is not supported by the papers (a failed gate, or no triple at all
@@ -97,31 +98,26 @@ async def run_ingest_command(
     """Plan, then either report the dry run or execute it; repair the derived indexes in every
     non-dry run (also when nothing was left to process). `on_start` sees the run (banner) before the
     first document."""
-    p = await plan_async(req.paths, settings, retry_failed=req.retry_failed, limit=req.limit,
+    p = await plan_async(req.paths, settings, parser=req.parser, retry_failed=req.retry_failed, limit=req.limit,
                          concurrency=req.concurrency)
-    mode: str | None = None
+    mode: ExtractorName | None = None
     client = None
     if req.extract:
         mode, client = decide_extractor(settings, budget_usd=req.budget_usd)
     if req.dry_run:
-        run = IngestRun(summary=dry_run_summary(p, req.parser), plan=p, extractor=mode)
+        run = IngestRun(summary=dry_run_summary(p), plan=p, extractor=mode)
         try:
             if client is not None:
-                run.estimate = await estimate_plan(p, client, parser=req.parser, concurrency=req.concurrency)
+                run.estimate = await estimate_plan(p, client, concurrency=req.concurrency)
         finally:
             if client is not None:
                 client.close()
         return run
 
-
     rt = Runtime(settings)
     # what the plan found, until execute's summary replaces it: a run stopped before the first document (the
     # store down when the sink opens) still reports what it found
-    run = IngestRun(summary=IngestSummary(
-        found=p.found, found_by_kind=dict(p.found_by_kind), documents_by_kind=dict(p.documents_by_kind),
-        non_pdf_skipped=p.non_pdf_skipped, missing=list(p.missing), skipped=list(p.skipped),
-        duplicates=len(p.duplicates), copies=list(p.copies), already_done=p.already_done,
-        skipped_failed=p.skipped_failed, to_process=p.to_process), plan=p, extractor=mode)
+    run = IngestRun(summary=IngestSummary.of_plan(p), plan=p, extractor=mode)
     try:
         sink: MinerSink | GraphPaperSink
         if req.extract:
@@ -133,21 +129,23 @@ async def run_ingest_command(
             sink = GraphPaperSink(await store_step(lambda: rt.store, settings, note))
         try:
             async with contextlib.AsyncExitStack() as stack:
-                parser: ParserName | DocumentParser | None = req.parser
-                doc_sink: Any = sink
+                parser: DocumentParser
+                doc_sink: PaperSink = sink
                 concurrency = req.concurrency
                 if req.engine == "ray" and p.todo:  # nothing to do: no cluster to start
-
                     run_id = sink.client.run_id if isinstance(sink, MinerSink) and sink.client is not None else None
                     eng = await stack.enter_async_context(
-                        ray_engine(settings, p.todo, parser=req.parser, extractor=mode, run_id=run_id))
+                        ray_engine(settings, p.todo, parser=p.parser, extractor=mode, run_id=run_id))
                     run.engine, parser, doc_sink = eng.label, eng.parser, eng.sink(sink)
                     concurrency, progress = req.concurrency or eng.in_flight, eng.progress(progress)
+                else:
+                    parser = await resolve_parser(p, workers=concurrency)
+                    stack.push_async_callback(parser.aclose)
                 if on_start is not None:
                     on_start(run)
-                run.summary = await execute(p, doc_sink, parser=parser, concurrency=concurrency, progress=progress,
-                                            store=rt.store, note=note)
-        except (BudgetExceeded, IngestInterrupted) as e:
+                run.summary = await execute(p, parser, doc_sink, concurrency=concurrency, progress=progress,
+                                            recover=embedded_store_recovery(settings, rt.store), note=note)
+        except (RunStopped, IngestInterrupted) as e:
             run.stopped = e
             # what was done before the stop (execute attaches it): a stopped run's summary is not all zeros
             run.summary = getattr(e, "summary", run.summary)
@@ -163,4 +161,3 @@ async def run_ingest_command(
             client.close()
         await asyncio.to_thread(rt.close)
     return run
-
