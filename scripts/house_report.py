@@ -29,12 +29,17 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-LAYER_FOLDERS: tuple[str, ...] = ("graph", "ingest", "miner", "api", "agents")  # as in setup.py
+# the layer folders setup.py maps, from their one declaration (a tree from before it was declared: its five layers,
+# the CLI then under motivgraph/)
+LAYER_FOLDERS: tuple[str, ...] = tuple(
+    tomllib.loads((REPO / "pyproject.toml").read_text()).get("tool", {}).get("motivgraph", {}).get(
+        "layer-folders", ("graph", "ingest", "miner", "api", "agents")))
 CODE_FOLDERS: tuple[str, ...] = ("motivgraph", *LAYER_FOLDERS, "bench", "scripts")
 PACKAGING_FILES: tuple[str, ...] = ("setup.py", "pyproject.toml")
 DOC_PAGES: tuple[str, ...] = ("README.md", "docs/**/*.md")

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-LAYER_FOLDERS: tuple[str, ...] = ("graph", "ingest", "miner", "api", "agents")  # as in setup.py
+# the layer folders setup.py maps, from their one declaration
+LAYER_FOLDERS: tuple[str, ...] = tuple(
+    tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["motivgraph"]["layer-folders"])
 
 
 def build(root: Path = REPO / "build" / "namespace") -> Path:

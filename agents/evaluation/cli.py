@@ -22,7 +22,7 @@ from rich.table import Table
 from motivgraph.errors import BudgetExceeded, ConfigError
 from motivgraph.terminal import EXIT_CONFIG, EXIT_FAILED, EXIT_STOPPED, cli_errors, console, err_console, load_settings
 
-# agents sit below the CLI layer (motivgraph/cli is a composition root): the consoles, settings loading and
+# agents sit below the CLI layer (cli/ is a composition root): the consoles, settings loading and
 # exit codes every command shares are the kernel's (motivgraph/terminal.py)
 _RESUME_HINT = "`motivgraph eval --list` shows the evaluations to resume"
 

@@ -69,6 +69,17 @@ def test_dockerfile_pins_cpu_torch_then_the_lock():
     assert "!scripts/install_torch.sh" in ignored  # scripts/ is ignored, but the image needs this one
 
 
+def test_dockerfile_copies_every_folder_the_package_installs():
+    """The image's `pip install .` maps the layer folders (setup.py, from pyproject's one list): each must be copied,
+    setup.py with them, or the installed `motivgraph` lacks a layer (the CLI moved to cli/ in #44)."""
+    import tomllib
+
+    text = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    copied = {part.rstrip("/") for line in text.splitlines() if line.startswith("COPY ") for part in line.split()[1:-1]}
+    layers = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["motivgraph"]["layer-folders"]
+    assert {"motivgraph", "setup.py", "pyproject.toml", *layers} <= copied
+
+
 def _compose_cli() -> list[str] | None:
     docker = shutil.which("docker")
     if docker and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0:
