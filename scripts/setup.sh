@@ -17,6 +17,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A package folder that moved (motivgraph/cli -> cli/) leaves its __pycache__ behind in an existing checkout, and
+# that bytecode-only folder would shadow the moved package in an editable install: drop kernel folders holding no
+# Python source.
+for d in motivgraph/*/; do
+  if [ -z "$(find "$d" -name '*.py' -print -quit)" ]; then rm -rf "$d"; fi
+done
+
 WITH_LOCAL_LLM=0
 WITH_BROWSER=0
 WITH_NEO4J=0
