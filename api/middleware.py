@@ -13,7 +13,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from starlette.exceptions import HTTPException
 from starlette.requests import cookie_parser
@@ -115,8 +115,6 @@ def same_origin_target(path: str, rest: list[tuple[str, str]], root_path: str = 
     start a browser reads as another origin (`//host`, `/\\host`, a backslash from `%5C`, a scheme) collapses to
     one leading slash, and every character outside the path's safe set is percent-encoded (CR/LF cannot split the
     header either)."""
-    from urllib.parse import quote
-
     clean = "/" + path.replace("\\", "/").lstrip("/")
     target = quote(root_path.rstrip("/") + clean, safe="/:@!$&'()*+,;=-._~")
     target = "/" + target.lstrip("/")  # a root_path cannot start it with // either

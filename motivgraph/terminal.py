@@ -51,9 +51,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 def load_settings() -> Settings:
     # imported here: the settings tree (pydantic-settings) is the largest import of a command's start-up,
     # and a help screen needs none of it
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # local: light CLI path (help screens load no settings)
 
-    from motivgraph.settings import Settings
+    from motivgraph.settings import Settings  # local: light CLI path (help screens load no settings)
 
     try:
         return Settings()
