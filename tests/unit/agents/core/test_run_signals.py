@@ -149,7 +149,8 @@ def test_ideate_under_sigterm_records_interrupted_and_exits_5(settings, tmp_path
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # wait until the run is running (its first call is the slow one)
-        runs = [RunDir(d) for d in out.iterdir()] if out.is_dir() else []
+        # a run directory is made a moment before its status.json is written: wait for both
+        runs = [RunDir(d) for d in out.iterdir() if (d / "status.json").is_file()] if out.is_dir() else []
         if runs and runs[0].status().get("status") == "running":
             break
         time.sleep(0.2)
