@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -91,15 +91,15 @@ def allowed_hosts(settings: Settings) -> list[str]:
 def create_app(
     source: Settings | Runtime | ToolService | None = None,
     *,
-    s2_client: Any = None,
+    source_clients: Mapping[str, Any] | None = None,
     version_ttl_s: float | None = None,
 ) -> FastAPI:
     """Build the app. `source`: settings (default: from env), a Runtime whose services to use, or a
-    ready ToolService (tests share one between HTTP and in-process clients)."""
+    ready ToolService (tests share one between HTTP and in-process clients); `source_clients`: as ToolService's."""
     if isinstance(source, ToolService):
         service, owned = source, False
     else:
-        service, owned = ToolService(source, s2_client=s2_client, version_ttl_s=version_ttl_s), True
+        service, owned = ToolService(source, source_clients=source_clients, version_ttl_s=version_ttl_s), True
     settings = service.settings
 
     @asynccontextmanager

@@ -175,7 +175,12 @@ def _bench_judge(messages: list[Any]) -> str:
 def part_parents(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     from motivgraph.embeddings import get_embedder  # local: onnxruntime, off the bench's --help path
     from motivgraph.llm import LLMClient, ScriptedChatModel  # local: the LLM stack, off the bench's --help path
-    from motivgraph.miner.parents import Item, LLMJudge, knn, run_pass  # local: faiss, off the bench's --help path
+    from motivgraph.miner.parents import (  # local: faiss, off the bench's --help path
+        Item,
+        LLMParentJudge,
+        knn,
+        run_pass,
+    )
 
     g = SyntheticGraph(scale=args.scale, seed=7)
     settings = Settings(data_dir=tmp / "parents", _env_file=None)  # type: ignore[call-arg]
@@ -195,7 +200,7 @@ def part_parents(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         model = ScriptedChatModel(default=_bench_judge, model_name="scripted")
         client = LLMClient(settings, model=model, use_cache=False)
         t0 = time.perf_counter()
-        res = asyncio.run(run_pass(kind, 1, items, vecs, LLMJudge(client), settings.miner, None, concurrency=32))
+        res = asyncio.run(run_pass(kind, 1, items, vecs, LLMParentJudge(client), settings.miner, None, concurrency=32))
         t_pass = time.perf_counter() - t0  # includes its own kNN
         client.close()
         # sustained concurrency with a per-call latency, on a slice: order-exact and relaxed dispatch
@@ -206,7 +211,7 @@ def part_parents(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             model2 = ScriptedChatModel(default=_bench_judge, model_name="scripted", latency_s=lat)
             client2 = LLMClient(settings, model=model2, use_cache=False)
             t0 = time.perf_counter()
-            r2 = asyncio.run(run_pass(kind, 1, items[:sl], vecs[:sl], LLMJudge(client2), settings.miner, None,
+            r2 = asyncio.run(run_pass(kind, 1, items[:sl], vecs[:sl], LLMParentJudge(client2), settings.miner, None,
                                       concurrency=32, relaxed=mode == "relaxed"))
             t_lat = time.perf_counter() - t0
             client2.close()

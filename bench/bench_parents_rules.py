@@ -31,7 +31,7 @@ import numpy as np
 from motivgraph.graph.identity import node_key
 from motivgraph.graph.runtime import Runtime
 from motivgraph.llm import LLMClient
-from motivgraph.miner.parents import Item, LLMJudge, OfflineJudge, run_pass
+from motivgraph.miner.parents import Item, LLMParentJudge, OfflineJudge, run_pass
 from motivgraph.miner.schemas import NodeText, ParentVerdict
 from motivgraph.settings import Settings
 
@@ -64,7 +64,7 @@ async def one_rule(rule: str, kind: str, items: list[Item], vectors: np.ndarray,
     if judge_kind == "similarity":
         judge = SimilarityJudge(rule, tau)
     elif client is not None:
-        judge = LLMJudge(client, rule)
+        judge = LLMParentJudge(client, rule)
     else:
         judge = OfflineJudge(cfg.offline_cluster_similarity)
     started = time.perf_counter()

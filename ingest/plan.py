@@ -4,8 +4,8 @@ ledger → the work list. `plan_async()` is read-only, so `--dry-run` is simply 
 Inputs come in kinds (`InputKind`): the built-in kind is the PDF file, keyed by the sha256 of its
 bytes. Another kind (e.g. paper JSON records, keyed by a stable record id) is an "input_kinds" part of the one
 extension mechanism (`motivgraph/plugins.py`: built-in, an installed package's entry point, or
-`register_input_kind` for this process) and is walked, keyed, deduplicated, resumed and reported like PDFs; only
-`keys()` (what documents a file holds) and `load()` (one document → Paper) are its own.
+`plugins.register("input_kinds", name, kind)` for this process) and is walked, keyed, deduplicated, resumed and
+reported like PDFs; only `keys()` (what documents a file holds) and `load()` (one document → Paper) are its own.
 """
 
 from __future__ import annotations
@@ -79,12 +79,6 @@ class PdfInput:
 
 
 PDF_INPUT = PdfInput()
-
-
-def register_input_kind(kind: InputKind) -> None:
-    """Make `plan_async()` pick up files ending in `kind.suffixes` in this process (a later kind claiming a suffix
-    wins)."""
-    plugins.register("input_kinds", kind.name, kind, replace=True)
 
 
 def input_kinds() -> dict[str, InputKind]:

@@ -72,7 +72,7 @@ PLURAL = {"problem": "problems", "challenge": "challenges"}
 
 
 # -- judges ------------------------------------------------------------------------------------------
-class Judge(Protocol):
+class ParentJudge(Protocol):
     name: str
     # True: the verdict's `members` choose the children. False: a yes covers every candidate (B.4).
     picks_members: bool
@@ -85,7 +85,7 @@ class Judge(Protocol):
     async def join(self, kind: str, parent: NodeText, node: NodeText, sim: float) -> bool: ...
 
 
-class LLMJudge:
+class LLMParentJudge:
     """The `parent_judge` model. rule="paper" asks B.4's single question; "members" lets it pick."""
 
     def __init__(self, client: LLMClient, rule: str = "paper") -> None:
@@ -198,7 +198,7 @@ async def run_pass(
     level: int,
     items: Sequence[Item],
     vectors: np.ndarray,
-    judge: Judge,
+    judge: ParentJudge,
     cfg: MinerSettings,
     decisions: DecisionLog | None,
     *,
@@ -343,9 +343,9 @@ class ParentBuilder:
         self.index = index
         self.concurrency = concurrency
         self.relaxed = relaxed
-        self.judge: Judge
+        self.judge: ParentJudge
         if client is not None and client.is_configured(ROLE):
-            self.judge = LLMJudge(client, cfg.parent_rule)
+            self.judge = LLMParentJudge(client, cfg.parent_rule)
         else:
             self.judge = OfflineJudge(cfg.offline_cluster_similarity)
 

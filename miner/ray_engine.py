@@ -77,7 +77,7 @@ _LLM_TASK_CPUS = 0.25
 
 
 @dataclass(frozen=True)
-class Job:
+class RunInputs:
     """What every task of one run needs; put in the object store once per run."""
 
     token: str  # one run: a worker's cached parser/extractor belong to it
@@ -126,7 +126,7 @@ class Failure:
 class _WorkerState:
     """A worker's parser, extractor and event loop for one run (built on first use, reused by its tasks)."""
 
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: RunInputs) -> None:
         self.job = job
         self.loop = asyncio.new_event_loop()  # the parser's process pool and the LLM client bind to one loop
         self.parser: DocumentParser | None = None
@@ -181,7 +181,7 @@ class _WorkerState:
 _STATE: _WorkerState | None = None
 
 
-def _state(job: Job) -> _WorkerState:
+def _state(job: RunInputs) -> _WorkerState:
     """This worker's state for `job`: a worker that served another run closes that run's parser first."""
     global _STATE
     if _STATE is None or _STATE.job.token != job.token:
@@ -191,14 +191,14 @@ def _state(job: Job) -> _WorkerState:
     return _STATE
 
 
-def parse_task(job: Job, path: Path, sha256: str) -> Paper | Failure:
+def parse_task(job: RunInputs, path: Path, sha256: str) -> Paper | Failure:
     try:
         return _state(job).parse(path, sha256)
     except Exception as e:
         return Failure.of(e)
 
 
-def extract_task(job: Job, paper: Paper, budget_usd: float | None) -> tuple[ExtractionResult | Failure, dict]:
+def extract_task(job: RunInputs, paper: Paper, budget_usd: float | None) -> tuple[ExtractionResult | Failure, dict]:
     state = _state(job)
     try:
         return state.extract(paper, budget_usd)
@@ -413,7 +413,7 @@ async def ray_engine(
     cfg = settings.ray
     with ray_session(cfg) as info:
         ray = import_ray()
-        job_ref = ray.put(Job(uuid.uuid4().hex, settings, name, extractor, run_id))
+        job_ref = ray.put(RunInputs(uuid.uuid4().hex, settings, name, extractor, run_id))
         grobid_cap = (cfg.grobid_concurrency or settings.ingest.grobid_concurrency) if name != "pdf" else None
         yield RayEngine(
             info=info,
@@ -426,4 +426,4 @@ async def ray_engine(
         )
 
 
-__all__ = ["Failure", "Job", "RayEngine", "RayExtractionSink", "RayParser", "ray_engine"]
+__all__ = ["Failure", "RayEngine", "RayExtractionSink", "RayParser", "RunInputs", "ray_engine"]

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from motivgraph.choices import ToolMode, ToolModeChoice
 from motivgraph.llm import LLMClient
-from motivgraph.llm.client import DEFAULT_ROLE, Estimate
+from motivgraph.llm.client import DEFAULT_ROLE, CallEstimate
 from motivgraph.llm.factory import ModelSpec
 from motivgraph.llm.factory import is_configured as _configured
 from motivgraph.settings import LLM_ROLES
@@ -106,7 +106,7 @@ class RoleLLM:
         return self.client.structured_method(self._key) == "constrained" and self.spec().dialect != "scripted"
 
     def estimate(self, messages: Sequence[BaseMessage] | str, expected_output_tokens: int = 256,
-                 **kw: Any) -> Estimate:
+                 **kw: Any) -> CallEstimate:
         return self.client.estimate(self._key, messages, expected_output_tokens, **kw)
 
     def supports_tools(self) -> bool:

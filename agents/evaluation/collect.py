@@ -33,7 +33,7 @@ from motivgraph.agents.evaluation.judges import (
 )
 from motivgraph.agents.evaluation.metrics.diversity import cosine_distance_matrix, embedding_diversity
 from motivgraph.agents.evaluation.metrics.elo import Match, SwissTournament, combine_orders
-from motivgraph.agents.evaluation.metrics.novelty import computable_novelty
+from motivgraph.agents.evaluation.metrics.novelty import field_novelty
 from motivgraph.agents.evaluation.metrics.reference import DIMENSIONS, Vote
 from motivgraph.agents.evaluation.metrics.yield_ import pair_diversity
 from motivgraph.agents.evaluation.topics import EvalTopic
@@ -115,10 +115,9 @@ class Collector:
             k = self.config.novelty_k
             for it in ev.items:
                 i = idx[it.idea_id]
-                nm = computable_novelty(vecs["motivation"][i], papers, k=k)
-                nx = computable_novelty(vecs["method"][i], papers, k=k)
-                ev.novelty[it.idea_id] = {"novelty_motivation": nm, "novelty_method": nx,
-                                          "novelty": (nm + nx) / 2}
+                f = field_novelty(vecs["motivation"][i], vecs["method"][i], papers, k=k)
+                ev.novelty[it.idea_id] = {"novelty_motivation": f["motivation"], "novelty_method": f["method"],
+                                          "novelty": f["overall"]}
 
     # -------------------------------------------------------------------- per idea
     async def per_idea(self, ev: TopicEvidence) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from motivgraph.agents.evaluation.topic_graph import build_topic_graph
-from motivgraph.agents.evaluation.topics import EvalTopic, Paper, _norm_title, identities
+from motivgraph.agents.evaluation.topics import EvalTopic, TopicPaper, _norm_title, identities
 from motivgraph.ingest.paper_json import stable_id
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 CORPUS_ID = "corpus"
 
 
-def corpus_records(topics: list[EvalTopic]) -> tuple[list[Paper], list[str]]:
+def corpus_records(topics: list[EvalTopic]) -> tuple[list[TopicPaper], list[str]]:
     """(the corpus's papers, what was left out and why). A paper is one by its stable id (the same paper in
     two topics is ingested once, the first record kept); a paper that is any topic's target (same id, DOI,
     arXiv id or title) is left out, so no topic's held-out truth is ever in the graph."""
@@ -38,7 +38,7 @@ def corpus_records(topics: list[EvalTopic]) -> tuple[list[Paper], list[str]]:
             target_ids |= identities(p)
             if _norm_title(p.title):
                 target_titles.add(_norm_title(p.title))
-    out: list[Paper] = []
+    out: list[TopicPaper] = []
     seen: set[str] = set()
     left_out: list[str] = []
     for t in topics:

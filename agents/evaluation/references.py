@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from motivgraph.agents.evaluation.judges import ExtractedIdea, Panel, extract_prompt
-from motivgraph.agents.evaluation.topics import EvalTopic, Paper
+from motivgraph.agents.evaluation.topics import EvalTopic, TopicPaper
 from motivgraph.fsutil import atomic_write
 
 
@@ -22,7 +22,7 @@ def _safe(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", s)[:80]
 
 
-async def extract_reference(panel: Panel, paper: Paper, cache: Path) -> ExtractedIdea | None:
+async def extract_reference(panel: Panel, paper: TopicPaper, cache: Path) -> ExtractedIdea | None:
     """The target paper as an idea record, by the panel's FIRST judge (one extraction per paper);
     None when the judge's replies were unusable (that reference is then left out)."""
     if cache.exists():

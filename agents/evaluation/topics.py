@@ -15,7 +15,7 @@ from motivgraph.errors import TopicsError
 from motivgraph.ingest.paper_json import stable_id
 
 
-class Paper(BaseModel):
+class TopicPaper(BaseModel):
     # extra fields (doi, externalIds, arxiv_id, sections, ...) are kept: the per-topic graph ingests the
     # record as given, and the leak check compares every identifier a record carries
     model_config = ConfigDict(extra="allow")
@@ -37,8 +37,8 @@ class EvalTopic(BaseModel):
     topic_id: str
     topic: str
     domain: str | None = None
-    background: list[Paper] = Field(default_factory=list)
-    targets: list[Paper] = Field(default_factory=list)
+    background: list[TopicPaper] = Field(default_factory=list)
+    targets: list[TopicPaper] = Field(default_factory=list)
 
 
 def _slug(text: str) -> str:
@@ -69,8 +69,8 @@ def load_topics_file(path: Path) -> list[EvalTopic]:
                 raise TopicsError(f"{path}:{n}: duplicate topic_id {tid!r}")
             seen.add(tid)
             try:
-                bg = [Paper.model_validate(p) for p in row.get("background_papers") or []]
-                tg = [Paper.model_validate(p) for p in row.get("target_papers") or []]
+                bg = [TopicPaper.model_validate(p) for p in row.get("background_papers") or []]
+                tg = [TopicPaper.model_validate(p) for p in row.get("target_papers") or []]
             except ValidationError as e:
                 err = e.errors()[0]
                 raise TopicsError(f"{path}:{n}: bad paper ({'.'.join(map(str, err['loc']))}: {err['msg']})") from None

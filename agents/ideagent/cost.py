@@ -82,7 +82,7 @@ def _archive(capacity: int, history: int, families: int) -> Archive:
 
 
 @dataclass
-class Tally:
+class RoleTally:
     rows: dict[str, list[float]] = field(default_factory=dict)  # role -> [calls, input, output]
 
     def add(self, role: str, calls: float, t_in: float, t_out: float) -> None:
@@ -95,7 +95,7 @@ class Tally:
         return {k: (round(v[0]), round(v[1]), round(v[2])) for k, v in self.rows.items()}
 
 
-def _ideator_cost(t: Tally, role: str, prompt_tokens: int, tool_calls: float, result_tokens: int,
+def _ideator_cost(t: RoleTally, role: str, prompt_tokens: int, tool_calls: float, result_tokens: int,
                   drafts: float) -> None:
     """A draft with k tool steps: step j re-sends the prompt and j tool results (and the short call
     messages); the last step writes the idea."""
@@ -106,7 +106,7 @@ def _ideator_cost(t: Tally, role: str, prompt_tokens: int, tool_calls: float, re
 
 
 def ideagent_tally(cfg: IdeagentConfig, *, capacity: int, topic: str, background_tokens: int,
-                   scenario: str, tools: bool = True) -> Tally:
+                   scenario: str, tools: bool = True) -> RoleTally:
     upper = scenario == "upper"
     background = _words(min(background_tokens, cfg.background_tokens), 1) if background_tokens else ""
     a = _archive(capacity, cfg.seeds if upper else cfg.seeds // 3, cfg.seeds // 2 if upper else 2)
@@ -125,7 +125,7 @@ def ideagent_tally(cfg: IdeagentConfig, *, capacity: int, topic: str, background
         families = 0.0
     b = cfg.seeds
     drafts = b * (1 + extra)
-    t = Tally()
+    t = RoleTally()
     _ideator_cost(t, "ideator", seed_in, tool_calls, TOOL_RESULT[scenario], b)
     _ideator_cost(t, "ideator", rev_in, tool_calls, TOOL_RESULT[scenario], b * extra)
     t.add("stenographer", drafts, count_tokens(P.STENOGRAPHER) + count_tokens(P.render_idea(parent.idea)), SIG_OUT)
@@ -145,13 +145,13 @@ def ideagent_tally(cfg: IdeagentConfig, *, capacity: int, topic: str, background
 
 
 def baseline_tally(method: str, cfg: IdeagentConfig, *, n: int, topic: str, background_tokens: int,
-                   scenario: str, tools: bool = True) -> Tally:
+                   scenario: str, tools: bool = True) -> RoleTally:
     upper = scenario == "upper"
     background = _words(min(background_tokens, cfg.background_tokens), 1) if background_tokens else ""
     system = count_tokens(P.ideator_system(topic, background, "TOOLS: " + _words(150, 9) if tools else ""))
     tool_calls = (cfg.ideator_tool_calls if upper else cfg.ideator_tool_calls / 2) if tools else 0
     result = TOOL_RESULT[scenario]
-    t = Tally()
+    t = RoleTally()
     steno_in = count_tokens(P.STENOGRAPHER) + count_tokens(P.render_idea(_idea(1)))
     memory = [(f"s{i}", _sig(i)) for i in range(n)]
     if method == "stateless":
@@ -180,7 +180,7 @@ def baseline_tally(method: str, cfg: IdeagentConfig, *, n: int, topic: str, back
     return t
 
 
-def add_to_plan(plan: Any, upper: Tally, typical: Tally, label: str) -> None:
+def add_to_plan(plan: Any, upper: RoleTally, typical: RoleTally, label: str) -> None:
     """Upper bound into the plan's table (what --dry-run prints per role); the typical case as notes."""
     for role, (calls, t_in, t_out) in upper.rounded().items():
         plan.add(role, calls=calls, input_tokens=t_in, output_tokens=t_out)
@@ -200,7 +200,7 @@ def add_to_plan(plan: Any, upper: Tally, typical: Tally, label: str) -> None:
 
 
 def estimate_ideagent(plan: Any, cfg: IdeagentConfig, *, capacity: int, topic: str, background_tokens: int) -> None:
-    def tally(scenario: str) -> Tally:
+    def tally(scenario: str) -> RoleTally:
         return ideagent_tally(cfg, capacity=capacity, topic=topic, background_tokens=background_tokens,
                               scenario=scenario)
 
@@ -210,7 +210,7 @@ def estimate_ideagent(plan: Any, cfg: IdeagentConfig, *, capacity: int, topic: s
 
 def estimate_baseline(plan: Any, method: str, cfg: IdeagentConfig, *, n: int, topic: str,
                       background_tokens: int) -> None:
-    def tally(scenario: str) -> Tally:
+    def tally(scenario: str) -> RoleTally:
         return baseline_tally(method, cfg, n=n, topic=topic, background_tokens=background_tokens, scenario=scenario)
 
     add_to_plan(plan, tally("upper"), tally("typical"), f"{method} N={n}")

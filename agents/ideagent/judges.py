@@ -1,6 +1,6 @@
 """The LLM roles of IDEAgent: what each is asked (schemas) and how its answers are read.
 
-Every call goes through the LLM layer (`RoleLLM` is the part of motivgraph.llm.LLMClient used
+Every call goes through the LLM layer (`StructuredLLM` is the part of motivgraph.llm.LLMClient used
 here: cache, retries, usage and the run's budget stop come with it). Role names are settings
 (`Roles`), so any role can point at another model.
 """
@@ -28,7 +28,7 @@ M = TypeVar("M", bound=BaseModel)
 JUDGE_ATTEMPTS = 3  # asks per judge sample before its reply counts as a judge failure (new sample each time)
 
 
-class RoleLLM(Protocol):
+class StructuredLLM(Protocol):
     """The slice of LLMClient the search needs (tests pass an LLMClient on a scripted model)."""
 
     async def structured(self, role: str, messages: Any, schema: type[M], **kwargs: Any) -> M: ...
@@ -142,7 +142,7 @@ def msgs(system: str, user: str) -> list[BaseMessage]:
 class Judges:
     """The five evaluating roles (stenographer, quality, soundness panel, diversity, critic)."""
 
-    def __init__(self, llm: RoleLLM, cfg: IdeagentConfig, background: str, roles: Roles | None = None, *,
+    def __init__(self, llm: StructuredLLM, cfg: IdeagentConfig, background: str, roles: Roles | None = None, *,
                  sample_seed: int = 0) -> None:
         """`sample_seed`: the run's seed; the soundness samples of a run with another seed are new draws."""
         self.llm, self.cfg, self.background, self.roles = llm, cfg, background, roles or Roles()

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from motivgraph.agents.ideagent import prompts as P
 from motivgraph.agents.ideagent.archive import Archive, Draft, DraftKind, Family, Retirement
 from motivgraph.agents.ideagent.config import IdeagentConfig
-from motivgraph.agents.ideagent.judges import IdeaText, Judges, RoleLLM, Roles, msgs
+from motivgraph.agents.ideagent.judges import IdeaText, Judges, Roles, StructuredLLM, msgs
 from motivgraph.agents.ideagent.routing import (
     Decision,
     Duplicates,
@@ -55,7 +55,7 @@ class IdeaWriter(Protocol):
 class StructuredWriter:
     """Ideator without tools: one structured call."""
 
-    def __init__(self, llm: RoleLLM, role: str) -> None:
+    def __init__(self, llm: StructuredLLM, role: str) -> None:
         self.llm, self.role = llm, role
 
     async def write(self, system: str, user: str, label: str) -> dict[str, Any]:
@@ -77,7 +77,7 @@ class SearchState(BaseModel):
 
 
 class IdeagentSearch:
-    def __init__(self, *, llm: RoleLLM, cfg: IdeagentConfig, topic: str, background: str, capacity: int,
+    def __init__(self, *, llm: StructuredLLM, cfg: IdeagentConfig, topic: str, background: str, capacity: int,
                  writer: IdeaWriter | None = None, roles: Roles | None = None, emit: Emit | None = None,
                  checkpoint: Callable[[SearchState], Awaitable[None] | None] | None = None,
                  tools_note: str = "", sample_seed: int = 0) -> None:

@@ -6,6 +6,7 @@ e.g. `node_search(service.ctx, request)` from api/services/node_search.py."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -17,10 +18,12 @@ from motivgraph.settings import Settings
 
 
 class ToolService:
-    def __init__(self, runtime: Runtime | Settings | None = None, *, s2_client: Any = None,
+    def __init__(self, runtime: Runtime | Settings | None = None, *, source_clients: Mapping[str, Any] | None = None,
                  version_ttl_s: float | None = None) -> None:
-        """`version_ttl_s`: how long a read graph version is trusted (default settings.api.version_check_s)."""
-        self.ctx = ToolContext(runtime, s2_client=s2_client, version_ttl_s=version_ttl_s)
+        """`source_clients`: literature source clients by key (`semantic_scholar`, `openalex`, `arxiv`) to use
+        instead of making them from settings; `version_ttl_s`: how long a read graph version is trusted (default
+        settings.api.version_check_s)."""
+        self.ctx = ToolContext(runtime, source_clients=source_clients, version_ttl_s=version_ttl_s)
 
     @property
     def settings(self) -> Settings:

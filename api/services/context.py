@@ -15,7 +15,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -46,18 +46,20 @@ class ToolContext:
         self,
         runtime: Runtime | Settings | None = None,
         *,
-        s2_client: Any = None,
+        source_clients: Mapping[str, Any] | None = None,
         version_ttl_s: float | None = None,
         node_cache_size: int | None = None,
     ) -> None:
         self.runtime = runtime if isinstance(runtime, Runtime) else Runtime(runtime)
         self.settings = self.runtime.settings
         self.version_ttl_s = self.settings.api.version_check_s if version_ttl_s is None else version_ttl_s
-        self._s2_client = s2_client
-        self._s2_injected = s2_client is not None
+        # the caller's clients by source key (`source_client(key)`), used as they are: a test replays recorded
+        # answers through one; the others are made from settings per event loop
+        self._sources_given = dict(source_clients or {})
+        # S2's client, given or made; its owner (ToolService.close, the app's lifespan) closes it
+        self._s2_client: Any = self._sources_given.get("semantic_scholar")
         self._s2_loop: Any = None
         self._sources: dict[str, tuple[Any, Any]] = {}  # other literature sources: key -> (loop, client)
-        self._sources_injected: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._version: int | None = None
         self._version_at = 0.0
@@ -94,9 +96,9 @@ class ToolContext:
 
     @property
     def s2_client(self) -> Any:
-        """The injected S2 client, or one made from settings per event loop (an httpx AsyncClient's
+        """The given S2 client, or one made from settings per event loop (an httpx AsyncClient's
         connections belong to the loop that opened them; agents may run several loops in turn)."""
-        if self._s2_injected:
+        if "semantic_scholar" in self._sources_given:
             return self._s2_client
 
         loop = asyncio.get_running_loop()
@@ -106,12 +108,12 @@ class ToolContext:
             return self._s2_client
 
     def source_client(self, key: str, make: Callable[[Settings], Any]) -> Any:
-        """The client of outbound literature source `key` (`semantic_scholar`, `openalex`, `arxiv`): an injected
+        """The client of outbound literature source `key` (`semantic_scholar`, `openalex`, `arxiv`): the given
         one, else `make(settings)` once per event loop, like `s2_client`; None when that source is disabled."""
         if key == "semantic_scholar":
             return self.s2_client
-        if key in self._sources_injected:
-            return self._sources_injected[key]
+        if key in self._sources_given:
+            return self._sources_given[key]
 
         loop = asyncio.get_running_loop()
         with self._lock:
@@ -132,13 +134,6 @@ class ToolContext:
             aclose = getattr(client, "aclose", None)
             if aclose is not None:
                 await aclose()
-
-    def use_source_client(self, key: str, client: Any) -> None:
-        """Answer literature source `key` with this client (tests replay recorded answers through one)."""
-        if key == "semantic_scholar":
-            self._s2_client, self._s2_injected = client, True
-        else:
-            self._sources_injected[key] = client
 
     # ------------------------------------------------------------------------------ versions
     def graph_version(self, *, fresh: bool = False) -> int:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
-class Topic:
+class TopicText:
     title: str
     long_title: str  # a two- or three-line variant for the long-title layouts
     abstract: str
@@ -23,9 +23,9 @@ class Topic:
     structured: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (label, text) of a structured abstract
 
 
-TOPICS: tuple[Topic, ...] = (
+TOPICS: tuple[TopicText, ...] = (
     # ---- FROZEN topics (0-5) ----
-    Topic(
+    TopicText(
         title="Adaptive Sampling Schedules for Sparse River Sensor Networks",
         long_title=("Adaptive Sampling Schedules for Sparse River Sensor Networks under Seasonal Flow "
                     "Regimes and Intermittent Solar Power Budgets"),
@@ -50,7 +50,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="adaptive schedule",
         data="the two river catchments",
     ),
-    Topic(
+    TopicText(
         title="Contrastive Pretraining for Anomaly Detection in Mixed-Type Tabular Data",
         long_title=("Contrastive Pretraining for Anomaly Detection in Mixed-Type Tabular Data with Missing "
                     "Values, Rare Categories and Drifting Feature Distributions"),
@@ -75,7 +75,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="type-aware contrastive encoder",
         data="the seven public tables",
     ),
-    Topic(
+    TopicText(
         title="Fair Scheduling of Batch Jobs on Heterogeneous Accelerator Clusters",
         long_title=("Fair Scheduling of Batch Jobs on Heterogeneous Accelerator Clusters When Job Runtimes "
                     "Depend on the Device Generation"),
@@ -100,7 +100,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="progress-normalised scheduler",
         data="the cluster trace",
     ),
-    Topic(
+    TopicText(
         title="Anisotropic Thermal Transport in Layered Oxide Thin Films",
         long_title=("Anisotropic Thermal Transport in Layered Oxide Thin Films Grown by Pulsed Laser Deposition "
                     "on Lattice-Mismatched Substrates"),
@@ -125,7 +125,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="two-offset thermoreflectance method",
         data="the film series",
     ),
-    Topic(
+    TopicText(
         title="Cost-Based Query Rewriting for Federated SQL Engines",
         long_title=("Cost-Based Query Rewriting for Federated SQL Engines Spanning Relational Stores, Object "
                     "Storage and Remote Web Services"),
@@ -149,7 +149,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="source-aware rewriter",
         data="the federated benchmark",
     ),
-    Topic(
+    TopicText(
         title="Keyword Spotting on Microcontrollers with Learned Filterbanks",
         long_title=("Keyword Spotting on Microcontrollers with Learned Filterbanks and Eight-Bit Integer "
                     "Arithmetic for Always-On Voice Interfaces"),
@@ -174,7 +174,7 @@ TOPICS: tuple[Topic, ...] = (
         data="the two keyword datasets",
     ),
     # ---- DEV topics (6-11) ----
-    Topic(
+    TopicText(
         title="Graph-Based Recommendation for Public Library Lending",
         long_title=("Graph-Based Recommendation for Public Library Lending Networks with Sparse Borrowing "
                     "Histories and Privacy-Preserving Patron Records"),
@@ -198,7 +198,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="session-only random-walk recommender",
         data="the three library systems",
     ),
-    Topic(
+    TopicText(
         title="Lattice Simulations of Polymer Folding under Cylindrical Confinement",
         long_title=("Lattice Simulations of Polymer Folding under Cylindrical Confinement and Their "
                     "Consequences for Translocation Through Nanopores"),
@@ -221,7 +221,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="pruned-enriched sampler",
         data="the simulated chains",
     ),
-    Topic(
+    TopicText(
         title="Verifying Upgrade Patterns in Smart Contract Proxies",
         long_title=("Verifying Upgrade Patterns in Smart Contract Proxies: Storage Layout Compatibility, "
                     "Initialiser Safety and Access Control"),
@@ -244,7 +244,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="proxy upgrade checker",
         data="the deployed proxies",
     ),
-    Topic(
+    TopicText(
         title="Morphological Tagging for Low-Resource Agglutinative Languages",
         long_title=("Morphological Tagging for Low-Resource Agglutinative Languages via Cross-Lingual Transfer "
                     "from Related High-Resource Languages"),
@@ -268,7 +268,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="cross-lingual character tagger",
         data="the six languages",
     ),
-    Topic(
+    TopicText(
         title="Energy-Aware Routing in Delay-Tolerant Drone Networks",
         long_title=("Energy-Aware Routing in Delay-Tolerant Drone Networks for Disaster Response with "
                     "Intermittent Ground Links"),
@@ -291,7 +291,7 @@ TOPICS: tuple[Topic, ...] = (
         thing="battery-aware forwarding rule",
         data="the three city maps",
     ),
-    Topic(
+    TopicText(
         title="Causal Discovery from Irregularly Sampled Clinical Records",
         long_title=("Causal Discovery from Irregularly Sampled Clinical Records with Informative Missingness "
                     "and Time-Varying Treatments"),

@@ -131,7 +131,7 @@ def esc(text: str) -> str:
     return text.replace("&", r"\&").replace("%", r"\%").replace("#", r"\#").replace("_", r"\_")
 
 
-class Paper:
+class DrawnPaper:
     """One document's parts, drawn from the bank with the document's seed."""
 
     def __init__(self, doc: Doc) -> None:
@@ -288,21 +288,21 @@ PREAMBLE_COMMON = r"""\usepackage[T1]{fontenc}
 """
 
 
-def _babel(p: Paper) -> str:
+def _babel(p: DrawnPaper) -> str:
     return f"\\usepackage[english,{p.doc.lang}]{{babel}}\n" if p.doc.lang else ""
 
 
-def _select(p: Paper) -> str:
+def _select(p: DrawnPaper) -> str:
     return f"\\selectlanguage{{{p.doc.lang}}}\n" if p.doc.lang else ""
 
 
-def _natbib(p: Paper, numbers: bool = True) -> str:
+def _natbib(p: DrawnPaper, numbers: bool = True) -> str:
     if p.doc.authoryear:
         return "\\usepackage[authoryear]{natbib}\n"
     return "\\usepackage[numbers]{natbib}\n" if numbers else ""
 
 
-def tex_article(p: Paper) -> str:
+def tex_article(p: DrawnPaper) -> str:
     auth = " \\and ".join(
         f"{esc(a)}\\\\ {{\\small {esc(p.affs[p.aff_of[k]][0])}, {esc(p.affs[p.aff_of[k]][1])}}}"
         for k, a in enumerate(p.authors)
@@ -319,7 +319,7 @@ def tex_article(p: Paper) -> str:
     )
 
 
-def tex_acmart(p: Paper) -> str:
+def tex_acmart(p: DrawnPaper) -> str:
     authors = "\n".join(
         f"\\author{{{esc(a)}}}\n\\affiliation{{\\institution{{{esc(p.affs[p.aff_of[k]][0])}}}"
         f"\\city{{{esc(p.affs[p.aff_of[k]][1].split(',')[0])}}}"
@@ -342,7 +342,7 @@ def tex_acmart(p: Paper) -> str:
     )
 
 
-def _ieee_authors(p: Paper) -> str:
+def _ieee_authors(p: DrawnPaper) -> str:
     blocks = []
     for k, a in enumerate(p.authors):
         inst, addr = p.affs[p.aff_of[k]]
@@ -350,7 +350,7 @@ def _ieee_authors(p: Paper) -> str:
     return "\n\\and\n".join(blocks)
 
 
-def tex_ieee(p: Paper, journal: bool) -> str:
+def tex_ieee(p: DrawnPaper, journal: bool) -> str:
     if journal:
         names = ", ".join(esc(a) for a in p.authors[:-1]) + f", and {esc(p.authors[-1])}"
         thanks = "; ".join(f"{esc(i)}, {esc(a)}" for i, a in p.affs)
@@ -368,7 +368,7 @@ def tex_ieee(p: Paper, journal: bool) -> str:
     )
 
 
-def tex_llncs(p: Paper) -> str:
+def tex_llncs(p: DrawnPaper) -> str:
     names = " \\and ".join(f"{esc(a)}\\inst{{{p.aff_of[k] + 1}}}" for k, a in enumerate(p.authors))
     inst = " \\and ".join(f"{esc(i)}, {esc(a)}\\\\ \\email{{office{k}@example.org}}"
                           for k, (i, a) in enumerate(p.affs))
@@ -380,7 +380,7 @@ def tex_llncs(p: Paper) -> str:
     )
 
 
-def tex_elsarticle(p: Paper, fivep: bool) -> str:
+def tex_elsarticle(p: DrawnPaper, fivep: bool) -> str:
     opts = "5p,twocolumn" if fivep else "preprint,12pt"
     opts += ",authoryear" if p.doc.authoryear else ",number"
     letters = "abcdefghij"
@@ -400,7 +400,7 @@ def tex_elsarticle(p: Paper, fivep: bool) -> str:
     )
 
 
-def tex_revtex(p: Paper) -> str:
+def tex_revtex(p: DrawnPaper) -> str:
     authors = "\n".join(f"\\author{{{esc(a)}}}\n\\affiliation{{{esc(p.affs[p.aff_of[k]][0])}, "
                         f"{esc(p.affs[p.aff_of[k]][1])}}}" for k, a in enumerate(p.authors))
     return (
@@ -412,7 +412,7 @@ def tex_revtex(p: Paper) -> str:
     )
 
 
-def tex_mnras(p: Paper) -> str:
+def tex_mnras(p: DrawnPaper) -> str:
     names = ", ".join(f"{esc(a)}$^{{{p.aff_of[k] + 1}}}$" for k, a in enumerate(p.authors))
     affs = "\\\\\n".join(f"$^{{{k + 1}}}${esc(i)}, {esc(a)}" for k, (i, a) in enumerate(p.affs))
     return (
@@ -428,7 +428,7 @@ def tex_mnras(p: Paper) -> str:
     )
 
 
-def tex_aastex(p: Paper) -> str:
+def tex_aastex(p: DrawnPaper) -> str:
     authors = "\n".join(f"\\author{{{esc(a)}}}\n\\affiliation{{{esc(p.affs[p.aff_of[k]][0])}, "
                         f"{esc(p.affs[p.aff_of[k]][1])}}}" for k, a in enumerate(p.authors))
     return (
@@ -440,7 +440,7 @@ def tex_aastex(p: Paper) -> str:
     )
 
 
-def tex_amsart(p: Paper) -> str:
+def tex_amsart(p: DrawnPaper) -> str:
     authors = "\n".join(f"\\author{{{esc(a)}}}\n\\address{{{esc(p.affs[p.aff_of[k]][0])}, "
                         f"{esc(p.affs[p.aff_of[k]][1])}}}" for k, a in enumerate(p.authors))
     return (
@@ -483,7 +483,7 @@ def tex_version() -> str:
 
 
 def typeset(doc: Doc, work: Path, keep: Path | None) -> tuple[bytes, dict[str, object]]:
-    paper = Paper(doc)
+    paper = DrawnPaper(doc)
     tex = CLASSES[doc.cls](paper)
     src = work / f"{doc.name}.tex"
     src.write_text(tex, encoding="utf-8")

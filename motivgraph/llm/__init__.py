@@ -18,7 +18,7 @@ from motivgraph import plugins
 
 if TYPE_CHECKING:
     from motivgraph.llm.cache import cache_path
-    from motivgraph.llm.client import DEFAULT_ROLE, Estimate, LLMClient, get_client
+    from motivgraph.llm.client import DEFAULT_ROLE, CallEstimate, LLMClient, get_client
     from motivgraph.llm.factory import (
         ROLES,
         ModelSpec,
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "cache_path": "motivgraph.llm.cache",
     "DEFAULT_ROLE": "motivgraph.llm.client",
-    "Estimate": "motivgraph.llm.client",
+    "CallEstimate": "motivgraph.llm.client",
     "LLMClient": "motivgraph.llm.client",
     "get_client": "motivgraph.llm.client",
     "ROLES": "motivgraph.llm.factory",
@@ -72,8 +72,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_ROLE",
     "ROLES",
+    "CallEstimate",
     "Delay",
-    "Estimate",
     "LLMClient",
     "ModelSpec",
     "RoleUsage",

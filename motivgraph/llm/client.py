@@ -87,7 +87,7 @@ MIN_REPLY_TOKENS = 32
 
 
 @dataclass(frozen=True)
-class Estimate:
+class CallEstimate:
     """Dry-run estimate of one call. `cached` calls cost nothing."""
 
     input_tokens: int
@@ -607,7 +607,7 @@ class LLMClient:
         *,
         tools: Sequence[Any] | None = None,
         schema: type[BaseModel] | None = None,
-    ) -> Estimate:
+    ) -> CallEstimate:
         """Tokens and cost one call would take, without calling (0 when already cached). Adds to
         `self.planned`. With `schema`, the messages are those `structured` would send."""
         b = self._model(role)
@@ -620,11 +620,11 @@ class LLMClient:
         key = self._key(b, msgs, tool_schemas, kwargs)
         if self.use_cache and self.cache.get(key) is not None:
             self.planned.record_cache_hit(role)
-            return Estimate(0, 0, 0.0, True)
+            return CallEstimate(0, 0, 0.0, True)
         t_in = count_message_tokens(msgs, tool_schemas)
         cost = cost_usd(b.spec.model, self.cfg.prices, t_in, expected_output_tokens)
         self.planned.record_call(role, t_in, expected_output_tokens, cost, estimated=True)
-        return Estimate(t_in, expected_output_tokens, cost, False)
+        return CallEstimate(t_in, expected_output_tokens, cost, False)
 
     def close(self) -> None:
         self.cache.close()

@@ -1,5 +1,5 @@
-"""Embedding diversity (SoIQ seed: 1 - mean pairwise cosine similarity among a topic's ideas), also
-per field (MindFlow seed: motivation and method separately, overall = their mean)."""
+"""Embedding diversity (SoIQ seed: 1 - mean pairwise cosine similarity among a topic's ideas); the harness
+reports it over the whole idea text and over the motivation and the method texts separately."""
 
 from __future__ import annotations
 
@@ -33,12 +33,6 @@ def embedding_diversity(vectors: np.ndarray) -> float:
     """1 - mean pairwise cosine similarity of one topic's ideas (higher = more diverse)."""
     m = mean_pairwise_cosine(vectors)
     return math.nan if math.isnan(m) else 1.0 - m
-
-
-def field_diversity(motivation: np.ndarray, method: np.ndarray) -> dict[str, float]:
-    """Diversity of the motivation texts, of the method texts, and their mean (MindFlow's overall)."""
-    dm, dx = embedding_diversity(motivation), embedding_diversity(method)
-    return {"motivation": dm, "method": dx, "overall": (dm + dx) / 2}
 
 
 def cosine_distance_matrix(vectors: np.ndarray) -> np.ndarray:

@@ -24,5 +24,7 @@ def computable_novelty(idea: np.ndarray, papers: np.ndarray, *, k: int = 1) -> f
 
 
 def field_novelty(motivation: np.ndarray, method: np.ndarray, papers: np.ndarray, *, k: int = 1) -> dict[str, float]:
+    """The harness's novelty columns, as MindFlow's protocol reports them: "We report novelty for both the
+    motivation and the proposed method and use their mean as the overall novelty score"."""
     nm, nx = computable_novelty(motivation, papers, k=k), computable_novelty(method, papers, k=k)
     return {"motivation": nm, "method": nx, "overall": (nm + nx) / 2}

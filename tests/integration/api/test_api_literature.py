@@ -79,7 +79,7 @@ def make_service(api_settings: Any, tmp_path: Any, fake: FakeS2, sleeps: list[fl
 
     client = SemanticScholarClient(settings.s2, cache_dir=tmp_path / "cache", transport=httpx.MockTransport(fake),
                                    sleep=fake_sleep)
-    return ToolService(settings, s2_client=client)
+    return ToolService(settings, source_clients={"semantic_scholar": client})
 
 
 async def _search(svc: Any, **body: Any) -> httpx.Response:

@@ -50,14 +50,15 @@ def _client(settings: Settings, section: str, transport: httpx.AsyncBaseTranspor
     return section, cls(getattr(settings, section), None, transport, sleep=t.sleep, clock=t.clock)
 
 
-def _service(settings: Settings, tmp_path: Any, t: FakeTime, **replays: Replay) -> Any:
-    """The tool service with each given source's client replaying its script."""
+def _service(settings: Settings, tmp_path: Any, t: FakeTime,
+             transports: dict[str, httpx.AsyncBaseTransport] | None = None, **replays: Replay) -> Any:
+    """The tool service with each given source's client replaying its script (or answering through the given
+    transport)."""
     from motivgraph.api.services import ToolService
 
-    svc = ToolService(settings)
-    for section, replay in replays.items():
-        svc.ctx.use_source_client(*_client(settings, section, replay.transport, t))
-    return svc
+    answering = {section: replay.transport for section, replay in replays.items()} | (transports or {})
+    return ToolService(settings, source_clients=dict(_client(settings, section, transport, t)
+                                                     for section, transport in answering.items()))
 
 
 async def _search(svc: Any, **body: Any) -> httpx.Response:
@@ -131,8 +132,7 @@ async def test_a_hanging_source_is_cut_at_its_timeout(api_settings, tmp_path):
     settings = _settings(api_settings, openalex=True, arxiv=True)
     settings.openalex.timeout_s = 1.0
     t = FakeTime()
-    svc = _service(settings, tmp_path, t, arxiv=Replay(ATOM))
-    svc.ctx.use_source_client(*_client(settings, "openalex", httpx.MockTransport(hang), t))
+    svc = _service(settings, tmp_path, t, {"openalex": httpx.MockTransport(hang)}, arxiv=Replay(ATOM))
     body = (await _search(svc, query="speculative decoding")).json()
     assert body["source"] == "arxiv"
     assert "OpenAlex did not answer within 1s (MOTIVGRAPH_OPENALEX_TIMEOUT_S)" in body["fallback_reason"]

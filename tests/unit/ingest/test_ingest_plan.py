@@ -14,7 +14,7 @@ from motivgraph.ingest.ledger import Ledger
 from motivgraph.ingest.models import Paper
 from motivgraph.ingest.parser_choice import resolve_parser
 from motivgraph.ingest.pipeline import execute
-from motivgraph.ingest.plan import DocKey, IngestPlan, WorkItem, plan_async, register_input_kind
+from motivgraph.ingest.plan import DocKey, IngestPlan, WorkItem, plan_async
 from motivgraph.ingest.sinks import SinkResult
 from motivgraph.ingest.summary import IngestSummary
 from motivgraph.settings import IngestSettings, Settings
@@ -107,9 +107,8 @@ class JsonLinesKind:
 
 @pytest.fixture
 def records_kind() -> Iterator[None]:
-    register_input_kind(JsonLinesKind())
-    yield
-    plugins.unregister("input_kinds", JsonLinesKind.name)
+    with plugins.registered("input_kinds", JsonLinesKind.name, JsonLinesKind()):
+        yield
 
 
 async def test_a_new_input_kind_plugs_into_plan_and_execute(tmp_path: Path, records_kind: None) -> None:

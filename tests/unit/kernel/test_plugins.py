@@ -170,3 +170,22 @@ def test_there_is_one_import_path_resolver() -> None:
     package attributes and scripted replies use it)."""
     found = _import_path_resolvers()
     assert set(found) <= NOT_YET, f"resolve import paths with motivgraph.plugins.resolve: {found}"
+
+
+# The methods registry checks a method's name (lower case, letters, digits and '_') before it registers.
+REGISTERS_WITH_A_RULE = {"agents/core/registry.py"}
+
+
+def test_parts_register_through_plugins_register_only() -> None:
+    """A kind has no registration function of its own beside `plugins.register` (ingest's input kinds had one)."""
+    found = []
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel == "motivgraph/plugins.py" or rel in REGISTERS_WITH_A_RULE:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), rel)):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr == "register" and getattr(node.func.value, "id", "") == "plugins"):
+                    found.append(f"{rel}:{node.lineno}")
+    assert not found, f"register parts with motivgraph.plugins.register directly: {found}"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from motivgraph.miner.decisions import DecisionLog
-from motivgraph.miner.parents import LLMJudge, OfflineJudge, focal_order, knn, run_pass
+from motivgraph.miner.parents import LLMParentJudge, OfflineJudge, focal_order, knn, run_pass
 from motivgraph.settings import MinerSettings
 from tests.miner_support import GROUP_OF, NODES, items, judge_reply, scripted_client
 
@@ -34,7 +34,7 @@ def test_knn_and_focal_order_are_deterministic(vectors) -> None:  # type: ignore
 async def test_member_picking_judge_recovers_the_known_grouping(settings, vectors) -> None:  # type: ignore[no-untyped-def]
     client, model = scripted_client(settings, default=judge_reply)
     cfg = MinerSettings(parent_k=5, parent_min_similarity=0.1, parent_rule="members")
-    res = await run_pass("problem", 1, items(), vectors, LLMJudge(client, "members"), cfg, None)
+    res = await run_pass("problem", 1, items(), vectors, LLMParentJudge(client, "members"), cfg, None)
     got = sorted(_names(res.parents), key=len)
     assert got == [{n for n, _ in NODES["image"]}, {n for n, _ in NODES["translation"]}]
     assert {p.parent.name for p in res.parents} == {"Machine translation", "Image classification"}
@@ -47,8 +47,8 @@ async def test_member_picking_judge_recovers_the_known_grouping(settings, vector
 async def test_concurrent_pass_equals_sequential(settings, vectors, rule) -> None:  # type: ignore[no-untyped-def]
     cfg = MinerSettings(parent_k=5, parent_min_similarity=0.1, parent_rule=rule)
     client, _ = scripted_client(settings, default=judge_reply)
-    seq = await run_pass("problem", 1, items(), vectors, LLMJudge(client, rule), cfg, None, concurrency=1)
-    par = await run_pass("problem", 1, items(), vectors, LLMJudge(client, rule), cfg, None, concurrency=8)
+    seq = await run_pass("problem", 1, items(), vectors, LLMParentJudge(client, rule), cfg, None, concurrency=1)
+    par = await run_pass("problem", 1, items(), vectors, LLMParentJudge(client, rule), cfg, None, concurrency=8)
     assert [p.model_dump() for p in seq.parents] == [p.model_dump() for p in par.parents]
     client.close()
 
@@ -57,9 +57,9 @@ async def test_verdicts_are_cached_so_a_rerun_asks_nothing(settings, vectors, tm
     cfg = MinerSettings(parent_k=5, parent_min_similarity=0.1)
     log = DecisionLog(tmp_path / "d.sqlite")
     client, _ = scripted_client(settings, default=judge_reply)
-    first = await run_pass("problem", 1, items(), vectors, LLMJudge(client), cfg, log)
+    first = await run_pass("problem", 1, items(), vectors, LLMParentJudge(client), cfg, log)
     silent, silent_model = scripted_client(settings)  # would raise ScriptExhausted if asked
-    again = await run_pass("problem", 1, items(), vectors, LLMJudge(silent), cfg, log)
+    again = await run_pass("problem", 1, items(), vectors, LLMParentJudge(silent), cfg, log)
     assert [p.model_dump() for p in again.parents] == [p.model_dump() for p in first.parents]
     assert again.judge_calls == 0 and again.cache_hits == first.judge_calls and silent_model.calls == []
     log.close()
@@ -70,7 +70,7 @@ async def test_verdicts_are_cached_so_a_rerun_asks_nothing(settings, vectors, tm
 async def test_judge_output_outside_the_candidates_is_ignored(settings, vectors) -> None:  # type: ignore[no-untyped-def]
     bogus = json.dumps({"create": True, "members": [0, 99], "name": "X", "description": "d", "reason": "r"})
     client, _ = scripted_client(settings, default=bogus)
-    res = await run_pass("problem", 1, items(), vectors, LLMJudge(client, "members"),
+    res = await run_pass("problem", 1, items(), vectors, LLMParentJudge(client, "members"),
                          MinerSettings(parent_min_similarity=0.1, parent_rule="members"), None)
     assert res.parents == []  # the member-picking variant: no valid member, no parent
     client.close()
@@ -96,14 +96,14 @@ async def test_paper_rule_by_default_a_yes_adopts_every_filtered_neighbour(setti
     assert (cfg.parent_rule, cfg.parent_min_similarity, cfg.parent_join) == ("paper", 0.0, False)
     picky = json.dumps({"create": True, "members": [1], "name": "General", "description": "d", "reason": "r"})
     client, model = scripted_client(settings, default=picky)
-    res = await run_pass("problem", 1, items(), vectors, LLMJudge(client), cfg, None)
+    res = await run_pass("problem", 1, items(), vectors, LLMParentJudge(client), cfg, None)
     # the first focal node sees all 3 neighbours still in S: focal + 3 children; later ones what is left
     assert res.parents and len(res.parents[0].children) == 4 and all(len(p.children) >= 2 for p in res.parents)
     assert "Do all of them together" in model.calls[0][-1].content  # the group question, not member picking
     client.close()
     # the named variant: the same reply adopts just the picked candidate
     client, _ = scripted_client(settings, default=picky)
-    res = await run_pass("problem", 1, items(), vectors, LLMJudge(client, "members"),
+    res = await run_pass("problem", 1, items(), vectors, LLMParentJudge(client, "members"),
                          MinerSettings(parent_k=3, parent_rule="members"), None)
     assert res.parents and all(len(p.children) == 2 for p in res.parents)
     client.close()
@@ -111,7 +111,7 @@ async def test_paper_rule_by_default_a_yes_adopts_every_filtered_neighbour(setti
 
 async def test_paper_rule_with_a_knowing_judge_never_mixes_families(settings, vectors) -> None:  # type: ignore[no-untyped-def]
     client, _ = scripted_client(settings, default=judge_reply)
-    res = await run_pass("problem", 1, items(), vectors, LLMJudge(client), MinerSettings(parent_k=3), None)
+    res = await run_pass("problem", 1, items(), vectors, LLMParentJudge(client), MinerSettings(parent_k=3), None)
     for g in _names(res.parents):
         assert len({GROUP_OF[n] for n in g}) == 1
     client.close()
@@ -120,5 +120,5 @@ async def test_paper_rule_with_a_knowing_judge_never_mixes_families(settings, ve
 def test_unknown_rule_is_a_clear_error(settings) -> None:  # type: ignore[no-untyped-def]
     client, _ = scripted_client(settings)
     with pytest.raises(ValueError, match="paper"):
-        LLMJudge(client, "everything")
+        LLMParentJudge(client, "everything")
     client.close()

@@ -11,7 +11,7 @@ import pytest
 from motivgraph.agents.core.background import TopicBackground
 from motivgraph.agents.evaluation.corpus_graph import corpus_records
 from motivgraph.agents.evaluation.cutoff import GraphDates, after, paper_span, parse_cutoff, topic_cutoff, topic_filters
-from motivgraph.agents.evaluation.topics import EvalTopic, Paper
+from motivgraph.agents.evaluation.topics import EvalTopic, TopicPaper
 from motivgraph.agents.tools.base import ToolClient
 from motivgraph.api.contract.models import (
     LiteraturePaper,
@@ -43,12 +43,13 @@ def test_paper_dates_come_from_one_derivation_the_tightest_wins() -> None:
 
 
 def test_cutoff_is_the_end_of_the_latest_background_date_or_the_flag() -> None:
-    bg = [Paper(title="a", paper_id="2301.00001"), Paper(title="b", paper_id="2403.00001"), Paper(title="c")]
+    bg = [TopicPaper(title="a", paper_id="2301.00001"), TopicPaper(title="b", paper_id="2403.00001"),
+          TopicPaper(title="c")]
     assert topic_cutoff(bg) == (date(2024, 3, 31), "latest of 2 dated background paper(s); 2 dated by their "
                                                    "arXiv id's YYMM alone")
     assert topic_cutoff(bg, "2023-06")[0] == date(2023, 6, 30)
     assert topic_cutoff(bg, "2023-06-05")[0] == date(2023, 6, 5)
-    assert topic_cutoff([Paper(title="undated")])[0] is None
+    assert topic_cutoff([TopicPaper(title="undated")])[0] is None
     for bad in ("2024/06", "2024", "2024-13", "June 2024"):
         with pytest.raises(CutoffError, match="YYYY-MM or YYYY-MM-DD"):
             parse_cutoff(bad)
@@ -72,12 +73,12 @@ def test_nodes_hide_when_all_their_papers_are_later_parents_when_all_children_ar
 
 
 def test_corpus_dedupes_by_paper_id_and_leaves_every_target_out() -> None:
-    t1 = EvalTopic(topic_id="A", topic="a", background=[Paper(title="Shared", paper_id="2301.00001"),
-                                                         Paper(title="Own A", paper_id="2301.00002")],
-                   targets=[Paper(title="B's later work", paper_id="2405.00009")])
-    t2 = EvalTopic(topic_id="B", topic="b", background=[Paper(title="Shared again", paper_id="arxiv:2301.00001v2"),
-                                                         Paper(title="Target of A", paper_id="2405.00009"),
-                                                         Paper(title="Own B", paper_id="2302.00001")])
+    t1 = EvalTopic(topic_id="A", topic="a", background=[TopicPaper(title="Shared", paper_id="2301.00001"),
+                                                         TopicPaper(title="Own A", paper_id="2301.00002")],
+                   targets=[TopicPaper(title="B's later work", paper_id="2405.00009")])
+    t2 = EvalTopic(topic_id="B", topic="b", background=[TopicPaper(title="Shared again", paper_id="arxiv:2301.00001v2"),
+                                                         TopicPaper(title="Target of A", paper_id="2405.00009"),
+                                                         TopicPaper(title="Own B", paper_id="2302.00001")])
     papers, left_out = corpus_records([t1, t2])
     assert [p.title for p in papers] == ["Shared", "Own A", "Own B"]
     assert len(left_out) == 1 and "Target of A" in left_out[0] and "background of B" in left_out[0]
@@ -120,8 +121,8 @@ class FakeTools(ToolClient):
 
 
 async def test_the_client_hides_everything_after_the_cutoff_and_counts_it() -> None:
-    topic = EvalTopic(topic_id="A", topic="a", background=[Paper(title="bg", paper_id="2301.00001")],
-                      targets=[Paper(title="The held-out target", paper_id="2407.00001")])
+    topic = EvalTopic(topic_id="A", topic="a", background=[TopicPaper(title="bg", paper_id="2301.00001")],
+                      targets=[TopicPaper(title="The held-out target", paper_id="2407.00001")])
     gd = GraphDates(node_papers={"solution:old": {"arxiv:2301.00001"}, "solution:new": {"arxiv:2406.00001"}},
                     paper_spans={"arxiv:2301.00001": paper_span({"paper_id": "arxiv:2301.00001"}),
                                  "arxiv:2406.00001": paper_span({"paper_id": "arxiv:2406.00001"})})
@@ -162,10 +163,10 @@ def test_the_dry_run_states_each_topics_cutoff_and_its_source() -> None:
     whose records carry only arXiv ids gets the date their YYMM gives, one with nothing datable says why not."""
     from motivgraph.agents.evaluation.protocol import cutoff_rows, source_of
 
-    arxiv_only = EvalTopic(topic_id="A", topic="t", background=[Paper(title="a", paper_id="2402.03300"),
-                                                                 Paper(title="b", paper_id="2311.00001")])
-    dated = EvalTopic(topic_id="B", topic="t", background=[Paper(title="c", year=2022, paper_id="2402.1x")])
-    undated = EvalTopic(topic_id="C", topic="t", background=[Paper(title="d", paper_id="s2-abc")])
+    arxiv_only = EvalTopic(topic_id="A", topic="t", background=[TopicPaper(title="a", paper_id="2402.03300"),
+                                                                 TopicPaper(title="b", paper_id="2311.00001")])
+    dated = EvalTopic(topic_id="B", topic="t", background=[TopicPaper(title="c", year=2022, paper_id="2402.1x")])
+    undated = EvalTopic(topic_id="C", topic="t", background=[TopicPaper(title="d", paper_id="s2-abc")])
     rows = dict(cutoff_rows([arxiv_only, dated, undated], None))
     assert rows["cutoff A"] == ("2024-02-29 (latest of 2 dated background paper(s); 2 dated by their arXiv id's "
                                 "YYMM alone)")

@@ -9,11 +9,11 @@ import json
 from motivgraph.agents.evaluation import speed
 from motivgraph.agents.evaluation.config import EvalConfig
 from motivgraph.agents.evaluation.estimate import estimate_eval
-from motivgraph.agents.evaluation.topics import EvalTopic, Paper
+from motivgraph.agents.evaluation.topics import EvalTopic, TopicPaper
 
 
 def _topic() -> EvalTopic:
-    bg = [Paper.model_validate({"paper_id": f"b{i}", "title": f"Sparse kernels {i}",
+    bg = [TopicPaper.model_validate({"paper_id": f"b{i}", "title": f"Sparse kernels {i}",
                                 "abstract": "Block sparse attention kernels for long documents. " * 40})
           for i in range(4)]
     return EvalTopic(topic_id="T0", topic="sparse attention kernels", background=bg)

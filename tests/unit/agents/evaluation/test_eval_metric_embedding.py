@@ -8,7 +8,6 @@ import pytest
 from motivgraph.agents.evaluation.metrics.diversity import (
     cosine_distance_matrix,
     embedding_diversity,
-    field_diversity,
     mean_pairwise_cosine,
 )
 from motivgraph.agents.evaluation.metrics.novelty import computable_novelty, field_novelty
@@ -30,12 +29,6 @@ def test_one_idea_has_no_diversity_and_zero_vectors_are_refused() -> None:
     assert math.isnan(embedding_diversity(np.array([[1.0, 0.0]])))
     with pytest.raises(ValueError, match="zero vector"):
         embedding_diversity(np.array([[0.0, 0.0], [1.0, 0.0]]))
-
-
-def test_field_diversity_reports_motivation_method_and_mean() -> None:
-    mot = np.array([[1.0, 0.0], [0.0, 1.0]])  # diversity 1
-    met = np.array([[1.0, 0.0], [1.0, 0.0]])  # diversity 0
-    assert field_diversity(mot, met) == pytest.approx({"motivation": 1.0, "method": 0.0, "overall": 0.5})
 
 
 def test_cosine_distance_matrix() -> None:

@@ -1,4 +1,4 @@
-"""Grounding fidelity, Cohen's kappa, cost and bootstrap means, pinned by hand."""
+"""Grounding shares, Cohen's kappa, cost and bootstrap means, pinned by hand."""
 
 import math
 
@@ -6,28 +6,15 @@ import pytest
 
 from motivgraph.agents.evaluation.metrics.agreement import cohen_kappa
 from motivgraph.agents.evaluation.metrics.cost import Cost, from_usage, per_idea, summed
-from motivgraph.agents.evaluation.metrics.grounding import grounding_fidelity, kg_links, pooled
+from motivgraph.agents.evaluation.metrics.grounding import Fidelity
 from motivgraph.agents.evaluation.metrics.stats import bootstrap, mean, mean_ci, percentile
 
 
-def test_kg_links_are_parsed_from_text_and_hrefs() -> None:
-    text = 'We use <a href="kg:challenge:Sparse reward signals">x</a> and kg:method:Group Relative Policy.'
-    assert kg_links(text) == [("challenge", "Sparse reward signals"), ("method", "Group Relative Policy.")]
-
-
-def test_grounding_fidelity_shares() -> None:
-    links = [("challenge", "Sparse reward"), ("method", "GRPO"), ("problem", "Invented thing")]
-    known = {("challenge", "sparse reward"), ("method", "grpo")}
-    papers = [("2402.03300", "DeepSeekMath: Pushing the Limits of Mathematical Reasoning"), ("", "Short")]
-    cites = ["DeepSeekMath: Pushing the Limits of Mathematical Reasoning (2024)", "arXiv 2402.03300",
-             "Some Other Paper We Made Up Entirely", "Short"]
-    f = grounding_fidelity(links, known, cites, papers)
-    assert (f.links, f.links_resolved, f.citations, f.citations_matched) == (3, 2, 4, 2)
+def test_grounding_shares() -> None:
+    f = Fidelity(links=3, links_resolved=2, citations=4, citations_matched=2)
     assert f.link_share == pytest.approx(2 / 3) and f.citation_share == 0.5
-    empty = grounding_fidelity([], known, [], papers)
+    empty = Fidelity(0, 0, 0, 0)
     assert math.isnan(empty.link_share) and math.isnan(empty.citation_share)
-    p = pooled([f, empty, f])
-    assert (p.links, p.links_resolved, p.citations, p.citations_matched) == (6, 4, 8, 4)
 
 
 def test_cohen_kappa_by_hand() -> None:

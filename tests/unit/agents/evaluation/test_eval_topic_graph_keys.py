@@ -12,16 +12,16 @@ from motivgraph.agents.evaluation.topic_graph import (
     graph_key,
     topic_settings,
 )
-from motivgraph.agents.evaluation.topics import EvalTopic, Paper
+from motivgraph.agents.evaluation.topics import EvalTopic, TopicPaper
 from motivgraph.settings import RoleOverride, Settings
 
 
 def _topic(abstract: str = "A.", targets: bool = True) -> EvalTopic:
     return EvalTopic(topic_id="T", topic="t", background=[
-        Paper(paper_id="2401.00001", title="One", abstract=abstract),
-        Paper.model_validate({"title": "Two", "doi": "10.1000/ABC.1",
+        TopicPaper(paper_id="2401.00001", title="One", abstract=abstract),
+        TopicPaper.model_validate({"title": "Two", "doi": "10.1000/ABC.1",
                               "sections": [{"heading": "Intro", "text": "x"}]})],
-        targets=[Paper(paper_id="2405.1", title="Held out")] if targets else [])
+        targets=[TopicPaper(paper_id="2405.1", title="Held out")] if targets else [])
 
 
 def _settings(tmp_path: Path, **llm: object) -> Settings:

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from motivgraph.agents.evaluation.metrics.diversity import embedding_diversity, field_diversity
+from motivgraph.agents.evaluation.metrics.diversity import embedding_diversity
 from motivgraph.agents.evaluation.metrics.elo import Match, SwissTournament, combine_orders, elo_ratings
 from motivgraph.agents.evaluation.metrics.reference import (
     DIMENSIONS,
@@ -158,10 +158,6 @@ def test_embedding_diversity_by_hand():
     v = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])  # the third is (1, 1) at another length
     # cosines: (1,2) 0, (1,3) 1/sqrt2, (2,3) 1/sqrt2 -> mean sqrt2/3 -> diversity 1 - sqrt2/3 = 0.528595479
     assert embedding_diversity(v) == pytest.approx(1 - math.sqrt(2) / 3)
-    # motivation: two orthogonal -> 1; method: two parallel -> 0; overall their mean 0.5
-    got = field_diversity(np.array([[1.0, 0.0], [0.0, 3.0]]), np.array([[1.0, 1.0], [2.0, 2.0]]))
-    assert got["motivation"] == pytest.approx(1.0) and got["method"] == pytest.approx(0.0, abs=1e-12)
-    assert got["overall"] == pytest.approx(0.5)
 
 
 # -- ELO and the Swiss pairings ----------------------------------------------------------------------
