@@ -180,6 +180,10 @@ class ExtractionGateStop(RunStopped):
     """The extraction gate stopped an ingest: too few of the extractor's quotes were found in the papers
     (miner/gate.py). The papers not yet mined stay resumable; the CLI exits 6."""
 
+    # the extractor's model is not fit for the job: over HTTP the answer of an unusable LLM, as before #44 gave the
+    # stop its own base (it subclassed BudgetExceeded, an LLMError, until then)
+    status, code = 503, "llm_unavailable"
+
     def __init__(self, message: str, *, rate: float | None = None, papers: int = 0) -> None:
         super().__init__(message)
         self.rate = rate
