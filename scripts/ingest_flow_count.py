@@ -59,6 +59,16 @@ def static_pipeline_imports() -> dict[str, list[str]]:
     return out
 
 
+def _cleanup(work: Path) -> None:
+    """Stop the embedded graph server the command started for the throw-away data dir, and remove the dir."""
+    import shutil  # local: only the clean-up needs it
+
+    from motivgraph.graph.embedded import EmbeddedFalkorDB  # local: the checkout the running venv maps
+
+    EmbeddedFalkorDB(work / "data").stop()
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="mg-flow-"))
     inputs = sys.argv[1:]
@@ -89,6 +99,7 @@ def main() -> None:
     finally:
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
+        _cleanup(work)
     if result.exit_code != 0:
         raise SystemExit(f"ingest failed ({result.exit_code}):\n{result.output}")
     to_ingest = sorted({(a, f, b, g) for a, f, b, g in edges if _layer(a) == "miner" and _layer(b) == "ingest"})
