@@ -384,8 +384,16 @@ def _is_table(value: ast.expr, top_names: set[str], least: int = 2) -> bool:
         _is_code_ref(v, top_names)
         or (isinstance(v, ast.Tuple) and bool(v.elts) and _is_code_ref(v.elts[0], top_names))
         or _is_table(v, top_names, least=0)
+        or _builds_lines(v, top_names)
         for v in value.values
     )
+
+
+def _builds_lines(value: ast.expr, top_names: set[str]) -> bool:
+    """A call that builds a table's lines from records naming code (`_commands(Contribution(..., register="m:f"))`)."""
+    return isinstance(value, ast.Call) and any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) and ":" in n.value and _is_code_ref(n, top_names)
+        for n in ast.walk(value))
 
 
 def _is_registry(node: ast.AnnAssign) -> bool:

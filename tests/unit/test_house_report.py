@@ -123,13 +123,16 @@ def test_extension_tables_and_resolvers() -> None:
         REGISTRY: dict[str, type[Kls]] = {}
         LIMITS = {"a": 1, "b": 2}
         FILES = {"a": "status.json", "b": "spec.json"}
+        LINES = {"commands": make(Rec("run", register="pkg.run:register"), Rec("go", group="pkg.go:app")),
+                 "tools": {"t": "pkg.tools:T"}}
+        BUILT = {"a": make(Rec("x", size=3)), "b": make(Rec("y", size=4))}
 
         def resolve(path):
             return importlib.import_module(path)
         """)
     tables = [name for _, _, name in hr.extension_tables({"m.py": src})]
-    assert tables == ["TABLE", "PATHS", "NESTED", "COMMANDS", "REGISTRY"]
-    assert hr.resolvers({"m.py": src}) == [("m.py", 14, "resolve")]
+    assert tables == ["TABLE", "PATHS", "NESTED", "COMMANDS", "REGISTRY", "LINES"]  # BUILT names no code
+    assert hr.resolvers({"m.py": src}) == [("m.py", 17, "resolve")]
 
 
 def test_duplicated_declarations_are_classes_or_literal_aliases_in_two_modules() -> None:
