@@ -378,14 +378,16 @@ def _is_table(value: ast.expr, top_names: set[str], least: int = 2) -> bool:
     """A dict of `least` or more string keys to code references (or to tuples led by one, or to tables of them)."""
     if not (isinstance(value, ast.Dict) and len(value.keys) >= least):
         return False
-    if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+    # a `**spread` (key None) merges lines built elsewhere; the written lines decide what the table holds
+    pairs = [(k, v) for k, v in zip(value.keys, value.values, strict=True) if k is not None]
+    if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k, _ in pairs):
         return False
     return all(
         _is_code_ref(v, top_names)
         or (isinstance(v, ast.Tuple) and bool(v.elts) and _is_code_ref(v.elts[0], top_names))
         or _is_table(v, top_names, least=0)
         or _builds_lines(v, top_names)
-        for v in value.values
+        for _, v in pairs
     )
 
 

@@ -124,7 +124,7 @@ def test_extension_tables_and_resolvers() -> None:
         LIMITS = {"a": 1, "b": 2}
         FILES = {"a": "status.json", "b": "spec.json"}
         LINES = {"commands": make(Rec("run", register="pkg.run:register"), Rec("go", group="pkg.go:app")),
-                 "tools": {"t": "pkg.tools:T"}}
+                 "tools": {"t": "pkg.tools:T", **{n: f"pkg.more:{n}" for n in ("u", "v")}}}
         BUILT = {"a": make(Rec("x", size=3)), "b": make(Rec("y", size=4))}
 
         def resolve(path):
