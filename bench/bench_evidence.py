@@ -33,11 +33,11 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # tests.evidence_planted
 
+from motivgraph.choices import NODE_TYPES  # noqa: E402
 from motivgraph.embeddings import get_embedder  # noqa: E402
 from motivgraph.ingest.pdf import parse_pdf  # noqa: E402
 from motivgraph.miner.evidence import (  # noqa: E402
     COVERAGE_THRESHOLD,
-    ELEMENTS,
     PaperText,
     QuoteTally,
     _Stream,
@@ -90,7 +90,7 @@ def run(shared: Path, limit: int | None) -> dict[str, Any]:
             no_triples[result.reason or "no reason"] += 1
         for t, ev in zip(result.triples, evidence, strict=True):
             per_folder[folder].add(ev)
-            for e in ELEMENTS:
+            for e in NODE_TYPES:
                 for q, text in zip(ev.of(e), getattr(t, e).quotes, strict=False):  # type: ignore[arg-type]
                     if not q.verified:
                         misses.append({"paper": f"{folder}/{path.name}", "element": e, "quote": text[:200],

@@ -11,7 +11,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from motivgraph.choices import ParentKind, ParserName
+from motivgraph.choices import NODE_TYPES, ParentKind, ParserName
 from motivgraph.errors import BudgetExceeded, ParseError
 from motivgraph.terminal import cli_errors, console, err_console, load_settings
 
@@ -79,7 +79,7 @@ def extract_cmd(
         tab.add_column("description")
         tab.add_column("evidence")
         ev = res.evidence[i - 1] if len(res.evidence) == len(res.triples) else None
-        for part in ("problem", "challenge", "solution"):
+        for part in NODE_TYPES:
             node = getattr(t, part)
             quotes = ev.of(part) if ev is not None else []
             cell = "\n".join(

@@ -42,6 +42,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from motivgraph.choices import NODE_TYPES
 from motivgraph.graph.models import Evidence, Quote
 from motivgraph.limits import MAX_QUOTE_CHARS, MAX_QUOTES_PER_ELEMENT
 from motivgraph.miner.schemas import RejectedTriple
@@ -370,13 +371,12 @@ def triple_evidence(pt: PaperText, triple: ExtractedTriple) -> Evidence:
     )
 
 
-ELEMENTS = ("problem", "challenge", "solution")
 
 
 def unverified_elements(ev: Evidence) -> list[str]:
     """The elements of a triple with no located quote, with why (for the ingest report)."""
     out = []
-    for e in ELEMENTS:
+    for e in NODE_TYPES:
         if ev.verified(e):  # type: ignore[arg-type]
             continue
         qs = ev.of(e)  # type: ignore[arg-type]
@@ -393,7 +393,7 @@ class QuoteTally:
     located: int = 0
 
     def add(self, ev: Evidence) -> None:
-        for e in ELEMENTS:
+        for e in NODE_TYPES:
             qs = ev.of(e)  # type: ignore[arg-type]
             # an element the extractor gave no quote for counts as one quote not located
             self.given += max(1, len(qs))

@@ -8,8 +8,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from motivgraph.choices import NODE_TYPES
 from motivgraph.miner.check_paper import EXPECTED, check_paper
-from motivgraph.miner.evidence import ELEMENTS, PaperText, QuoteTally, triple_evidence
+from motivgraph.miner.evidence import PaperText, QuoteTally, triple_evidence
 from motivgraph.miner.gate import ExtractionGate
 
 if TYPE_CHECKING:
@@ -51,13 +52,13 @@ async def run_extraction_check(
     seconds = time.perf_counter() - t0
     pt = PaperText.of(paper)
     tally = QuoteTally()
-    quoted: dict[str, set[str]] = {e: set() for e in ELEMENTS}
+    quoted: dict[str, set[str]] = {e: set() for e in NODE_TYPES}
     unlocated: list[str] = []
-    norm = {e: {" ".join(s.split()) for s in EXPECTED[e]} for e in ELEMENTS}
+    norm = {e: {" ".join(s.split()) for s in EXPECTED[e]} for e in NODE_TYPES}
     for t in result.triples:
         ev = triple_evidence(pt, t)
         tally.add(ev)
-        for e in ELEMENTS:
+        for e in NODE_TYPES:
             for q in ev.of(e):  # type: ignore[arg-type]
                 if q.verified and q.start is not None and q.end is not None:
                     located = " ".join(pt.text[q.start:q.end].split())
@@ -70,8 +71,8 @@ async def run_extraction_check(
     return ExtractionCheck(
         extractor=result.extractor, model=model, triples_valid=len(result.triples),
         triples_rejected=len(result.rejected), quotes=tally.given, quotes_located=tally.located,
-        expected_quoted={e: len(quoted[e]) for e in ELEMENTS},
-        expected_total={e: len(EXPECTED[e]) for e in ELEMENTS}, seconds=round(seconds, 3),
+        expected_quoted={e: len(quoted[e]) for e in NODE_TYPES},
+        expected_total={e: len(EXPECTED[e]) for e in NODE_TYPES}, seconds=round(seconds, 3),
         gate_passes=bool(decision and decision.passed), gate_threshold=cfg.gate_min_verified_rate,
         reason=result.reason, unlocated=unlocated[:10],
     )

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from cachetools import LRUCache
 
+from motivgraph.choices import NODE_TYPES
 from motivgraph.errors import BudgetExceeded, LLMError
 from motivgraph.graph.identity import node_key, normalize_name
 from motivgraph.graph.models import NodeIn, NodeRecord
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-KINDS = ("problem", "challenge", "solution")
 ROLE = "resolver"
 
 
@@ -105,7 +105,7 @@ class Resolver:
         self.llm_calls = 0
         # Nodes created since the index last received them (the sink adds them in batches, because
         # every index write is a new generation on disk); searched alongside the index.
-        self.recent: dict[str, list[tuple[str, np.ndarray]]] = {k: [] for k in KINDS}
+        self.recent: dict[str, list[tuple[str, np.ndarray]]] = {k: [] for k in NODE_TYPES}
         self._vec_memo: LRUCache[str, np.ndarray] = LRUCache(maxsize=50_000)
         self._memo_lock = threading.Lock()
         # texts asked for by in-flight papers, embedded together in one call by `_drain`
@@ -169,7 +169,7 @@ class Resolver:
         what is still missing."""
         mentions: dict[tuple[str, str], NodeText] = {}
         for t in triples:
-            for kind in KINDS:
+            for kind in NODE_TYPES:
                 node: NodeText = getattr(t, kind)
                 mentions.setdefault((kind, normalize_name(node.name)), node)
         if not mentions:
@@ -204,7 +204,7 @@ class Resolver:
 
     def forget_recent(self) -> None:
         """The index now holds every node created so far."""
-        self.recent = {k: [] for k in KINDS}
+        self.recent = {k: [] for k in NODE_TYPES}
 
     # -- helpers --------------------------------------------------------------------------------
     def _search(self, kind: str, vec: np.ndarray) -> tuple[str | None, float]:
@@ -249,7 +249,7 @@ class Resolver:
         same graph (the sink serialises it): each paper must see the nodes the previous one wrote."""
         mentions: dict[tuple[str, str], NodeText] = {}
         for t in triples:
-            for kind in KINDS:
+            for kind in NODE_TYPES:
                 node: NodeText = getattr(t, kind)
                 mentions.setdefault((kind, normalize_name(node.name)), node)
         order = list(mentions)
@@ -286,7 +286,7 @@ class Resolver:
                 same_text = name == node.name
                 new_vectors.append(vec_of[m] if same_text else self._embed([node_text(name, node.description)])[0])
 
-        nodes = [{kind: final[(kind, normalize_name(getattr(t, kind).name))] for kind in KINDS} for t in triples]
+        nodes = [{kind: final[(kind, normalize_name(getattr(t, kind).name))] for kind in NODE_TYPES} for t in triples]
         return Resolved(nodes=nodes, decisions=decisions, new_nodes=new_nodes, new_vectors=new_vectors)
 
     async def _decide(

@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from motivgraph.choices import NODE_TYPES
 from motivgraph.graph.identity import normalize_name
 from motivgraph.miner.schemas import ExtractedTriple
 
@@ -302,11 +303,11 @@ def check_triple(
     out: list[str] = []
     if title or text:
         verbs, own = verbs_in(text), own_method_phrases(text)
-        for kind in ("problem", "challenge", "solution"):
+        for kind in NODE_TYPES:
             out += name_form_violations(kind, getattr(triple, kind).name, title=title, text=text, verbs=verbs,
                                         own=own, problem=triple.problem.name)
     tol = cfg.name_word_tolerance
-    for kind in ("problem", "challenge", "solution"):
+    for kind in NODE_TYPES:
         node = getattr(triple, kind)
         lo, hi = WORD_RANGES[kind]
         if not node.name:
@@ -339,7 +340,7 @@ def check_triple(
             f"challenge name {triple.challenge.name!r} lacks the '[difficulty] in [context]' shape"
         )
     names = {}
-    for kind in ("problem", "challenge", "solution"):
+    for kind in NODE_TYPES:
         try:
             names[kind] = normalize_name(getattr(triple, kind).name)
         except ValueError:

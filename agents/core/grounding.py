@@ -18,6 +18,7 @@ from typing import Any
 from motivgraph.agents.core.idea import CitationRef, Grounding, KgLink, ResolvedPaper
 from motivgraph.api.contract.models import NodeRelationRequest, QuoteOut
 from motivgraph.api.contract.tools import NODE_RELATION
+from motivgraph.choices import NODE_TYPES
 from motivgraph.errors import MotivGraphError, NodeNotFound
 from motivgraph.graph.identity import node_key, normalize_name
 
@@ -171,7 +172,7 @@ async def resolve_links(links: list[Link], client: Any) -> tuple[list[Link], lis
     unresolved: list[dict[str, Any]] = []
     pending: list[Link] = []
     for ln in links:
-        if ln.type not in ("problem", "challenge", "solution"):
+        if ln.type not in NODE_TYPES:
             unresolved.append({"type": ln.type, "name": ln.name, "reason": "unknown node type", "suggestions": []})
         elif ln.key is None:
             unresolved.append({"type": ln.type, "name": ln.name, "reason": "empty name", "suggestions": []})

@@ -40,6 +40,7 @@ from motivgraph.api.contract.models import (
     TransferResult,
     TripleOut,
 )
+from motivgraph.choices import NODE_TYPES
 from motivgraph.errors import MotivGraphError
 from motivgraph.llm import ScriptedChatModel
 from motivgraph.llm.tokens import tokenizer_name
@@ -76,7 +77,7 @@ class SizedToolClient(ToolClient):
         return {"key": f"{t}:{t} {i}", "type": t, "name": f"{t} {words(5, i)}", "description": words(30, i + 7)}
 
     async def node_search(self, req: Any) -> NodeSearchResult:
-        types = ("problem", "challenge", "solution")
+        types = NODE_TYPES
         return NodeSearchResult(query=req.query, hits=[ScoredNode(**self._node(types[i % 3], i), score=0.8)
                                                        for i in range(req.k)])
 
@@ -92,7 +93,7 @@ class SizedToolClient(ToolClient):
         return NodeRelationResult(nodes=out)
 
     async def random_nodes(self, req: Any) -> RandomNodesResult:
-        types = ("problem", "challenge", "solution")
+        types = NODE_TYPES
         return RandomNodesResult(mode="nodes", seed=req.seed or 0,
                                  nodes=[RandomNode(**self._node(types[i % 3], 500 + i)) for i in range(req.n)])
 
