@@ -377,9 +377,9 @@ def unverified_elements(ev: Evidence) -> list[str]:
     """The elements of a triple with no located quote, with why (for the ingest report)."""
     out = []
     for e in NODE_TYPES:
-        if ev.verified(e):  # type: ignore[arg-type]
+        if ev.verified(e):
             continue
-        qs = ev.of(e)  # type: ignore[arg-type]
+        qs = ev.of(e)
         why = qs[0].reason if qs else "the extractor gave no quote"
         out.append(f"{e}: {why}")
     return out
@@ -394,7 +394,7 @@ class QuoteTally:
 
     def add(self, ev: Evidence) -> None:
         for e in NODE_TYPES:
-            qs = ev.of(e)  # type: ignore[arg-type]
+            qs = ev.of(e)
             # an element the extractor gave no quote for counts as one quote not located
             self.given += max(1, len(qs))
             self.located += sum(q.verified for q in qs)

@@ -59,7 +59,7 @@ async def run_extraction_check(
         ev = triple_evidence(pt, t)
         tally.add(ev)
         for e in NODE_TYPES:
-            for q in ev.of(e):  # type: ignore[arg-type]
+            for q in ev.of(e):
                 if q.verified and q.start is not None and q.end is not None:
                     located = " ".join(pt.text[q.start:q.end].split())
                     quoted[e].update(s for s in norm[e] if located in s or s in located)

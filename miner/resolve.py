@@ -169,9 +169,9 @@ class Resolver:
         what is still missing."""
         mentions: dict[tuple[str, str], NodeText] = {}
         for t in triples:
-            for kind in NODE_TYPES:
-                node: NodeText = getattr(t, kind)
-                mentions.setdefault((kind, normalize_name(node.name)), node)
+            for part in NODE_TYPES:
+                node: NodeText = getattr(t, part)
+                mentions.setdefault((part, normalize_name(node.name)), node)
         if not mentions:
             return
         order = list(mentions)
@@ -249,9 +249,9 @@ class Resolver:
         same graph (the sink serialises it): each paper must see the nodes the previous one wrote."""
         mentions: dict[tuple[str, str], NodeText] = {}
         for t in triples:
-            for kind in NODE_TYPES:
-                node: NodeText = getattr(t, kind)
-                mentions.setdefault((kind, normalize_name(node.name)), node)
+            for part in NODE_TYPES:
+                node: NodeText = getattr(t, part)
+                mentions.setdefault((part, normalize_name(node.name)), node)
         order = list(mentions)
         vecs = self._embed([mentions[m].text() for m in order])
         vec_of = {m: vecs[i] for i, m in enumerate(order)}
@@ -286,7 +286,7 @@ class Resolver:
                 same_text = name == node.name
                 new_vectors.append(vec_of[m] if same_text else self._embed([node_text(name, node.description)])[0])
 
-        nodes = [{kind: final[(kind, normalize_name(getattr(t, kind).name))] for kind in NODE_TYPES} for t in triples]
+        nodes = [{str(p): final[(p, normalize_name(getattr(t, p).name))] for p in NODE_TYPES} for t in triples]
         return Resolved(nodes=nodes, decisions=decisions, new_nodes=new_nodes, new_vectors=new_vectors)
 
     async def _decide(
