@@ -4,9 +4,9 @@ scripts/house_report.py counts."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
+
+from tests.house_report_support import house_report
 
 REPO = Path(__file__).resolve().parents[2]
 # Both are structured-output schemas: the class name is the schema name sent to the model, so it is part of every
@@ -14,16 +14,9 @@ REPO = Path(__file__).resolve().parents[2]
 KEPT = {"Signature": ["agents/evaluation/judges.py", "agents/ideagent/signature.py"]}
 
 
-def _house_report() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("house_report", REPO / "scripts" / "house_report.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_no_two_modules_declare_the_same_name() -> None:
-    hr = _house_report()
+    hr = house_report()
     found = hr.duplicated_declarations(hr.read_sources(REPO))
     assert found == KEPT, "rename the less central one by what it is:\n" + "\n".join(
         f"  {name}: {', '.join(paths)}" for name, paths in found.items() if name not in KEPT)

@@ -3,23 +3,11 @@ means what the script's docstring says it means."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from textwrap import dedent
-from types import ModuleType
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "house_report.py"
+from tests.house_report_support import house_report
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("house_report", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-hr = _load()
+hr = house_report()
 
 
 def test_cycles_whole_and_per_layer() -> None:

@@ -4,23 +4,16 @@ installed package, the ast reading for bench/ and scripts/; an import under `if 
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
+
+from tests.house_report_support import house_report
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _house_report() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("house_report", REPO / "scripts" / "house_report.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_no_import_cycles() -> None:
-    hr = _house_report()
+    hr = house_report()
     sources = hr.read_sources(REPO)
     edges = hr.package_edges(REPO)
     assert {m.split(".")[1] for m in edges if m.count(".") >= 1} >= {"graph", "ingest", "miner", "api", "agents", "cli"}

@@ -5,23 +5,16 @@ scripts/house_report.py."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
+
+from tests.house_report_support import house_report
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _house_report() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("house_report", REPO / "scripts" / "house_report.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def _unmarked(package: bool) -> list[str]:
-    hr = _house_report()
+    hr = house_report()
     sources = {p: s for p, s in hr.read_sources(REPO).items() if hr.module_name(p).startswith("motivgraph") == package}
     return [f"{p}:{n}" for p, n, marked in hr.local_imports(sources) if not marked]
 
