@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from motivgraph.aio import gather_all
 from motivgraph.errors import IngestError, IngestInterrupted, MotivGraphError, RunStopped
 from motivgraph.graph import open_store
 from motivgraph.ingest import paper_merge
@@ -166,14 +167,7 @@ async def run_documents(stages: DocumentStages, todo: Sequence[WorkItem], gate: 
             progress.advance(o)
         return o
 
-    tasks = [asyncio.create_task(guarded(t)) for t in todo]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
+    return await gather_all(*(guarded(t) for t in todo))
 
 
 # -- the pipeline ---------------------------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ here: cache, retries, usage and the run's budget stop come with it). Role names 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -20,6 +19,7 @@ from motivgraph.agents.ideagent.config import IdeagentConfig
 from motivgraph.agents.ideagent.routing import Duplicates
 from motivgraph.agents.ideagent.scores import Scores, aggregate_soundness
 from motivgraph.agents.ideagent.signature import Signature
+from motivgraph.aio import gather_all
 from motivgraph.errors import JudgeFailure, StructuredOutputError
 
 M = TypeVar("M", bound=BaseModel)
@@ -120,19 +120,6 @@ class Selection(BaseModel):
 
 
 # -- calls -----------------------------------------------------------------------------------
-
-
-async def gather_all(*aws: Any) -> list[Any]:
-    """asyncio.gather that cancels the other calls when one fails (e.g. BudgetExceeded), so nothing
-    keeps running after the run has stopped; the first error propagates unchanged."""
-    tasks = [asyncio.ensure_future(a) for a in aws]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 def msgs(system: str, user: str) -> list[BaseMessage]:
