@@ -35,11 +35,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# the layer folders setup.py maps, from their one declaration (a tree from before it was declared: its five layers,
-# the CLI then under motivgraph/)
+# the layer folders setup.py maps, from their one declaration in this checkout (a measured older tree with the CLI
+# under motivgraph/cli still maps: module_name keeps motivgraph/ paths as they are)
 LAYER_FOLDERS: tuple[str, ...] = tuple(
-    tomllib.loads((REPO / "pyproject.toml").read_text()).get("tool", {}).get("motivgraph", {}).get(
-        "layer-folders", ("graph", "ingest", "miner", "api", "agents")))
+    tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["motivgraph"]["layer-folders"])
 CODE_FOLDERS: tuple[str, ...] = ("motivgraph", *LAYER_FOLDERS, "bench", "scripts")
 PACKAGING_FILES: tuple[str, ...] = ("setup.py", "pyproject.toml")
 DOC_PAGES: tuple[str, ...] = ("README.md", "docs/**/*.md")
